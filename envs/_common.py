@@ -1,0 +1,108 @@
+"""Layout and helpers shared by every game kernel.
+
+Every game state is one flat ``np.int64`` array. The first ``HEADER`` cells have the same meaning in
+all five games, so generic code (the Game facade, random playouts, search) can read whose turn it
+is, whether the game is over and who won without knowing the game:
+
+    index  name       meaning
+    0      H_SIG      signature of (game, parameters); the facade rejects a foreign state with it
+    1      H_PLAYER   seat to move (0 = Black / the solitaire player)
+    2      H_PLY      plies played so far (passes count)
+    3      H_STATUS   ONGOING or TERMINAL
+    4      H_WINNER   seat that won, or NO_WINNER (draw, or a lost patience)
+    5      H_HASH     Zobrist hash of the position including the side to move
+    6      H_LAST     last action played, or -1
+    7      H_REASON   why the game ended (per-game code; 0 while ongoing)
+
+The game-specific part starts at ``HEADER``; each ``_kernel.py`` documents it at its top.
+
+Kernel parameters are a flat ``np.int64`` array too; ``P_SIG`` and ``P_MAX_MOVES`` are common and
+the game-specific ones start at ``P_GAME``.
+
+The random generator is SplitMix64 over a one-cell ``uint64`` array: tiny, fast in numba, and the
+same stream on every platform, so a seed replays identically everywhere (numba's own
+``np.random`` is per-thread global state that a caller could not isolate).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+H_SIG = 0
+H_PLAYER = 1
+H_PLY = 2
+H_STATUS = 3
+H_WINNER = 4
+H_HASH = 5
+H_LAST = 6
+H_REASON = 7
+HEADER = 8
+
+ONGOING = 0
+TERMINAL = 1
+NO_WINNER = -1
+
+P_SIG = 0
+P_MAX_MOVES = 1
+P_GAME = 2
+
+
+def zobrist_table(n: int, salt: int) -> np.ndarray:
+    """``n`` pseudo-random int64 keys, fixed for ever by ``salt`` (hashes must not vary by run)."""
+    return np.random.default_rng(0xA4B17E2 + salt).integers(
+        np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=n, dtype=np.int64
+    )
+
+
+def new_rng(seed) -> np.ndarray:
+    """A SplitMix64 state from any seed numpy accepts (None draws fresh OS entropy)."""
+    value = np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)
+    return np.array(value, dtype=np.uint64)
+
+
+@njit(cache=True)
+def next_u64(rng):
+    """Advance the SplitMix64 state ``rng[0]`` and return the next 64-bit output."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def randint(rng, n):
+    """Uniform integer in ``[0, n)`` (n > 0). Lemire's multiply-shift; bias < n / 2**32."""
+    r = next_u64(rng) >> np.uint64(32)
+    return np.int64((r * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def uniform(rng):
+    """Uniform float in ``[0, 1)`` with 53 random bits."""
+    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def finish(s, winner, reason):
+    """Mark the state terminal with ``winner`` (a seat or NO_WINNER) and a per-game reason code."""
+    s[H_STATUS] = TERMINAL
+    s[H_WINNER] = winner
+    s[H_REASON] = reason
+
+
+@njit(cache=True)
+def fill_returns(s, num_players, out):
+    """Returns from the header: +1/-1 (two players, 0 for a draw) or 1/0 (solitaire won/lost)."""
+    w = s[H_WINNER]
+    if num_players == 1:
+        out[0] = 1.0 if w == 0 and s[H_STATUS] == TERMINAL else 0.0
+        return
+    for seat in range(num_players):
+        if s[H_STATUS] != TERMINAL or w == NO_WINNER:
+            out[seat] = 0.0
+        elif w == seat:
+            out[seat] = 1.0
+        else:
+            out[seat] = -1.0

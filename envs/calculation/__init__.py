@@ -1,0 +1,3 @@
+from .game import Calculation
+
+__all__ = ["Calculation"]

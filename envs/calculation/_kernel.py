@@ -1,0 +1,262 @@
+"""Calculation patience rules kernel (numba).
+
+Cards are ranks only, 1 = A … 13 = K (0 = no card): suits never matter in Calculation, so the
+deck is four copies of each rank, and two deals that differ only in suits are the same game.
+
+State (int64), after the common header of ``envs/_common.py``:
+
+    FOUND + k     cards on foundation k+1 (k = 0..3): 1 (its base only) .. 13 (up to its King)
+    POS           index into STOCK of the face-up card; 48 when the stock is exhausted
+    WLEN + w      number of cards on waste pile w+1 (w = 0..3)
+    STOCK + i     the deal: i < POS already played (zeroed), i = POS face up, i > POS face down
+                  (HIDDEN: only ``shuffle_hidden`` and the text format may read i > POS)
+    WASTE + 48*w + d   d-th card of waste pile w+1 from the bottom (d < WLEN + w), else 0
+
+    Foundation k+1 holds the first ``n`` cards of the sequence k+1, 2(k+1), 3(k+1), … (mod 13):
+        card i (i = 1..13) of foundation k+1 has rank (i*(k+1) - 1) % 13 + 1
+        f1: A 2 3 4 5 6 7 8 9 T J Q K        f3: 3 6 9 Q 2 5 8 J A 4 7 T K
+        f2: 2 4 6 8 T Q A 3 5 7 9 J K        f4: 4 8 Q 3 7 J 2 6 T A 5 9 K
+
+Actions (24, fixed):
+
+    0..3     face-up card  -> waste pile w+1          a = w
+    4..7     face-up card  -> foundation f+1          a = 4 + f
+    8..23    waste pile w+1 top -> foundation f+1     a = 8 + 4*w + f
+
+Every move takes one card one step closer to a foundation (stock -> waste -> foundation or
+stock -> foundation), so a game has at most 2 * 48 = 96 moves (``MAX_MOVES``).
+
+The hash ``H_HASH`` covers only what the player sees (foundations, waste piles in order, the
+face-up card), so it identifies an information set and never leaks the stock order: a state and
+its ``shuffle_hidden`` copy hash alike.
+
+Reason codes in H_REASON: WON (all 52 cards on the foundations), STUCK (stock exhausted and no
+waste top fits a foundation).
+"""
+
+import numpy as np
+from numba import njit
+
+from .. import _common as C
+
+NF = 4          # foundations
+NW = 4          # waste piles
+NSTOCK = 48     # cards dealt to the stock (52 minus the four bases)
+FOUND = C.HEADER
+POS = FOUND + NF
+WLEN = POS + 1
+STOCK = WLEN + NW
+WASTE = STOCK + NSTOCK
+STATE_LEN = WASTE + NW * NSTOCK
+
+TO_WASTE = 0
+TO_FOUND = NW
+FROM_WASTE = NW + NF
+NUM_ACTIONS = FROM_WASTE + NW * NF
+MAX_MOVES = 2 * NSTOCK
+
+WON = 1
+STUCK = 2
+
+# Zobrist keys: foundation (k, count), waste (w, depth, rank), face-up rank.
+_ZF = 0
+_ZW = _ZF + NF * 14
+_ZU = _ZW + NW * NSTOCK * 14
+ZOBRIST = C.zobrist_table(_ZU + 14, salt=5)
+
+
+@njit(cache=True)
+def card_on_foundation(k, i):
+    """Rank of the ``i``-th card (1-based) of foundation ``k`` (0-based)."""
+    return (i * (k + 1) - 1) % 13 + 1
+
+
+@njit(cache=True)
+def needed(s, k):
+    """Rank foundation ``k`` (0-based) needs next, or 0 when it is complete."""
+    n = s[FOUND + k]
+    return 0 if n == 13 else card_on_foundation(k, n + 1)
+
+
+@njit(cache=True)
+def face_up(s, p):
+    """Rank 1..13 of the face-up card, or -1 when the stock is exhausted.
+
+    MCTS indexes chance-node children by this after a face-up move has turned the next card.
+    """
+    pos = s[POS]
+    return s[STOCK + pos] if pos < NSTOCK else -1
+
+
+@njit(cache=True)
+def unseen_counts(s, p, out):
+    """``out[r - 1]`` = face-down copies of rank ``r`` (what the player knows by elimination)."""
+    out[:] = 0
+    for i in range(s[POS] + 1, NSTOCK):
+        out[s[STOCK + i] - 1] += 1
+
+
+@njit(cache=True)
+def _shuffle(a, lo, hi, rng):
+    """Fisher-Yates shuffle of ``a[lo:hi]`` in place."""
+    for i in range(hi - 1, lo, -1):
+        j = lo + C.randint(rng, i - lo + 1)
+        a[i], a[j] = a[j], a[i]
+
+
+@njit(cache=True)
+def shuffle_hidden(s, p, rng):
+    """Redraw the order of the face-down cards in place (determinisation for search).
+
+    Everything the player sees, the hash included, is unchanged. A search calls this on its own
+    copy of the root before every iteration, so each card its moves turn is drawn from the unseen
+    cards (the chance node's distribution) and never from the true stock order.
+    """
+    _shuffle(s, STOCK + s[POS] + 1, STOCK + NSTOCK, rng)
+
+
+@njit(cache=True)
+def full_hash(s):
+    """Hash of the visible position computed from scratch (``apply`` updates it incrementally)."""
+    h = np.int64(0)  # numba: start from int64 so the XORs never promote through uint64 to float
+    for k in range(NF):
+        h ^= ZOBRIST[_ZF + k * 14 + s[FOUND + k]]
+    for w in range(NW):
+        for d in range(s[WLEN + w]):
+            h ^= ZOBRIST[_ZW + (w * NSTOCK + d) * 14 + s[WASTE + w * NSTOCK + d]]
+    if s[POS] < NSTOCK:
+        h ^= ZOBRIST[_ZU + s[STOCK + s[POS]]]
+    return h
+
+
+@njit(cache=True)
+def init(s, p, rng):
+    s[:] = 0
+    s[C.H_SIG] = p[C.P_SIG]
+    s[C.H_WINNER] = C.NO_WINNER
+    s[C.H_LAST] = -1
+    i = STOCK
+    for rank in range(1, 14):
+        for _ in range(4 - (1 if rank <= NF else 0)):
+            s[i] = rank
+            i += 1
+    _shuffle(s, STOCK, STOCK + NSTOCK, rng)
+    for k in range(NF):
+        s[FOUND + k] = 1
+    s[C.H_HASH] = full_hash(s)
+
+
+@njit(cache=True)
+def is_legal(s, p, a):
+    if s[C.H_STATUS] != C.ONGOING:
+        return False
+    if a < TO_FOUND:
+        return s[POS] < NSTOCK
+    if a < FROM_WASTE:
+        return s[POS] < NSTOCK and s[STOCK + s[POS]] == needed(s, a - TO_FOUND)
+    w, k = (a - FROM_WASTE) // NF, (a - FROM_WASTE) % NF
+    n = s[WLEN + w]
+    return n > 0 and s[WASTE + w * NSTOCK + n - 1] == needed(s, k)
+
+
+@njit(cache=True)
+def legal_actions(s, p, out):
+    """Same answers as ``is_legal`` over all 24 ids, with each foundation's need computed once."""
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    need0, need1, need2, need3 = needed(s, 0), needed(s, 1), needed(s, 2), needed(s, 3)
+    n = 0
+    pos = s[POS]
+    if pos < NSTOCK:
+        for w in range(NW):
+            out[n] = TO_WASTE + w
+            n += 1
+        n = _fits(s[STOCK + pos], need0, need1, need2, need3, TO_FOUND, out, n)
+    for w in range(NW):
+        m = s[WLEN + w]
+        if m > 0:
+            n = _fits(s[WASTE + w * NSTOCK + m - 1], need0, need1, need2, need3, FROM_WASTE + w * NF, out, n)
+    return n
+
+
+@njit(cache=True)
+def _fits(card, need0, need1, need2, need3, first, out, n):
+    """Append ``first + k`` for every foundation k that needs ``card``; return the new count."""
+    if card == need0:
+        out[n] = first
+        n += 1
+    if card == need1:
+        out[n] = first + 1
+        n += 1
+    if card == need2:
+        out[n] = first + 2
+        n += 1
+    if card == need3:
+        out[n] = first + 3
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _to_foundation(s, k):
+    n = s[FOUND + k]
+    s[C.H_HASH] ^= ZOBRIST[_ZF + k * 14 + n] ^ ZOBRIST[_ZF + k * 14 + n + 1]
+    s[FOUND + k] = n + 1
+
+
+@njit(cache=True)
+def _turn(s):
+    """The face-up card has left: turn the next one (its key replaces the old one in the hash)."""
+    pos = s[POS]
+    s[C.H_HASH] ^= ZOBRIST[_ZU + s[STOCK + pos]]
+    s[STOCK + pos] = 0
+    s[POS] = pos + 1
+    if pos + 1 < NSTOCK:
+        s[C.H_HASH] ^= ZOBRIST[_ZU + s[STOCK + pos + 1]]
+
+
+@njit(cache=True)
+def check_end(s):
+    """Finish the game if it is won or no move remains; the only way a game ends."""
+    total = 0
+    for k in range(NF):
+        total += s[FOUND + k]
+    if total == 13 * NF:
+        C.finish(s, 0, WON)
+        return
+    if s[POS] < NSTOCK:
+        return
+    for w in range(NW):
+        n = s[WLEN + w]
+        if n > 0:
+            top = s[WASTE + w * NSTOCK + n - 1]
+            for k in range(NF):
+                if top == needed(s, k):
+                    return
+    C.finish(s, C.NO_WINNER, STUCK)
+
+
+@njit(cache=True)
+def apply(s, p, a):
+    if a < TO_FOUND:
+        w = a
+        n = s[WLEN + w]
+        card = s[STOCK + s[POS]]
+        s[WASTE + w * NSTOCK + n] = card
+        s[WLEN + w] = n + 1
+        s[C.H_HASH] ^= ZOBRIST[_ZW + (w * NSTOCK + n) * 14 + card]
+        _turn(s)
+    elif a < FROM_WASTE:
+        _to_foundation(s, a - TO_FOUND)
+        _turn(s)
+    else:
+        w, k = (a - FROM_WASTE) // NF, (a - FROM_WASTE) % NF
+        n = s[WLEN + w] - 1
+        cell = WASTE + w * NSTOCK + n
+        s[C.H_HASH] ^= ZOBRIST[_ZW + (w * NSTOCK + n) * 14 + s[cell]]
+        s[cell] = 0
+        s[WLEN + w] = n
+        _to_foundation(s, k)
+    s[C.H_PLY] += 1
+    s[C.H_LAST] = a
+    check_end(s)

@@ -1,0 +1,141 @@
+"""Calculation (Broken Intervals, 計算), a one-player patience with a hidden stock.
+
+## Description
+One 52-card deck. A, 2, 3 and 4 start four foundations; foundation k (k = 1..4) is built in
+steps of k, wrapping modulo 13 (A = 1 … K = 13), up to its King:
+
+    f1: A 2 3 4 5 6 7 8 9 T J Q K        f3: 3 6 9 Q 2 5 8 J A 4 7 T K
+    f2: 2 4 6 8 T Q A 3 5 7 9 J K        f4: 4 8 Q 3 7 J 2 6 T A 5 9 K
+
+The other 48 cards are shuffled into a face-down stock whose top card is face up. It must be
+played onto a foundation that needs it or onto one of four waste piles (no size limit); the next
+card is then turned automatically, inside ``apply``, so ``apply`` is deterministic and all chance
+is in the deal (``initial_state(seed)``). The top card of a waste pile may go to a foundation
+that needs it at any time. There are no waste-to-waste moves and no redeal.
+
+Suits never matter, so cards are represented by rank only (four copies of each rank): two deals
+that differ only in suits are the same game, and a state is smaller and faster to search.
+
+The stock order is **hidden information**: it lives in the state (the deal has to come from
+somewhere) but never in ``observation``, and a search agent must reach it only through
+``sample_hidden`` (the Python facade) or ``_kernel.shuffle_hidden`` (compiled), which redraw the
+face-down order from the cards still unseen. ``to_text`` does show the stock order: the text
+format is the full state, for tests and humans.
+
+## Action Space
+``Discrete(24)``, in the notation of RULES.md (ranks ``A 2 … 9 T J Q K``):
+
+| ids | move | notation |
+|---|---|---|
+| ``w - 1`` (0..3) | face-up card to waste pile w (w = 1..4) | ``K>w3`` |
+| ``4 + f - 1`` (4..7) | face-up card to foundation f (f = 1..4) | ``9>f2`` |
+| ``8 + 4(w - 1) + f - 1`` (8..23) | top of waste pile w to foundation f | ``w1>f4`` |
+
+So from a fresh deal the legal actions are always 0..3 plus any 4..7 the face-up card fits.
+
+## Observation Space
+``Box(0, 4, (198, 13), float32)``; every row is indexed by rank (column r - 1 for rank r):
+
+| rows | meaning |
+|---|---|
+| 0..3 | foundation k + 1: one-hot of its top rank (the whole pile follows from it) |
+| 4 | the face-up card, one-hot (all zero once the stock is exhausted) |
+| 5 | unseen cards: how many copies of each rank are still face down (0..4) |
+| 6 + 48w + d | waste pile w + 1, the card d places below its top (d = 0 is the playable top), one-hot; zero past the pile's bottom |
+
+Two states that differ only in the order of the face-down cards give identical observations.
+
+## Rewards
+At the end only: 1.0 if all 52 cards reach the foundations, else 0.0.
+
+## Episode End
+Won when all 52 cards are on the foundations; lost when no legal move remains (the stock is
+exhausted and no waste top fits a foundation). Every move takes a card one step closer to a
+foundation (stock -> waste -> foundation at most), so a game has at most 2 * 48 = 96 moves:
+``max_moves`` is 96 and is never the reason a game ends.
+
+## Arguments
+``make_game("calculation")``: no rule parameters. ``rules="openspiel"`` is refused because
+OpenSpiel has no Calculation.
+
+## Version History
+* v0: initial release.
+"""
+
+import numpy as np
+
+from .. import _common as C
+from ..core import Game, ParameterError
+from . import _kernel, notation
+
+OBS_ROWS = 6 + _kernel.NW * _kernel.NSTOCK
+
+
+class Calculation(Game):
+    name = "calculation"
+    game_id = 4
+    num_players = 1
+    defaults = {}
+    presets = {"standard": {}}
+    _kernel = _kernel
+
+    def __init__(self, **params):
+        if params.get("rules") == "openspiel":
+            raise ParameterError(
+                "rules='openspiel': OpenSpiel has no Calculation patience; expected rules='standard'"
+            )
+        super().__init__(**params)
+
+    def _configure(self, params):
+        return [], _kernel.NUM_ACTIONS, _kernel.STATE_LEN, _kernel.MAX_MOVES
+
+    def _action_to_str(self, state, action):
+        return notation.action_to_str(self, state, action)
+
+    def _parse_move(self, state, text):
+        return notation.parse_move(self, state, text)
+
+    def _to_text(self, state):
+        return notation.to_text(self, state)
+
+    def _from_text(self, text):
+        return notation.from_text(self, text)
+
+    def _observation(self, state, seat):
+        K = _kernel
+        obs = np.zeros((OBS_ROWS, 13), dtype=np.float32)
+        for k in range(K.NF):
+            obs[k, K.card_on_foundation(k, state[K.FOUND + k]) - 1] = 1.0
+        up = K.face_up(state, self._p)
+        if up > 0:
+            obs[4, up - 1] = 1.0
+        counts = np.zeros(13, dtype=np.int64)
+        K.unseen_counts(state, self._p, counts)
+        obs[5] = counts
+        for w in range(K.NW):
+            n = state[K.WLEN + w]
+            pile = state[K.WASTE + w * K.NSTOCK:K.WASTE + w * K.NSTOCK + n][::-1]
+            base = 6 + w * K.NSTOCK
+            obs[base + np.arange(n), pile - 1] = 1.0
+        return obs
+
+    def sample_hidden(self, state, rng=None):
+        """A copy of ``state`` with the face-down cards in a fresh random order.
+
+        ``rng`` is anything ``np.random.SeedSequence`` accepts (None: fresh entropy) or a
+        ``np.random.Generator``, from which one seed is drawn. Everything visible, the hash
+        included, is unchanged; the same seed gives the same order.
+        """
+        s = self.check_state(state).copy()
+        _kernel.shuffle_hidden(s, self._p, _rng(rng))
+        return s
+
+
+def _rng(rng):
+    """SplitMix64 state from a seed or a numpy Generator."""
+    if isinstance(rng, np.random.Generator):
+        rng = int(rng.integers(0, 2**63 - 1))
+    try:
+        return C.new_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"rng={rng!r}: expected None, a non-negative integer seed or a numpy Generator") from exc

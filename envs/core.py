@@ -1,0 +1,275 @@
+"""The Game protocol: one Python facade over each game's numba kernel.
+
+A ``Game`` object owns a game's parameters and validates everything a caller hands it before it
+reaches compiled code (numba does no bounds checks, so a bad index would read or write memory
+silently). States are flat ``np.int64`` arrays (layout in ``envs/_common.py`` and each kernel's
+docstring); ``apply`` copies before it mutates, so a state a caller holds never changes.
+
+Vocabulary, used the same way everywhere in Arbiter:
+  *seat*     an int, 0 = Black / first player (the solitaire player in Calculation);
+  *action*   an int in ``range(num_actions)``, the flat action space (pass is an explicit action);
+  *move*     an action written in the game's notation (``b1-b3``, ``d3``, ``C3``, ``K>w3``);
+  *returns*  the final outcome per seat (+1 win, -1 loss, 0 draw; Calculation 1 won / 0 lost).
+
+A subclass provides the class attributes ``name``, ``game_id``, ``num_players``, ``defaults``
+(every parameter with its standard value), ``presets`` (named rule sets, ``"openspiel"`` among
+them) and ``_kernel`` (its kernel module), and implements ``_configure`` plus the notation, text
+and observation hooks.
+"""
+
+from __future__ import annotations
+
+import zlib
+from types import MappingProxyType
+
+import numpy as np
+
+from . import _common as C
+
+
+class ArbiterError(ValueError):
+    """Base class of every error Arbiter raises for bad input."""
+
+
+class ParameterError(ArbiterError):
+    """An unknown game or rule set, or a parameter value outside what the game supports."""
+
+
+class StateError(ArbiterError):
+    """Something that is not a state of this game (wrong type, length, or another game's state)."""
+
+
+class IllegalActionError(ArbiterError):
+    """An action outside the action space, or one that is not legal in the given state."""
+
+
+class NotationError(ArbiterError):
+    """A move string that does not parse in the game's notation, or names an illegal move."""
+
+
+class TextBoardError(ArbiterError):
+    """A text board that ``from_text`` cannot read as a legal position of the game."""
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_int(name, value, lo, hi, *, even=False):
+    """Validate an integer parameter in ``[lo, hi]`` (optionally even); returns it as ``int``."""
+    if not _is_int(value):
+        raise ParameterError(f"{name}={value!r}: expected an integer from {lo} to {hi}")
+    value = int(value)
+    if not lo <= value <= hi or (even and value % 2):
+        kind = "an even integer" if even else "an integer"
+        raise ParameterError(f"{name}={value!r}: expected {kind} from {lo} to {hi}")
+    return value
+
+
+def check_choice(name, value, allowed):
+    """Validate a parameter that takes one of a few values (strings or bools)."""
+    for option in allowed:
+        if type(value) is type(option) and value == option:
+            return value
+    options = ", ".join(repr(o) for o in allowed)
+    raise ParameterError(f"{name}={value!r}: expected one of {options}")
+
+
+class Game:
+    """Base class of the five games; see the module docstring and ``docs/`` for the protocol."""
+
+    name: str = ""
+    game_id: int = -1
+    num_players: int = 2
+    defaults: dict = {}
+    presets: dict = {"standard": {}}
+    _kernel = None
+
+    def __init__(self, **params):
+        rules = params.pop("rules", "standard")
+        if rules not in self.presets:
+            raise ParameterError(
+                f"rules={rules!r}: expected one of {', '.join(map(repr, self.presets))} for {self.name}"
+            )
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ParameterError(
+                f"unknown parameter {unknown[0]!r} for {self.name}: "
+                f"expected some of {', '.join(sorted(self.defaults))} (and rules=)"
+            )
+        merged = {**self.defaults, **self.presets[rules], **params}
+        kernel_params, num_actions, state_len, max_moves = self._configure(merged)
+        self.rules = rules
+        self.params = MappingProxyType(merged)
+        self.num_actions = int(num_actions)
+        self.state_len = int(state_len)
+        self.max_moves = int(max_moves)
+        signature = zlib.crc32(repr((self.name, sorted(merged.items()))).encode())
+        p = np.array([signature, max_moves, *kernel_params], dtype=np.int64)
+        p.flags.writeable = False
+        self._p = p
+
+    # -- hooks a game implements -------------------------------------------------------------
+    def _configure(self, params: dict):
+        """Validate ``params``; return (kernel params after the common ones, num_actions,
+        state_len, max_moves)."""
+        raise NotImplementedError
+
+    def _action_to_str(self, state, action: int) -> str:
+        raise NotImplementedError
+
+    def _parse_move(self, state, text: str) -> int:
+        """Parse normalised (stripped) ``text`` to an action id; raise NotationError if malformed."""
+        raise NotImplementedError
+
+    def _to_text(self, state) -> str:
+        raise NotImplementedError
+
+    def _from_text(self, text: str):
+        raise NotImplementedError
+
+    def _observation(self, state, seat: int) -> np.ndarray:
+        raise NotImplementedError
+
+    # -- the protocol ------------------------------------------------------------------------
+    @property
+    def kernel(self):
+        """``(game_id, params)``: what compiled consumers (search, playouts) pass to the kernels."""
+        return self.game_id, self._p
+
+    def initial_state(self, seed=None) -> np.ndarray:
+        """The start position. ``seed`` matters only where the game has chance (the deal)."""
+        s = np.zeros(self.state_len, dtype=np.int64)
+        self._kernel.init(s, self._p, C.new_rng(seed))
+        return s
+
+    def check_state(self, state) -> np.ndarray:
+        """Return ``state`` if it is a state of this game, else raise ``StateError``."""
+        if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (self.state_len,):
+            got = f"array of {state.dtype} with shape {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
+            raise StateError(f"not a {self!r} state: got {got}, expected int64 array of shape ({self.state_len},)")
+        if state[C.H_SIG] != self._p[C.P_SIG]:
+            raise StateError(f"state belongs to another game or parameter set, not {self!r}")
+        return state
+
+    def check_action(self, action) -> int:
+        """Return ``action`` as an int if it lies in the action space, else raise."""
+        if not _is_int(action) or not 0 <= int(action) < self.num_actions:
+            raise IllegalActionError(
+                f"action {action!r} is outside the action space: expected an integer in [0, {self.num_actions})"
+            )
+        return int(action)
+
+    def current_player(self, state) -> int:
+        return int(self.check_state(state)[C.H_PLAYER])
+
+    def is_terminal(self, state) -> bool:
+        return bool(self.check_state(state)[C.H_STATUS] == C.TERMINAL)
+
+    def legal_actions(self, state) -> np.ndarray:
+        """Legal action ids, ascending; empty exactly when the game is over."""
+        self.check_state(state)
+        out = np.empty(self.num_actions, dtype=np.int64)
+        n = self._kernel.legal_actions(state, self._p, out)
+        return out[:n].copy()
+
+    def legal_mask(self, state) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self.legal_actions(state)] = True
+        return mask
+
+    def is_legal(self, state, action) -> bool:
+        self.check_state(state)
+        if not _is_int(action) or not 0 <= int(action) < self.num_actions:
+            return False
+        return state[C.H_STATUS] == C.ONGOING and bool(self._kernel.is_legal(state, self._p, int(action)))
+
+    def apply(self, state, action) -> np.ndarray:
+        """The state after ``action``; ``state`` itself is left unchanged."""
+        self.check_state(state)
+        a = self.check_action(action)
+        if state[C.H_STATUS] != C.ONGOING:
+            raise IllegalActionError(f"action {a} played after the game ended")
+        if not self._kernel.is_legal(state, self._p, a):
+            raise IllegalActionError(f"action {a} ({self._describe(state, a)}) is not legal here")
+        nxt = state.copy()
+        self._kernel.apply(nxt, self._p, a)
+        return nxt
+
+    def returns(self, state) -> np.ndarray:
+        out = np.zeros(self.num_players, dtype=np.float64)
+        C.fill_returns(self.check_state(state), self.num_players, out)
+        return out
+
+    def action_to_str(self, state, action) -> str:
+        return self._action_to_str(self.check_state(state), self.check_action(action))
+
+    def str_to_action(self, state, text) -> int:
+        """Parse a move in the game's notation; raise NotationError if malformed or illegal."""
+        self.check_state(state)
+        if not isinstance(text, str):
+            raise NotationError(f"move {text!r}: expected a string in {self.name} notation")
+        action = self._parse_move(state, text.strip().lower())
+        if not self.is_legal(state, action):
+            raise NotationError(f"move {text!r} is not legal in this position")
+        return action
+
+    def observation(self, state, seat) -> np.ndarray:
+        """Planes from ``seat``'s point of view; never contains hidden information."""
+        self.check_state(state)
+        if not _is_int(seat) or not 0 <= int(seat) < self.num_players:
+            raise ArbiterError(f"seat {seat!r}: expected 0..{self.num_players - 1}")
+        return self._observation(state, int(seat))
+
+    def to_text(self, state) -> str:
+        return self._to_text(self.check_state(state))
+
+    def from_text(self, text) -> np.ndarray:
+        if not isinstance(text, str):
+            raise TextBoardError(f"text board {text!r}: expected a string")
+        return self._from_text(text)
+
+    def sample_hidden(self, state, rng=None) -> np.ndarray:
+        """A copy of ``state`` with everything the mover cannot see re-drawn at random.
+
+        Search agents call this (determinisation) instead of reading hidden information.
+        Games with perfect information return an unchanged copy.
+        """
+        return self.check_state(state).copy()
+
+    def random_playouts(self, n_games, seed=None) -> dict:
+        """Play ``n_games`` uniformly random games from the start inside compiled code.
+
+        Returns ``{"returns": (n_games, num_players) float64, "lengths": (n_games,) int64}``.
+        Games with a deal get a fresh deal per game. The same seed gives the same games.
+        """
+        n = check_int("n_games", n_games, 1, 10**9)
+        from . import _dispatch
+
+        returns = np.zeros((n, self.num_players), dtype=np.float64)
+        lengths = np.zeros(n, dtype=np.int64)
+        _dispatch.random_playouts(
+            self.game_id, self._p, self.state_len, self.num_actions, self.num_players,
+            C.new_rng(seed), returns, lengths,
+        )
+        return {"returns": returns, "lengths": lengths}
+
+    # -- conveniences --------------------------------------------------------------------------
+    def _describe(self, state, action) -> str:
+        try:
+            return self._action_to_str(state, action)
+        except ArbiterError:
+            return "no such move"
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.params.items() if self.defaults.get(k) != v}
+        args = "".join(f", {k}={v!r}" for k, v in changed.items())
+        return f"make_game({self.name!r}{args})"
+
+
+def perft(game: Game, state, depth: int) -> int:
+    """Count the move sequences of ``depth`` plies from ``state`` (finished games are leaves)."""
+    from . import _dispatch
+
+    depth = check_int("depth", depth, 0, 64)
+    return int(_dispatch.perft(game.game_id, game.check_state(state), game._p, depth, game.num_actions))

@@ -1,0 +1,3 @@
+from .game import Gomoku
+
+__all__ = ["Gomoku"]
