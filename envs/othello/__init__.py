@@ -1,0 +1,3 @@
+from .game import Othello
+
+__all__ = ["Othello"]

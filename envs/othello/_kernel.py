@@ -1,0 +1,403 @@
+"""Othello rules kernel (numba), one code base for every even size N from 6 to 16.
+
+State (int64), after the common header of ``envs/_common.py`` (X = HEADER + N*N):
+
+    HEADER + r*N + c    cell at row r (0 = top row, printed as row 1), column c (0 = column a):
+                        0 empty, 1 Black (seat 0), 2 White (seat 1)
+    X + 0, X + 1        disc counts of Black and White
+    X + 2, X + 3        one-word generator: Black's and White's discs as bitboards, bit r*N + c
+    X + 4               the mover's placements: a bitboard (one-word generator), or 1 if there
+                        is one and 0 if not (row generator); zero exactly when a pass is due
+    X + 5 + k*N + r     row generator only: row r as bits (bit c = column c) of Black's discs
+                        (k = 0), White's discs (k = 1) and the mover's placements (k = 2)
+
+    Board indexing for N = 6 (action id = cell index = bit index = r*N + c; pass = N*N = 36):
+          a  b  c  d  e  f
+       1  0  1  2  3  4  5
+       2  6  7  8  9 10 11
+       3 12 13 14 15 16 17           start: c3 and d4 White (o), c4 and d3 Black (x)
+       4 18 19 20 21 22 23           (on 8x8: d4 and e5 White, d5 and e4 Black)
+       5 24 25 26 27 28 29
+       6 30 31 32 33 34 35
+
+Two move generators share all the rules around them, chosen per game by ``P_FAST``:
+  * N <= 8: the board fits one 64-bit word per colour; Kogge-Stone fills along the 8 directions
+    give the placements of all squares at once and the flips of one placement, with no per-square
+    loop;
+  * N >= 10: row bitboards (one int per row and colour): fills within each row, and one sweep over
+    the rows per vertical or diagonal direction; flips are walked square by square over a
+    neighbour table (``P_STEP``), which is cheap for a single placement.
+Either way ``apply`` leaves the new mover's placements in the state, so ``legal_actions`` and
+``is_legal`` only read bits. Both generators pass the same perft numbers (the test suite forces
+the second onto 6x6 and 8x8).
+
+Termination depends on the board and the side to move only: after every ply ``settle`` ends the
+game when the board is full (reason FULL) or neither side can place (NO_MOVES, which includes a
+wipe-out); otherwise a seat without a placement has exactly one legal action, the pass N*N. So
+two passes in a row never happen and no pass history is stored. Plies are at most 2*(N*N - 4):
+each placement adds a disc and only a placement can follow a pass.
+
+Params: P_SIZE = N; P_FAST (1: one-word generator, 0: row generator); P_SHIFT, 8 bit offsets
+dr*N + dc, one per direction; P_MASK, 8 masks of the squares a one-square shift may land on (on
+the board, no wrap round an edge), as int64 bit patterns; P_STEP + 8*cell + d, the neighbour of
+``cell`` in direction d or -1.
+"""
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from .. import _common as C
+
+FULL = 1  # reason: the board is full
+NO_MOVES = 2  # reason: neither side can place (empty squares left, or a side was wiped out)
+
+P_SIZE = C.P_GAME
+P_FAST = C.P_GAME + 1
+P_SHIFT = C.P_GAME + 2
+P_MASK = P_SHIFT + 8
+P_STEP = P_MASK + 8
+
+S_COUNT = 0  # offsets after the N*N cells
+S_BITS = 2
+S_MOVES = 4
+S_ROWS = 5
+
+DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1))
+ZOBRIST = C.zobrist_table(2 * 16 * 16 + 1, salt=2)
+SIDE_KEY = ZOBRIST[-1]
+ONE = np.uint64(1)
+
+
+def state_length(n: int, fast: bool) -> int:
+    """Cells, counts, the one-word fields, and for the row generator 3*N rows."""
+    return C.HEADER + n * n + S_ROWS + (0 if fast else 3 * n)
+
+
+def kernel_params(n: int) -> list:
+    """The game-specific kernel params for size ``n`` (see the module docstring)."""
+    shifts, masks = [], []
+    step = np.full((n * n, 8), -1, dtype=np.int64)
+    for d, (dr, dc) in enumerate(DIRECTIONS):
+        shifts.append(dr * n + dc)
+        landing = 0
+        for r in range(n):
+            for c in range(n):
+                if 0 <= r - dr < n and 0 <= c - dc < n:
+                    landing |= 1 << (r * n + c)
+                if 0 <= r + dr < n and 0 <= c + dc < n:
+                    step[r * n + c, d] = (r + dr) * n + c + dc
+        if n > 8:
+            landing = 0  # the one-word generator is off: masks unused
+        masks.append(landing - (1 << 64) if landing >= 1 << 63 else landing)  # int64 bit pattern
+    return [n, int(n <= 8), *shifts, *masks, *step.ravel()]
+
+
+# -- one-word generator (N <= 8) ----------------------------------------------------------------
+# numba caveat: a uint64 mixed with an int64 promotes to float64, so every operand below is cast
+# to uint64 explicitly; int64 <-> uint64 casts keep the bit pattern.
+
+@njit(cache=True, inline="always")
+def _shift(x, k):
+    """The bits of ``x`` moved by ``k`` places (k > 0: towards higher squares); no edge mask."""
+    if k > 0:
+        return x << np.uint64(k)
+    return x >> np.uint64(-k)
+
+
+@njit(cache=True, inline="always")
+def _fill(gen, opp, k, mask):
+    """``gen`` grown along direction ``k`` through contiguous ``opp`` discs (occluded fill).
+
+    Kogge-Stone: jumps of 1, 2 and 4 squares reach runs of up to 7 discs (on N <= 8 a run has at
+    most 6) in three steps instead of six. ``pro`` is masked to the squares a one-square step may
+    land on, so a run cannot wrap round the board edge; ``pro &= shift(pro)`` keeps only squares
+    whose whole jump stays inside ``pro``.
+    """
+    pro = opp & mask
+    run = gen | (pro & _shift(gen, k))
+    pro &= _shift(pro, k)
+    run |= pro & _shift(run, 2 * k)
+    pro &= _shift(pro, 2 * k)
+    return run | (pro & _shift(run, 4 * k))
+
+
+@njit(cache=True)
+def _bb_moves(own, opp, p):
+    """Bitboard of the squares where ``own`` can place: an empty square just past a run of ``opp``
+    discs that starts next to an ``own`` disc, for all squares at once, direction by direction."""
+    empty = ~(own | opp)
+    moves = np.uint64(0)
+    for d in range(8):
+        k = p[P_SHIFT + d]
+        mask = np.uint64(p[P_MASK + d])
+        moves |= _shift(_fill(own, opp, k, mask) & opp, k) & mask & empty
+    return moves
+
+
+@njit(cache=True)
+def _bb_flips(own, opp, bit, p):
+    """Bitboard of the ``opp`` discs that a placement at ``bit`` flips: in each direction, the run
+    of ``opp`` discs from ``bit``, if an ``own`` disc closes it. (Fills, not square-by-square
+    walks: their unpredictable loop exits cost more than the extra shifts.)"""
+    flips = np.uint64(0)
+    for d in range(8):
+        k = p[P_SHIFT + d]
+        mask = np.uint64(p[P_MASK + d])
+        run = _fill(bit, opp, k, mask)
+        if _shift(run, k) & mask & own:
+            flips |= run & opp
+    return flips
+
+
+# -- ray walking (flips for the row generator) -----------------------------------------------------------------
+
+@njit(cache=True)
+def _run(s, p, a, d, colour):
+    """Number of opponent discs a placement of ``colour`` at ``a`` flips in direction ``d``."""
+    other = 3 - colour
+    step = P_STEP + d
+    cell = p[step + 8 * a]
+    count = 0
+    while cell >= 0 and s[C.HEADER + cell] == other:
+        cell = p[step + 8 * cell]
+        count += 1
+    if count and cell >= 0 and s[C.HEADER + cell] == colour:
+        return count
+    return 0
+
+
+# -- row generator (any N) ----------------------------------------------------------------------
+# Row r of a colour is one int64 whose bit c is column c (N <= 16 bits, so no sign trouble).
+
+@njit(cache=True, inline="always")
+def _shift_row(x, dc, full):
+    """Row ``x`` moved ``dc`` columns (dc > 0: towards column N-1), cut to the board's width."""
+    if dc > 0:
+        return (x << dc) & full
+    if dc < 0:
+        return x >> -dc
+    return x
+
+
+@njit(cache=True)
+def _row_moves(s, p, seat, store):
+    """Whether ``seat`` has a placement, by row bitboards; with ``store`` also write its placement
+    rows into the state.
+
+    Along a row: an occluded fill per row in jumps of 1, 2, 4, 8 columns (runs up to 15 discs).
+    Down and up the board (6 directions): one sweep over the rows per direction carries the
+    previous row's reached squares, since a square is reached iff it is ``own``, or ``opp`` with
+    its predecessor reached; a placement is an empty square whose predecessor is a reached ``opp``.
+    """
+    n = p[P_SIZE]
+    base = C.HEADER + n * n + S_ROWS
+    own0, opp0, out0 = base + seat * n, base + (1 - seat) * n, base + 2 * n
+    full = (1 << n) - 1
+    found = 0
+    for r in range(n):
+        own, opp = s[own0 + r], s[opp0 + r]
+        moves = 0
+        for dc in (1, -1):
+            pro = opp
+            run = own | (pro & _shift_row(own, dc, full))
+            pro &= _shift_row(pro, dc, full)
+            run |= pro & _shift_row(run, 2 * dc, full)
+            pro &= _shift_row(pro, 2 * dc, full)
+            run |= pro & _shift_row(run, 4 * dc, full)
+            pro &= _shift_row(pro, 4 * dc, full)
+            run |= pro & _shift_row(run, 8 * dc, full)
+            moves |= _shift_row(run & opp, dc, full) & ~(own | opp)
+        if store:
+            s[out0 + r] = moves
+        found |= moves
+    for dr in (1, -1):
+        for dc in (-1, 0, 1):
+            run = 0  # previous row's reached squares (own discs and reached opp discs)
+            chain = 0  # previous row's reached opp discs
+            for i in range(n):
+                r = i if dr == 1 else n - 1 - i
+                own, opp = s[own0 + r], s[opp0 + r]
+                moves = _shift_row(chain, dc, full) & ~(own | opp)
+                chain = opp & _shift_row(run, dc, full)
+                run = own | chain
+                if store:
+                    s[out0 + r] |= moves
+                found |= moves
+            if found and not store:
+                return True
+    return found != 0
+
+
+@njit(cache=True)
+def _can_place(s, p, seat):
+    """Whether ``seat`` has any placement."""
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    if p[P_FAST]:
+        return _bb_moves(np.uint64(s[x + S_BITS + seat]), np.uint64(s[x + S_BITS + 1 - seat]), p) != 0
+    return _row_moves(s, p, seat, False)
+
+
+# -- rules shared by both generators ----------------------------------------------------------------
+
+@njit(cache=True)
+def _set(s, p, cell, seat):
+    """Put a disc of ``seat`` on ``cell`` (empty or the opponent's): cell, hash and counts.
+
+    The bitboards are the caller's job (``apply`` updates them in one go, ``setup`` rebuilds them).
+    """
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    old = s[C.HEADER + cell]
+    if old:
+        s[C.H_HASH] ^= ZOBRIST[2 * cell + old - 1]
+        s[x + S_COUNT + old - 1] -= 1
+    s[C.HEADER + cell] = seat + 1
+    s[C.H_HASH] ^= ZOBRIST[2 * cell + seat]
+    s[x + S_COUNT + seat] += 1
+
+
+@njit(cache=True)
+def _set_row_bit(s, p, cell, seat):
+    """Mirror a disc of ``seat`` on ``cell`` in the row bitboards (row generator only)."""
+    n = p[P_SIZE]
+    base = C.HEADER + n * n + S_ROWS
+    r, bit = cell // n, 1 << (cell % n)
+    s[base + seat * n + r] |= bit
+    s[base + (1 - seat) * n + r] &= ~bit
+
+
+@njit(cache=True)
+def _end(s, p, reason):
+    """Finish the game: more discs wins, equal counts draw."""
+    x = C.HEADER + p[P_SIZE] * p[P_SIZE]
+    black, white = s[x + S_COUNT], s[x + S_COUNT + 1]
+    C.finish(s, 0 if black > white else 1 if white > black else C.NO_WINNER, reason)
+
+
+@njit(cache=True)
+def settle(s, p):
+    """Decide from the board and the side to move whether the game goes on; cache the placements.
+
+    Called after every ply and by ``setup``, so the status never depends on history.
+    """
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    seat = s[C.H_PLAYER]
+    if p[P_FAST]:
+        moves = _bb_moves(np.uint64(s[x + S_BITS + seat]), np.uint64(s[x + S_BITS + 1 - seat]), p)
+        s[x + S_MOVES] = np.int64(moves)
+    else:
+        s[x + S_MOVES] = _row_moves(s, p, seat, True)
+    if s[x + S_COUNT] + s[x + S_COUNT + 1] == n * n:
+        _end(s, p, FULL)
+    elif s[x + S_MOVES] == 0 and not _can_place(s, p, 1 - seat):
+        _end(s, p, NO_MOVES)
+
+
+@njit(cache=True)
+def setup(s, p):
+    """Complete a state whose cells, counts, hash, seat and ply are set (by ``init`` or a text
+    board): build the bitboards or row bitboards, then decide the status."""
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    if p[P_FAST]:
+        for seat in range(2):
+            bits = np.uint64(0)
+            for cell in range(n * n):
+                if s[C.HEADER + cell] == seat + 1:
+                    bits |= ONE << np.uint64(cell)
+            s[x + S_BITS + seat] = np.int64(bits)
+    else:
+        s[x + S_ROWS:x + S_ROWS + 2 * n] = 0
+        for cell in range(n * n):
+            if s[C.HEADER + cell]:
+                _set_row_bit(s, p, cell, s[C.HEADER + cell] - 1)
+    settle(s, p)
+
+
+@njit(cache=True)
+def init(s, p, rng):
+    n = p[P_SIZE]
+    s[:] = 0
+    s[C.H_SIG] = p[C.P_SIG]
+    s[C.H_WINNER] = C.NO_WINNER
+    s[C.H_LAST] = -1
+    m = n // 2
+    _set(s, p, (m - 1) * n + m - 1, 1)  # d4 on 8x8
+    _set(s, p, m * n + m, 1)  # e5
+    _set(s, p, m * n + m - 1, 0)  # d5
+    _set(s, p, (m - 1) * n + m, 0)  # e4
+    setup(s, p)
+
+
+@njit(cache=True)
+def legal_actions(s, p, out):
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    n = p[P_SIZE]
+    count = 0
+    if p[P_FAST]:
+        moves = np.uint64(s[C.HEADER + n * n + S_MOVES])
+        while moves:
+            out[count] = trailing_zeros(moves)
+            count += 1
+            moves &= moves - ONE
+    else:
+        out0 = C.HEADER + n * n + S_ROWS + 2 * n
+        for r in range(n):
+            moves = s[out0 + r]
+            while moves:
+                out[count] = r * n + trailing_zeros(moves)
+                count += 1
+                moves &= moves - 1
+    if count == 0:
+        out[0] = n * n
+        count = 1
+    return count
+
+
+@njit(cache=True)
+def is_legal(s, p, a):
+    if s[C.H_STATUS] != C.ONGOING:
+        return False
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    if a == n * n:
+        return s[x + S_MOVES] == 0
+    if p[P_FAST]:
+        return (np.uint64(s[x + S_MOVES]) >> np.uint64(a)) & ONE != 0
+    return (s[x + S_ROWS + 2 * n + a // n] >> (a % n)) & 1 != 0
+
+
+@njit(cache=True)
+def apply(s, p, a):
+    n = p[P_SIZE]
+    seat = s[C.H_PLAYER]
+    if a != n * n:
+        if p[P_FAST]:
+            x = C.HEADER + n * n
+            own = np.uint64(s[x + S_BITS + seat])
+            opp = np.uint64(s[x + S_BITS + 1 - seat])
+            bit = ONE << np.uint64(a)
+            flips = _bb_flips(own, opp, bit, p)
+            s[x + S_BITS + seat] = np.int64(own | flips | bit)
+            s[x + S_BITS + 1 - seat] = np.int64(opp & ~flips)
+            while flips:
+                _set(s, p, np.int64(trailing_zeros(flips)), seat)
+                flips &= flips - ONE
+        else:
+            for d in range(8):
+                cell = a
+                for _ in range(_run(s, p, a, d, seat + 1)):
+                    cell = p[P_STEP + d + 8 * cell]
+                    _set(s, p, cell, seat)
+                    _set_row_bit(s, p, cell, seat)
+            _set_row_bit(s, p, a, seat)
+        _set(s, p, a, seat)
+    s[C.H_PLAYER] = 1 - seat
+    s[C.H_HASH] ^= SIDE_KEY
+    s[C.H_PLY] += 1
+    s[C.H_LAST] = a
+    settle(s, p)
