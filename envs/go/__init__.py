@@ -1,0 +1,3 @@
+from .game import Go
+
+__all__ = ["Go"]

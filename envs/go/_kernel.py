@@ -1,0 +1,527 @@
+"""Go rules kernel (numba): Tromp-Taylor area scoring, positional superko, optional suicide.
+
+State (int64), after the common header of ``envs/_common.py`` (NN = N*N):
+
+    HEADER + r*N + c   point at row r (0 = top row as printed = GTP row N), column c (0 = GTP A):
+                       0 empty, 1 Black (seat 0), 2 White (seat 1)
+    CH + k*NN + i      chain records, k = HEAD, NEXT, SIZE, NLIB, LSUM, LSQ, CHASH (CH = HEADER
+                       + NN). For a stone at i: HEAD its chain's head point, NEXT the next stone
+                       of the chain (a circular list). Indexed by a head point: SIZE stones;
+                       NLIB, LSUM, LSQ the count, sum and sum of squares of its pseudo-liberties
+                       (one per stone/empty-point adjacency); CHASH the XOR of its stones' keys.
+                       Meaningless on empty points and non-head stones.
+    G + O_PASSES       consecutive passes just played (0, 1; 2 ends the game); G = fields(p) = HEADER + 8*NN
+    G + O_KO           simple-ko point the mover may not retake at once, or -1 (under
+                       ``superko="illegal"`` the history forbids it too; kept so that a text
+                       board, which has no history, still carries it, like FEN's en passant)
+    G + O_BOARD        Zobrist hash of the stones alone (the key positional superko compares)
+    G + O_COUNT        number of positions in the history below
+    G + O_HIST + i     history: the board hash of every whole-board position of this game so far,
+                       in order, the start first (passes add nothing: they repeat the position);
+                       HISTORY = max_moves + 1 slots, enough for a game that never passes
+                       (9x9 defaults: the whole state is 951 cells, 7.6 kB)
+    G + O_HIST + HISTORY + w
+                       filter over the history (a one-hash Bloom filter), WORDS 64-bit words:
+                       a hash entering the history sets bit ``h & 63`` of word ``(h >> 6) & (WORDS-1)``
+
+    Board indexing for N = 5 (action id = point index = r*N + c; pass = NN = 25):
+         A  B  C  D  E
+      5  0  1  2  3  4
+      4  5  6  7  8  9
+      3 10 11 12 13 14
+      2 15 16 17 18 19
+      1 20 21 22 23 24
+
+Chains are kept incrementally, as in OpenSpiel's board: a chain is in atari exactly
+when all its pseudo-liberties are one point, i.e. ``LSUM**2 == LSQ * NLIB`` (equality in
+Cauchy-Schwarz), so legality and captures need no flood fill; only merging relabels the smaller
+chain and only a capture walks the captured chain.
+
+``H_HASH`` = board hash ^ side-to-move key ^ (pass key after one pass) ^ (ko key of the ko point):
+everything that decides the legal moves except the superko history itself.
+
+Params (after the common ones): N, 2*komi, superko mode (0 illegal, 1 draw), suicide (0/1),
+HISTORY, WORDS, then the neighbour table: ``p[P_NBR + 4*i + d]`` is the d-th orthogonal neighbour
+of point i (up, left, right, down) or -1 off the board; a lookup beats row/column arithmetic.
+
+Reason codes in H_REASON: TWO_PASSES, MAX_MOVES (both scored), SUPERKO (a repetition under
+``superko="draw"``: the game ends drawn).
+"""
+
+import numpy as np
+from numba import njit
+
+from .. import _common as C
+
+P_SIZE = C.P_GAME
+P_KOMI2 = C.P_GAME + 1
+P_SUPERKO = C.P_GAME + 2
+P_SUICIDE = C.P_GAME + 3
+P_HISTORY = C.P_GAME + 4
+P_WORDS = C.P_GAME + 5
+P_NBR = C.P_GAME + 6
+
+SUPERKO_ILLEGAL = 0
+SUPERKO_DRAW = 1
+
+HEAD, NEXT, SIZE, NLIB, LSUM, LSQ, CHASH = range(7)
+CHAIN_FIELDS = 7
+
+O_PASSES = 0
+O_KO = 1
+O_BOARD = 2
+O_COUNT = 3
+O_HIST = 4
+
+TWO_PASSES = 1
+MAX_MOVES = 2
+SUPERKO = 3
+
+MAX_SIZE = 19
+# Keys: 2 per point (Black, White), then side to move, one pass played, and one per ko point.
+ZOBRIST = C.zobrist_table(3 * MAX_SIZE * MAX_SIZE + 2, salt=4)
+SIDE_KEY = ZOBRIST[2 * MAX_SIZE * MAX_SIZE]
+PASS_KEY = ZOBRIST[2 * MAX_SIZE * MAX_SIZE + 1]
+KO_BASE = 2 * MAX_SIZE * MAX_SIZE + 2
+
+
+def filter_words(max_moves: int) -> int:
+    """64-bit words of the history filter: a power of two with at least 32 bits per position a
+    game can reach, so at most ~1/32 of lookups of a new position scan the history."""
+    words = 1
+    while 64 * words < 32 * (max_moves + 1):
+        words *= 2
+    return words
+
+
+def neighbour_table(n: int) -> np.ndarray:
+    """``(n*n*4,)`` orthogonal neighbours of each point (up, left, right, down), -1 off the board."""
+    table = np.full((n * n, 4), -1, dtype=np.int64)
+    for i in range(n * n):
+        r, c = divmod(i, n)
+        for d, (dr, dc) in enumerate(((-1, 0), (0, -1), (0, 1), (1, 0))):
+            if 0 <= r + dr < n and 0 <= c + dc < n:
+                table[i, d] = (r + dr) * n + c + dc
+    return table.ravel()
+
+
+# -- the position history ---------------------------------------------------------------------------
+# numba caveat: ``inline="always"`` inlines at numba-IR level. LLVM does not inline calls between
+# separately cached njit functions, and the legality helpers are called per point per ply, where
+# inlining them made ``legal_actions`` about 1.8x faster. The price is the one of _dispatch.py: a
+# caller's cache keeps the old body of an inlined helper after it is edited; clear the caches.
+@njit(cache=True, inline="always")
+def fields(p):
+    """Start of the game-specific fields after the board and the chain records."""
+    return C.HEADER + (1 + CHAIN_FIELDS) * p[P_SIZE] * p[P_SIZE]
+
+
+@njit(cache=True, inline="always")
+def _filter_bit(s, p, board_hash):
+    """``(state index, mask)`` of the filter bit of ``board_hash``."""
+    word = fields(p) + O_HIST + p[P_HISTORY] + ((board_hash >> 6) & (p[P_WORDS] - 1))
+    return word, np.int64(1) << (board_hash & 63)
+
+
+@njit(cache=True, inline="always")
+def _seen(s, p, board_hash):
+    """Whether ``board_hash`` is in the history: the filter settles ~97% of lookups at once."""
+    word, bit = _filter_bit(s, p, board_hash)
+    if s[word] & bit == 0:
+        return False
+    base = fields(p) + O_HIST
+    for i in range(s[fields(p) + O_COUNT]):
+        if s[base + i] == board_hash:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _remember(s, p, board_hash):
+    """Append a position to the history; return True (appending nothing) if it was there."""
+    if _seen(s, p, board_hash):
+        return True
+    g = fields(p)
+    word, bit = _filter_bit(s, p, board_hash)
+    s[word] |= bit
+    s[g + O_HIST + s[g + O_COUNT]] = board_hash
+    s[g + O_COUNT] += 1
+    return False
+
+
+@njit(cache=True)
+def rehash(s, p):
+    """Recompute ``H_HASH`` from the board hash, side to move, passes and ko point."""
+    g = fields(p)
+    h = s[g + O_BOARD]
+    if s[C.H_PLAYER] == 1:
+        h ^= SIDE_KEY
+    if s[g + O_PASSES] == 1:
+        h ^= PASS_KEY
+    if s[g + O_KO] >= 0:
+        h ^= ZOBRIST[KO_BASE + s[g + O_KO]]
+    s[C.H_HASH] = h
+
+
+@njit(cache=True)
+def reset_history(s, p):
+    """Start a fresh history holding only the current board (start of game, or from text)."""
+    g = fields(p)
+    s[g + O_HIST:g + O_HIST + p[P_HISTORY] + p[P_WORDS]] = 0
+    s[g + O_COUNT] = 0
+    _remember(s, p, s[g + O_BOARD])
+
+
+# -- chains ------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _in_atari(s, p, h):
+    """Whether chain ``h`` (a head) has exactly one liberty; call only when it has one at least."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    n, total = s[x + NLIB * nn + h], s[x + LSUM * nn + h]
+    return total * total == s[x + LSQ * nn + h] * n
+
+
+@njit(cache=True, inline="always")
+def _liberty(s, p, h, point, sign):
+    """Add (sign 1) or remove (sign -1) one pseudo-liberty ``point`` of chain ``h``."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    s[x + NLIB * nn + h] += sign
+    s[x + LSUM * nn + h] += sign * point
+    s[x + LSQ * nn + h] += sign * point * point
+
+
+@njit(cache=True)
+def _new_chain(s, p, a, colour):
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    s[C.HEADER + a] = colour
+    s[x + HEAD * nn + a] = a
+    s[x + NEXT * nn + a] = a
+    s[x + SIZE * nn + a] = 1
+    s[x + NLIB * nn + a] = 0
+    s[x + LSUM * nn + a] = 0
+    s[x + LSQ * nn + a] = 0
+    s[x + CHASH * nn + a] = ZOBRIST[2 * a + colour - 1]
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t >= 0 and s[C.HEADER + t] == 0:
+            _liberty(s, p, a, t, 1)
+
+
+@njit(cache=True)
+def _merge(s, p, h1, h2):
+    """Join chains ``h1`` and ``h2`` (heads); the smaller is relabelled. Returns the new head."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    if s[x + SIZE * nn + h1] < s[x + SIZE * nn + h2]:
+        h1, h2 = h2, h1
+    q = h2
+    while True:
+        s[x + HEAD * nn + q] = h1
+        q = s[x + NEXT * nn + q]
+        if q == h2:
+            break
+    n1, n2 = s[x + NEXT * nn + h1], s[x + NEXT * nn + h2]
+    s[x + NEXT * nn + h1], s[x + NEXT * nn + h2] = n2, n1
+    for field in (SIZE, NLIB, LSUM, LSQ):
+        s[x + field * nn + h1] += s[x + field * nn + h2]
+    s[x + CHASH * nn + h1] ^= s[x + CHASH * nn + h2]
+    return h1
+
+
+@njit(cache=True)
+def _remove_chain(s, p, h):
+    """Take chain ``h`` off the board; its points become liberties of the chains around them."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    q = h
+    while True:
+        s[C.HEADER + q] = 0
+        q = s[x + NEXT * nn + q]
+        if q == h:
+            break
+    s[fields(p) + O_BOARD] ^= s[x + CHASH * nn + h]
+    while True:  # every stone still next to the chain is of the other colour
+        for d in range(4):
+            t = p[P_NBR + 4 * q + d]
+            if t >= 0 and s[C.HEADER + t] != 0:
+                _liberty(s, p, s[x + HEAD * nn + t], q, 1)
+        q = s[x + NEXT * nn + q]
+        if q == h:
+            break
+
+
+@njit(cache=True)
+def _place(s, p, a, colour):
+    """Put a stone, merge, capture, then (when legal) remove a suicided chain.
+
+    Returns ``(stones captured, a captured point, whether every neighbour was an enemy stone or
+    the edge)``, what OpenSpiel's simple-ko rule looks at.
+    """
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    in_enemy_eye = True
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t >= 0:
+            v = s[C.HEADER + t]
+            if v != 0:
+                _liberty(s, p, s[x + HEAD * nn + t], a, -1)
+            if v != 3 - colour:
+                in_enemy_eye = False
+    _new_chain(s, p, a, colour)
+    s[fields(p) + O_BOARD] ^= ZOBRIST[2 * a + colour - 1]
+    head = a
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t >= 0 and s[C.HEADER + t] == colour and s[x + HEAD * nn + t] != head:
+            head = _merge(s, p, head, s[x + HEAD * nn + t])
+    captured = 0
+    taken = -1
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t >= 0 and s[C.HEADER + t] == 3 - colour:
+            h = s[x + HEAD * nn + t]
+            if s[x + NLIB * nn + h] == 0:
+                captured += s[x + SIZE * nn + h]
+                taken = t
+                _remove_chain(s, p, h)
+    if captured == 0 and s[x + NLIB * nn + head] == 0:
+        _remove_chain(s, p, head)  # multi-stone suicide, legal only with suicide=True
+    return captured, taken, in_enemy_eye
+
+
+@njit(cache=True)
+def rebuild_chains(s, p):
+    """Recompute every chain record and the board hash from the stones (after reading a text)."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    stones = s[C.HEADER:C.HEADER + nn].copy()
+    s[C.HEADER:C.HEADER + nn] = 0
+    s[fields(p) + O_BOARD] = 0
+    for a in range(nn):
+        if stones[a] != 0:
+            _place(s, p, a, stones[a])
+
+
+# -- the protocol -----------------------------------------------------------------------------------
+@njit(cache=True)
+def init(s, p, rng):
+    s[:] = 0
+    s[C.H_SIG] = p[C.P_SIG]
+    s[C.H_WINNER] = C.NO_WINNER
+    s[C.H_LAST] = -1
+    s[fields(p) + O_KO] = -1
+    reset_history(s, p)
+    rehash(s, p)
+
+
+@njit(cache=True, inline="always")
+def _outcome(s, p, a, colour):
+    """``(legal_shape, board_hash_after)`` for a stone of ``colour`` on empty point ``a``.
+
+    ``legal_shape`` is False for a forbidden suicide; ko and superko are the caller's business.
+    Single-stone suicide is always forbidden: it leaves the board unchanged (a pass in disguise,
+    and under positional superko a repeat of the current position).
+    """
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    h = s[fields(p) + O_BOARD] ^ ZOBRIST[2 * a + colour - 1]
+    alive = False
+    own = False
+    own_dead = 0
+    seen0 = seen1 = seen2 = -1
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t < 0:
+            continue
+        v = s[C.HEADER + t]
+        if v == 0:
+            alive = True
+            continue
+        k = s[x + HEAD * nn + t]
+        if k == seen0 or k == seen1 or k == seen2:
+            continue  # a chain met again from another side
+        if d == 0:
+            seen0 = k
+        elif d == 1:
+            seen1 = k
+        else:
+            seen2 = k
+        atari = _in_atari(s, p, k)  # its one liberty can only be a
+        if v == colour:
+            own = True
+            if atari:
+                own_dead ^= s[x + CHASH * nn + k]
+            else:
+                alive = True
+        elif atari:
+            h ^= s[x + CHASH * nn + k]  # captured
+            alive = True
+    if alive:
+        return True, h
+    if own and p[P_SUICIDE] == 1:
+        return True, h ^ own_dead ^ ZOBRIST[2 * a + colour - 1]
+    return False, h
+
+
+@njit(cache=True, inline="always")
+def _allowed(s, p, a):
+    """Whether a stone on empty point ``a`` is legal for the side to move.
+
+    Fast path first (most points in play): with an empty neighbour the stone lives, so only the
+    enemy chains it may capture matter, and only for the superko hash.
+    """
+    g = fields(p)
+    if a == s[g + O_KO]:
+        return False
+    colour = s[C.H_PLAYER] + 1
+    draw = p[P_SUPERKO] == SUPERKO_DRAW
+    free = False
+    enemy = False
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t >= 0:
+            v = s[C.HEADER + t]
+            free |= v == 0
+            enemy |= v == 3 - colour
+    if free:
+        if draw:
+            return True
+        h = s[g + O_BOARD] ^ ZOBRIST[2 * a + colour - 1]
+        if enemy:
+            h = _capture_hash(s, p, a, 3 - colour, h)
+        return not _seen(s, p, h)
+    ok, h = _outcome(s, p, a, colour)
+    return ok and (draw or not _seen(s, p, h))
+
+
+@njit(cache=True, inline="always")
+def _capture_hash(s, p, a, enemy, h):
+    """``h`` with every ``enemy`` chain next to ``a`` in atari (so on its last liberty) removed."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    taken0 = taken1 = taken2 = -1
+    for d in range(4):
+        t = p[P_NBR + 4 * a + d]
+        if t >= 0 and s[C.HEADER + t] == enemy:
+            k = s[x + HEAD * nn + t]
+            if _in_atari(s, p, k) and k != taken0 and k != taken1 and k != taken2:
+                h ^= s[x + CHASH * nn + k]
+                if taken0 < 0:
+                    taken0 = k
+                elif taken1 < 0:
+                    taken1 = k
+                else:
+                    taken2 = k
+    return h
+
+
+@njit(cache=True)
+def legal_actions(s, p, out):
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    nn = p[P_SIZE] * p[P_SIZE]
+    n = 0
+    for a in range(nn):
+        if s[C.HEADER + a] == 0 and _allowed(s, p, a):
+            out[n] = a
+            n += 1
+    out[n] = nn
+    return n + 1
+
+
+@njit(cache=True)
+def is_legal(s, p, a):
+    if s[C.H_STATUS] != C.ONGOING:
+        return False
+    nn = p[P_SIZE] * p[P_SIZE]
+    if a == nn:
+        return True
+    return s[C.HEADER + a] == 0 and _allowed(s, p, a)
+
+
+@njit(cache=True)
+def apply(s, p, a):
+    nn = p[P_SIZE] * p[P_SIZE]
+    g = fields(p)
+    seat = s[C.H_PLAYER]
+    repeated = False
+    if a == nn:
+        s[g + O_PASSES] += 1
+        s[g + O_KO] = -1
+    else:
+        s[g + O_PASSES] = 0
+        captured, taken, in_enemy_eye = _place(s, p, a, seat + 1)
+        # Simple ko (OpenSpiel's test): one stone taken by a stone played into an enemy eye.
+        if in_enemy_eye and captured == 1:
+            s[g + O_KO] = taken
+        else:
+            s[g + O_KO] = -1
+        repeated = _remember(s, p, s[g + O_BOARD])
+    s[C.H_PLY] += 1
+    s[C.H_LAST] = a
+    s[C.H_PLAYER] = 1 - seat
+    rehash(s, p)
+    if repeated:
+        C.finish(s, C.NO_WINNER, SUPERKO)
+    elif s[g + O_PASSES] >= 2:
+        finish_scored(s, p, TWO_PASSES)
+    elif s[C.H_PLY] >= p[C.P_MAX_MOVES]:
+        finish_scored(s, p, MAX_MOVES)
+
+
+# -- scoring ------------------------------------------------------------------------------------------
+@njit(cache=True)
+def area(s, p):
+    """Tromp-Taylor area ``(black, white)``: stones plus empty regions reaching only that colour."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    seen = np.zeros(nn, dtype=np.bool_)
+    stack = np.empty(nn, dtype=np.int64)
+    black = white = 0
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v == 1:
+            black += 1
+        elif v == 2:
+            white += 1
+        elif not seen[i]:
+            seen[i] = True
+            stack[0] = i
+            top, size, reach = 1, 0, 0  # reach: bit 0 touches Black, bit 1 touches White
+            while top > 0:
+                top -= 1
+                q = stack[top]
+                size += 1
+                for d in range(4):
+                    t = p[P_NBR + 4 * q + d]
+                    if t < 0:
+                        continue
+                    w = s[C.HEADER + t]
+                    if w == 0:
+                        if not seen[t]:
+                            seen[t] = True
+                            stack[top] = t
+                            top += 1
+                    else:
+                        reach |= w
+            if reach == 1:
+                black += size
+            elif reach == 2:
+                white += size
+    return black, white
+
+
+@njit(cache=True)
+def score(s, p):
+    """Twice the Tromp-Taylor score, Black minus White minus komi (an int: komi is a half-integer)."""
+    black, white = area(s, p)
+    return 2 * (black - white) - p[P_KOMI2]
+
+
+@njit(cache=True)
+def finish_scored(s, p, reason):
+    """End the game with the Tromp-Taylor result (a komi of 0 or a whole number can draw)."""
+    x = score(s, p)
+    C.finish(s, 0 if x > 0 else (1 if x < 0 else C.NO_WINNER), reason)

@@ -1,0 +1,485 @@
+"""Go: position tests written as text boards, notation, bad input, and a replay of every OpenSpiel
+golden Go record (legal-move sets at every ply, boards, returns and Tromp-Taylor scores)."""
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from envs import _common as C
+from envs.core import IllegalActionError, NotationError, ParameterError, TextBoardError
+from envs.go import _kernel as K
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+
+def play(game, state, *moves):
+    for move in moves:
+        state = game.apply(state, game.str_to_action(state, move))
+    return state
+
+
+def stones(game, state):
+    n = game.size
+    return state[C.HEADER:C.HEADER + n * n].reshape(n, n)
+
+
+# -- captures ---------------------------------------------------------------------------------------
+SINGLE = """
+5 . . . . .
+4 . . x . .
+3 . x o . .
+2 . . x . .
+1 . . . . .
+  a b c d e
+to_move=x ply=4 passes=0 ko=-
+"""
+
+MULTI = """
+5 . . . . .
+4 . x x . .
+3 x o o . .
+2 . x x . .
+1 . . . . .
+  a b c d e
+to_move=x ply=8 passes=0 ko=-
+"""
+
+
+def test_single_stone_capture():
+    game = envs.make_game("go", size=5)
+    after = play(game, game.from_text(SINGLE), "D3")
+    assert stones(game, after)[2, 2] == 0  # c3 taken
+    assert (stones(game, after) == 2).sum() == 0
+
+
+def test_multi_stone_capture():
+    game = envs.make_game("go", size=5)
+    after = play(game, game.from_text(MULTI), "d3")
+    assert (stones(game, after) == 2).sum() == 0
+    assert (stones(game, after) == 1).sum() == 6
+    assert game.score(after) == 25 - 7.5  # every empty point now reaches only Black
+
+
+def test_a_stone_without_liberties_is_legal_when_it_captures():
+    game = envs.make_game("go", size=5)
+    state = game.from_text("""
+5 . o x . .
+4 o x . . .
+3 x . . . .
+2 . . . . .
+1 . . . . .
+  a b c d e
+to_move=x ply=6 passes=0 ko=-
+""")
+    after = play(game, state, "A5")  # takes b5 and a4, two one-stone chains
+    assert stones(game, after)[0, 0] == 1
+    assert (stones(game, after) == 2).sum() == 0
+
+
+# -- ko and superko ---------------------------------------------------------------------------------
+KO = """
+5 . . . . .
+4 . x o . .
+3 x o . o .
+2 . x o . .
+1 . . . . .
+  a b c d e
+to_move=x ply=8 passes=0 ko=-
+"""
+
+
+@pytest.mark.parametrize("superko", ["illegal", "draw"])
+def test_ko_cannot_be_retaken_at_once(superko):
+    game = envs.make_game("go", size=5, superko=superko)
+    taken = play(game, game.from_text(KO), "c3")
+    assert stones(game, taken)[2, 1] == 0  # b3 captured
+    with pytest.raises(NotationError, match="not legal"):
+        game.str_to_action(taken, "b3")
+    assert game.str_to_action(taken, "pass") == 25
+    assert game.to_text(taken).endswith("ko=b3\n")
+    read = game.from_text(game.to_text(taken))  # the ko survives the text, as en passant in FEN
+    assert not game.is_legal(read, 11) and read[C.H_HASH] == taken[C.H_HASH]
+    # After a ko threat and its answer the whole board is new, so retaking is legal again.
+    later = play(game, taken, "e5", "e1", "b3")
+    assert stones(game, later)[2, 2] == 0 and stones(game, later)[2, 1] == 2
+
+
+def _superko_records():
+    records = []
+    for path in sorted(GOLDEN.glob("go_*.jsonl.gz")):
+        with gzip.open(path, "rt") as f:
+            records += [r for r in map(json.loads, f) if r["end_reason"] == "positional_superko"]
+    return records
+
+
+def _action(n, move):
+    return n * n if move == "pass" else move[0] * n + move[1]
+
+
+def test_golden_records_include_superko_repetitions():
+    assert len(_superko_records()) >= 5
+
+
+@pytest.mark.parametrize("record", _superko_records(), ids=lambda r: r["id"])
+def test_positional_superko_both_variants(record):
+    """OpenSpiel's repetitions: legal and a drawn end under "draw", illegal under "illegal"."""
+    cfg = record["config"]
+    n = cfg["board_size"]
+    kwargs = dict(size=n, komi=cfg["komi"], max_moves=cfg["max_game_length"])
+    actions = [_action(n, m) for m in record["moves"]]
+    for superko in ("illegal", "draw"):
+        game = envs.make_game("go", superko=superko, **kwargs)
+        state = game.initial_state()
+        for a in actions[:-1]:
+            state = game.apply(state, a)
+        if superko == "illegal":
+            assert not game.is_legal(state, actions[-1])
+            assert actions[-1] not in game.legal_actions(state)
+            assert game.observation(state, 0)[3].ravel()[actions[-1]] == 1.0
+        else:
+            end = game.apply(state, actions[-1])
+            assert game.is_terminal(end) and end[C.H_REASON] == K.SUPERKO
+            assert list(game.returns(end)) == [0.0, 0.0]
+
+
+# -- suicide ----------------------------------------------------------------------------------------
+SUICIDE = """
+5 . . . . .
+4 . . . . .
+3 o o . . .
+2 x x o . .
+1 . x o . o
+  a b c d e
+to_move=x ply=8 passes=0 ko=-
+"""
+
+
+def test_multi_stone_suicide_is_illegal_by_default():
+    game = envs.make_game("go", size=5)
+    state = game.from_text(SUICIDE)
+    assert not game.is_legal(state, 20)  # a1, the last liberty of a2-b2-b1
+    assert 20 not in game.legal_actions(state)
+    assert game.observation(state, 0)[3, 4, 0] == 1.0
+    with pytest.raises(NotationError, match="'a1' is not legal"):
+        game.str_to_action(state, "a1")
+
+
+def test_multi_stone_suicide_removes_the_chain_when_allowed():
+    game = envs.make_game("go", size=5, suicide=True)
+    after = play(game, game.from_text(SUICIDE), "A1")
+    assert (stones(game, after) == 1).sum() == 0
+    assert (stones(game, after) == 2).sum() == 5
+    # The hash kept incrementally equals the one computed afresh from the board.
+    assert after[C.H_HASH] == game.from_text(game.to_text(after))[C.H_HASH]
+
+
+CORNER = """
+5 . . . . .
+4 . . . . .
+3 . . . . .
+2 o . . . .
+1 . o . . .
+  a b c d e
+to_move=x ply=2 passes=0 ko=-
+"""
+
+
+@pytest.mark.parametrize("suicide", [False, True])
+def test_single_stone_suicide_is_always_illegal(suicide):
+    """It would leave the board unchanged: a pass in disguise (and a superko repeat)."""
+    game = envs.make_game("go", size=5, suicide=suicide)
+    corner = game.from_text(CORNER)
+    assert not game.is_legal(corner, 20)  # a1
+    assert game.is_legal(game.apply(corner, 25), 20)  # White may fill its own eye
+
+
+# -- scoring and the end of the game ------------------------------------------------------------------
+DAME = """
+5 . x . o .
+4 x x . o o
+3 . x . o .
+2 x x . o o
+1 . x . o .
+  a b c d e
+to_move=x ply=16 passes=2 ko=-
+"""
+
+
+@pytest.mark.parametrize("komi, score, returns", [(0, 0.0, [0.0, 0.0]), (0.5, -0.5, [-1.0, 1.0]),
+                                                  (-1.5, 1.5, [1.0, -1.0])])
+def test_area_scoring_with_komi_and_neutral_points(komi, score, returns):
+    """10 points each (7 stones + 3 eyes); the c column reaches both colours and counts for no one."""
+    game = envs.make_game("go", size=5, komi=komi)
+    state = game.from_text(DAME)
+    assert game.is_terminal(state) and state[C.H_REASON] == K.TWO_PASSES
+    assert tuple(K.area(state, game._p)) == (10, 10)
+    assert game.score(state) == score
+    assert list(game.returns(state)) == returns
+
+
+def test_two_consecutive_passes_end_the_game():
+    game = envs.make_game("go", size=5)
+    state = game.apply(game.initial_state(), 25)
+    assert not game.is_terminal(state) and "passes=1" in game.to_text(state)
+    reset = play(game, state, "c3")
+    assert "passes=0" in game.to_text(reset)
+    end = game.apply(state, 25)
+    assert game.is_terminal(end) and end[C.H_REASON] == K.TWO_PASSES
+    assert list(game.returns(end)) == [-1.0, 1.0]  # empty board: White wins by komi
+    assert len(game.legal_actions(end)) == 0
+    with pytest.raises(IllegalActionError, match="after the game ended"):
+        game.apply(end, 25)
+
+
+def test_max_moves_ends_and_scores_the_game():
+    game = envs.make_game("go", size=5, komi=0.5, max_moves=3)
+    state = play(game, game.initial_state(), "c3", "a1")
+    assert not game.is_terminal(state)
+    end = play(game, state, "e5")
+    assert game.is_terminal(end) and end[C.H_REASON] == K.MAX_MOVES
+    assert game.score(end) == 2 - 1 - 0.5  # every empty point reaches both colours
+    assert list(game.returns(end)) == [1.0, -1.0]
+    assert envs.make_game("go", size=7).max_moves == 98
+
+
+# -- notation and text ----------------------------------------------------------------------------------
+def test_gtp_notation_round_trip_skips_i():
+    game = envs.make_game("go")
+    state = game.initial_state()
+    names = [game.action_to_str(state, a) for a in range(82)]
+    assert names[0] == "A9" and names[8] == "J9" and names[80] == "J1" and names[40] == "E5"
+    assert names[81] == "pass"
+    assert not any("I" in name for name in names)
+    assert [game.str_to_action(state, name) for name in names] == list(range(82))
+    assert game.str_to_action(state, "  c3 ") == game.str_to_action(state, "C3") == 6 * 9 + 2
+    assert game.str_to_action(state, "PASS") == 81
+
+
+@pytest.mark.parametrize("text", ["I3", "i3", "A0", "A10", "K1", "C", "3C", "pas", "", "C3x"])
+def test_malformed_moves_raise_notation_error_naming_them(text):
+    game = envs.make_game("go")
+    with pytest.raises(NotationError, match=repr(text.strip().lower())):
+        game.str_to_action(game.initial_state(), text)
+
+
+def test_occupied_point_is_illegal_notation():
+    game = envs.make_game("go", size=5)
+    state = play(game, game.initial_state(), "c3")
+    with pytest.raises(NotationError, match="not legal"):
+        game.str_to_action(state, "C3")
+
+
+def test_text_round_trip_and_fresh_history():
+    game = envs.make_game("go", size=7, suicide=True)
+    rng = np.random.default_rng(3)
+    state = game.initial_state()
+    for _ in range(60):
+        legal = game.legal_actions(state)
+        state = game.apply(state, int(rng.choice(legal[:-1] if len(legal) > 1 else legal)))
+    again = game.from_text(game.to_text(state))
+    assert game.to_text(again) == game.to_text(state)
+    assert again[C.H_HASH] == state[C.H_HASH]
+    assert again[K.fields(game._p) + K.O_COUNT] == 1  # history restarts with this position alone
+
+
+@pytest.mark.parametrize("text, match", [
+    ("hello", "non-empty lines"),
+    (DAME.replace("ply=16", "ply=15"), "to_move=x with ply=15"),
+    (DAME.replace("ply=16", "ply=14"), "14 stones and passes=2 after ply=14"),
+    (DAME.replace("passes=2", "passes=3"), "passes='3'"),
+    (DAME.replace("ply=16", "ply=60"), "ply='60'"),
+    (DAME.replace("5 . x . o .", "5 o x . o .").replace("ply=16", "ply=18"), "chain at A5 has no liberties"),
+    (DAME.replace("a b c d e", "a b c d i"), "column line"),
+    (DAME.replace(" passes=2", ""), "missing passes"),
+    (DAME.replace("ko=-", "ko=z9"), "ko='z9': expected - or a point"),
+    (KO.replace("ko=-", "ko=d4"), "ko='d4': expected the empty point where o just took"),
+    (KO.replace("ko=-", "ko=c3").replace("passes=0", "passes=1"), "ko='c3'"),
+    (KO.replace("ko=-", "ko=e5"), "ko='e5'"),
+])
+def test_bad_text_boards_raise_text_board_error(text, match):
+    game = envs.make_game("go", size=5)
+    with pytest.raises(TextBoardError, match=match):
+        game.from_text(text)
+
+
+def test_observation_planes():
+    game = envs.make_game("go", size=5)
+    state = game.from_text(CORNER)
+    obs = game.observation(state, 1)
+    assert obs.shape == (4, 5, 5) and obs.dtype == np.float32
+    assert obs[0].sum() == 2 and obs[1].sum() == 0 and obs[2].sum() == 0
+    assert obs[3].sum() == 1 and obs[3, 4, 0] == 1  # a1 is suicide for Black, to move
+    assert game.observation(state, 0)[2].sum() == 25
+
+
+# -- parameters -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("params, match", [
+    ({"komi": float("nan")}, "komi=nan"),
+    ({"komi": float("inf")}, "komi=inf"),
+    ({"komi": 7.3}, r"komi=7.3: expected a multiple of 0.5"),
+    ({"komi": "7.5"}, "komi='7.5'"),
+    ({"komi": 100.5}, "komi=100.5"),
+    ({"size": 4}, "size=4"),
+    ({"size": 20}, "size=20"),
+    ({"rules": "aga"}, "rules='aga'"),
+    ({"superko": "situational"}, "superko='situational'"),
+    ({"suicide": 1}, "suicide=1"),
+    ({"max_moves": 0}, "max_moves=0"),
+])
+def test_bad_parameters_raise_parameter_error(params, match):
+    with pytest.raises(ParameterError, match=match):
+        envs.make_game("go", **params)
+
+
+def test_openspiel_preset_and_defaults():
+    game = envs.make_game("go", rules="openspiel")
+    assert game.params["superko"] == "draw" and game.params["suicide"] is False
+    assert game.params["komi"] == 7.5 and game.max_moves == 162 and game.num_actions == 82
+    reverse = envs.make_game("go", komi=-3)
+    assert reverse.score(reverse.initial_state()) == 3.0
+
+
+# -- invariants over random play ------------------------------------------------------------------------
+@pytest.mark.parametrize("params", [{"size": 5}, {"size": 6, "suicide": True},
+                                    {"size": 5, "rules": "openspiel"}])
+def test_random_play_invariants(params):
+    """legal_actions agrees with is_legal everywhere; the incremental hash with a fresh one."""
+    game = envs.make_game("go", **params)
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            assert list(legal) == [a for a in range(game.num_actions) if game.is_legal(state, a)]
+            assert legal[-1] == game.num_actions - 1  # pass is always legal
+            state = game.apply(state, int(rng.choice(legal)))
+            assert state[C.H_HASH] == game.from_text(game.to_text(state))[C.H_HASH]
+        assert state[C.H_REASON] in (K.TWO_PASSES, K.MAX_MOVES, K.SUPERKO)
+
+
+def _naive_after(board, n, a, colour, suicide):
+    """Reference rules by flood fill: the board after a stone, or None if it is a barred suicide."""
+    b = list(board)
+    b[a] = colour
+
+    def neighbours(i):
+        r, c = divmod(i, n)
+        return [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                if 0 <= rr < n and 0 <= cc < n]
+
+    def chain(start):
+        todo, seen, free = [start], {start}, False
+        while todo:
+            for t in neighbours(todo.pop()):
+                free |= b[t] == 0
+                if b[t] == b[start] and t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return seen, free
+
+    for t in neighbours(a):
+        if b[t] == 3 - colour and not chain(t)[1]:
+            for q in chain(t)[0]:
+                b[q] = 0
+    own, free = chain(a)
+    if not free:
+        if not suicide or len(own) == 1:
+            return None
+        for q in own:
+            b[q] = 0
+    return tuple(b)
+
+
+@pytest.mark.parametrize("suicide", [False, True])
+def test_positional_superko_and_suicide_match_a_flood_fill_reference(suicide):
+    """Random 5x5 games (few passes, so boards fill and repeat) against naive reference rules."""
+    game = envs.make_game("go", size=5, suicide=suicide, max_moves=120)
+    rng = np.random.default_rng(11)
+    repeats_barred = 0
+    for _ in range(6):
+        state = game.initial_state()
+        history = {tuple(stones(game, state).ravel())}
+        while not game.is_terminal(state):
+            board = tuple(stones(game, state).ravel())
+            colour = game.current_player(state) + 1
+            after = {a: _naive_after(board, 5, a, colour, suicide) for a in range(25) if board[a] == 0}
+            expected = sorted(a for a, b in after.items() if b is not None and b not in history) + [25]
+            repeats_barred += sum(b in history for b in after.values())
+            legal = game.legal_actions(state)
+            assert list(legal) == expected
+            action = int(rng.choice(legal[:-1])) if len(legal) > 1 and rng.random() < 0.97 else 25
+            state = game.apply(state, action)
+            history.add(tuple(stones(game, state).ravel()))
+            if action < 25:
+                assert tuple(stones(game, state).ravel()) == after[action]
+    assert repeats_barred > 0  # the games did reach superko situations
+
+
+def test_random_playouts_are_seeded_and_bounded():
+    game = envs.make_game("go", size=5)
+    a = game.random_playouts(20, seed=1)
+    b = game.random_playouts(20, seed=1)
+    assert np.array_equal(a["returns"], b["returns"]) and np.array_equal(a["lengths"], b["lengths"])
+    assert a["lengths"].max() <= game.max_moves
+    assert set(np.abs(a["returns"]).sum(axis=1)) <= {0.0, 2.0}
+
+
+# -- golden records -------------------------------------------------------------------------------------
+def _golden():
+    for path in sorted(GOLDEN.glob("go_*.jsonl.gz")):
+        with gzip.open(path, "rt") as f:
+            yield from map(json.loads, f)
+
+
+RECORDS = list(_golden())
+REASONS = {"two_passes": K.TWO_PASSES, "max_length": K.MAX_MOVES, "positional_superko": K.SUPERKO}
+
+
+def test_all_golden_go_records_present():
+    assert len(RECORDS) == 130  # per tests/data/golden/README.md
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[r["id"] for r in RECORDS])
+def test_golden_replay(record):
+    cfg = record["config"]
+    n = cfg["board_size"]
+    game = envs.make_game("go", rules="openspiel", size=n, komi=cfg["komi"], max_moves=cfg["max_game_length"])
+    state = game.initial_state()
+    for k, move in enumerate(record["moves"]):
+        assert not game.is_terminal(state), f"ply {k}: ended early"
+        expected = sorted(_action(n, m) for m in record["legal"][k])
+        assert list(game.legal_actions(state)) == expected, f"ply {k}: legal moves differ"
+        state = game.apply(state, _action(n, move))
+        board = "/".join("".join(".xo"[v] for v in row) for row in stones(game, state))
+        assert board == record["boards"][k], f"ply {k}: board differs"
+    assert game.is_terminal(state) and state[C.H_REASON] == REASONS[record["end_reason"]]
+    assert list(game.returns(state)) == record["returns"]
+    assert tuple(K.area(state, game._p)) == tuple(record["info"]["area"])
+    assert game.score(state) == pytest.approx(record["info"]["tt_score"])
+
+
+@pytest.mark.parametrize("size, komi", [(5, 0.0), (7, 7.5)])
+def test_random_games_match_pyspiel(size, komi):
+    """Beyond the golden records: fresh random games against OpenSpiel itself, when installed."""
+    pyspiel = pytest.importorskip("pyspiel")
+    game = envs.make_game("go", rules="openspiel", size=size, komi=komi)
+    spiel = pyspiel.load_game("go", {"board_size": size, "komi": komi})
+    assert spiel.max_game_length() == game.max_moves
+
+    def theirs(a):  # OpenSpiel numbers rows from the bottom (a1 = 0)
+        return a if a == size * size else (size - 1 - a // size) * size + a % size
+
+    rng = np.random.default_rng(size)
+    for _ in range(8):
+        ours, state = game.initial_state(), spiel.new_initial_state()
+        while not state.is_terminal():
+            legal = game.legal_actions(ours)
+            assert sorted(theirs(a) for a in legal) == sorted(state.legal_actions())
+            action = int(rng.choice(legal))
+            ours = game.apply(ours, action)
+            state.apply_action(theirs(action))
+        assert game.is_terminal(ours) and list(game.returns(ours)) == state.returns()
