@@ -1,0 +1,3 @@
+from .game import LinesOfAction
+
+__all__ = ["LinesOfAction"]
