@@ -129,3 +129,25 @@ def perft(gid, s0, p, depth, num_actions):
             count[level] = legal_actions(gid, child, p, moves[level])
             index[level] = 0
     return total
+
+
+@njit(cache=True)
+def legal_array(gid, s, p, num_actions):
+    """The legal actions as a new trimmed array: one compiled call for ``Game.legal_actions``."""
+    out = np.empty(num_actions, dtype=np.int64)
+    n = legal_actions(gid, s, p, out)
+    return out[:n].copy()
+
+
+@njit(cache=True)
+def checked_apply(gid, s, p, a):
+    """A copy of ``s`` after action ``a``, or an empty array if ``a`` is not legal in ``s``.
+
+    Validation, copy and move in one compiled call: ``Game.apply`` is on every Python game loop,
+    and each call into numba costs about as much as the move itself.
+    """
+    if s[C.H_STATUS] != C.ONGOING or not is_legal(gid, s, p, a):
+        return np.empty(0, dtype=np.int64)
+    t = s.copy()
+    apply(gid, t, p, a)
+    return t

@@ -27,6 +27,9 @@ import numpy as np
 from . import _common as C
 
 
+_INT64 = np.dtype(np.int64)
+
+
 class ArbiterError(ValueError):
     """Base class of every error Arbiter raises for bad input."""
 
@@ -83,6 +86,8 @@ class Game:
     num_players: int = 2
     defaults: dict = {}
     presets: dict = {"standard": {}}
+    end_reasons: dict = {}  # H_REASON code -> name, e.g. {1: "five", 2: "board_full"}
+    observation_bounds = (0.0, 1.0)  # (low, high) of every observation value
     _kernel = None
 
     def __init__(self, **params):
@@ -108,6 +113,8 @@ class Game:
         p = np.array([signature, max_moves, *kernel_params], dtype=np.int64)
         p.flags.writeable = False
         self._p = p
+        self._sig = int(signature)
+        self._shape = (self.state_len,)
 
     # -- hooks a game implements -------------------------------------------------------------
     def _configure(self, params: dict):
@@ -145,15 +152,24 @@ class Game:
 
     def check_state(self, state) -> np.ndarray:
         """Return ``state`` if it is a state of this game, else raise ``StateError``."""
-        if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (self.state_len,):
+        if (
+            type(state) is not np.ndarray
+            or state.dtype is not _INT64
+            or state.shape != self._shape
+            or state.item(C.H_SIG) != self._sig
+        ):
+            if isinstance(state, np.ndarray) and state.dtype == _INT64 and state.shape == self._shape:
+                if state[C.H_SIG] == self._sig:
+                    return state  # an ndarray subclass or a non-native int64 dtype object
+                raise StateError(f"state belongs to another game or parameter set, not {self!r}")
             got = f"array of {state.dtype} with shape {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
             raise StateError(f"not a {self!r} state: got {got}, expected int64 array of shape ({self.state_len},)")
-        if state[C.H_SIG] != self._p[C.P_SIG]:
-            raise StateError(f"state belongs to another game or parameter set, not {self!r}")
         return state
 
     def check_action(self, action) -> int:
         """Return ``action`` as an int if it lies in the action space, else raise."""
+        if type(action) is int and 0 <= action < self.num_actions:
+            return action
         if not _is_int(action) or not 0 <= int(action) < self.num_actions:
             raise IllegalActionError(
                 f"action {action!r} is outside the action space: expected an integer in [0, {self.num_actions})"
@@ -164,14 +180,24 @@ class Game:
         return int(self.check_state(state)[C.H_PLAYER])
 
     def is_terminal(self, state) -> bool:
-        return bool(self.check_state(state)[C.H_STATUS] == C.TERMINAL)
+        return self.check_state(state).item(C.H_STATUS) == C.TERMINAL
+
+    def end_reason(self, state):
+        """Why the game ended, as a name from ``end_reasons`` (``None`` while it goes on)."""
+        code = self.check_state(state).item(C.H_REASON)
+        if state.item(C.H_STATUS) != C.TERMINAL:
+            return None
+        return self.end_reasons.get(code, f"reason {code}")
+
+    @property
+    def max_moves_reason(self):
+        """The ``H_REASON`` code of a game cut off by ``max_moves`` (``None`` if it cannot be):
+        frameworks report such an end as a truncation rather than a termination."""
+        return next((code for code, name in self.end_reasons.items() if name == "max_moves"), None)
 
     def legal_actions(self, state) -> np.ndarray:
         """Legal action ids, ascending; empty exactly when the game is over."""
-        self.check_state(state)
-        out = np.empty(self.num_actions, dtype=np.int64)
-        n = self._kernel.legal_actions(state, self._p, out)
-        return out[:n].copy()
+        return _dispatch.legal_array(self.game_id, self.check_state(state), self._p, self.num_actions)
 
     def legal_mask(self, state) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
@@ -186,15 +212,13 @@ class Game:
 
     def apply(self, state, action) -> np.ndarray:
         """The state after ``action``; ``state`` itself is left unchanged."""
-        self.check_state(state)
-        a = self.check_action(action)
+        nxt = _dispatch.checked_apply(self.game_id, self.check_state(state), self._p, self.check_action(action))
+        if nxt.size:
+            return nxt
+        a = int(action)
         if state[C.H_STATUS] != C.ONGOING:
             raise IllegalActionError(f"action {a} played after the game ended")
-        if not self._kernel.is_legal(state, self._p, a):
-            raise IllegalActionError(f"action {a} ({self._describe(state, a)}) is not legal here")
-        nxt = state.copy()
-        self._kernel.apply(nxt, self._p, a)
-        return nxt
+        raise IllegalActionError(f"action {a} ({self._describe(state, a)}) is not legal here")
 
     def returns(self, state) -> np.ndarray:
         out = np.zeros(self.num_players, dtype=np.float64)
@@ -244,8 +268,6 @@ class Game:
         Games with a deal get a fresh deal per game. The same seed gives the same games.
         """
         n = check_int("n_games", n_games, 1, 10**9)
-        from . import _dispatch
-
         returns = np.zeros((n, self.num_players), dtype=np.float64)
         lengths = np.zeros(n, dtype=np.int64)
         _dispatch.random_playouts(
@@ -269,7 +291,9 @@ class Game:
 
 def perft(game: Game, state, depth: int) -> int:
     """Count the move sequences of ``depth`` plies from ``state`` (finished games are leaves)."""
-    from . import _dispatch
-
     depth = check_int("depth", depth, 0, 64)
     return int(_dispatch.perft(game.game_id, game.check_state(state), game._p, depth, game.num_actions))
+
+
+# Imported last: the game packages that _dispatch compiles against import this module.
+from . import _dispatch  # noqa: E402

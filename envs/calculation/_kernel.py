@@ -110,9 +110,13 @@ def shuffle_hidden(s, p, rng):
 
     Everything the player sees, the hash included, is unchanged. A search calls this on its own
     copy of the root before every iteration, so each card its moves turn is drawn from the unseen
-    cards (the chance node's distribution) and never from the true stock order.
+    cards (the chance node's distribution) and never from the true stock order. The face-down
+    cards are sorted before the shuffle, so the result depends only on what the player can see
+    and on ``rng``: two deals differing only in stock order give the same redraw.
     """
-    _shuffle(s, STOCK + s[POS] + 1, STOCK + NSTOCK, rng)
+    lo = STOCK + s[POS] + 1
+    s[lo:STOCK + NSTOCK] = np.sort(s[lo:STOCK + NSTOCK])
+    _shuffle(s, lo, STOCK + NSTOCK, rng)
 
 
 @njit(cache=True)

@@ -77,6 +77,8 @@ class Calculation(Game):
     num_players = 1
     defaults = {}
     presets = {"standard": {}}
+    end_reasons = {_kernel.WON: "won", _kernel.STUCK: "stuck"}
+    observation_bounds = (0.0, 4.0)  # unseen-card counts go up to 4 per rank
     _kernel = _kernel
 
     def __init__(self, **params):

@@ -66,6 +66,7 @@ class Go(Game):
     game_id = 3
     defaults = {"size": 9, "komi": 7.5, "superko": "illegal", "suicide": False, "max_moves": None}
     presets = {"standard": {}, "openspiel": {"superko": "draw", "suicide": False}}
+    end_reasons = {_kernel.TWO_PASSES: "two_passes", _kernel.MAX_MOVES: "max_moves", _kernel.SUPERKO: "superko"}
     _kernel = _kernel
 
     def _configure(self, params):

@@ -46,6 +46,7 @@ class Gomoku(Game):
     game_id = 2
     defaults = {"size": 15, "exact_five": False}
     presets = {"standard": {}, "openspiel": {"exact_five": False}}
+    end_reasons = {_kernel.FIVE: "five", _kernel.FULL: "board_full"}
     _kernel = _kernel
 
     def _configure(self, params):

@@ -82,6 +82,11 @@ class LinesOfAction(Game):
             "win_at_cap": "draw",
         },
     }
+    end_reasons = {
+        _kernel.CONNECTED: "connected", _kernel.OPPONENT_CONNECTED: "opponent_connected",
+        _kernel.BOTH_CONNECTED: "both_connected", _kernel.REPETITION: "repetition",
+        _kernel.MAX_MOVES: "max_moves", _kernel.NO_MOVE: "no_move",
+    }
     _kernel = _kernel
 
     def _configure(self, params):

@@ -54,6 +54,7 @@ class Othello(Game):
     game_id = 1
     defaults = {"size": 8}
     presets = {"standard": {}, "openspiel": {}}
+    end_reasons = {_kernel.FULL: "board_full", _kernel.NO_MOVES: "no_moves"}
     _kernel = _kernel
 
     def _configure(self, params):
