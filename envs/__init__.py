@@ -33,7 +33,11 @@ def make_game(name, **params) -> Game:
     return getattr(import_module(module), cls)(**params)
 
 
+from .registration import register_envs  # noqa: E402
+
+register_envs()
+
 __all__ = [
     "GAMES", "make_game", "Game", "ArbiterError", "ParameterError", "StateError",
-    "IllegalActionError", "NotationError", "TextBoardError",
+    "IllegalActionError", "NotationError", "TextBoardError", "register_envs",
 ]

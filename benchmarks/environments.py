@@ -1,0 +1,171 @@
+"""Environment throughput: Arbiter's Gymnasium, PettingZoo and vector envs against PettingZoo's
+own ``go_v5`` (9x9) and ``connect_four_v3``, all in one run on the same machine.
+
+    python benchmarks/environments.py [--seconds 2] [--write docs/benchmarks.md]
+
+(Run it as a module from the repository root: as a script its own name would shadow ``envs``.)
+
+A *step* is one call of ``step``: for the Gymnasium env that is the learner's move plus the
+random opponent's reply; for AEC envs one ply; for the vector env one step of each of the N games
+(so N steps). Random legal actions are chosen from the mask, as a masked policy would. With
+``--write`` the table replaces the "## Environments" section of that file (other sections kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import re
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+from envs.pettingzoo import calculation_v0, go_v0, gomoku_v0, loa_v0, othello_v0
+from envs.registration import register_envs
+
+register_envs()
+
+GAMES = [  # (gymnasium id, AEC module, rule parameters)
+    ("LOA-v0", loa_v0, {}),
+    ("Othello-v0", othello_v0, {}),
+    ("Gomoku-v0", gomoku_v0, {}),
+    ("Go-v0", go_v0, {"size": 9}),
+    ("Calculation-v0", calculation_v0, {}),
+]
+
+
+def _timed(step_fn, seconds):
+    """Run ``step_fn`` (returns steps done) repeatedly for about ``seconds``; steps per second."""
+    step_fn()  # warm-up: compile and fill caches
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += step_fn()
+    return steps / (time.perf_counter() - start)
+
+
+def gym_rate(env_id, params, seconds):
+    env = gymnasium.make(env_id, **params)  # with Gymnasium's default wrappers
+    rng = np.random.default_rng(0)
+    state = {"info": env.reset(seed=0)[1]}
+
+    def burst():
+        for _ in range(200):
+            action = rng.choice(np.flatnonzero(state["info"]["action_mask"]))
+            _, _, terminated, truncated, state["info"] = env.step(action)
+            if terminated or truncated:
+                state["info"] = env.reset()[1]
+        return 200
+
+    return _timed(burst, seconds)
+
+
+def aec_rate(make_env, seconds):
+    env = make_env()
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+
+    def burst():
+        steps = 0
+        while steps < 200:
+            if not env.agents:
+                env.reset()
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                steps += 1
+        return steps
+
+    return _timed(burst, seconds)
+
+
+def vector_rate(env_id, params, num_envs, seconds):
+    vec = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **params)
+    rng = np.random.default_rng(0)
+    state = {"mask": vec.reset(seed=0)[1]["action_mask"]}
+
+    def burst():
+        for _ in range(20):
+            # a random legal action per game: argmax of random keys restricted to the mask
+            keys = rng.random(state["mask"].shape) * state["mask"]
+            _, _, _, _, info = vec.step(keys.argmax(axis=1))
+            state["mask"] = info["action_mask"]
+        return 20 * num_envs
+
+    return _timed(burst, seconds)
+
+
+def run(seconds):
+    from pettingzoo.classic import connect_four_v3, go_v5
+
+    rows = []
+    for env_id, module, params in GAMES:
+        name = env_id + (f" {params['size']}x{params['size']}" if "size" in params else "")
+        gym = gym_rate(env_id, params, seconds)
+        aec = aec_rate(lambda: module.env(**params), seconds)
+        vec = {n: vector_rate(env_id, params, n, seconds) for n in (64, 256, 1024)}
+        rows.append((name, gym, aec, vec))
+        print(f"{name:22s} gym {gym:10.0f}  aec {aec:10.0f}  " + "  ".join(f"vec{n} {r:12.0f}" for n, r in vec.items()), flush=True)
+    refs = [("PettingZoo go_v5 9x9", aec_rate(lambda: go_v5.env(board_size=9), seconds)),
+            ("PettingZoo connect_four_v3", aec_rate(connect_four_v3.env, seconds))]
+    for name, rate in refs:
+        print(f"{name:22s} aec {rate:10.0f}", flush=True)
+    return rows, refs
+
+
+def table(rows, refs, seconds):
+    go_v5 = refs[0][1]
+    go = next(r for r in rows if r[0].startswith("Go-v0"))
+    lines = [
+        "## Environments",
+        "",
+        f"Steps per second, random legal actions, one process ({platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}); `python benchmarks/environments.py --seconds {seconds:g}`. "
+        "Gymnasium: `gymnasium.make` with its default wrappers, one step = learner move + random reply. "
+        "AEC: one ply through the wrapped `env()`. Vector: `make_vec(..., vectorization_mode=\"vector_entry_point\")`, "
+        "all N games counted.",
+        "",
+        "| env | Gymnasium | AEC | vector N=64 | vector N=256 | vector N=1024 | best vector / Gymnasium |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, gym, aec, vec in rows:
+        best = max(vec.values())
+        lines.append(f"| {name} | {gym:,.0f} | {aec:,.0f} | " + " | ".join(f"{vec[n]:,.0f}" for n in (64, 256, 1024))
+                     + f" | {best / gym:.0f}x |")
+    for name, rate in refs:
+        lines.append(f"| {name} (reference) | | {rate:,.0f} | | | | |")
+    lines += [
+        "",
+        f"Go 9x9: Gymnasium env / PettingZoo `go_v5` = **{go[1] / go_v5:.0f}x** (target 10x); "
+        f"AEC / `go_v5` = **{go[2] / go_v5:.0f}x**; vector (best N) / Gymnasium env = "
+        f"**{max(go[3].values()) / go[1]:.0f}x** (target 20x).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_section(path: Path, section: str):
+    """Replace (or append) the '## Environments' section, leaving every other section alone."""
+    text = path.read_text() if path.exists() else "# Benchmarks\n\n"
+    pattern = re.compile(r"^## Environments\n.*?(?=^## |\Z)", re.S | re.M)
+    text = pattern.sub(lambda _: section + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="measuring time per cell")
+    parser.add_argument("--write", type=Path, help="markdown file whose '## Environments' section to replace")
+    args = parser.parse_args()
+    rows, refs = run(args.seconds)
+    section = table(rows, refs, args.seconds)
+    print(section)
+    if args.write:
+        write_section(args.write, section)
+
+
+if __name__ == "__main__":
+    main()

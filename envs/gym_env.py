@@ -1,0 +1,220 @@
+"""One Gymnasium environment for every Arbiter game, built only on the Game protocol.
+
+    import gymnasium, envs
+    env = gymnasium.make("Go-v0", size=9, komi=7.5, opponent="random", agent_seat="random")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+
+A two-player game becomes a single-agent environment: the learner plays ``agent_seat`` and an
+``opponent`` answers inside ``step`` until the learner is to move again (or the game is over).
+Calculation is a patience and needs no opponent.
+
+Spaces. ``action_space = Discrete(game.num_actions)`` in the game's flat action ids (each game's
+module docstring and ``docs/games/`` give the table); ``observation_space`` is a ``Box`` of
+``game.observation(state, agent_seat)``, planes from the learner's point of view.
+``info["action_mask"]`` (``np.int8``, 1 = legal) and ``action_masks()`` follow sb3-contrib's
+MaskablePPO convention; the mask is all zero once the episode is over.
+
+Rewards. 0 on every step but the last; then the learner's return (+1 win, -1 loss, 0 draw; in
+Calculation 1 won, 0 lost). An illegal action (out of range, or not legal in the position) ends
+the episode with -1 and ``info["illegal_action"] = True``, so random-action checkers can drive
+the env; ``illegal_action="raise"`` raises ``envs.IllegalActionError`` instead.
+
+Episode end. ``terminated`` when the game ends by its rules. ``truncated`` when it ends because it
+reached ``game.max_moves`` plies (LOA and Go have such a cap): the ply count is not part of the
+observation, so for the learner the cap is a time limit, exactly what truncation means. The
+reward is still the game's result at the cap (Go scores the board, LOA calls it a draw).
+
+Determinism. ``reset(seed=s)`` seeds ``self.np_random``; from it come the deal, the learner's seat
+(``agent_seat="random"``) and the opponent's seed, so the same seed gives the same episode for
+the same learner actions. An opponent given as a spec string (``"random"``,
+``"alphabeta:depth=3"``) is rebuilt with ``agents.make(spec, seed=...)`` at every reset; an
+opponent given as an object keeps its own random stream (it is only ``reset()``).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from . import _common as C
+from . import make_game
+from .core import IllegalActionError, ParameterError
+
+SEED_BOUND = 2**63 - 1
+
+
+def observation_box(game) -> spaces.Box:
+    """The ``Box`` holding ``game.observation``: shape and dtype from a sample, bounds from the game.
+
+    ``game.observation_bounds`` gives ``(low, high)`` where a plane is not 0/1 (Calculation
+    counts unseen copies of a rank, 0..4); binary planes need nothing.
+    """
+    sample = game.observation(game.initial_state(seed=0), 0)
+    low, high = game.observation_bounds
+    return spaces.Box(low=low, high=high, shape=sample.shape, dtype=sample.dtype)
+
+
+def action_mask(game, state) -> np.ndarray:
+    """Legal actions of ``state`` as an int8 0/1 vector (all zero when the game is over)."""
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    mask[game.legal_actions(state)] = 1
+    return mask
+
+
+def ended_by_max_moves(game, state) -> bool:
+    """Whether the game was cut off by ``game.max_moves`` rather than ended by its rules."""
+    return game.end_reason(state) == "max_moves"
+
+
+def resolve_agent(opponent, seed):
+    """An agent object from an agent object (returned as is) or a spec string for ``agents.make``."""
+    if isinstance(opponent, str):
+        import agents  # deferred: agents depend on envs, not the other way round
+
+        return agents.make(opponent, seed=seed)
+    if callable(getattr(opponent, "act", None)):
+        return opponent
+    raise ParameterError(
+        f"opponent={opponent!r}: expected an agent spec string such as 'random' or "
+        "an object with act(game, state) -> action"
+    )
+
+
+class ArbiterEnv(gym.Env):
+    """Single-agent Gymnasium env of any Arbiter game (see the module docstring).
+
+    Args:
+        game: game name for ``envs.make_game`` (``"loa"``, ``"othello"``, ``"gomoku"``, ``"go"``,
+            ``"calculation"``).
+        opponent: agent spec string or agent object playing the other seat (two-player games).
+        agent_seat: 0, 1 or ``"random"`` (drawn per episode from the reset seed).
+        illegal_action: ``"lose"`` (end the episode with reward -1) or ``"raise"``.
+        render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
+        **params: the game's rule parameters (``size=9, komi=7.5``, ``rules="openspiel"``, ...).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
+
+    def __init__(self, game="gomoku", opponent="random", agent_seat=0, illegal_action="lose",
+                 render_mode=None, **params):
+        self.game = make_game(game, **params)
+        two_players = self.game.num_players == 2
+        seats = (0, 1, "random") if two_players else (0,)
+        if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
+            raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
+        if illegal_action not in ("lose", "raise"):
+            raise ParameterError(f"illegal_action={illegal_action!r}: expected 'lose' or 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
+        self.agent_seat = agent_seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.observation_space = observation_box(self.game)
+        self._opponent_spec = None
+        if two_players:
+            self.set_opponent(opponent)
+        self._state = None
+        self._seat = 0
+        self._done = True
+        self._previous = None
+
+    # -- opponents ---------------------------------------------------------------------------
+    def set_opponent(self, opponent) -> None:
+        """Replace the opponent from the next ``reset`` on (self-play pools swap opponents here)."""
+        if self.game.num_players == 1:
+            raise ParameterError(f"{self.game.name} is a one-player game: it has no opponent")
+        self._opponent = resolve_agent(opponent, seed=None)  # fails now, not at the next reset
+        self._opponent_spec = opponent if isinstance(opponent, str) else None
+
+    @property
+    def opponent(self):
+        return self._opponent if self.game.num_players == 2 else None
+
+    # -- the Gymnasium API -------------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
+        self._seat = int(self.np_random.integers(2)) if self.agent_seat == "random" else self.agent_seat
+        self._state = self.game.initial_state(seed=deal_seed)
+        self._done = False
+        self._previous = None
+        if self.game.num_players == 2:
+            if self._opponent_spec is not None:
+                self._opponent = resolve_agent(self._opponent_spec, seed=opponent_seed)
+            if callable(getattr(self._opponent, "reset", None)):
+                self._opponent.reset()
+            self._play_opponent()
+        self._render_human()
+        return self._observe(), {"action_mask": self._mask(), "agent_seat": self._seat}
+
+    def step(self, action):
+        if self._state is None or self._done:
+            raise gym.error.ResetNeeded("step() called on a finished episode: call reset() first")
+        game, state = self.game, self._state
+        if not game.is_legal(state, action):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(
+                    f"action {action!r} is not legal here: legal actions are {game.legal_actions(state).tolist()}"
+                )
+            self._done = True
+            return self._observe(), -1.0, True, False, {"action_mask": self._mask(), "illegal_action": True}
+        self._play(int(action))
+        self._play_opponent()
+        over = game.is_terminal(self._state)
+        self._done = over
+        reward = float(game.returns(self._state)[self._seat]) if over else 0.0
+        truncated = ended_by_max_moves(game, self._state)
+        self._render_human()
+        info = {"action_mask": self._mask(), "illegal_action": False}
+        return self._observe(), reward, over and not truncated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions as a bool vector (sb3-contrib MaskablePPO calls this)."""
+        return self._mask().astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode= to gymnasium.make")
+            return None
+        if self.render_mode == "human":
+            self._render_human()
+            return None
+        from . import render
+
+        if self.render_mode == "ansi":
+            return render.ansi(self.game, self._state, self._last_move())
+        return render.rgb(self.game, self._state, self._previous)
+
+    # -- internals ---------------------------------------------------------------------------
+    def _play(self, action: int) -> None:
+        self._previous = self._state
+        self._state = self.game.apply(self._state, action)
+
+    def _play_opponent(self) -> None:
+        """Let the opponent move until the learner is to move or the game is over."""
+        game = self.game
+        while not game.is_terminal(self._state) and game.current_player(self._state) != self._seat:
+            self._play(self._opponent.act(game, self._state))
+
+    def _last_move(self):
+        """Notation of the last ply, written from the position it was played in (for ``ansi``)."""
+        if self._previous is None:
+            return None
+        return self.game.action_to_str(self._previous, int(self._state[C.H_LAST]))
+
+    def _observe(self) -> np.ndarray:
+        return self.game.observation(self._state, self._seat)
+
+    def _mask(self) -> np.ndarray:
+        if self._done:
+            return np.zeros(self.game.num_actions, dtype=np.int8)
+        return action_mask(self.game, self._state)
+
+    def _render_human(self) -> None:
+        if self.render_mode == "human" and self._state is not None:
+            from . import render
+
+            print(render.ansi(self.game, self._state, self._last_move()))

@@ -1,0 +1,144 @@
+"""One PettingZoo AEC environment for every Arbiter game, in the style of PettingZoo's classic envs.
+
+    from envs.pettingzoo import go_v0
+    env = go_v0.env(render_mode="ansi", size=9, komi=7.5)
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else env.action_space(agent).sample(observation["action_mask"])
+        env.step(action)
+
+Agents are ``"player_0"`` (Black, seat 0, moves first) and ``"player_1"``; Calculation has only
+``"player_0"``. ``observe(agent)`` is ``{"observation": game.observation(state, seat),
+"action_mask": int8}``; the mask is all zero for the agent not to move and after the game ends.
+Rewards are given only at the end: each seat's return (+1 / -1 / 0; Calculation 1 won, 0 lost).
+A game that ends by reaching ``max_moves`` (LOA, Go) sets ``truncations`` instead of
+``terminations``, as the Gymnasium env does.
+
+Illegal moves are handled exactly as PettingZoo classic does: ``env()`` wraps ``raw_env`` in
+``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game ends),
+``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. ``raw_env`` itself raises
+``envs.IllegalActionError`` on an illegal action.
+
+``reset(seed=...)`` determines the deal (Calculation); the board games have no chance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import make_game
+from .gym_env import action_mask, ended_by_max_moves, observation_box
+from .core import ParameterError
+
+
+class ArbiterAEC(AECEnv, EzPickle):
+    """AEC env of any Arbiter game; ``game`` is its name, ``**params`` its rule parameters."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 4}
+
+    def __init__(self, game="gomoku", render_mode=None, **params):
+        EzPickle.__init__(self, game, render_mode, **params)
+        super().__init__()
+        self.game = make_game(game, **params)
+        self.metadata = {**self.metadata, "name": f"{self.game.name}_v0"}
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(self.game.num_players)]
+        self.agents = self.possible_agents[:]
+        board = observation_box(self.game)
+        mask = spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8)
+        self.observation_spaces = {a: spaces.Dict({"observation": board, "action_mask": mask}) for a in self.agents}
+        self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.agents}
+        self.np_random, _ = seeding.np_random(None)
+        self.state = None
+        self._previous = None
+        self._last_move = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observe(self, agent):
+        seat = self.possible_agents.index(agent)
+        to_move = agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]
+        mask = action_mask(self.game, self.state) if to_move else np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": self.game.observation(self.state, seat), "action_mask": mask}
+
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        self.state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
+        self._previous = self._last_move = None
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self._render_human()
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[agent] = 0.0
+        self._last_move = self.game.action_to_str(self.state, self.game.check_action(action))
+        self._previous = self.state
+        self.state = self.game.apply(self.state, action)  # raises IllegalActionError if illegal
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.game.is_terminal(self.state):
+            returns = self.game.returns(self.state)
+            self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
+            ended = self.truncations if ended_by_max_moves(self.game, self.state) else self.terminations
+            for a in self.agents:
+                ended[a] = True
+            # as in PettingZoo classic, the next seat sees the final rewards first
+            seat = self.possible_agents.index(agent)
+            self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self._accumulate_rewards()
+        self._render_human()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "human":
+            self._render_human()
+            return None
+        from . import render
+
+        if self.render_mode == "ansi":
+            return render.ansi(self.game, self.state, self._last_move)
+        return render.rgb(self.game, self.state, self._previous)
+
+    def close(self):
+        pass
+
+    def _render_human(self):
+        if self.render_mode == "human" and self.state is not None:
+            from . import render
+
+            print(render.ansi(self.game, self.state, self._last_move))
+
+
+def raw_env(game, render_mode=None, **params) -> ArbiterAEC:
+    """The unwrapped AEC env (raises on illegal actions)."""
+    return ArbiterAEC(game, render_mode=render_mode, **params)
+
+
+def env(game, render_mode=None, **params):
+    """The AEC env wrapped as PettingZoo classic envs are (see the module docstring)."""
+    wrapped = raw_env(game, render_mode=render_mode, **params)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)

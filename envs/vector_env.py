@@ -1,0 +1,127 @@
+"""A batch of N games against the random opponent, stepped by one compiled call per step.
+
+    import gymnasium, envs
+    vec = gymnasium.make_vec("Othello-v0", num_envs=256, vectorization_mode="vector_entry_point")
+    obs, info = vec.reset(seed=0)                       # obs: (256, 3, 8, 8) float32
+    actions = policy(obs, info["action_mask"])          # masks: (256, 65) int8
+    obs, rewards, terminated, truncated, info = vec.step(actions)
+
+Each game behaves as one ``envs.gym_env.ArbiterEnv`` with ``opponent="random"`` (same spaces,
+rewards, illegal-action rule and truncation), with these differences, all for speed:
+
+* the opponent is always the uniformly random one, played inside the compiled step (use
+  ``vectorization_mode="sync"`` for another opponent);
+* autoreset is Gymnasium's ``NEXT_STEP`` mode: the step that ends a game returns its final
+  observation; the next step starts a new episode in that slot, ignores its action and returns
+  reward 0. The mask of a finished slot is all ones (any action is ignored, and masked samplers
+  need a non-empty mask); ``info["action_mask"]`` is otherwise the legal-action mask;
+* randomness comes from one SplitMix64 stream per slot seeded from ``reset(seed=...)``, so slot
+  i replays identically whatever the batch size.
+
+``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool and ``agent_seat`` (N,).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import _vector_kernel as K
+from . import make_game
+from .core import ParameterError
+from .gym_env import observation_box
+
+
+class ArbiterVectorEnv(VectorEnv):
+    """``num_envs`` games of one kind (see the module docstring); ``**params`` are rule parameters."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"]}
+
+    def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None, **params):
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
+        if opponent != "random":
+            raise ParameterError(
+                f"opponent={opponent!r}: the vector env plays only the fused 'random' opponent; "
+                "use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
+            )
+        self.game = make_game(game, **params)
+        seats = (0, 1, "random") if self.game.num_players == 2 else (0,)
+        if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
+            raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
+        self.num_envs = int(num_envs)
+        self.render_mode = render_mode
+        self.single_observation_space = observation_box(self.game)
+        self.single_action_space = spaces.Discrete(self.game.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+        n, g = self.num_envs, self.game
+        self._gid, self._p = g.kernel
+        self._size = self.single_observation_space.shape[-1]
+        self._seat_mode = K.SEAT_RANDOM if agent_seat == "random" else agent_seat
+        self._cap_reason = -1 if g.max_moves_reason is None else g.max_moves_reason
+        self._states = np.zeros((n, g.state_len), dtype=np.int64)
+        self._rngs = np.zeros((n, 1), dtype=np.uint64)
+        self._seats = np.zeros(n, dtype=np.int64)
+        self._pending = np.zeros(n, dtype=np.bool_)
+        self._obs = np.zeros((n, *self.single_observation_space.shape), dtype=np.float32)
+        self._masks = np.zeros((n, g.num_actions), dtype=np.int8)
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
+        self._illegal = np.zeros(n, dtype=np.bool_)
+        self._legal = np.zeros(g.num_actions, dtype=np.int64)
+        self._returns = np.zeros(g.num_players, dtype=np.float64)
+        self._seeded = False
+
+    def reset(self, *, seed=None, options=None):
+        """Reset every slot (or those in ``options["reset_mask"]``); an int seed reseeds all slots."""
+        if seed is not None or not self._seeded:
+            if isinstance(seed, (list, tuple, np.ndarray)):
+                raise ParameterError(f"seed={seed!r}: expected one int (slot i gets its own derived stream)")
+            self._rngs[:, 0] = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
+            self._seeded = True
+        which = np.ones(self.num_envs, dtype=np.bool_)
+        if options and "reset_mask" in options:
+            which = np.asarray(options["reset_mask"], dtype=np.bool_)
+            if which.shape != (self.num_envs,):
+                raise ParameterError(f"reset_mask of shape {which.shape}: expected ({self.num_envs},) booleans")
+        K.reset(self._gid, self._p, self._size, self._states, self._rngs, self._seat_mode, self._seats,
+                which, self._pending, self._obs.reshape(self.num_envs, -1), self._masks, self._legal)
+        return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ParameterError(f"actions of shape {actions.shape} and dtype {actions.dtype}: expected ({self.num_envs},) integers")
+        if not self._seeded:
+            raise ParameterError("step() before reset(): call reset() first")
+        K.step(self._gid, self._p, self._size, self.game.num_players, self._cap_reason, self._states,
+               self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False), self._pending,
+               self._obs.reshape(self.num_envs, -1), self._rewards, self._terminated, self._truncated,
+               self._illegal, self._masks, self._legal, self._returns)
+        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy()}
+        return self._obs.copy(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool legal-action masks (sb3-contrib convention)."""
+        return self._masks.astype(bool)
+
+    def states(self) -> np.ndarray:
+        """A copy of the N game states (for inspection with ``self.game``)."""
+        return self._states.copy()
+
+    def render(self):
+        """A tuple with one picture (or text board) per slot."""
+        from . import render
+
+        if self.render_mode == "ansi":
+            return tuple(render.ansi(self.game, s) for s in self._states)
+        if self.render_mode == "rgb_array":
+            return tuple(render.rgb(self.game, s) for s in self._states)
+        return None

@@ -1,0 +1,82 @@
+"""The PettingZoo AEC envs: PettingZoo's own api/seed/render tests and classic-style conventions."""
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from envs.core import IllegalActionError
+from envs.pettingzoo import calculation_v0, go_v0, gomoku_v0, loa_v0, othello_v0
+
+# Small boards keep PettingZoo's 1000-cycle api_test fast; defaults are covered by the Gym checker.
+MODULES = [(loa_v0, {}), (othello_v0, {"size": 6}), (gomoku_v0, {"size": 9}), (go_v0, {"size": 5}),
+           (calculation_v0, {})]
+IDS = [m.__name__.rsplit(".", 1)[1] for m, _ in MODULES]
+
+
+@pytest.mark.parametrize("module, params", MODULES, ids=IDS)
+def test_pettingzoo_api_seed_and_render_tests(module, params):
+    with contextlib.redirect_stdout(io.StringIO()):  # render_test also runs "human" mode
+        api_test(module.env(**params), num_cycles=300)
+        seed_test(lambda **kw: module.env(**params, **kw), num_cycles=300)
+        render_test(lambda **kw: module.env(**params, **kw))
+
+
+def test_classic_conventions_masks_and_final_rewards():
+    env = gomoku_v0.env(size=7)
+    env.reset(seed=0)
+    rewards = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        rewards[agent] += reward
+        other = next(a for a in env.agents if a != agent) if len(env.agents) > 1 else None
+        if other is not None:
+            assert not env.observe(other)["action_mask"].any(), "the waiting agent's mask must be zero"
+        if termination or truncation:
+            assert not obs["action_mask"].any()
+            env.step(None)
+            continue
+        assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].any() and reward == 0
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    game = env.unwrapped.game
+    returns = game.returns(env.unwrapped.state)
+    assert rewards == {"player_0": returns[0], "player_1": returns[1]} and sum(rewards.values()) == 0
+
+
+def test_illegal_move_ends_the_game_as_in_pettingzoo_classic():
+    env = othello_v0.env(size=6)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": -1.0, "player_1": 0.0}
+    raw = othello_v0.raw_env(size=6)
+    raw.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        raw.step(0)
+
+
+def test_parameters_and_seeded_deals():
+    env = go_v0.env(size=7, komi=0.5)
+    env.reset()
+    assert env.unwrapped.game.params["komi"] == 0.5
+    assert env.observation_space("player_0")["observation"].shape == (4, 7, 7)
+    one, two = calculation_v0.env(), calculation_v0.env()
+    one.reset(seed=3)
+    two.reset(seed=3)
+    assert np.array_equal(one.observe("player_0")["observation"], two.observe("player_0")["observation"])
+    two.reset(seed=4)
+    assert not np.array_equal(one.observe("player_0")["observation"], two.observe("player_0")["observation"])
+    assert one.possible_agents == ["player_0"]
+
+
+def test_rgb_render_changes_after_a_move():
+    env = loa_v0.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    before = env.render()
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    after = env.render()
+    assert before.shape == after.shape and before.dtype == np.uint8 and not np.array_equal(before, after)
