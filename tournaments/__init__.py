@@ -1,0 +1,25 @@
+"""Arbiter's referee: championship systems for real agents, and the study of their accuracy.
+
+    import tournaments
+    result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="loa", workers=2)
+    print(result)                                   # standings, Bradley–Terry ratings, crosstable
+    tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
+
+Systems (one implementation each in ``_systems``, shared by real tournaments and the study):
+``round_robin``, ``olympic`` (``k=``, ``recursive=``), ``swiss`` (``rounds=``,
+``avoid_rematches=``) and ``random_order`` (the study's "no rules").
+"""
+
+from . import study
+from .executor import ExecutorError, InlineExecutor, ProcessExecutor
+from .journal import JournalError
+from .play import CRASH, ILLEGAL, NORMAL, TIMEOUT
+from .ratings import bradley_terry
+from .referee import Referee, configure, swiss_rounds
+from .runner import TournamentResult, olympic, random_order, round_robin, run, swiss
+
+__all__ = [
+    "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
+    "configure", "swiss_rounds", "bradley_terry", "study", "InlineExecutor", "ProcessExecutor",
+    "ExecutorError", "JournalError", "NORMAL", "CRASH", "TIMEOUT", "ILLEGAL",
+]

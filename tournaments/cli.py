@@ -1,0 +1,219 @@
+"""The ``arbiter`` command line.
+
+    arbiter tournament --game loa --system swiss --agents random greedy "alphabeta:depth=3" \\
+                       --workers 2 --journal run.db [--resume]
+    arbiter study [--out study_out] [--championships N]
+    arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
+    arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
+
+A subcommand is a pair of functions, ``_add_<name>(subparsers)`` and ``_run_<name>(args)``, listed
+in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+
+import envs
+
+from .journal import JournalError
+
+
+def _game_params(pairs) -> dict:
+    """``["size=9", "komi=7.5"]`` → ``{"size": 9, "komi": 7.5}`` (values as Python literals)."""
+    params = {}
+    for item in pairs or []:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"-p {item!r}: expected key=value, e.g. -p size=9")
+        try:
+            params[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            params[key.strip()] = value.strip()
+    return params
+
+
+def _add_game(p):
+    p.add_argument("--game", default="loa", choices=sorted(envs.GAMES), help="default %(default)s")
+    p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
+                   help="a game parameter, e.g. -p size=9 (repeatable)")
+
+
+# -- tournament ------------------------------------------------------------------------------------
+def _add_tournament(sub):
+    p = sub.add_parser("tournament", help="play a tournament between agents and print the standings")
+    _add_game(p)
+    p.add_argument("--system", default="swiss", choices=["round_robin", "olympic", "swiss", "random_order"])
+    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                   help='agent specs, e.g. random greedy "alphabeta:depth=3"')
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=None, help="worker processes (0: play in this process)")
+    p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
+    p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
+    p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
+    p.add_argument("--k", type=int, default=1, help="olympic: first to k wins per match")
+    p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
+    p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: the study's table)")
+    p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
+    p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
+    p.add_argument("--csv", help="write every game record to this CSV file")
+    p.add_argument("--sgf", help="Go: write one SGF file per game into this directory")
+
+
+def _run_tournament(args) -> int:
+    from . import runner
+
+    options = {}
+    if args.system == "olympic":
+        options = {"k": args.k, "recursive": args.recursive}
+    elif args.system == "swiss":
+        options = {"rounds": args.rounds, "avoid_rematches": not args.allow_rematches}
+    if args.resume and not args.journal:
+        raise SystemExit("--resume needs --journal FILE")
+    result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
+                        journal=args.journal, resume=args.resume, move_time=args.move_time,
+                        game_params=_game_params(args.param), **options)
+    print(result)
+    if args.jsonl:
+        result.to_jsonl(args.jsonl)
+    if args.csv:
+        result.to_csv(args.csv)
+    if args.sgf:
+        result.to_sgf(args.sgf)
+    return 0
+
+
+# -- study -----------------------------------------------------------------------------------------
+def _add_study(sub):
+    p = sub.add_parser("study", help="simulate the championship study's grid; write tables and a plot")
+    p.add_argument("--out", default="study_out", help="output directory (default %(default)s)")
+    p.add_argument("--championships", type=int,
+                   help="per cell (default: the study's 1,000,000 for Np=8, 100,000 otherwise)")
+    p.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 64])
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _run_study(args) -> int:
+    from .study import write_study
+
+    out = write_study(args.out, sizes=tuple(args.sizes), championships=args.championships, seed=args.seed)
+    print(f"grid done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU): " + ", ".join(out["files"]))
+    return 0
+
+
+# -- play ------------------------------------------------------------------------------------------
+def _add_play(sub):
+    p = sub.add_parser("play", help="watch two agents, or play against one ('human') in the terminal")
+    _add_game(p)
+    p.add_argument("--black", default="human", help="agent spec or 'human' (default %(default)s)")
+    p.add_argument("--white", default="random", help="agent spec or 'human' (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+HELP = "Enter a move in the game's notation, or: undo, resign, moves, help."
+
+
+def _human_move(game, state, history, seat, inp=input, out=print):
+    """Ask for a move; returns an action, "undo" or "resign"."""
+    while True:
+        try:
+            text = inp(f"{'Black' if seat == 0 else 'White'} to move> ").strip()
+        except EOFError:
+            return "resign"
+        if text in ("resign", "undo"):
+            return text
+        if text in ("help", "?"):
+            out(HELP)
+        elif text == "moves":
+            out(" ".join(game.action_to_str(state, a) for a in game.legal_actions(state)))
+        elif text:
+            try:
+                return game.str_to_action(state, text)
+            except (envs.ArbiterError, JournalError) as e:
+                out(f"{e}. {HELP}")
+
+
+def play(game, players, seed=0, inp=input, out=print) -> str:
+    """Play one game between ``players`` (agents, or None for a human at the terminal).
+
+    ``undo`` takes back the human's last move (and the agent's reply); ``resign`` ends the game.
+    Returns the result text ("1-0", "0-1", "1/2-1/2")."""
+    state = game.initial_state(seed=seed)
+    history = []
+    while not game.is_terminal(state):
+        out(game.to_text(state))
+        seat = game.current_player(state)
+        if players[seat] is None:
+            action = _human_move(game, state, history, seat, inp, out)
+            if action == "resign":
+                out(f"{'Black' if seat == 0 else 'White'} resigns.")
+                return "0-1" if seat == 0 else "1-0"
+            if action == "undo":
+                back = next((i for i in range(len(history) - 1, -1, -1)
+                             if game.current_player(history[i]) == seat), None)
+                if back is None:
+                    out("nothing to undo")
+                else:
+                    state = history[back]
+                    del history[back:]
+                continue
+        else:
+            action = players[seat].act(game, state.copy())
+        out(f"{'Black' if seat == 0 else 'White'} plays {game.action_to_str(state, action)}")
+        history.append(state)
+        state = game.apply(state, action)
+    out(game.to_text(state))
+    r = game.returns(state)
+    result = "1-0" if r[0] > r[1] else ("0-1" if r[1] > r[0] else "1/2-1/2")
+    out(f"Result: {result}")
+    return result
+
+
+def _run_play(args) -> int:
+    game = envs.make_game(args.game, **_game_params(args.param))
+    players = []
+    for seat, spec in enumerate((args.black, args.white)):
+        if spec == "human":
+            players.append(None)
+        else:
+            import agents
+
+            players.append(agents.make(spec, seed=args.seed + seat))
+    play(game, players, seed=args.seed)
+    return 0
+
+
+# -- gtp -------------------------------------------------------------------------------------------
+def _add_gtp(sub):
+    sub.add_parser("gtp", help="serve an agent over GTP (see: arbiter gtp --help)", add_help=False)
+
+
+def _run_gtp(args, rest) -> int:
+    from agents import gtp
+
+    return gtp.main(rest) or 0
+
+
+COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
+            "play": (_add_play, _run_play), "gtp": (_add_gtp, None)}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "gtp":  # GTP has its own parser; pass everything through
+        return _run_gtp(None, argv[1:])
+    parser = argparse.ArgumentParser(prog="arbiter", description="Arbiter: games, agents, tournaments.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add, _ in COMMANDS.values():
+        add(sub)
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command][1](args)
+    except (envs.ArbiterError, JournalError) as e:
+        parser.exit(2, f"arbiter {args.command}: error: {e}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

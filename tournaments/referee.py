@@ -1,0 +1,151 @@
+"""The Python face of the championship systems: option checking and a step-by-step referee.
+
+``Referee`` drives the compiled rules of ``_systems`` one batch at a time, so that real games of a
+batch can be played anywhere (worker processes, another machine) before their results come back::
+
+    ref = Referee("swiss", 8, seed=1)
+    while batch := ref.next_games():          # [Pairing(index, round, match, game, black, white)]
+        ref.record([play(p) for p in batch])  # BLACK_WINS / WHITE_WINS / DRAW per pairing
+    ref.places()                              # [(lo, hi)] aggregate place of each player
+
+Pairings depend only on the seed and the results recorded so far, so a driver that replays the
+recorded results of an interrupted run gets exactly the same pairings again (that is how resuming
+works).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs import _common as C
+from envs.core import ParameterError
+
+from . import _systems as S
+from ._systems import BLACK_WINS, DRAW, WHITE_WINS  # noqa: F401  (re-exported result codes)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated system with its options, in the form the kernels take."""
+
+    system: str
+    n_players: int
+    k: int = 1
+    recursive: bool = False
+    avoid_rematches: bool = True
+    rounds: int = 0
+    depth: int = 0
+
+    def arrays(self):
+        return S.new_arrays(S.SYSTEMS[self.system], self.n_players, self.k, self.recursive,
+                            self.avoid_rematches, self.rounds, self.depth)
+
+    def options(self) -> dict:
+        """The options that matter for this system (for journals and reports)."""
+        if self.system == "olympic":
+            return {"k": self.k, "recursive": self.recursive}
+        if self.system == "swiss":
+            return {"rounds": self.rounds, "avoid_rematches": self.avoid_rematches}
+        return {}
+
+    def label(self) -> str:
+        opts = ", ".join(f"{k}={v}" for k, v in self.options().items())
+        return f"{self.system}({opts})" if opts else self.system
+
+
+def swiss_rounds(n_players: int) -> int:
+    """The study's Sw table for 8/16/32/64 players, else ceil(log2 Np) + 2."""
+    return S.SWISS_ROUNDS.get(n_players, math.ceil(math.log2(max(n_players, 1))) + 2)
+
+
+def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None) -> Config:
+    """Validate a system name and its options for ``n_players``; raise ``ParameterError``."""
+    if system not in S.SYSTEMS:
+        raise ParameterError(f"system={system!r}: expected one of {', '.join(S.SYSTEMS)}")
+    if not isinstance(n_players, (int, np.integer)) or n_players < 2:
+        raise ParameterError(f"n_players={n_players!r}: expected an integer >= 2")
+    n = int(n_players)
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= 100:
+        raise ParameterError(f"k={k!r}: expected an integer from 1 to 100 (first to k wins)")
+    if system != "olympic" and (k != 1 or recursive):
+        raise ParameterError(f"k= and recursive= apply to the olympic system, not {system!r}")
+    if system != "swiss" and rounds is not None:
+        raise ParameterError(f"rounds= applies to the swiss system, not {system!r}")
+    depth = 0
+    if system == "olympic":
+        depth = n.bit_length() - 1
+        if n != 1 << depth:
+            raise ParameterError(f"olympic needs a power-of-two field (2, 4, 8, ...), got {n} players")
+    if system == "swiss":
+        rounds = swiss_rounds(n) if rounds is None else rounds
+        if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
+            raise ParameterError(f"rounds={rounds!r}: expected a positive integer")
+    return Config(system, n, int(k), bool(recursive), bool(avoid_rematches), int(rounds or 0), depth)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game to play: its running index in the championship, round, match and game in match."""
+
+    index: int
+    round: int
+    match: int
+    game: int
+    black: int
+    white: int
+
+
+class Referee:
+    """One championship, stepped batch by batch (see the module docstring)."""
+
+    def __init__(self, config: Config, seed=0):
+        self.config = config
+        self._T, self._met, self._mt, self._out = config.arrays()
+        self._rng = C.new_rng(seed)
+        S.reset(self._T, self._met, self._mt, self._rng)
+        self._n = 0
+        self._played = 0
+        self.byes: list[tuple[int, int]] = []  # (round, player)
+
+    def next_games(self) -> list[Pairing]:
+        """The next batch of games (empty when the championship is over)."""
+        if self._n:
+            raise RuntimeError("record() the results of the previous batch first")
+        round_before = int(self._T[S.T_ROUND])
+        n = int(S.next_games(self._T, self._met, self._mt, self._rng, self._out))
+        rnd = int(self._T[S.T_ROUND])
+        if rnd != round_before and self._T[S.T_BYE] >= 0:
+            self.byes.append((rnd, int(self._T[S.T_BYE])))
+        self._n = n
+        batch = []
+        for i in range(n):
+            m, black, white = (int(v) for v in self._out[i])
+            batch.append(Pairing(self._played + i, rnd, m, int(self._mt[m, S.M_GAMES]), black, white))
+        return batch
+
+    def record(self, results) -> None:
+        """Results of the last batch, in its order: BLACK_WINS, WHITE_WINS or DRAW each."""
+        res = np.asarray(results, dtype=np.int64)
+        if res.shape != (self._n,) or not np.isin(res, (BLACK_WINS, WHITE_WINS, DRAW)).all():
+            raise ValueError(f"expected {self._n} results in {{0, 1, 2}}, got {results!r}")
+        S.record(self._T, self._met, self._mt, self._out, res, self._n, self._rng)
+        self._played += self._n
+        self._n = 0
+
+    @property
+    def finished(self) -> bool:
+        return bool(self._T[S.T_DONE])
+
+    def points(self) -> np.ndarray:
+        """Points per player (win 1, draw 1/2, a bye 1)."""
+        return S.blk(self._T, S.B_PTS) / 2.0
+
+    def places(self) -> list[tuple[int, int]]:
+        """Aggregate place interval (lo, hi) of every player, 1 = first."""
+        n = self.config.n_players
+        lo, hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        S.places(self._T, lo, hi)
+        return list(zip(lo.tolist(), hi.tolist()))
