@@ -1,0 +1,14 @@
+"""Arbiter's agents: every player behind one protocol (see ``agents.base``).
+
+    import agents
+    bot = agents.make("alphabeta:depth=6,time=1.5", seed=1)
+    action = bot.act(game, state)
+
+Importing this package registers every agent module listed below; a new agent module registers
+itself with ``@register("name")`` (see ``agents.base``) and is added to this import list.
+"""
+
+from . import alphabeta, greedy, gtp, mcts, minimax, random_agent  # noqa: F401  (registration side effects)
+from .base import REGISTRY, Agent, AgentError, make, parse_spec, register
+
+__all__ = ["make", "register", "parse_spec", "Agent", "AgentError", "REGISTRY"]

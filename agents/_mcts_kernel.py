@@ -1,0 +1,219 @@
+"""Compiled UCT tree search (numba) over any game kernel, reached through ``envs._dispatch``.
+
+The tree lives in preallocated arrays owned by the caller, so a search can run in several calls
+(a time budget checks the clock between them) and the caller can grow the arrays when full:
+
+    links[i, FIRST]   index of node i's first child (children are contiguous), -1 if unexpanded
+    links[i, COUNT]   number of children
+    links[i, KEY]     the action leading to i (decision edge) or the chance outcome it stands for
+    links[i, VISITS]  simulations through i
+    links[i, KIND]    DECISION or CHANCE
+    value[i]          estimated value of i from the view of the seat that moved into it, in [0, 1]
+    meta[USED]        nodes in use; node 0 is the root
+    meta[DEPTH]       deepest tree node reached (plies from the root, chance steps included)
+
+Nodes store no positions: a simulation copies the root state and replays the keys on its path.
+
+Two-player games: every node is a decision node; rewards are mapped to [0, 1] (win 1, draw 1/2,
+loss 0) and each node keeps the mean reward of the seat that chose it (values from the mover's
+view), as in plain UCT.
+
+Calculation (``chance=1``), as in the patience study (STUDY.md §2): a decision node's children are
+its moves; a move that turns the next stock card leads to a CHANCE node whose children, one slot
+per possible face-up rank (slot 0: stock exhausted), are decision nodes. Each simulation first
+redraws the unseen stock order (determinisation), so the card turned after a move is a sample from
+the cards the player has not seen, never the true next card. Backup: leaves keep the mean playout
+result, chance nodes the visit-weighted mean of their children, decision nodes the max over their
+visited children.
+"""
+
+import numpy as np
+from numba import njit
+
+from envs import _common as C
+from envs import _dispatch as D
+from envs.calculation import _kernel as calculation
+
+FIRST, COUNT, KEY, VISITS, KIND = 0, 1, 2, 3, 4
+NUM_FIELDS = 5
+DECISION, CHANCE = 0, 1
+USED, DEPTH = 0, 1
+NUM_OUTCOMES = 14  # chance outcomes in Calculation: face-up rank 1..13, or 0 for none
+RANDOM, FOUNDATION_FIRST = 0, 1  # playout policies
+REJECTION_TRIES = 4  # random action ids tried per playout move before listing the legal ones
+
+
+def new_tree(capacity: int):
+    """Empty tree arrays of ``capacity`` nodes holding just the unexpanded root."""
+    links = np.zeros((capacity, NUM_FIELDS), dtype=np.int64)
+    links[0, FIRST] = -1
+    value = np.zeros(capacity, dtype=np.float64)
+    meta = np.array([1, 0], dtype=np.int64)
+    return links, value, meta
+
+
+@njit(cache=True)
+def _turns_card(gid, a):
+    """Whether action ``a`` moves the face-up card, so that the next stock card is turned."""
+    return gid == D.CALCULATION and a < calculation.FROM_WASTE
+
+
+@njit(cache=True)
+def _outcome(gid, s, p):
+    """Chance slot of the position just reached: the face-up rank, 0 when the stock is empty."""
+    rank = calculation.face_up(s, p)
+    return 0 if rank < 0 else rank
+
+
+@njit(cache=True)
+def _add_children(links, value, meta, parent, keys, n, gid, chance):
+    """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys)."""
+    base = meta[USED]
+    for i in range(n):
+        row = base + i
+        links[row, FIRST] = -1
+        links[row, COUNT] = 0
+        links[row, KEY] = keys[i]
+        links[row, VISITS] = 0
+        kind = DECISION
+        if chance == 1 and links[parent, KIND] == DECISION and _turns_card(gid, keys[i]):
+            kind = CHANCE
+        links[row, KIND] = kind
+        value[row] = 0.0
+    links[parent, FIRST] = base
+    links[parent, COUNT] = n
+    meta[USED] = base + n
+
+
+@njit(cache=True)
+def _select(links, value, node, c):
+    """UCB1 child of decision ``node``; an unvisited child first (children are in random order)."""
+    first = links[node, FIRST]
+    log_n = np.log(max(links[node, VISITS], 1))
+    best, best_u = first, -np.inf
+    for i in range(first, first + links[node, COUNT]):
+        n = links[i, VISITS]
+        if n == 0:
+            return i
+        u = value[i] + c * np.sqrt(2.0 * log_n / n)
+        if u > best_u:
+            best, best_u = i, u
+    return best
+
+
+@njit(cache=True)
+def _backed_up(links, value, node):
+    """Value of an expanded one-player node from its children: max (decision) or mean (chance)."""
+    first = links[node, FIRST]
+    if links[node, KIND] == CHANCE:
+        total, weight = 0.0, 0
+        for i in range(first, first + links[node, COUNT]):
+            total += links[i, VISITS] * value[i]
+            weight += links[i, VISITS]
+        return total / weight if weight > 0 else value[node]
+    best = -1.0
+    for i in range(first, first + links[node, COUNT]):
+        if links[i, VISITS] > 0 and value[i] > best:
+            best = value[i]
+    return best if best >= 0.0 else value[node]
+
+
+@njit(cache=True)
+def _playout(gid, s, p, moves, rng, policy):
+    """Finish the game in ``s`` with uniformly random legal moves.
+
+    ``policy`` FOUNDATION_FIRST (Calculation only): a card that fits a foundation goes there at
+    once; only the other moves are random.
+    """
+    num_actions = moves.shape[0]
+    while s[C.H_STATUS] == C.ONGOING:
+        # Rejection sampling first: a uniform action id that happens to be legal is a uniform legal
+        # move, and on open boards it saves generating all moves; else enumerate (also uniform).
+        a = -1
+        if policy == RANDOM:
+            for _ in range(REJECTION_TRIES):
+                b = C.randint(rng, num_actions)
+                if D.is_legal(gid, s, p, b):
+                    a = b
+                    break
+            if a >= 0:
+                D.apply(gid, s, p, a)
+                continue
+        n = D.legal_actions(gid, s, p, moves)
+        a = moves[C.randint(rng, n)]
+        if policy == FOUNDATION_FIRST and gid == D.CALCULATION and moves[n - 1] >= calculation.TO_FOUND:
+            for i in range(n):  # ascending ids: the first foundation move, face-up card first
+                if moves[i] >= calculation.TO_FOUND:
+                    a = moves[i]
+                    break
+        D.apply(gid, s, p, a)
+
+
+@njit(cache=True)
+def run(gid, p, root, num_actions, num_players, chance, links, value, meta,
+        n_sims, c, threshold, frozen, policy, rng):
+    """Run up to ``n_sims`` simulations from ``root``; return how many ran.
+
+    Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
+    and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
+    """
+    capacity = links.shape[0]
+    room = max(num_actions, NUM_OUTCOMES)
+    s = np.empty_like(root)
+    moves = np.empty(num_actions, dtype=np.int64)
+    slots = np.arange(NUM_OUTCOMES)
+    path = np.empty(2 * p[C.P_MAX_MOVES] + 4, dtype=np.int64)
+    movers = np.empty_like(path)
+    ret = np.zeros(num_players, dtype=np.float64)
+    for sim in range(n_sims):
+        s[:] = root
+        if chance == 1:
+            calculation.shuffle_hidden(s, p, rng)  # determinise from what the player sees
+        node, depth = 0, 0
+        path[0] = 0
+        while s[C.H_STATUS] == C.ONGOING:
+            if links[node, FIRST] < 0:
+                is_leaf = links[node, KIND] == DECISION and node != 0 and links[node, VISITS] < threshold
+                if is_leaf:
+                    break
+                if meta[USED] + room > capacity:
+                    if frozen == 0:
+                        return sim
+                    break
+                if links[node, KIND] == CHANCE:
+                    _add_children(links, value, meta, node, slots, NUM_OUTCOMES, gid, chance)
+                else:
+                    n = D.legal_actions(gid, s, p, moves)
+                    for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
+                        j = C.randint(rng, i + 1)
+                        moves[i], moves[j] = moves[j], moves[i]
+                    _add_children(links, value, meta, node, moves, n, gid, chance)
+            movers[depth] = s[C.H_PLAYER]
+            if links[node, KIND] == CHANCE:
+                node = links[node, FIRST] + _outcome(gid, s, p)
+            else:
+                node = _select(links, value, node, c)
+                D.apply(gid, s, p, links[node, KEY])
+            depth += 1
+            path[depth] = node
+        meta[DEPTH] = max(meta[DEPTH], depth)
+        _playout(gid, s, p, moves, rng, policy)
+        C.fill_returns(s, num_players, ret)
+        links[0, VISITS] += 1
+        if chance == 0:
+            for d in range(depth, 0, -1):
+                nd = path[d]
+                links[nd, VISITS] += 1
+                reward = 0.5 * (ret[movers[d - 1]] + 1.0)
+                value[nd] += (reward - value[nd]) / links[nd, VISITS]
+        else:
+            leaf = path[depth]
+            if leaf != 0:
+                links[leaf, VISITS] += 1
+            value[leaf] += (ret[0] - value[leaf]) / links[leaf, VISITS]
+            for d in range(depth - 1, -1, -1):
+                nd = path[d]
+                if nd != 0:
+                    links[nd, VISITS] += 1
+                value[nd] = _backed_up(links, value, nd)
+    return n_sims

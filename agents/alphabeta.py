@@ -1,0 +1,341 @@
+"""Alpha-beta (negamax) with iterative deepening, a transposition table and move ordering.
+
+The whole tree search runs in numba over ``envs._dispatch`` (move generation, apply) and
+``agents.evaluation`` (static values, ordering hints): Python only starts one compiled call per
+iteration of the deepening loop. Positions live on a preallocated stack, one row per ply
+(copy-make: the child row is overwritten with the parent and the move applied in place).
+
+Search features, each value-preserving except the table's use of deeper results:
+  * iterative deepening, depth and/or time budget; a timed-out iteration still counts when its
+    first root move (the previous best) was finished, because every move searched is exact;
+  * transposition table on ``H_HASH`` (always-replace, one slot per key modulo size) storing
+    value, bound type, depth and best move; forced-win scores are stored relative to the node so
+    ``INF - ply`` stays right when the position is met at another ply;
+  * ordering: table move, two killers per ply, history heuristic, and the game's hint
+    (centre-first in LOA, corners in Othello, threats in Gomoku); a little seeded noise in the
+    root's order makes games between equal searchers differ by seed;
+  * a position repeating one on the current search path scores 0 (a draw), so search never
+    loops even where the rules allow repetition (LOA before the third occurrence).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+from numba import njit
+
+from envs import _common as C
+from envs import _dispatch as D
+
+from . import evaluation as E
+from .base import Agent, check_option, register
+
+MAX_PLY = 64
+# info slots
+NODES, ABORT, BEST, ROOT_DONE, SCORE = 0, 1, 2, 3, 4
+# transposition-table columns and bound types
+T_KEY, T_MOVE, T_DEPTH, T_FLAG, T_VALUE = 0, 1, 2, 3, 4
+EXACT, LOWER, UPPER = 0, 1, 2
+KILLER, TT_FIRST = 1 << 40, 1 << 50
+
+
+@njit(cache=True)
+def now():
+    """Wall-clock seconds (``time.perf_counter``), readable from compiled code."""
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def repeated(states, ply):
+    """Whether the position at ``ply`` already occurred on the path with the same side to move."""
+    h = states[ply, C.H_HASH]
+    for k in range(ply - 2, -1, -2):
+        if states[k, C.H_HASH] == h:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _to_tt(v, ply):
+    if v > E.WIN_BOUND:
+        return v + ply
+    if v < -E.WIN_BOUND:
+        return v - ply
+    return v
+
+
+@njit(cache=True)
+def _from_tt(v, ply):
+    if v > E.WIN_BOUND:
+        return v - ply
+    if v < -E.WIN_BOUND:
+        return v + ply
+    return v
+
+
+@njit(cache=True)
+def _order(gid, s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise):
+    """Fill ``keys[i]`` with the ordering key of ``moves[i]`` (higher is searched first)."""
+    for i in range(n):
+        a = moves[i]
+        if a == tt_move:
+            k = TT_FIRST
+        elif a == killers[ply, 0] or a == killers[ply, 1]:
+            k = KILLER + 1 - (a == killers[ply, 1])
+        else:
+            k = history[a] + (E.hint(gid, s, p, a) << 20)
+        if noise:
+            k += C.randint(rng, 1 << 16)
+        keys[i] = k
+
+
+# frame columns: one row per ply of the explicit search stack
+F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_BEST_MOVE, F_N, F_I, F_SAME = range(9)
+
+
+@njit(cache=True)
+def _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, ply):
+    """Enter node ``states[ply]`` (depth and window already in ``fr[ply]``).
+
+    Returns True when the node is resolved without children (value in ``fr[ply, F_BEST]``):
+    timeout, finished game, repetition, depth limit or a table cut-off. Otherwise its moves are
+    generated and ordered in ``moves[ply]`` and the node is ready for ``_next``.
+    """
+    s = states[ply]
+    info[NODES] += 1
+    if deadline > 0.0 and (info[NODES] & 1023) == 0 and now() > deadline:
+        info[ABORT] = 1
+    depth = fr[ply, F_DEPTH]
+    if info[ABORT]:
+        fr[ply, F_BEST] = 0
+        return True
+    if s[C.H_STATUS] != C.ONGOING:
+        fr[ply, F_BEST] = E.terminal_score(s, ply)
+        return True
+    if ply > 0 and repeated(states, ply):
+        fr[ply, F_BEST] = 0
+        return True
+    if depth == 0 or ply == MAX_PLY:
+        fr[ply, F_BEST] = E.evaluate(gid, s, p, w)
+        return True
+
+    alpha, beta = fr[ply, F_ALPHA], fr[ply, F_BETA]
+    fr[ply, F_ALPHA0] = alpha
+    mask = tt.shape[0] - 1
+    slot = s[C.H_HASH] & mask
+    tt_move = -1
+    if mask > 0 and tt[slot, T_KEY] == s[C.H_HASH]:
+        tt_move = tt[slot, T_MOVE]
+        if ply > 0 and tt[slot, T_DEPTH] >= depth:
+            v = _from_tt(tt[slot, T_VALUE], ply)
+            flag = tt[slot, T_FLAG]
+            if flag == LOWER:
+                alpha = max(alpha, v)
+            elif flag == UPPER:
+                beta = min(beta, v)
+            if flag == EXACT or alpha >= beta:
+                fr[ply, F_BEST] = v
+                return True
+    fr[ply, F_ALPHA], fr[ply, F_BETA] = alpha, beta
+    mv = moves[ply]
+    n = E.filter_moves(gid, s, p, mv, D.legal_actions(gid, s, p, mv))
+    _order(gid, s, p, mv, keys[ply], n, tt_move, killers, history, ply, rng, ply == 0)
+    fr[ply, F_N] = n
+    fr[ply, F_I] = 0
+    fr[ply, F_BEST] = -E.INF - 1
+    fr[ply, F_BEST_MOVE] = mv[0]
+    return False
+
+
+@njit(cache=True)
+def _close(tt, states, fr, ply):
+    """Store a fully searched node in the table; its value is ``fr[ply, F_BEST]``."""
+    mask = tt.shape[0] - 1
+    if mask == 0:
+        return
+    key = states[ply, C.H_HASH]
+    slot = key & mask
+    best = fr[ply, F_BEST]
+    tt[slot, T_KEY] = key
+    tt[slot, T_MOVE] = fr[ply, F_BEST_MOVE]
+    tt[slot, T_DEPTH] = fr[ply, F_DEPTH]
+    tt[slot, T_VALUE] = _to_tt(best, ply)
+    if best <= fr[ply, F_ALPHA0]:
+        tt[slot, T_FLAG] = UPPER
+    elif best >= fr[ply, F_BETA]:
+        tt[slot, T_FLAG] = LOWER
+    else:
+        tt[slot, T_FLAG] = EXACT
+
+
+@njit(cache=True)
+def _back_up(fr, moves, killers, history, info, ply, v):
+    """Fold child value ``v`` (already from this node's view) into node ``ply``."""
+    a = moves[ply, fr[ply, F_I] - 1]
+    if v > fr[ply, F_BEST]:
+        fr[ply, F_BEST] = v
+        fr[ply, F_BEST_MOVE] = a
+        if ply == 0:
+            info[BEST] = a
+            info[SCORE] = v
+    if ply == 0:
+        info[ROOT_DONE] += 1
+    if v > fr[ply, F_ALPHA]:
+        fr[ply, F_ALPHA] = v
+    if fr[ply, F_ALPHA] >= fr[ply, F_BETA]:
+        if a != killers[ply, 0]:
+            killers[ply, 1] = killers[ply, 0]
+            killers[ply, 0] = a
+        history[a] += fr[ply, F_DEPTH] * fr[ply, F_DEPTH]
+        fr[ply, F_I] = fr[ply, F_N]  # cut-off: no further children
+
+
+@njit(cache=True)
+def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, depth):
+    """One iteration of the deepening loop from ``states[0]``: a negamax alpha-beta search to
+    ``depth`` plies, iterative over an explicit stack of frames (numba's on-disk cache breaks
+    recursive functions). Returns the root value; best move and counters land in ``info``."""
+    info[NODES] = 0
+    info[ABORT] = 0
+    info[ROOT_DONE] = 0
+    killers[:, :] = -1
+    fr = np.zeros((MAX_PLY + 2, 9), dtype=np.int64)
+    fr[0, F_DEPTH] = depth
+    fr[0, F_ALPHA] = -E.INF - 1
+    fr[0, F_BETA] = E.INF + 1
+    ply = 0
+    resolved = _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, 0)
+    while True:
+        if resolved:
+            if ply == 0:
+                return fr[0, F_BEST]
+            v = fr[ply, F_BEST]
+            ply -= 1
+            if info[ABORT]:
+                fr[ply, F_BEST] = 0
+                continue
+            _back_up(fr, moves, killers, history, info, ply, v if fr[ply, F_SAME] else -v)
+        if fr[ply, F_I] >= fr[ply, F_N]:
+            _close(tt, states, fr, ply)
+            resolved = True
+            continue
+        s = states[ply]
+        mv = moves[ply]
+        ky = keys[ply]
+        i = fr[ply, F_I]
+        n = fr[ply, F_N]
+        j = i  # selection step: bring the highest remaining key to position i
+        for k in range(i + 1, n):
+            if ky[k] > ky[j]:
+                j = k
+        mv[i], mv[j] = mv[j], mv[i]
+        ky[i], ky[j] = ky[j], ky[i]
+        fr[ply, F_I] = i + 1
+        child = states[ply + 1]
+        child[:] = s
+        D.apply(gid, child, p, mv[i])
+        same = child[C.H_PLAYER] == s[C.H_PLAYER]
+        fr[ply, F_SAME] = same
+        fr[ply + 1, F_DEPTH] = fr[ply, F_DEPTH] - 1
+        if same:
+            fr[ply + 1, F_ALPHA], fr[ply + 1, F_BETA] = fr[ply, F_ALPHA], fr[ply, F_BETA]
+        else:
+            fr[ply + 1, F_ALPHA], fr[ply + 1, F_BETA] = -fr[ply, F_BETA], -fr[ply, F_ALPHA]
+        ply += 1
+        resolved = _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng,
+                         fr, ply)
+
+
+class SearchAgent(Agent):
+    """Shared plumbing of the compiled search agents: lazy buffers that never get pickled."""
+
+    games = ("loa", "othello", "gomoku", "go")
+
+    def __init__(self, seed=None):
+        super().__init__(seed=seed)
+        self._buffers = None
+
+    def _stack(self, game, depth):
+        """Position, move and ordering-key stacks for ``game``, reused between moves."""
+        shape = (game.game_id, game.state_len, game.num_actions, depth)
+        if self._buffers is None or self._buffers[0] != shape:
+            self._buffers = (
+                shape,
+                np.zeros((depth + 2, game.state_len), dtype=np.int64),
+                np.zeros((depth + 1, game.num_actions), dtype=np.int64),
+                np.zeros((depth + 1, game.num_actions), dtype=np.int64),
+            )
+        return self._buffers[1:]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_buffers"] = None  # scratch memory: rebuilt on first use in the worker
+        return state
+
+
+@register("alphabeta")
+class AlphaBetaAgent(SearchAgent):
+    """Iterative-deepening negamax alpha-beta (see the module docstring).
+
+    Options: ``depth`` (plies; 0 = up to 64 when ``time`` is set, else 4), ``time`` (seconds per
+    move, 0 = no limit), ``tt_bits`` (table of 2**tt_bits entries; 0: no table), ``weights``
+    (evaluation weights, default the game's), ``seed``.
+    """
+
+    def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None, seed=None):
+        super().__init__(seed=seed)
+        self.depth = check_option("depth", depth, int, 0, MAX_PLY)
+        self.time = check_option("time", time, float, 0.0)
+        self.tt_bits = check_option("tt_bits", tt_bits, int, 0, 26)
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self._tt = None
+
+    def reset(self):
+        self._tt = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_tt"] = None
+        return state
+
+    def _table(self, game):
+        """The transposition table, kept between moves of a game; one row means "no table"."""
+        key = (game.game_id, int(game.kernel[1][C.P_SIG]))
+        if self._tt is None or self._tt[0] != key:
+            tt = np.zeros((1 << self.tt_bits, 5), dtype=np.int64)
+            tt[:, T_MOVE] = -1
+            tt[:, T_DEPTH] = -1
+            self._tt = (key, tt)
+        return self._tt[1]
+
+    def _act(self, game, state):
+        gid, p = game.kernel
+        w = self.weights if self.weights is not None else E.default_weights(game.name)
+        max_depth = self.depth or (MAX_PLY if self.time > 0 else 4)
+        states, moves, keys = self._stack(game, max_depth)
+        tt = self._table(game)
+        killers = np.full((max_depth + 1, 2), -1, dtype=np.int64)
+        history = np.zeros(game.num_actions, dtype=np.int64)
+        info = np.zeros(5, dtype=np.int64)
+        states[0] = state
+        start = time.perf_counter()
+        deadline = start + self.time if self.time > 0 else 0.0
+        best, score, reached, nodes = int(game.legal_actions(state)[0]), 0, 0, 0
+        for depth in range(1, max_depth + 1):
+            v = search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline,
+                            self.rng, depth)
+            nodes += int(info[NODES])
+            if info[ABORT]:
+                if info[ROOT_DONE] > 0:
+                    best, score = int(info[BEST]), int(info[SCORE])
+                break
+            best, score, reached = int(info[BEST]), int(v), depth
+            if abs(score) > E.WIN_BOUND:
+                break  # a forced result: deeper search cannot change it
+        self.last_stats = {"nodes": nodes, "depth": reached, "seconds": time.perf_counter() - start,
+                           "score": score}
+        return best

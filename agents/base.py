@@ -1,0 +1,206 @@
+"""The Agent protocol, the agent registry and spec parsing.
+
+An agent chooses moves: ``agent.act(game, state) -> action`` for any ``envs.Game`` it applies to.
+Every agent has a registry ``name``, a ``seed`` from which *all* its randomness is drawn (the same
+seed and the same sequence of positions give the same moves), and is picklable so tournaments can
+ship it to worker processes. Search agents also set ``last_stats`` after each move, a dict with at
+least ``"seconds"`` and ``"nodes"`` (tree search: ``"simulations"``) and ``"depth"`` where it applies.
+
+Registering a new agent (the module must also be listed in ``agents/__init__.py``)::
+
+    from .base import Agent, register
+
+    @register("mcts")
+    class MCTSAgent(Agent):
+        '''UCT Monte-Carlo tree search.'''
+        games = None                      # or a tuple of game names, e.g. ("go", "othello")
+
+        def __init__(self, simulations: int = 1000, c: float = 1.4, seed=None):
+            super().__init__(seed=seed)
+            self.simulations = simulations
+            self.c = c
+
+        def _act(self, game, state) -> int:
+            ...                           # draw randomness from self.rng (a SplitMix64 state)
+
+``agents.make("mcts:simulations=5000,c=0.5")`` then builds it: the options of a spec are the
+keyword arguments of ``__init__``, each string value coerced to the type of that argument's default
+(``int``, ``float``, ``bool``, ``str``; an argument defaulting to ``None`` accepts any Python
+literal, else the raw string). ``make("mcts", simulations=5000)`` passes values unchanged.
+Options are validated by the agent's ``__init__``; use ``check_option`` for a clear ``AgentError``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+import numpy as np
+
+from envs import _common as C
+from envs.core import ArbiterError, Game
+
+REGISTRY: dict[str, type] = {}
+
+
+class AgentError(ArbiterError):
+    """An unknown agent, a bad agent option, or a game the agent does not apply to."""
+
+
+def register(name: str):
+    """Class decorator: make ``cls`` buildable as ``agents.make(name)`` and set ``cls.name``."""
+
+    def decorate(cls):
+        if name in REGISTRY and REGISTRY[name] is not cls:
+            raise AgentError(f"agent name {name!r} is already registered by {REGISTRY[name].__name__}")
+        if not (isinstance(cls, type) and issubclass(cls, Agent)):
+            raise AgentError(f"@register({name!r}) expects an Agent subclass, got {cls!r}")
+        cls.name = name
+        REGISTRY[name] = cls
+        return cls
+
+    return decorate
+
+
+def check_option(name, value, kind, lo=None, hi=None):
+    """Validate one agent option of type ``kind`` (int or float) in ``[lo, hi]``; return it."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if kind is float:
+        ok = ok or isinstance(value, (float, np.floating))
+    if not ok or (lo is not None and value < lo) or (hi is not None and value > hi):
+        bounds = f" from {lo}" if lo is not None else ""
+        bounds += f" to {hi}" if hi is not None else ""
+        raise AgentError(f"{name}={value!r}: expected {'a number' if kind is float else 'an integer'}{bounds}")
+    return kind(value)
+
+
+class Agent:
+    """Base class of every agent. Subclasses implement ``_act``; see the module docstring."""
+
+    name: str = ""
+    games: tuple | None = None  # game names the agent applies to; None: every game
+
+    def __init__(self, seed=None):
+        if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+            raise AgentError(f"seed={seed!r}: expected an integer or None")
+        self.seed = None if seed is None else int(seed)
+        self.rng = C.new_rng(self.seed)
+        self.last_stats: dict = {}
+
+    def applies_to(self, game: Game) -> bool:
+        """Whether this agent can play ``game`` (game name and parameters are both available)."""
+        return self.games is None or game.name in self.games
+
+    def check_game(self, game: Game) -> None:
+        """Raise ``AgentError`` unless this agent applies to ``game``."""
+        if not isinstance(game, Game):
+            raise AgentError(f"{self.name}: expected an envs.Game, got {type(game).__name__}")
+        if not self.applies_to(game):
+            which = ", ".join(self.games) if self.games else "no game"
+            raise AgentError(f"agent {self.name!r} does not apply to {game.name}: it plays {which}")
+
+    def act(self, game: Game, state) -> int:
+        """The action this agent plays in ``state`` (an ongoing position of ``game``)."""
+        self.check_game(game)
+        game.check_state(state)
+        if game.is_terminal(state):
+            raise AgentError(f"agent {self.name!r} asked to move in a finished game")
+        return int(self._act(game, state))
+
+    def _act(self, game: Game, state) -> int:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget per-game memory (search trees, tables) before a new game. Default: nothing."""
+
+    def __repr__(self) -> str:
+        return f"make({self.name!r}, seed={self.seed!r})"
+
+
+# -- building agents by name or spec ---------------------------------------------------------------
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``"alphabeta:depth=6,time=1.5"`` into ``("alphabeta", {"depth": "6", "time": "1.5"})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentError(f"agent spec {spec!r}: expected a string like 'alphabeta:depth=6'")
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in _split_options(rest))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise AgentError(f"agent spec {spec!r}: option {item!r} is not of the form key=value")
+        if key.strip() in options:
+            raise AgentError(f"agent spec {spec!r}: option {key.strip()!r} given twice")
+        options[key.strip()] = value.strip()
+    return name.strip().lower(), options
+
+
+def _split_options(text: str) -> list[str]:
+    """Split on commas outside brackets and quotes, so ``command=['gnugo','--mode','gtp']`` works."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _coerce(agent: str, key: str, text: str, default):
+    """Convert a spec string to the type of the option's default value."""
+    try:
+        if isinstance(default, bool):
+            if text.lower() in ("1", "true", "yes", "on"):
+                return True
+            if text.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(text)
+        if isinstance(default, int):
+            return int(text)
+        if isinstance(default, float):
+            return float(text)
+        if isinstance(default, str):
+            return text
+    except ValueError:
+        kind = type(default).__name__
+        raise AgentError(f"agent {agent!r}: option {key}={text!r} is not a valid {kind}") from None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def options_of(cls) -> dict:
+    """The keyword options of an agent class with their defaults (``inspect.Parameter.empty`` if required)."""
+    params = inspect.signature(cls.__init__).parameters
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {k: v.default for k, v in params.items() if k != "self" and v.kind in kinds}
+
+
+def make(spec: str, **kwargs) -> Agent:
+    """Build an agent from a spec (``"alphabeta:depth=6,time=1.5"``) and/or keyword options.
+
+    Keyword options override spec options of the same name and are passed without coercion.
+    """
+    name, raw = parse_spec(spec)
+    if name not in REGISTRY:
+        raise AgentError(f"unknown agent {name!r}: expected one of {', '.join(sorted(REGISTRY))}")
+    cls = REGISTRY[name]
+    allowed = options_of(cls)
+    for key in [*raw, *kwargs]:
+        if key not in allowed:
+            raise AgentError(f"agent {name!r} has no option {key!r}: expected some of {', '.join(allowed)}")
+    options = {k: _coerce(name, k, v, allowed[k]) for k, v in raw.items()}
+    options.update(kwargs)
+    missing = [k for k, v in allowed.items() if v is inspect.Parameter.empty and k not in options]
+    if missing:
+        raise AgentError(f"agent {name!r} needs option {missing[0]!r} (e.g. '{name}:{missing[0]}=...')")
+    return cls(**options)

@@ -1,0 +1,524 @@
+"""GTP both ways: play through an external engine, and serve any Arbiter agent to GTP tools.
+
+Client — an external engine as an agent (Go through GNU Go, Othello through GRhino)::
+
+    bot = agents.make("gtp", command=["/usr/games/gnugo", "--mode", "gtp", "--level", "1"])
+    bot = agents.make("gtp:command=/usr/games/gtp-rhino -l 1,move_time=5")
+    action = bot.act(game, state)
+
+A GTP engine keeps its own board, but an Arbiter state carries no move list, so the agent keeps
+the position it last showed the engine and, on each call, finds the moves that lead from there
+to the new state by trying every legal move (one or two plies deep: the opponent's reply, or a
+replied pass). A new game (the start position, or a different board size or komi) resets the
+engine with ``boardsize`` / ``clear_board`` / ``komi``. Callers that know the whole move list
+(a tournament replaying a journal) can instead hand it over with ``set_history``. A position
+the agent cannot explain raises ``GTPSyncError`` instead of letting the boards drift apart.
+
+Moves are written in the game's own notation, which is GTP's for Go (``C3``, columns skip I)
+and GRhino's for Othello (``d3``, rows top to bottom). Every engine failure — it dies, answers
+garbage or an illegal move, resigns, or exceeds ``move_time`` — raises a ``GTPEngineError``
+(an ``AgentError``), so a tournament can forfeit the game instead of hanging.
+
+Server — ``serve(game, agent, infile, outfile)`` speaks GTP version 2 on two text streams;
+``main(argv)`` is the command line behind ``arbiter gtp --game go --size 9 --agent
+mcts:simulations=5000``, usable from GoGui or Sabaki.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+import envs
+from envs.core import ArbiterError
+
+from .base import Agent, AgentError, check_option, register
+
+COLOURS = ("black", "white")
+GTP_GAMES = ("go", "othello")
+
+
+class GTPEngineError(AgentError):
+    """The external engine died, broke the protocol, refused a command, or resigned."""
+
+
+class GTPTimeout(GTPEngineError):
+    """The external engine did not answer within its time limit."""
+
+
+class GTPSyncError(AgentError):
+    """The position handed to a GTP agent does not follow from the one its engine knows."""
+
+
+# -- the engine process --------------------------------------------------------------------------
+
+class GTPEngine:
+    """One external GTP engine process: send a command, get the answer or a ``GTPEngineError``.
+
+    Responses are read with ``select`` against a deadline, so a silent engine cannot block the
+    caller; the engine's stderr goes to a temporary file whose tail explains a crash.
+    """
+
+    def __init__(self, command, timeout: float = 10.0):
+        self.command = list(command)
+        self.timeout = timeout
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._proc = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise GTPEngineError(f"cannot start GTP engine {self.command!r}: {exc}") from None
+        self._buffer = b""
+
+    def send(self, command: str, timeout: float | None = None) -> str:
+        """Send one command; return the text of a success answer (``= text``).
+
+        A failure answer (``? text``) raises ``GTPEngineError`` carrying the engine's message.
+        """
+        ok, text = self.ask(command, timeout)
+        if not ok:
+            raise GTPEngineError(f"GTP engine {self._name()} refused {command!r}: {text}")
+        return text
+
+    def ask(self, command: str, timeout: float | None = None) -> tuple[bool, str]:
+        """Send one command; return ``(success, text)`` without raising on a failure answer."""
+        try:
+            self._proc.stdin.write(command.encode() + b"\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._died(command) from None
+        answer = self._read(command, self.timeout if timeout is None else timeout)
+        if answer[:1] not in (b"=", b"?"):
+            raise GTPEngineError(
+                f"GTP engine {self._name()} answered {answer[:80]!r} to {command!r}: "
+                "expected a response starting with '=' or '?'"
+            )
+        ok = answer[:1] == b"="
+        text = answer[1:].decode(errors="replace").strip()
+        return ok, text
+
+    def _read(self, command: str, timeout: float) -> bytes:
+        """The next response (up to the empty line that ends it), within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        fd = self._proc.stdout.fileno()
+        while True:
+            self._buffer = self._buffer.lstrip(b"\n")
+            end = self._buffer.find(b"\n\n")
+            if end >= 0:
+                answer, self._buffer = self._buffer[:end], self._buffer[end + 2:]
+                return answer
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.close()
+                raise GTPTimeout(f"GTP engine {self._name()} gave no answer to {command!r} "
+                                 f"within {timeout:g} s")
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    raise self._died(command)
+                self._buffer += chunk.replace(b"\r", b"")
+
+    def _died(self, command: str) -> GTPEngineError:
+        try:
+            code = self._proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        self._stderr.seek(0)
+        tail = self._stderr.read()[-300:].decode(errors="replace").strip()
+        self.close()
+        detail = f" (exit code {code})" if code is not None else ""
+        detail += f"; its stderr ends: {tail!r}" if tail else ""
+        return GTPEngineError(f"GTP engine {self._name()} died while answering {command!r}{detail}")
+
+    def _name(self) -> str:
+        return os.path.basename(self.command[0]) if self.command else "?"
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def close(self) -> None:
+        """Ask the engine to quit, then make sure it is gone."""
+        if self._proc.poll() is None:
+            try:
+                self._proc.stdin.write(b"quit\n")
+                self._proc.stdin.flush()
+                self._proc.wait(timeout=1.0)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+        for stream in (self._proc.stdin, self._proc.stdout, self._stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+
+# -- the client agent ---------------------------------------------------------------------------
+
+@register("gtp")
+class GTPAgent(Agent):
+    """An external GTP engine as an Arbiter agent (see the module docstring).
+
+    ``command``: the engine's argv (a list, or one string split like a shell would);
+    ``move_time``: seconds the engine may take per move (any other command gets 10 s).
+    The engine's own randomness is its business: ``seed`` only labels the agent.
+    """
+
+    games = GTP_GAMES
+
+    def __init__(self, command=None, move_time: float = 30.0, seed=None):
+        super().__init__(seed=seed)
+        if isinstance(command, str):
+            command = shlex.split(command)
+        if not command or not all(isinstance(part, str) for part in command):
+            raise AgentError(f"command={command!r}: expected the engine's argv, "
+                             "e.g. ['/usr/games/gnugo', '--mode', 'gtp']")
+        self.command = list(command)
+        self.move_time = check_option("move_time", move_time, float, 0.001)
+        self._engine: GTPEngine | None = None
+        self._setup = None          # (game name, params) the engine's board was set up for
+        self._known = None          # the state the engine's board shows
+
+    # Agents travel to worker processes by pickling; the engine process does not travel.
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d.update(_engine=None, _setup=None, _known=None)
+        return d
+
+    def _act(self, game, state) -> int:
+        start = time.perf_counter()
+        self._sync(game, state)
+        seat = game.current_player(state)
+        reply = self._engine.send(f"genmove {COLOURS[seat]}", timeout=self.move_time).lower()
+        if reply == "resign":
+            raise GTPEngineError(f"GTP engine {self.command[0]} resigned as {COLOURS[seat]}")
+        try:
+            action = game.str_to_action(state, reply)
+        except ArbiterError as exc:
+            self._forget()
+            raise GTPEngineError(f"GTP engine {self.command[0]} answered genmove with "
+                                 f"{reply!r}, not a legal {game.name} move: {exc}") from None
+        self._known = game.apply(state, action)
+        self.last_stats = {"seconds": time.perf_counter() - start}
+        return action
+
+    def set_history(self, game, actions) -> None:
+        """Show the engine the game from its start through ``actions`` (clearing its board)."""
+        self.check_game(game)
+        self._new_game(game)
+        state = game.initial_state()
+        for a in actions:
+            state = self._tell(game, state, int(a))
+        self._known = state
+
+    def reset(self) -> None:
+        """A new game is coming: the next call sets the engine up from scratch."""
+        self._known = None
+
+    def close(self) -> None:
+        """Stop the engine process (it is restarted on the next move)."""
+        if self._engine is not None:
+            self._engine.close()
+        self._engine = None
+        self._forget()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: nothing left to report to
+            pass
+
+    # -- keeping the engine's board equal to the state ---------------------------------------
+    def _sync(self, game, state) -> None:
+        if self._engine is None or not self._engine.alive:
+            self._engine = GTPEngine(self.command)
+            self._forget()
+        if self._setup == (game.name, dict(game.params)) and self._known is not None:
+            path = _path_between(game, self._known, state)
+            if path is not None:
+                for a in path:
+                    self._known = self._tell(game, self._known, a)
+                return
+        start = game.initial_state()
+        path = _path_between(game, start, state)
+        if path is None:
+            self._forget()
+            raise GTPSyncError(
+                f"gtp agent: cannot tell which moves led to this {game.name} position from the "
+                "one its engine knows (it must see every position where it moves, or be given "
+                "the moves with set_history)"
+            )
+        self._new_game(game)
+        self._known = start
+        for a in path:
+            self._known = self._tell(game, self._known, a)
+
+    def _new_game(self, game) -> None:
+        if self._engine is None or not self._engine.alive:
+            self._engine = GTPEngine(self.command)
+        self._forget()
+        self._engine.send(f"boardsize {game.size}")
+        self._engine.send("clear_board")
+        if "komi" in game.params:
+            self._engine.send(f"komi {game.params['komi']}")
+        self._setup = (game.name, dict(game.params))
+        self._known = game.initial_state()
+
+    def _tell(self, game, state, action):
+        """Play ``action`` on the engine's board; return the state after it."""
+        colour = COLOURS[game.current_player(state)]
+        move = game.action_to_str(state, action)
+        ok, text = self._engine.ask(f"play {colour} {move}")
+        # Some engines (GRhino) pass for a blocked player by themselves and reject "pass".
+        if not ok and move != "pass":
+            self._forget()
+            raise GTPEngineError(f"GTP engine {self.command[0]} refused 'play {colour} {move}': {text}")
+        return game.apply(state, action)
+
+    def _forget(self) -> None:
+        self._setup = None
+        self._known = None
+
+
+def _path_between(game, start, target, max_plies: int = 2):
+    """Actions leading from ``start`` to exactly ``target`` in at most ``max_plies``, or None."""
+    if np.array_equal(start, target):
+        return []
+    frontier = [(start, [])]
+    for _ in range(max_plies):
+        nxt = []
+        for state, path in frontier:
+            if game.is_terminal(state):
+                continue
+            for a in game.legal_actions(state):
+                child = game.apply(state, int(a))
+                if np.array_equal(child, target):
+                    return path + [int(a)]
+                nxt.append((child, path + [int(a)]))
+        frontier = nxt
+    return None
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+class _Session:
+    """The GTP server's game: the current rule set, the moves played, and the agent to ask."""
+
+    def __init__(self, game, agent):
+        if game.num_players != 2:
+            raise AgentError(f"GTP needs a two-player game, not {game.name}")
+        agent.check_game(game)
+        self.game, self.agent = game, agent
+        self.moves: list[int] = []
+        self.state = game.initial_state()
+
+    def rebuild(self, **changes) -> None:
+        """Switch to the same game with other parameters, replaying the moves so far."""
+        game = envs.make_game(self.game.name, rules=self.game.rules, **{**self.game.params, **changes})
+        self.agent.check_game(game)
+        state = game.initial_state()
+        for a in self.moves:
+            state = game.apply(state, a)
+        self.game, self.state = game, state
+
+    def clear(self) -> None:
+        self.moves, self.state = [], self.game.initial_state()
+        self.agent.reset()
+
+    def push(self, action) -> None:
+        self.state = self.game.apply(self.state, action)
+        self.moves.append(action)
+
+    def undo(self) -> None:
+        self.moves.pop()
+        self.state = self.game.initial_state()
+        for a in self.moves:
+            self.state = self.game.apply(self.state, a)
+
+
+class _Refusal(Exception):
+    """A GTP failure response (``? message``)."""
+
+
+def _colour(text: str) -> int:
+    text = text.lower()
+    if text in ("b", "black"):
+        return 0
+    if text in ("w", "white"):
+        return 1
+    raise _Refusal("invalid color")
+
+
+def _vertex(game, state, action) -> str:
+    move = game.action_to_str(state, action)
+    return "pass" if move.lower() == "pass" else move.upper()
+
+
+def _cmd_boardsize(session, args):
+    if len(args) != 1 or not args[0].isdigit():
+        raise _Refusal("boardsize not an integer")
+    size = int(args[0])
+    if "size" not in session.game.params:
+        if size != getattr(session.game, "size", 8):  # a game without a size parameter: LOA, 8x8
+            raise _Refusal("unacceptable size")
+    else:
+        moves, session.moves = session.moves, []
+        try:
+            session.rebuild(size=size)
+        except ArbiterError:
+            session.moves = moves
+            raise _Refusal("unacceptable size") from None
+    session.clear()
+    return ""
+
+
+def _cmd_komi(session, args):
+    try:
+        komi = float(args[0])
+    except (IndexError, ValueError):
+        raise _Refusal("komi not a float") from None
+    if "komi" in session.game.params:
+        try:
+            session.rebuild(komi=int(komi) if komi == int(komi) else komi)
+        except ArbiterError as exc:
+            raise _Refusal(f"unacceptable komi: {exc}") from None
+    return ""
+
+
+def _cmd_play(session, args):
+    if len(args) != 2:
+        raise _Refusal("syntax error: expected 'play <color> <vertex>'")
+    seat = _colour(args[0])
+    game, state = session.game, session.state
+    if game.is_terminal(state):
+        raise _Refusal("illegal move: the game is over")
+    if seat != game.current_player(state):
+        raise _Refusal(f"illegal move: it is {COLOURS[game.current_player(state)]}'s turn")
+    try:
+        action = game.str_to_action(state, args[1])
+    except ArbiterError:
+        raise _Refusal("illegal move") from None
+    session.push(action)
+    return ""
+
+
+def _cmd_genmove(session, args):
+    if len(args) != 1:
+        raise _Refusal("syntax error: expected 'genmove <color>'")
+    seat = _colour(args[0])
+    game, state = session.game, session.state
+    if game.is_terminal(state):
+        return "pass"  # GTP controllers may ask after the end; passing changes nothing
+    if seat != game.current_player(state):
+        raise _Refusal(f"it is {COLOURS[game.current_player(state)]}'s turn")
+    action = session.agent.act(game, state)
+    vertex = _vertex(game, state, action)
+    session.push(action)
+    return vertex
+
+
+def _cmd_undo(session, args):
+    if not session.moves:
+        raise _Refusal("cannot undo")
+    session.undo()
+    return ""
+
+
+def _cmd_final_score(session, args):
+    if not hasattr(session.game, "score"):
+        raise _Refusal(f"final_score is not available for {session.game.name}")
+    score = session.game.score(session.state)
+    return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+
+COMMANDS = {
+    "protocol_version": lambda session, args: "2",
+    "name": lambda session, args: f"Arbiter {session.agent.name}",
+    "version": lambda session, args: "0.1",
+    "known_command": lambda session, args: str(bool(args) and args[0] in COMMANDS).lower(),
+    "list_commands": lambda session, args: "\n".join(COMMANDS),
+    "boardsize": _cmd_boardsize,
+    "clear_board": lambda session, args: session.clear() or "",
+    "komi": _cmd_komi,
+    "play": _cmd_play,
+    "genmove": _cmd_genmove,
+    "undo": _cmd_undo,
+    "showboard": lambda session, args: "\n" + session.game.to_text(session.state).rstrip("\n"),
+    "final_score": _cmd_final_score,
+    "quit": lambda session, args: "",
+}
+
+
+def serve(game, agent, infile=None, outfile=None) -> None:
+    """Answer GTP version 2 commands from ``infile`` on ``outfile`` until ``quit`` or end of input.
+
+    ``game`` sets the game and its rules (``boardsize`` and ``komi`` change only those
+    parameters); ``agent`` answers ``genmove``. Both streams are text; defaults stdin/stdout.
+    """
+    infile = sys.stdin if infile is None else infile
+    outfile = sys.stdout if outfile is None else outfile
+    session = _Session(game, agent)
+    for line in infile:
+        words = line.split("#", 1)[0].replace("\t", " ").split()
+        if not words:
+            continue
+        ident = ""
+        if words[0].isdigit():
+            ident, words = words[0], words[1:]
+            if not words:
+                continue
+        name, args = words[0].lower(), words[1:]
+        if name not in COMMANDS:
+            ok, text = False, "unknown command"
+        else:
+            try:
+                ok, text = True, COMMANDS[name](session, args)
+            except _Refusal as exc:
+                ok, text = False, str(exc)
+            except ArbiterError as exc:  # an agent failing (e.g. a GTP engine behind it) is an answer too
+                ok, text = False, f"{type(exc).__name__}: {exc}"
+        outfile.write(f"{'=' if ok else '?'}{ident} {text}".rstrip(" ") + "\n\n")
+        outfile.flush()
+        if name == "quit":
+            return
+
+
+def main(argv=None) -> int:
+    """Command line: ``arbiter gtp --game go --size 9 --agent mcts:simulations=5000``."""
+    parser = argparse.ArgumentParser(
+        prog="arbiter gtp", description="Serve an Arbiter agent over GTP on stdin/stdout.")
+    parser.add_argument("--game", required=True, choices=sorted(envs.GAMES),
+                        help="the game to play (GTP tools know Go; Othello works with GRhino's conventions)")
+    parser.add_argument("--size", type=int, help="board size (the game's default if omitted)")
+    parser.add_argument("--komi", type=float, help="komi for Go")
+    parser.add_argument("--rules", default="standard", help="rule preset, e.g. 'openspiel'")
+    parser.add_argument("--agent", default="mcts:seconds=5", help="agent spec (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="agent seed unless the spec sets one")
+    args = parser.parse_args(argv)
+    params = {"rules": args.rules}
+    if args.size is not None:
+        params["size"] = args.size
+    if args.komi is not None:
+        params["komi"] = int(args.komi) if args.komi == int(args.komi) else args.komi
+    import agents
+
+    try:
+        game = envs.make_game(args.game, **params)
+        name, options = agents.parse_spec(args.agent)
+        agent = agents.make(args.agent, **({} if "seed" in options else {"seed": args.seed}))
+        serve(game, agent, sys.stdin, sys.stdout)
+    except ArbiterError as exc:
+        print(f"arbiter gtp: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,134 @@
+"""UCT Monte-Carlo tree search on any game, with chance nodes for the Calculation patience.
+
+    bot = agents.make("mcts:simulations=5000,c=0.5,threshold=5", seed=0)
+    action = bot.act(game, state)
+    bot.last_stats   # {"simulations", "seconds", "nodes", "depth", "value"}
+
+Each simulation walks the tree from the root choosing children by UCB1,
+``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
+playouts, finishes the game with uniformly random moves and backs the result up. The tree and
+the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
+watches the clock and reads the answer: the root child with the most visits.
+
+Two-player games use plain UCT with values from the mover's view. Calculation uses the decision
+and chance nodes of the patience study (STUDY.md §2) and never reads the hidden stock order:
+every simulation starts from a redrawing of the unseen cards, so two deals that differ only in
+the order of the face-down cards get the same decisions under the same seed.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import _mcts_kernel as K
+from .base import Agent, AgentError, check_option, register
+
+DEFAULT_SIMULATIONS = 1000
+PLAYOUTS = {"random": K.RANDOM, "foundation-first": K.FOUNDATION_FIRST}
+_INITIAL_NODES = 1 << 15
+_CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
+
+
+@register("mcts")
+class MCTSAgent(Agent):
+    """UCT-MCTS with random playouts; budget in simulations and/or seconds (first reached stops).
+
+    Options: ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
+    move, exploration constant ``c`` and expansion ``threshold`` (the study's 0.5 and 5), and
+    ``max_nodes``: the tree stops growing there (the search goes on with leaf playouts), which
+    bounds memory at about 48 bytes per node.
+    """
+
+    def __init__(self, simulations=None, seconds=None, c: float = 0.5, threshold: int = 5,
+                 playout: str = "random", max_nodes: int = 2_000_000, seed=None):
+        super().__init__(seed=seed)
+        if simulations is None and seconds is None:
+            simulations = DEFAULT_SIMULATIONS
+        self.simulations = None if simulations is None else check_option("simulations", simulations, int, 1)
+        self.seconds = None if seconds is None else check_option("seconds", seconds, float, 0.0)
+        if self.seconds is not None and self.seconds <= 0:
+            raise AgentError(f"seconds={seconds!r}: expected a positive number")
+        self.c = check_option("c", c, float, 0.0)
+        self.threshold = check_option("threshold", threshold, int, 1)
+        self.max_nodes = check_option("max_nodes", max_nodes, int, 1024)
+        if playout not in PLAYOUTS:
+            raise AgentError(f"playout={playout!r}: expected one of {', '.join(map(repr, PLAYOUTS))}")
+        self.playout = playout
+
+    def _act(self, game, state) -> int:
+        start = time.perf_counter()
+        if self.playout == "foundation-first" and game.name != "calculation":
+            raise AgentError(f"playout='foundation-first' is a Calculation policy, not for {game.name}")
+        legal = game.legal_actions(state)
+        if len(legal) == 1:
+            self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start,
+                               "nodes": 0, "depth": 0, "value": float("nan")}
+            return int(legal[0])
+        tree = _Tree(min(_INITIAL_NODES, self.max_nodes))
+        done = self._search(game, state, tree, start)
+        links, value = tree.links, tree.value
+        first, count = links[0, K.FIRST], links[0, K.COUNT]
+        children = np.arange(first, first + count)
+        visits = links[children, K.VISITS]
+        if game.name == "calculation":
+            # Decision values are maxima over what the tree found (the study's backup), so the
+            # move is the child of highest value; visits break ties (all zero early in a deal).
+            best = children[np.lexsort((-visits, -value[children]))[0]]
+        else:
+            # Two players: the robust child, most visits; equal counts go to the higher value.
+            best = children[np.lexsort((-value[children], -visits))[0]]
+        self.last_stats = {
+            "simulations": done,
+            "seconds": time.perf_counter() - start,
+            "nodes": int(tree.meta[K.USED]),
+            "depth": int(tree.meta[K.DEPTH]),
+            "value": float(value[best]),
+        }
+        return int(links[best, K.KEY])
+
+    def _search(self, game, state, tree, start) -> int:
+        """Run simulations until the budget is spent; return how many ran."""
+        gid, p = game.kernel
+        chance = int(game.name == "calculation")
+        deadline = None if self.seconds is None else start + self.seconds
+        limit = self.simulations if self.simulations is not None else np.iinfo(np.int64).max
+        done, chunk = 0, limit if deadline is None else 16
+        while done < limit:
+            if deadline is not None:
+                now = time.perf_counter()
+                if now >= deadline:
+                    break
+            want = min(chunk, limit - done)
+            t0 = time.perf_counter()
+            ran = K.run(gid, p, state, game.num_actions, game.num_players, chance,
+                        tree.links, tree.value, tree.meta, want, self.c, self.threshold,
+                        int(tree.frozen(self.max_nodes)), PLAYOUTS[self.playout], self.rng)
+            done += ran
+            if ran < want:
+                tree.grow(self.max_nodes)
+            elif deadline is not None:
+                # Size the next chunk to take about _CHUNK_SECONDS, and never overrun the deadline.
+                rate = ran / max(time.perf_counter() - t0, 1e-6)
+                left = deadline - time.perf_counter()
+                chunk = int(max(1, min(rate * _CHUNK_SECONDS, rate * left)))
+        return done
+
+
+class _Tree:
+    """The node arrays of one search (see ``_mcts_kernel``), grown by doubling up to a limit."""
+
+    def __init__(self, capacity: int):
+        self.links, self.value, self.meta = K.new_tree(capacity)
+
+    def frozen(self, max_nodes: int) -> bool:
+        return self.links.shape[0] >= max_nodes
+
+    def grow(self, max_nodes: int) -> None:
+        used = int(self.meta[K.USED])
+        capacity = min(2 * self.links.shape[0], max_nodes)
+        links, value, _ = K.new_tree(capacity)
+        links[:used] = self.links[:used]
+        value[:used] = self.value[:used]
+        self.links, self.value = links, value

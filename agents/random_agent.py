@@ -1,0 +1,17 @@
+"""The uniform random agent: every legal move with equal probability (the weakest baseline)."""
+
+from envs import _common as C
+
+from .base import Agent, register
+
+
+@register("random")
+class RandomAgent(Agent):
+    """Plays a uniformly random legal move, drawn from its own seeded SplitMix64 stream."""
+
+    def __init__(self, seed=None):
+        super().__init__(seed=seed)
+
+    def _act(self, game, state) -> int:
+        moves = game.legal_actions(state)
+        return int(moves[C.randint(self.rng, len(moves))])

