@@ -13,8 +13,8 @@ Vocabulary, used the same way everywhere in Arbiter:
 
 A subclass provides the class attributes ``name``, ``game_id``, ``num_players``, ``defaults``
 (every parameter with its standard value), ``presets`` (named rule sets, ``"openspiel"`` among
-them) and ``_kernel`` (its kernel module), and implements ``_configure`` plus the notation, text
-and observation hooks.
+them), ``_kernel`` (its kernel module) and ``_notation`` (its notation and text-board module), and
+implements ``_configure`` and ``_observation``.
 """
 
 from __future__ import annotations
@@ -122,18 +122,11 @@ class Game:
         state_len, max_moves)."""
         raise NotImplementedError
 
-    def _action_to_str(self, state, action: int) -> str:
-        raise NotImplementedError
-
-    def _parse_move(self, state, text: str) -> int:
-        """Parse normalised (stripped) ``text`` to an action id; raise NotationError if malformed."""
-        raise NotImplementedError
-
-    def _to_text(self, state) -> str:
-        raise NotImplementedError
-
-    def _from_text(self, text: str):
-        raise NotImplementedError
+    # Notation and text boards live in the game's ``notation`` module (``_notation``), whose
+    # functions take the game first: action_to_str(game, state, action), parse_move(game, state,
+    # text) -> action (NotationError if malformed; ``text`` is stripped and lower-cased),
+    # to_text(game, state) and from_text(game, text) (TextBoardError if not a legal position).
+    _notation = None
 
     def _observation(self, state, seat: int) -> np.ndarray:
         raise NotImplementedError
@@ -226,14 +219,14 @@ class Game:
         return out
 
     def action_to_str(self, state, action) -> str:
-        return self._action_to_str(self.check_state(state), self.check_action(action))
+        return self._notation.action_to_str(self, self.check_state(state), self.check_action(action))
 
     def str_to_action(self, state, text) -> int:
         """Parse a move in the game's notation; raise NotationError if malformed or illegal."""
         self.check_state(state)
         if not isinstance(text, str):
             raise NotationError(f"move {text!r}: expected a string in {self.name} notation")
-        action = self._parse_move(state, text.strip().lower())
+        action = self._notation.parse_move(self, state, text.strip().lower())
         if not self.is_legal(state, action):
             raise NotationError(f"move {text!r} is not legal in this position")
         return action
@@ -246,12 +239,12 @@ class Game:
         return self._observation(state, int(seat))
 
     def to_text(self, state) -> str:
-        return self._to_text(self.check_state(state))
+        return self._notation.to_text(self, self.check_state(state))
 
     def from_text(self, text) -> np.ndarray:
         if not isinstance(text, str):
             raise TextBoardError(f"text board {text!r}: expected a string")
-        return self._from_text(text)
+        return self._notation.from_text(self, text)
 
     def sample_hidden(self, state, rng=None) -> np.ndarray:
         """A copy of ``state`` with everything the mover cannot see re-drawn at random.
@@ -279,7 +272,7 @@ class Game:
     # -- conveniences --------------------------------------------------------------------------
     def _describe(self, state, action) -> str:
         try:
-            return self._action_to_str(state, action)
+            return self._notation.action_to_str(self, state, action)
         except ArbiterError:
             return "no such move"
 

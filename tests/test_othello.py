@@ -355,7 +355,7 @@ def test_notation_round_trips_every_action(size):
     assert names[size * size - size] == f"a{size}" and names[-1] == "pass"
     assert len(set(names)) == game.num_actions
     for a, name in enumerate(names):
-        assert game._parse_move(state, name) == a
+        assert game._notation.parse_move(game, state, name) == a
 
 
 def test_notation_is_case_and_space_insensitive():

@@ -80,6 +80,7 @@ class Calculation(Game):
     end_reasons = {_kernel.WON: "won", _kernel.STUCK: "stuck"}
     observation_bounds = (0.0, 4.0)  # unseen-card counts go up to 4 per rank
     _kernel = _kernel
+    _notation = notation
 
     def __init__(self, **params):
         if params.get("rules") == "openspiel":
@@ -90,18 +91,6 @@ class Calculation(Game):
 
     def _configure(self, params):
         return [], _kernel.NUM_ACTIONS, _kernel.STATE_LEN, _kernel.MAX_MOVES
-
-    def _action_to_str(self, state, action):
-        return notation.action_to_str(self, state, action)
-
-    def _parse_move(self, state, text):
-        return notation.parse_move(self, state, text)
-
-    def _to_text(self, state):
-        return notation.to_text(self, state)
-
-    def _from_text(self, text):
-        return notation.from_text(self, text)
 
     def _observation(self, state, seat):
         K = _kernel

@@ -68,6 +68,7 @@ class Go(Game):
     presets = {"standard": {}, "openspiel": {"superko": "draw", "suicide": False}}
     end_reasons = {_kernel.TWO_PASSES: "two_passes", _kernel.MAX_MOVES: "max_moves", _kernel.SUPERKO: "superko"}
     _kernel = _kernel
+    _notation = notation
 
     def _configure(self, params):
         self.size = n = check_int("size", params["size"], 5, _kernel.MAX_SIZE)
@@ -85,18 +86,6 @@ class Go(Game):
     def score(self, state) -> float:
         """Tromp-Taylor score now: Black's area minus White's area minus komi (> 0: Black leads)."""
         return _kernel.score(self.check_state(state), self._p) / 2
-
-    def _action_to_str(self, state, action):
-        return notation.action_to_str(self, state, action)
-
-    def _parse_move(self, state, text):
-        return notation.parse_move(self, state, text)
-
-    def _to_text(self, state):
-        return notation.to_text(self, state)
-
-    def _from_text(self, text):
-        return notation.from_text(self, text)
 
     def _observation(self, state, seat):
         n = self.size

@@ -48,23 +48,12 @@ class Gomoku(Game):
     presets = {"standard": {}, "openspiel": {"exact_five": False}}
     end_reasons = {_kernel.FIVE: "five", _kernel.FULL: "board_full"}
     _kernel = _kernel
+    _notation = notation
 
     def _configure(self, params):
         self.size = n = check_int("size", params["size"], 7, 19)
         exact = check_choice("exact_five", params["exact_five"], (False, True))
         return [n, int(exact)], n * n, C.HEADER + n * n, n * n
-
-    def _action_to_str(self, state, action):
-        return notation.action_to_str(self, state, action)
-
-    def _parse_move(self, state, text):
-        return notation.parse_move(self, state, text)
-
-    def _to_text(self, state):
-        return notation.to_text(self, state)
-
-    def _from_text(self, text):
-        return notation.from_text(self, text)
 
     def _observation(self, state, seat):
         n = self.size

@@ -88,6 +88,7 @@ class LinesOfAction(Game):
         _kernel.MAX_MOVES: "max_moves", _kernel.NO_MOVE: "no_move",
     }
     _kernel = _kernel
+    _notation = notation
 
     def _configure(self, params):
         choices = [
@@ -99,18 +100,6 @@ class LinesOfAction(Game):
         codes = [options.index(check_choice(key, params[key], options)) for key, options in choices]
         max_moves = check_int("max_moves", params["max_moves"], 1, MAX_MOVES_LIMIT)
         return codes, _kernel.NUM_ACTIONS, _kernel.state_len(max_moves), max_moves
-
-    def _action_to_str(self, state, action):
-        return notation.action_to_str(self, state, action)
-
-    def _parse_move(self, state, text):
-        return notation.parse_move(self, state, text)
-
-    def _to_text(self, state):
-        return notation.to_text(self, state)
-
-    def _from_text(self, text):
-        return notation.from_text(self, text)
 
     def _observation(self, state, seat):
         cells = notation.grid(state)

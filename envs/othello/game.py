@@ -56,6 +56,7 @@ class Othello(Game):
     presets = {"standard": {}, "openspiel": {}}
     end_reasons = {_kernel.FULL: "board_full", _kernel.NO_MOVES: "no_moves"}
     _kernel = _kernel
+    _notation = notation
 
     def _configure(self, params):
         self.size = n = check_int("size", params["size"], 6, 16, even=True)
@@ -68,18 +69,6 @@ class Othello(Game):
         x = C.HEADER + self.size * self.size + _kernel.S_COUNT
         state = self.check_state(state)
         return int(state[x]), int(state[x + 1])
-
-    def _action_to_str(self, state, action):
-        return notation.action_to_str(self, state, action)
-
-    def _parse_move(self, state, text):
-        return notation.parse_move(self, state, text)
-
-    def _to_text(self, state):
-        return notation.to_text(self, state)
-
-    def _from_text(self, text):
-        return notation.from_text(self, text)
 
     def _observation(self, state, seat):
         n = self.size
