@@ -85,6 +85,16 @@ def uniform(rng):
 
 
 @njit(cache=True)
+def clear(s, p):
+    """Zero the state and write the header of a fresh game: this parameter set's signature, no
+    winner, no last move, seat 0 to move."""
+    s[:] = 0
+    s[H_SIG] = p[P_SIG]
+    s[H_WINNER] = NO_WINNER
+    s[H_LAST] = -1
+
+
+@njit(cache=True)
 def finish(s, winner, reason):
     """Mark the state terminal with ``winner`` (a seat or NO_WINNER) and a per-game reason code."""
     s[H_STATUS] = TERMINAL

@@ -78,6 +78,18 @@ def check_choice(name, value, allowed):
     raise ParameterError(f"{name}={value!r}: expected one of {options}")
 
 
+def stone_planes(cells, state, seat, channels=3) -> np.ndarray:
+    """The board games' observation: (channels, N, N) float32 with the seat's own pieces in
+    channel 0, the opponent's in channel 1 and all ones in channel 2 if the seat is to move.
+    ``cells`` is the (N, N) grid (0 empty, 1 Black, 2 White); channels past 2 are left zero
+    for the game to fill."""
+    obs = np.zeros((channels, *cells.shape), dtype=np.float32)
+    obs[0] = cells == seat + 1
+    obs[1] = cells == 2 - seat
+    obs[2] = float(state[C.H_PLAYER] == seat)
+    return obs
+
+
 class Game:
     """Base class of the five games; see the module docstring and ``docs/`` for the protocol."""
 

@@ -5,9 +5,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-import envs
 from envs import _common as C
-from envs import _vector_kernel as K
 from envs.core import ParameterError
 from envs.registration import IDS, register_envs
 from envs.vector_env import ArbiterVectorEnv

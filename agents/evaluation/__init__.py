@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from envs import _common as C
-from envs._dispatch import CALCULATION, GO, GOMOKU, LOA, OTHELLO
+from envs._dispatch import GO, GOMOKU, LOA, OTHELLO
 
 from . import calculation, go, gomoku, loa, othello
 

@@ -135,10 +135,7 @@ def full_hash(s):
 
 @njit(cache=True)
 def init(s, p, rng):
-    s[:] = 0
-    s[C.H_SIG] = p[C.P_SIG]
-    s[C.H_WINNER] = C.NO_WINNER
-    s[C.H_LAST] = -1
+    C.clear(s, p)
     i = STOCK
     for rank in range(1, 14):
         for _ in range(4 - (1 if rank <= NF else 0)):

@@ -308,10 +308,7 @@ def rebuild_chains(s, p):
 # -- the protocol -----------------------------------------------------------------------------------
 @njit(cache=True)
 def init(s, p, rng):
-    s[:] = 0
-    s[C.H_SIG] = p[C.P_SIG]
-    s[C.H_WINNER] = C.NO_WINNER
-    s[C.H_LAST] = -1
+    C.clear(s, p)
     s[fields(p) + O_KO] = -1
     reset_history(s, p)
     rehash(s, p)

@@ -57,7 +57,7 @@ import math
 import numpy as np
 
 from .. import _common as C
-from ..core import Game, ParameterError, check_choice, check_int
+from ..core import Game, ParameterError, check_choice, check_int, stone_planes
 from . import _kernel, notation
 
 
@@ -90,10 +90,7 @@ class Go(Game):
     def _observation(self, state, seat):
         n = self.size
         cells = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
-        obs = np.zeros((4, n, n), dtype=np.float32)
-        obs[0] = cells == seat + 1
-        obs[1] = cells == 2 - seat
-        obs[2] = float(state[C.H_PLAYER] == seat)
+        obs = stone_planes(cells, state, seat, channels=4)
         if state[C.H_STATUS] == C.ONGOING:
             legal = np.zeros(n * n + 1, dtype=bool)
             legal[self.legal_actions(state)] = True

@@ -16,7 +16,6 @@ Params: P_GAME = N, P_GAME+1 = exact_five (1: exactly five wins, 0: five or more
 Reason codes in H_REASON: FIVE (the mover made a winning line), FULL (board full, draw).
 """
 
-import numpy as np
 from numba import njit
 
 from .. import _common as C
@@ -32,10 +31,7 @@ SIDE_KEY = ZOBRIST[-1]
 
 @njit(cache=True)
 def init(s, p, rng):
-    s[:] = 0
-    s[C.H_SIG] = p[C.P_SIG]
-    s[C.H_WINNER] = C.NO_WINNER
-    s[C.H_LAST] = -1
+    C.clear(s, p)
 
 
 @njit(cache=True)

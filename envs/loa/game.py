@@ -53,10 +53,8 @@ repetition-hash slot per ply, so its length is about ``max_moves + 60``.
 * v0: initial release.
 """
 
-import numpy as np
 
-from .. import _common as C
-from ..core import Game, check_choice, check_int
+from ..core import Game, check_choice, check_int, stone_planes
 from . import _kernel, notation
 
 MAX_MOVES_LIMIT = 10000
@@ -103,8 +101,4 @@ class LinesOfAction(Game):
 
     def _observation(self, state, seat):
         cells = notation.grid(state)
-        obs = np.zeros((3, 8, 8), dtype=np.float32)
-        obs[0] = cells == seat + 1
-        obs[1] = cells == 2 - seat
-        obs[2] = float(state[C.H_PLAYER] == seat)
-        return obs
+        return stone_planes(cells, state, seat)

@@ -320,10 +320,7 @@ def setup(s, p):
 @njit(cache=True)
 def init(s, p, rng):
     n = p[P_SIZE]
-    s[:] = 0
-    s[C.H_SIG] = p[C.P_SIG]
-    s[C.H_WINNER] = C.NO_WINNER
-    s[C.H_LAST] = -1
+    C.clear(s, p)
     m = n // 2
     _set(s, p, (m - 1) * n + m - 1, 1)  # d4 on 8x8
     _set(s, p, m * n + m, 1)  # e5

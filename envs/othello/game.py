@@ -42,10 +42,9 @@ can place, no double pass needed).
 * v0: initial release.
 """
 
-import numpy as np
 
 from .. import _common as C
-from ..core import Game, check_int
+from ..core import Game, check_int, stone_planes
 from . import _kernel, notation
 
 
@@ -73,8 +72,4 @@ class Othello(Game):
     def _observation(self, state, seat):
         n = self.size
         cells = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
-        obs = np.zeros((3, n, n), dtype=np.float32)
-        obs[0] = cells == seat + 1
-        obs[1] = cells == 2 - seat
-        obs[2] = float(state[C.H_PLAYER] == seat)
-        return obs
+        return stone_planes(cells, state, seat)
