@@ -2,9 +2,13 @@
 
 Client — an external engine as an agent (Go through GNU Go, Othello through GRhino)::
 
-    bot = agents.make("gtp", command=["/usr/games/gnugo", "--mode", "gtp", "--level", "1"])
+    bot = agents.make("gtp", command=["/usr/games/gnugo", "--mode", "gtp", "--level", "1",
+                                      "--chinese-rules", "--capture-all-dead", "--positional-superko"])
     bot = agents.make("gtp:command=/usr/games/gtp-rhino -l 1,move_time=5")
     action = bot.act(game, state)
+
+GNU Go's defaults are Japanese-style: it passes with dead stones still on the board, which
+Tromp-Taylor area scoring then counts as alive; the three rule flags make it play to ours.
 
 A GTP engine keeps its own board, but an Arbiter state carries no move list, so the agent keeps
 the position it last showed the engine and, on each call, finds the moves that lead from there

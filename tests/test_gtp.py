@@ -14,6 +14,7 @@ import envs
 from agents.gtp import GTPEngineError, GTPSyncError, GTPTimeout, serve
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)
+GNUGO_RULES = ["--chinese-rules", "--capture-all-dead", "--positional-superko"]  # our scoring
 GRHINO = shutil.which("gtp-rhino") or ("/usr/games/gtp-rhino" if os.path.exists("/usr/games/gtp-rhino") else None)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = [sys.executable, "-m", "tournaments.cli", "gtp"]  # what `arbiter gtp` runs
@@ -123,7 +124,7 @@ def test_client_plays_our_own_server():
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
 def test_match_against_gnugo_level_1_on_5x5_completes():
     game = envs.make_game("go", size=5)
-    gnugo = agents.make("gtp", command=[GNUGO, "--mode", "gtp", "--level", "1"], move_time=30)
+    gnugo = agents.make("gtp", command=[GNUGO, "--mode", "gtp", "--level", "1", *GNUGO_RULES], move_time=30)
     try:
         for first in (0, 1):
             s = play_match(game, [agents.make("mcts", simulations=300, seed=first), gnugo], first)
@@ -146,7 +147,7 @@ def test_match_against_grhino_on_othello_completes():
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
 def test_client_follows_history_and_refuses_unexplained_positions():
     game = envs.make_game("go", size=5)
-    gnugo = agents.make("gtp", command=[GNUGO, "--mode", "gtp", "--level", "1"])
+    gnugo = agents.make("gtp", command=[GNUGO, "--mode", "gtp", "--level", "1", *GNUGO_RULES])
     try:
         s = game.initial_state()
         for move in ["C3", "C4", "D3"]:

@@ -1,0 +1,400 @@
+"""The strength table of issue 4: how strong each classical agent is, measured by playing.
+
+    nice -n 10 python examples/strength.py                      # the whole table -> docs/strength.md
+    python examples/strength.py --games 10 --engine-games 4 --only Othello   # a quick look
+
+Rows are (agent vs opponent, game): every agent (random, greedy, minimax, alpha-beta, MCTS at the
+budgets of ``AGENTS``) against random and against greedy on LOA, Othello 8x8, Gomoku 15x15 and
+Go 9x9, then MCTS and alpha-beta against GNU Go (levels 1 and 10, Go 7x7 and 9x9) and GRhino
+(levels 1-3, Othello 8x8). Each row plays N games with colours alternated (the agent is Black
+in games 0, 2, 4, ...) and reports the agent's mean outcome (win 1, draw 0.5, loss 0) with its
+standard error, W/D/L, median seconds and mean plies per game, and how many of the games were distinct.
+
+Games are played by the tournament machinery (``tournaments.play.play_game`` in the worker
+processes of ``tournaments.ProcessExecutor``): one executor per game and board size plays the
+jobs of all its rows, so both workers stay busy across row boundaries and each worker loads the
+compiled kernels once. A game's seed and its two agent seeds come from ``--seed``, the row and
+the game number only, so a row replays identically whatever else is run or how many workers
+play it. ``move_time`` is a generous safety net (a hung engine forfeits instead of stalling the
+run); it also makes every worker warm each agent up with one untimed move, so just-in-time
+compilation is not charged to the first game's seconds.
+
+Engine resignations (GNU Go resigns lost games) are counted as ordinary losses of the engine;
+any other forfeit is counted against the forfeiting side and listed under the table. A row whose
+engine cannot be started is kept in the table with the reason instead of a result. The markdown
+is rewritten after every game group, so an interrupted run leaves the rows it finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import platform
+import shlex
+import shutil
+import sys
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# Budgets: chosen so that one game takes seconds, not minutes, on a busy 2-core machine.
+AGENTS = {
+    "random": "random",
+    "greedy": "greedy",
+    "minimax": "minimax:depth=2",
+    "alphabeta": "alphabeta:depth=4",
+    "mcts": "mcts:simulations=1000",
+}
+BASELINES = ("random", "greedy")
+ENGINE_AGENTS = ("mcts", "alphabeta")
+
+# Game label -> (envs game name, rule parameters). Go keeps its default komi (7.5) at both sizes.
+GAMES = {
+    "LOA 8x8": ("loa", {}),
+    "Othello 8x8": ("othello", {"size": 8}),
+    "Gomoku 15x15": ("gomoku", {"size": 15}),
+    "Go 9x9": ("go", {"size": 9}),
+    "Go 7x7": ("go", {"size": 7}),
+}
+BASELINE_GAMES = ("LOA 8x8", "Othello 8x8", "Gomoku 15x15", "Go 9x9")
+# The baseline rows that cost seconds per game (MCTS playouts of 100+ plies, depth-4 search on
+# wide boards): ``--search-games`` sets their N.
+SLOW = {(a, g) for a in ENGINE_AGENTS for g in ("LOA 8x8", "Go 9x9")}
+
+
+def _binary(name: str) -> str:
+    return shutil.which(name) or f"/usr/games/{name}"
+
+
+GNUGO, GRHINO = _binary("gnugo"), _binary("gtp-rhino")
+ENGINE_MOVE_TIME = 60.0  # seconds the GTP agent lets an engine think before calling it dead
+
+
+def engine_command(label: str) -> list[str]:
+    """The argv of the external engine an opponent label such as ``gnugo-10`` names."""
+    name, level = label.rsplit("-", 1)
+    if name == "gnugo":
+        # Arbiter scores Go by Tromp-Taylor area (no dead-stone removal): GNU Go must use area
+        # rules and capture every dead stone before it passes, or the stones it leaves on the
+        # board count as alive; positional superko matches Arbiter's superko rule.
+        return [GNUGO, "--mode", "gtp", "--level", level, "--chinese-rules", "--capture-all-dead",
+                "--positional-superko"]
+    return [GRHINO, "-l", level]
+
+
+def player(label: str):
+    """What a worker builds for ``label``: an ``agents.make`` spec, or for an engine a GTP agent
+    object (its engine process starts on its first move in the worker; ``agents/__init__.py``
+    does not import ``agents.gtp``, so the spec ``"gtp:..."`` would not resolve in a fresh process)."""
+    if label in AGENTS:
+        return AGENTS[label]
+    from agents.gtp import GTPAgent
+
+    return GTPAgent(command=engine_command(label), move_time=ENGINE_MOVE_TIME)
+
+
+@dataclass
+class Row:
+    """One line of the table and, once played, its games' records."""
+
+    agent: str
+    opponent: str
+    game: str
+    games: int
+    records: list = field(default_factory=list)
+    problem: str = ""  # why the row could not be played, if it could not
+
+    @property
+    def key(self) -> str:
+        return f"{self.agent} vs {self.opponent} on {self.game}"
+
+    @property
+    def engine(self) -> bool:
+        return self.opponent not in AGENTS
+
+
+def table_rows(games: int, search_games: int, engine_games: int) -> list[Row]:
+    """Every row of the issue's table, in the order the document prints them. ``search_games``
+    applies to the search agents on the games where their games take seconds (``SLOW``)."""
+    rows = [Row(a, b, g, search_games if (a, g) in SLOW else games)
+            for g in BASELINE_GAMES for b in BASELINES for a in AGENTS]
+    for size in ("7x7", "9x9"):
+        rows += [Row(a, f"gnugo-{lv}", f"Go {size}", engine_games) for lv in (1, 10) for a in ENGINE_AGENTS]
+    rows += [Row(a, f"grhino-{lv}", "Othello 8x8", engine_games) for lv in (1, 2, 3) for a in ENGINE_AGENTS]
+    return rows
+
+
+# -- playing ---------------------------------------------------------------------------------------
+
+def engine_problem(label: str) -> tuple[str, str]:
+    """``("", "name version")`` when the engine of ``label`` answers GTP, else ``(why, "")``."""
+    from agents.gtp import GTPEngine, GTPEngineError
+
+    command = engine_command(label)
+    if not os.path.exists(command[0]):
+        package = "gnugo" if label.startswith("gnugo") else "grhino"
+        return f"{command[0]} is not installed (apt-get install {package})", ""
+    try:
+        engine = GTPEngine(command)
+        try:
+            return "", f"{engine.send('name')} {engine.send('version')}".strip()
+        finally:
+            engine.close()
+    except GTPEngineError as exc:
+        return f"engine does not answer GTP: {exc}", ""
+
+
+def jobs_for(rows: list[Row], players: list[str], seed: int, first_index: int):
+    """The ``Job``s of ``rows`` (colours alternated) and a map from job index to row."""
+    from tournaments.play import Job
+
+    jobs, owner = [], {}
+    for row in rows:
+        me, them = players.index(row.agent), players.index(row.opponent)
+        row_id = zlib.crc32(row.key.encode())
+        for k in range(row.games):
+            black, white = (me, them) if k % 2 == 0 else (them, me)
+            s = np.random.SeedSequence([seed, row_id, k]).generate_state(3)
+            index = first_index + len(jobs)
+            jobs.append(Job(index, 0, row_id, k, black, white, int(s[0]), (int(s[1]), int(s[2]))))
+            owner[index] = row
+    return jobs, owner
+
+
+def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log) -> None:
+    """Play every row of one game and board size in one process pool; fill ``row.records``."""
+    from tournaments import ExecutorError, ProcessExecutor
+    from tournaments.play import Context
+
+    name, params = GAMES[game_label]
+    players = sorted({p for r in rows for p in (r.agent, r.opponent)})
+    ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
+                  move_time=2 * ENGINE_MOVE_TIME)
+    jobs, owner = jobs_for(rows, players, seed, first_index)
+    executor = ProcessExecutor(workers)
+    executor.start(ctx)
+    try:
+        for record in executor.run(jobs):
+            row = owner[record["index"]]
+            row.records.append(record)
+            if log:
+                log.write(json.dumps({"row": row.key, **record}) + "\n")
+                log.flush()
+            if len(row.records) == row.games:
+                print(f"  {row.key}: {summary(row)['score']}", file=sys.stderr, flush=True)
+    except ExecutorError as exc:
+        for row in rows:
+            if len(row.records) < row.games:
+                row.problem = f"the worker failed: {str(exc).strip().splitlines()[-1]}"
+    finally:
+        executor.close()
+
+
+# -- statistics and the document -------------------------------------------------------------------
+
+def outcome(row: Row, record: dict) -> float:
+    """The row agent's result in one game: 1 win, 0.5 draw, 0 loss."""
+    if record["code"] == 2:
+        return 0.5
+    agent_is_black = record["game"] % 2 == 0  # colours alternate, the agent opening (see jobs_for)
+    return 1.0 if (record["code"] == 0) == agent_is_black else 0.0
+
+
+def resigned(record: dict) -> bool:
+    return record["reason"] != "normal" and "resigned" in record["detail"]
+
+
+def summary(row: Row) -> dict:
+    """Mean outcome ± standard error, W/D/L, per-game means and forfeits of a played row."""
+    x = np.array([outcome(row, r) for r in row.records])
+    n = len(x)
+    se = float(np.std(x, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    forfeits = [r for r in row.records if r["reason"] != "normal" and not resigned(r)]
+    return {
+        "n": n,
+        "score": f"{x.mean():.3f} ± {se:.3f}",
+        "wdl": f"{int((x == 1).sum())}/{int((x == 0.5).sum())}/{int((x == 0).sum())}",
+        "seconds": float(np.median([r["seconds"] for r in row.records])),
+        "plies": float(np.mean([r["plies"] for r in row.records])),
+        "distinct": len({tuple(r["moves"]) for r in row.records}),
+        "resigned": sum(map(resigned, row.records)),
+        "forfeits": forfeits,
+    }
+
+
+def table(rows: list[Row]) -> list[str]:
+    lines = ["| agent | opponent | game | N | mean outcome ± SE | W/D/L | s/game | plies/game | distinct games |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        head = f"| {row.agent} | {row.opponent} | {row.game} | {row.games} |"
+        if row.problem:
+            lines.append(f"{head} not run: {row.problem} | | | | |")
+        elif len(row.records) < row.games:
+            lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | |")
+        else:
+            s = summary(row)
+            lines.append(f"{head} {s['score']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
+                         f"{s['distinct']} |")
+    return lines
+
+
+def notes(rows: list[Row]) -> list[str]:
+    """Resignations and forfeits, row by row (a forfeit is never silently a plain loss)."""
+    out = []
+    for row in rows:
+        if row.problem or len(row.records) < row.games:
+            continue
+        s = summary(row)
+        if s["resigned"]:
+            out.append(f"- {row.key}: the engine resigned {s['resigned']} game(s) (counted as losses).")
+        for r in s["forfeits"]:
+            side = r["black"] if r["code"] == 1 else r["white"]
+            out.append(f"- {row.key}, game {r['game']}: {side} forfeited ({r['reason']}): {r['detail']}")
+    return out
+
+
+def environment() -> dict:
+    import numba
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": f"{model}, {os.cpu_count()} logical cores", "python": platform.python_version(),
+            "numba": numba.__version__, "numpy": np.__version__, "os": platform.platform()}
+
+
+def render(rows, meta) -> str:
+    engines = "\n".join(f"- `{label}`: {version or 'not available'}" for label, version in meta["engines"].items())
+    budgets = "\n".join(f"| {label} | `{spec}` |" for label, spec in AGENTS.items())
+    baseline = [r for r in rows if not r.engine]
+    external = [r for r in rows if r.engine]
+    done = meta.get("wall")
+    lines = [
+        "# Strength table",
+        "",
+        "Issue 4, item 9: every classical agent against random and greedy on every two-player game,",
+        "and MCTS / alpha-beta against GNU Go and GRhino. Generated by `examples/strength.py`:",
+        "",
+        "```",
+        meta["command"],
+        "```",
+        "",
+        "Each row plays N games with colours alternated (the agent is Black in the even-numbered",
+        "games); **mean outcome** is the row agent's average result (win 1, draw 0.5, loss 0) ± its",
+        "standard error (sample standard deviation / √N), W/D/L are the agent's wins, draws and",
+        "losses, s/game the median wall-clock seconds of a game (both players' thinking, on the busy",
+        "machine below; the median leaves out each worker's one-off warm-up), and *distinct games* counts different move sequences among the N (agents are",
+        "seeded per game from the row and the game number; a deterministic pair may repeat games,",
+        "and where distinct games are far fewer than N the standard error overstates the precision).",
+        "Games are played from the standard start position with Arbiter's rules (RULES.md):",
+        "Go uses area scoring with komi 7.5 at both sizes, Gomoku is 15x15 freestyle (five or more",
+        "wins).",
+        "",
+        "## Budgets",
+        "",
+        "| agent | spec (`agents.make`) |",
+        "|---|---|",
+        budgets,
+        "",
+        (f"External engines are driven through `agents.gtp.GTPAgent(command=[...], move_time={ENGINE_MOVE_TIME:g})`:"
+         " `gnugo-N` is `gnugo --mode gtp --level N --chinese-rules --capture-all-dead --positional-superko`"
+         " (area rules, and every dead stone captured before GNU Go passes: Arbiter scores the final"
+         " position by Tromp-Taylor, without dead-stone removal), `grhino-N` is `gtp-rhino -l N`."),
+        "",
+        engines,
+        "",
+        "## Against random and greedy",
+        "",
+        *table(baseline),
+        "",
+        "## Against GNU Go and GRhino",
+        "",
+        *table(external),
+        "",
+        "## Resignations and forfeits",
+        "",
+        *(notes(rows) or ["None."]),
+        "",
+        "## Run",
+        "",
+        (f"- Hardware: {meta['env']['cpu']}; {meta['env']['os']}; Python {meta['env']['python']}, "
+         f"numba {meta['env']['numba']}, numpy {meta['env']['numpy']}."),
+        (f"- Load: the machine is shared; 1-minute load average {meta['load_start']:.1f} at the start"
+         + (f" and {meta['load_end']:.1f} at the end" if done else "")
+         + f", run at nice {meta['nice']} with {meta['workers']} worker processes."),
+        f"- Wall time: {done / 60:.1f} minutes for {meta['games_played']} games." if done
+        else f"- Incomplete: {meta['games_played']} games played so far.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# -- command line ----------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Play the strength table of issue 4 and write it as markdown.")
+    parser.add_argument("--games", type=int, default=100, help="games per row against random/greedy (default 100)")
+    parser.add_argument("--search-games", type=int, default=None,
+                        help="games per row for alphabeta/mcts against random/greedy on LOA and Go "
+                             "(default: --games)")
+    parser.add_argument("--engine-games", type=int, default=None,
+                        help="games per row against GNU Go / GRhino (default: --games)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every game and agent (default 0)")
+    parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
+                        help="play only rows whose 'agent vs opponent on game' contains one of these")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
+    parser.add_argument("--records", type=Path, default=None, help="also write every game record (JSON lines)")
+    args = parser.parse_args(argv)
+    search_games = args.games if args.search_games is None else args.search_games
+    engine_games = args.games if args.engine_games is None else args.engine_games
+    if min(args.games, search_games, engine_games, args.workers) < 1:
+        parser.error("--games, --search-games, --engine-games and --workers must be positive")
+
+    start = time.monotonic()
+    rows = table_rows(args.games, search_games, engine_games)
+    if args.only:
+        rows = [r for r in rows if any(t.lower() in r.key.lower() for t in args.only)]
+    engines = {}
+    for label in sorted({r.opponent for r in rows if r.engine}):
+        problem, version = engine_problem(label)
+        engines[label] = version
+        for r in rows:
+            if r.opponent == label and problem:
+                r.problem = problem
+    nice = os.nice(0)
+    meta = {"command": (f"nice -n {nice} " if nice else "") + "python examples/strength.py "
+            + shlex.join(sys.argv[1:] if argv is None else argv),
+            "engines": engines, "env": environment(), "load_start": os.getloadavg()[0], "nice": nice,
+            "workers": args.workers, "games_played": 0}
+    with open(args.records, "w") if args.records else contextlib.nullcontext() as log:
+        first = 0
+        for game_label in GAMES:
+            group = [r for r in rows if r.game == game_label and not r.problem]
+            if not group:
+                continue
+            print(f"{game_label}: {len(group)} rows, {sum(r.games for r in group)} games", file=sys.stderr)
+            play_group(game_label, group, args.seed, args.workers, first, log)
+            first += sum(r.games for r in group)
+            meta["games_played"] = sum(len(r.records) for r in rows)
+            args.out.write_text(render(rows, meta))
+    meta.update(wall=time.monotonic() - start, load_end=os.getloadavg()[0])
+    args.out.write_text(render(rows, meta))
+    print(f"wrote {args.out} in {meta['wall'] / 60:.1f} minutes", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
