@@ -39,10 +39,10 @@ GAMES = [  # (gymnasium id, AEC module, rule parameters)
 def _timed(step_fn, seconds):
     """Run ``step_fn`` (returns steps done) repeatedly for about ``seconds``; steps per second."""
     step_fn()  # warm-up: compile and fill caches
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         steps += step_fn()
-    return steps / (time.perf_counter() - start)
+    return steps / (time.process_time() - start)
 
 
 def gym_rate(env_id, params, seconds):
@@ -122,7 +122,7 @@ def table(rows, refs, seconds):
     lines = [
         "## Environments",
         "",
-        f"Steps per second, random legal actions, one process ({platform.processor() or platform.machine()}, "
+        f"Steps per CPU-second of this process (`time.process_time`), random legal actions ({platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}); `python benchmarks/environments.py --seconds {seconds:g}`. "
         "Gymnasium: `gymnasium.make` with its default wrappers, one step = learner move + random reply. "
         "AEC: one ply through the wrapped `env()`. Vector: `make_vec(..., vectorization_mode=\"vector_entry_point\")`, "
