@@ -1,0 +1,204 @@
+"""Compiled PUCT tree (numba) over the board-game kernels, with batched leaf evaluation.
+
+One search step is split in three so that a neural network can evaluate many leaves at once:
+
+    select(...)   numba: walk down from the root up to K times by PUCT, adding a virtual loss on
+                  every node walked, and write each leaf's observation planes and legal mask;
+                  finished games are backed up on the spot (their value is known)
+    (Python)      one torch forward pass over the K observations -> policy logits, values
+    expand(...)   numba: give each leaf its children with softmax priors over its legal moves,
+                  remove the virtual losses and back the value up the path
+
+Arrays (owned by the caller, grown by the caller when ``select`` reports it is out of room):
+
+    links[i, FIRST]   first child of node i (children are contiguous), -1 while unexpanded
+    links[i, COUNT]   number of children
+    links[i, KEY]     the action leading to node i
+    links[i, VISITS]  visits of node i, virtual visits included
+    links[i, MOVER]   the seat that played KEY (whose view ``wsum[i]`` takes)
+    links[i, PENDING] 1 while node i waits in the current batch for its evaluation
+    wsum[i]           sum of values of node i from MOVER's view (+1 win .. -1 loss)
+    prior[i]          the network's probability of KEY in the parent position
+    meta[USED]        nodes in use (node 0 is the root)
+
+Nodes store no positions: a walk copies the root state and replays the keys on its path, which
+keeps a node at 7 int64 + 2 float64 and the tree cheap to grow.
+
+Observation planes are those of ``game.observation(state, mover)`` for Othello, Gomoku and Go
+(encoding version 1; ``tests/test_learned.py`` checks they agree): the mover's stones, the
+opponent's stones, a plane of ones (the mover is to move; it also marks the board inside the
+zero padding of the convolutions), and for Go a fourth plane of empty points where the mover may
+not play.
+"""
+
+import numpy as np
+from numba import njit
+
+from envs import _common as C
+from envs import _dispatch as D
+
+FIRST, COUNT, KEY, VISITS, MOVER, PENDING = 0, 1, 2, 3, 4, 5
+NUM_FIELDS = 6
+USED = 0
+
+
+def new_tree(capacity: int):
+    """Empty tree arrays of ``capacity`` nodes holding just the unexpanded root."""
+    links = np.zeros((capacity, NUM_FIELDS), dtype=np.int64)
+    links[0, FIRST] = -1
+    links[0, MOVER] = -1
+    wsum = np.zeros(capacity, dtype=np.float64)
+    prior = np.zeros(capacity, dtype=np.float64)
+    meta = np.array([1], dtype=np.int64)
+    return links, wsum, prior, meta
+
+
+@njit(cache=True)
+def encode(gid, s, p, n, moves, out):
+    """Write the observation planes of ``s`` from the mover's view into ``out`` (C, n, n)."""
+    me = s[C.H_PLAYER] + 1
+    out[:] = 0.0
+    for r in range(n):
+        for c in range(n):
+            v = s[C.HEADER + r * n + c]
+            if v == me:
+                out[0, r, c] = 1.0
+            elif v != 0:
+                out[1, r, c] = 1.0
+            out[2, r, c] = 1.0
+    if gid == D.GO and s[C.H_STATUS] == C.ONGOING:
+        for i in range(n * n):
+            if s[C.HEADER + i] == 0:
+                out[3, i // n, i % n] = 1.0
+        k = D.legal_actions(gid, s, p, moves)
+        for j in range(k):
+            a = moves[j]
+            if a < n * n:
+                out[3, a // n, a % n] = 0.0
+
+
+@njit(cache=True)
+def _select_child(links, wsum, prior, node, c_puct, fpu):
+    """The child of ``node`` maximising Q + c * P * sqrt(N) / (1 + n); unvisited children get
+    Q = ``fpu`` (first-play urgency, from the mover's view)."""
+    first = links[node, FIRST]
+    sqrt_n = np.sqrt(max(links[node, VISITS], 1))
+    best, best_u = first, -np.inf
+    for i in range(first, first + links[node, COUNT]):
+        n = links[i, VISITS]
+        q = wsum[i] / n if n > 0 else fpu
+        u = q + c_puct * prior[i] * sqrt_n / (1.0 + n)
+        if u > best_u:
+            best, best_u = i, u
+    return best
+
+
+@njit(cache=True)
+def _backup(links, wsum, path, depth, value, seat, undo):
+    """Add ``value`` (from ``seat``'s view) to every node of the path; ``undo`` removes the
+    virtual loss (-1, one visit) the selection added, otherwise the visit is counted here."""
+    for d in range(depth, -1, -1):
+        nd = path[d]
+        if undo == 0:
+            links[nd, VISITS] += 1
+        mover = links[nd, MOVER]
+        v = value if mover == seat else -value
+        if mover < 0:
+            continue
+        wsum[nd] += v + (1.0 if undo == 1 else 0.0)
+
+
+@njit(cache=True)
+def select(gid, p, root, n, links, wsum, prior, meta, batch, c_puct, fpu,
+           obs, masks, leaves, paths, depths, movers):
+    """Pick up to ``batch`` leaves for evaluation; return (leaves picked, walks made).
+
+    A walk that ends in a finished game is backed up at once and picks no leaf. The batch stops
+    early at a leaf already pending (more walks would pile up on it) or when the arrays might
+    not hold the children of the leaves picked so far (``walks`` < ``batch`` then tells the
+    caller to grow the tree when nothing was picked).
+    """
+    num_actions = masks.shape[1]
+    s = np.empty_like(root)
+    moves = np.empty(num_actions, dtype=np.int64)
+    ret = np.zeros(2, dtype=np.float64)
+    picked = 0
+    walks = 0
+    reserve = meta[USED]
+    while walks < batch:
+        if reserve + num_actions > links.shape[0]:
+            break
+        s[:] = root
+        node = 0
+        depth = 0
+        paths[picked, 0] = 0
+        while links[node, FIRST] >= 0 and s[C.H_STATUS] == C.ONGOING:
+            node = _select_child(links, wsum, prior, node, c_puct, fpu)
+            D.apply(gid, s, p, links[node, KEY])
+            depth += 1
+            paths[picked, depth] = node
+        if links[node, PENDING] == 1:
+            break
+        walks += 1
+        if s[C.H_STATUS] != C.ONGOING:
+            C.fill_returns(s, 2, ret)
+            _backup(links, wsum, paths[picked], depth, ret[0], 0, 0)
+            continue
+        for d in range(depth + 1):  # virtual loss: the walk counts as a visit that lost
+            nd = paths[picked, d]
+            links[nd, VISITS] += 1
+            if links[nd, MOVER] >= 0:
+                wsum[nd] -= 1.0
+        links[node, PENDING] = 1
+        encode(gid, s, p, n, moves, obs[picked])
+        k = D.legal_actions(gid, s, p, moves)
+        masks[picked, :] = 0
+        for j in range(k):
+            masks[picked, moves[j]] = 1
+        leaves[picked] = node
+        depths[picked] = depth
+        movers[picked] = s[C.H_PLAYER]
+        reserve += k
+        picked += 1
+    return picked, walks
+
+
+@njit(cache=True)
+def expand(links, wsum, prior, meta, count, logits, values, masks, leaves, paths, depths, movers):
+    """Expand the ``count`` evaluated leaves with softmax priors and back their values up.
+
+    ``values[i]`` is the network's value of leaf i from the view of the seat to move there
+    (``movers[i]``); ``logits[i]`` are its policy logits over the whole action space.
+    """
+    num_actions = masks.shape[1]
+    for i in range(count):
+        node = leaves[i]
+        seat = movers[i]
+        top = -np.inf
+        for a in range(num_actions):
+            if masks[i, a] == 1 and logits[i, a] > top:
+                top = logits[i, a]
+        total = 0.0
+        for a in range(num_actions):
+            if masks[i, a] == 1:
+                total += np.exp(logits[i, a] - top)
+        base = meta[USED]
+        k = 0
+        for a in range(num_actions):
+            if masks[i, a] == 1:
+                row = base + k
+                links[row, FIRST] = -1
+                links[row, COUNT] = 0
+                links[row, KEY] = a
+                links[row, VISITS] = 0
+                links[row, MOVER] = seat
+                links[row, PENDING] = 0
+                wsum[row] = 0.0
+                prior[row] = np.exp(logits[i, a] - top) / total
+                k += 1
+        links[node, FIRST] = base
+        links[node, COUNT] = k
+        links[node, PENDING] = 0
+        meta[USED] = base + k
+        _backup(links, wsum, paths[i], depths[i], values[i], seat, 1)
+

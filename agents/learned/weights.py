@@ -1,0 +1,141 @@
+"""Safe storage of learned weights: plain tensors plus a JSON sidecar that vouches for them.
+
+    save("othello.pt", net.state_dict(), {"kind": "alphazero", "game": "othello", ...})
+    tensors, meta = load("othello.pt")
+
+``<name>.pt`` holds only a flat dict of tensors, written by ``torch.save`` and read back with
+``torch.load(weights_only=True)``: torch's restricted unpickler, which builds tensors and plain
+containers and refuses every other global, so a crafted file cannot run code. ``<name>.json``
+records what is needed to rebuild and trust the net: the architecture, the observation encoding
+version, the training command and time, evaluation results, and the SHA-256 of the ``.pt`` file.
+A file whose hash does not match its sidecar (edited, truncated, swapped) is refused before it
+is unpickled at all; a file the restricted unpickler rejects is refused too. Both raise
+``WeightsError``, an ``AgentError``.
+
+This module imports torch only inside ``save``/``load`` (``require_torch`` gives the install
+hint), so agents can register without the ``learn`` extra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+from pathlib import Path
+
+from ..base import AgentError
+
+FORMAT = "arbiter-weights-1"
+OBSERVATION_ENCODING = 1  # planes of game.observation(state, mover); see _puct_kernel.encode
+INSTALL_HINT = 'pip install "arbiter-games[learn]"'
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+
+
+class WeightsError(AgentError):
+    """A weights file that is missing, tampered with, unsafe or made for something else."""
+
+
+def require_torch():
+    """Import torch (one thread unless the caller set otherwise) or raise with the install hint."""
+    try:
+        import torch
+    except ImportError:
+        raise AgentError(f"learned agents need PyTorch, which is not installed: {INSTALL_HINT}") from None
+    return torch
+
+
+def sidecar_path(path) -> Path:
+    return Path(path).with_suffix(".json")
+
+
+def sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def save(path, tensors: dict, meta: dict) -> Path:
+    """Write ``tensors`` (name -> tensor) to ``path`` and ``meta`` plus the file hash to its sidecar.
+
+    Both files are written to temporary names first and renamed, so an interrupted save never
+    leaves a weights file next to a sidecar that does not describe it.
+    """
+    torch = require_torch()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plain = {str(k): v.detach().cpu().contiguous() for k, v in tensors.items()}
+    tmp = path.with_suffix(".pt.tmp")
+    torch.save(plain, tmp)
+    record = {"format": FORMAT, **meta, "sha256": sha256(tmp)}
+    side = sidecar_path(path)
+    side_tmp = side.with_suffix(".json.tmp")
+    side_tmp.write_text(json.dumps(record, indent=2, sort_keys=False) + "\n")
+    os.replace(tmp, path)
+    os.replace(side_tmp, side)
+    return path
+
+
+def read_meta(path) -> dict:
+    """The sidecar of ``path`` (without checking the weights themselves)."""
+    side = sidecar_path(path)
+    if not side.is_file():
+        raise WeightsError(f"weights {str(path)!r} have no sidecar {side.name!r}: refusing to load them")
+    try:
+        meta = json.loads(side.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise WeightsError(f"sidecar {str(side)!r} is not valid JSON: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise WeightsError(f"sidecar {str(side)!r}: expected format {FORMAT!r}, got {meta.get('format')!r}")
+    return meta
+
+
+def load(path, kind: str | None = None):
+    """Return ``(tensors, meta)`` from ``path`` after checking its hash and loading it safely."""
+    torch = require_torch()
+    path = Path(path)
+    if not path.is_file():
+        raise WeightsError(f"weights file {str(path)!r} does not exist")
+    meta = read_meta(path)
+    if kind is not None and meta.get("kind") != kind:
+        raise WeightsError(f"weights {str(path)!r} are for a {meta.get('kind')!r} agent, not {kind!r}")
+    if sha256(path) != meta.get("sha256"):
+        raise WeightsError(
+            f"weights {str(path)!r} do not match the SHA-256 in their sidecar: the file was modified "
+            "or replaced; refusing to load it"
+        )
+    try:
+        tensors = torch.load(path, map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise WeightsError(f"weights {str(path)!r} are not plain tensors; refusing to load them ({first})") from None
+    if not isinstance(tensors, dict) or not all(isinstance(v, torch.Tensor) for v in tensors.values()):
+        raise WeightsError(f"weights {str(path)!r}: expected a dict of tensors")
+    return tensors, meta
+
+
+def shipped(game_name: str, kind: str = "alphazero") -> Path:
+    """Path of the weights shipped for ``game_name`` (``<kind>_<game>.pt`` in ``weights/``)."""
+    path = WEIGHTS_DIR / f"{kind}_{game_name}.pt"
+    if not path.is_file():
+        have = sorted(p.stem for p in WEIGHTS_DIR.glob("*.pt")) if WEIGHTS_DIR.is_dir() else []
+        raise WeightsError(f"no shipped {kind} weights for {game_name}: expected {path.name}; shipped: {have}")
+    return path
+
+
+def update_meta(path, **fields) -> dict:
+    """Set top-level sidecar ``fields`` (e.g. ``evaluation=``) of verified weights at ``path``.
+
+    The weights must still match their recorded hash, so an update never blesses a tampered file.
+    """
+    meta = read_meta(path)
+    if sha256(path) != meta.get("sha256"):
+        raise WeightsError(f"weights {str(path)!r} do not match the SHA-256 in their sidecar; not updating it")
+    meta.update(fields)
+    side = sidecar_path(path)
+    tmp = side.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, side)
+    return meta

@@ -1,0 +1,68 @@
+"""Train the size-independent AlphaZero agent by self-play on small boards.
+
+    python examples/train_alphazero.py --game othello --sizes 6 8 --hours 2
+    python examples/train_alphazero.py --game gomoku --sizes 7 9 --hours 2
+    python examples/train_alphazero.py --game go --sizes 5 7 --hours 2
+
+Runs self-play/training iterations until the time budget (counted across resumptions) is spent.
+After every iteration it saves a resumable checkpoint (``--checkpoint``; run the same command
+again to continue) and exports the weights with their JSON sidecar (``--out``), so an
+interrupted run still leaves usable weights. Evaluate them with ``examples/evaluate.py``.
+Uses one torch thread unless ``--threads`` says otherwise.
+"""
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_SIZES = {"othello": [6, 8], "gomoku": [7, 9], "go": [5, 7]}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(DEFAULT_SIZES), default="othello")
+    parser.add_argument("--sizes", type=int, nargs="+", help="training board sizes (default per game)")
+    parser.add_argument("--hours", type=float, default=2.0, help="training time budget, resumptions included")
+    parser.add_argument("--iterations", type=int, default=None, help="stop after this many iterations in total")
+    parser.add_argument("--simulations", type=int, default=48, help="PUCT walks per self-play move")
+    parser.add_argument("--games", type=int, default=32, help="self-play games per size per iteration")
+    parser.add_argument("--reuse", type=float, default=8.0, help="gradient-step uses of each new position")
+    parser.add_argument("--channels", type=int, default=32)
+    parser.add_argument("--blocks", type=int, default=4)
+    parser.add_argument("--no-augment", action="store_true", help="no random board symmetries in training")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (1 on a shared machine)")
+    parser.add_argument("--checkpoint", type=Path, help="default: runs/alphazero_<game>.ckpt")
+    parser.add_argument("--out", type=Path, help="default: agents/learned/weights/alphazero_<game>.pt")
+    args = parser.parse_args(argv)
+
+    from agents.learned import train
+    from agents.learned.weights import require_torch
+
+    torch = require_torch()
+    torch.set_num_threads(args.threads)
+    sizes = args.sizes or DEFAULT_SIZES[args.game]
+    config = train.Config(game=args.game, sizes=sizes, channels=args.channels, blocks=args.blocks,
+                          simulations=args.simulations, games=args.games, reuse=args.reuse,
+                          augment=not args.no_augment, seed=args.seed)
+    checkpoint = args.checkpoint or ROOT / "runs" / f"alphazero_{args.game}.ckpt"
+    out = args.out or ROOT / "agents" / "learned" / "weights" / f"alphazero_{args.game}.pt"
+    command = "python examples/train_alphazero.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    trainer = train.Trainer(config, checkpoint=checkpoint)
+    if trainer.iterations:
+        print(f"resumed {checkpoint} at iteration {trainer.iterations}, {trainer.seconds:.0f} s trained")
+    budget = args.hours * 3600
+    while trainer.seconds < budget and (args.iterations is None or trainer.iterations < args.iterations):
+        entry = trainer.iteration()
+        trainer.save_checkpoint()
+        trainer.export(out, command)
+        print(" ".join(f"{k}={v}" for k, v in entry.items()), flush=True)
+    print(f"done: {trainer.iterations} iterations, {trainer.seconds / 60:.1f} min, weights in {out}")
+
+
+if __name__ == "__main__":
+    main()
