@@ -34,12 +34,14 @@ from envs import _common as C
 from envs import _dispatch as D
 from envs.calculation import _kernel as calculation
 
+from .evaluation import calculation as patience
+
 FIRST, COUNT, KEY, VISITS, KIND = 0, 1, 2, 3, 4
 NUM_FIELDS = 5
 DECISION, CHANCE = 0, 1
 USED, DEPTH = 0, 1
 NUM_OUTCOMES = 14  # chance outcomes in Calculation: face-up rank 1..13, or 0 for none
-RANDOM, FOUNDATION_FIRST = 0, 1  # playout policies
+RANDOM, FOUNDATION_FIRST, GREEDY = 0, 1, 2  # playout policies (the last two: Calculation only)
 REJECTION_TRIES = 4  # random action ids tried per playout move before listing the legal ones
 
 
@@ -62,7 +64,7 @@ def _turns_card(gid, a):
 def _outcome(gid, s, p):
     """Chance slot of the position just reached: the face-up rank, 0 when the stock is empty."""
     rank = calculation.face_up(s, p)
-    return 0 if rank < 0 else rank
+    return max(rank, 0)
 
 
 @njit(cache=True)
@@ -120,10 +122,14 @@ def _backed_up(links, value, node):
 
 @njit(cache=True)
 def _playout(gid, s, p, moves, rng, policy):
-    """Finish the game in ``s`` with uniformly random legal moves.
+    """Finish the game in ``s`` with moves of the playout ``policy``.
 
-    ``policy`` FOUNDATION_FIRST (Calculation only): a card that fits a foundation goes there at
-    once; only the other moves are random.
+    RANDOM: uniformly random legal moves (the study's playouts). FOUNDATION_FIRST (Calculation
+    only): a card that fits a foundation goes there at once; only the other moves are random.
+    GREEDY (Calculation only): the rule-based waste-pile policy of ``agents.evaluation.calculation``
+    without its lookahead term (``PLAYOUT_WEIGHTS``), ties at random. It reads only what the player
+    sees, and the cards it turns come from the simulation's redrawn stock, so playouts still differ
+    from one simulation to the next.
     """
     num_actions = moves.shape[0]
     while s[C.H_STATUS] == C.ONGOING:
@@ -140,6 +146,9 @@ def _playout(gid, s, p, moves, rng, policy):
                 D.apply(gid, s, p, a)
                 continue
         n = D.legal_actions(gid, s, p, moves)
+        if policy == GREEDY and gid == D.CALCULATION:
+            D.apply(gid, s, p, patience.policy_move(s, p, patience.PLAYOUT_WEIGHTS, moves, n, rng))
+            continue
         a = moves[C.randint(rng, n)]
         if policy == FOUNDATION_FIRST and gid == D.CALCULATION and moves[n - 1] >= calculation.TO_FOUND:
             for i in range(n):  # ascending ids: the first foundation move, face-up card first

@@ -6,7 +6,8 @@
 
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
-playouts, finishes the game with uniformly random moves and backs the result up. The tree and
+playouts, finishes the game with a playout policy (uniformly random moves by default) and backs the
+result up. The tree and
 the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
 watches the clock and reads the answer: the root child with the most visits.
 
@@ -26,16 +27,20 @@ from . import _mcts_kernel as K
 from .base import Agent, AgentError, check_option, register
 
 DEFAULT_SIMULATIONS = 1000
-PLAYOUTS = {"random": K.RANDOM, "foundation-first": K.FOUNDATION_FIRST}
+PLAYOUTS = {"random": K.RANDOM, "foundation-first": K.FOUNDATION_FIRST, "greedy": K.GREEDY}
+PATIENCE_PLAYOUTS = ("foundation-first", "greedy")  # policies that know only Calculation
 _INITIAL_NODES = 1 << 15
 _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
 
 
 @register("mcts")
 class MCTSAgent(Agent):
-    """UCT-MCTS with random playouts; budget in simulations and/or seconds (first reached stops).
+    """UCT-MCTS; budget in simulations and/or seconds (first reached stops).
 
-    Options: ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
+    Options: ``playout``: ``"random"`` (uniform legal moves, the study's playouts; any game), or for
+    Calculation only ``"foundation-first"`` (random, but a fitting card goes up at once) or
+    ``"greedy"`` (the rule-based waste-pile policy of the greedy agent; see docs/patience.md);
+    ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
     move, exploration constant ``c`` and expansion ``threshold`` (the study's 0.5 and 5), and
     ``max_nodes``: the tree stops growing there (the search goes on with leaf playouts), which
     bounds memory at about 48 bytes per node.
@@ -59,8 +64,8 @@ class MCTSAgent(Agent):
 
     def _act(self, game, state) -> int:
         start = time.perf_counter()
-        if self.playout == "foundation-first" and game.name != "calculation":
-            raise AgentError(f"playout='foundation-first' is a Calculation policy, not for {game.name}")
+        if self.playout in PATIENCE_PLAYOUTS and game.name != "calculation":
+            raise AgentError(f"playout={self.playout!r} is a Calculation policy, not for {game.name}")
         legal = game.legal_actions(state)
         if len(legal) == 1:
             self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start,

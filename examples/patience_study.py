@@ -5,8 +5,9 @@
 Plays ``--deals`` deals at each playout budget (the same deals for every budget: deal ``i`` is
 ``initial_state(seed=seed + i)`` and the agent's seed is ``seed + i`` too) with the study's
 C = 0.5 and threshold 5, on a process pool, and prints the wins with a 95% Wilson interval and
-the search time per move. ``--playout foundation-first`` swaps the uniformly random playouts for
-ones that put a fitting card on its foundation at once (see docs/patience.md for why).
+the search time per move. ``--playout`` swaps the study's uniformly random playouts for
+``foundation-first`` (a fitting card goes up at once, the rest random) or ``greedy`` (the
+rule-based waste-pile policy of the greedy agent); docs/patience.md explains why.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ import argparse
 import math
 import os
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import agents  # noqa: E402
-import envs  # noqa: E402
+import agents
+import envs
+from agents.mcts import PLAYOUTS
 
 STUDY = {1000: 17, 2000: 28, 5000: 40, 10000: 53, 15000: 59, 20000: 65, 30000: 72, 40000: 69,
          50000: 77, 100000: 80, 200000: 86}
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--c", type=float, default=0.5)
     parser.add_argument("--threshold", type=int, default=5)
-    parser.add_argument("--playout", choices=["random", "foundation-first"], default="random")
+    parser.add_argument("--playout", choices=sorted(PLAYOUTS), default="random")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", type=int, default=0, help="print a running row every N deals")
     args = parser.parse_args(argv)

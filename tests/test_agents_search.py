@@ -274,15 +274,36 @@ def test_alphabeta_finds_a_forced_win_in_three(name):
 
 # -- the patience policy -------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="the waste-pile rule wins ~3-4% of deals, short of 10%")
-def test_greedy_wins_the_patience_often_enough():
-    """The full measurement (1000 deals, >= 10%) is in the report; 300 deals >= 7% here."""
+def _greedy_patience_wins(deals):
+    """Deals ``0..deals-1`` won by ``greedy`` with seed 0 (deterministic: an exact count)."""
     game = game_of("calculation")
     agent = agents.make("greedy", seed=0)
     wins = 0
-    for deal in range(300):
+    for deal in range(deals):
         s = game.initial_state(seed=deal)
         while not game.is_terminal(s):
             s = game.apply(s, agent.act(game, s))
         wins += game.returns(s)[0] > 0
-    assert wins >= 21
+    return wins
+
+
+def test_greedy_wins_about_one_patience_in_ten():
+    """Deals 0..1999: 197 won (9.9%, Wilson 95% 8.6-11.2%; docs/patience.md). Random play wins
+    about one deal in 100,000 and the previous distance-only rule won 2.7%. The count is exact
+    for fixed seeds, so the bound sits just under it and fails only if the policy gets worse."""
+    assert _greedy_patience_wins(2000) >= 195
+
+
+def test_greedy_patience_policy_never_reads_the_stock_order():
+    game = game_of("calculation")
+    rng = np.random.default_rng(3)
+    for deal in range(20):
+        s = game.initial_state(seed=deal)
+        for _ in range(int(rng.integers(0, 30))):
+            if game.is_terminal(s):
+                break
+            s = game.apply(s, agents.make("greedy", seed=deal).act(game, s))
+        if game.is_terminal(s):
+            continue
+        t = game.sample_hidden(s, rng=int(rng.integers(1 << 30)))
+        assert agents.make("greedy", seed=1).act(game, s) == agents.make("greedy", seed=1).act(game, t)

@@ -1,24 +1,35 @@
 """Calculation (patience) policy: play up whenever a card fits, else keep the waste piles in order.
 
-A card's *distance* is how many cards its nearest foundation still needs before it (each rank
-sits once in each foundation's sequence; see ``distance``). Waste piles are worked from the top
-only, so a pile unwinds by itself when distances grow downwards: the top is needed soonest.
+Used by the greedy agent (``tactical``) and as the ``playout="greedy"`` policy of MCTS
+(``policy_move``). It reads only what the player sees: foundations, waste piles, the face-up card
+and the counts of unseen cards, never the stock order.
 
-Foundation moves come first, and a waste top before the face-up card: a waste top can only ever
-leave its pile that way, while the face-up card, if it does not fit any more, still has a choice of
-pile. A card that fits two foundations goes where the following card is already at hand.
+**Foundations first**, and a waste top before the face-up card: a waste top can leave its pile only
+that way, while the face-up card, if it no longer fits, still has a choice of pile. A card that
+fits two foundations goes where the card after it is already at hand.
 
-Otherwise the face-up card goes onto a waste pile, scored by ``_placement``:
+**Otherwise the face-up card goes onto a waste pile.** Piles are worked from the top only, so a
+pile unwinds by itself when every card is needed before the one under it. ``_placement`` scores,
+best first:
 
-* onto a top needed later than the card (an *in-order* fit): the tighter the better, so that wide
-  gaps stay free for cards that need them;
-* onto an empty pile: a fixed cost, since an empty pile fits anything later;
-* onto a top needed sooner (an *inversion*: the top is blocked until the card is played): the
-  worst, costing more the longer the card blocks and the sooner the buried top is needed.
+* a *chain* fit: some foundation needs the card and then, ``gap`` steps later, the pile's top
+  (gap 1: the pile feeds that foundation in order); cost ``CHAIN * gap``;
+* a King onto the King pile (a pile of Kings only; Kings are last everywhere, so a King never
+  blocks anything when it lies under Kings or on an empty pile);
+* an empty pile (``EMPTY``), dearer while it is the last one and the Kings have no pile yet;
+* a *cross* fit: the card is needed sooner than the top, but by another foundation (``CROSS``);
+* an *inversion*, burying a top that is needed sooner (``BURY``, plus ``SLOPE`` per step the card
+  is needed after the top and ``SOON`` per step the top is needed early).
 
-Kings are last on every foundation, so one pile collects them (a pile whose bottom is a King):
-Kings go there and other cards keep off it while Kings are still to come, and the last empty pile
-is kept for the first King.
+"Needed sooner" compares *distances*: steps until the nearest foundation that wants a copy wants
+it, where copies already waiting on the piles serve the nearer foundations first (``_distance``).
+Finally each placement also pays ``LOOKAHEAD`` times the expected cost of placing the next card,
+drawn from the unseen cards, by the same rule, so a move that spoils the only good home of many
+unseen cards is avoided.
+
+Measured (``docs/patience.md``): deals 0..1999, 197 won (9.9%), against 2.7% for the previous
+nearest-distance rule; as an MCTS playout policy it lifts UCT from 0.5% to 34.5% at 1000 playouts per move
+(76.5% at 10000).
 """
 
 import numpy as np
@@ -28,6 +39,7 @@ from envs import _common as C
 from envs.calculation import _kernel as K
 
 KING = 13
+FAR = 99  # distance of a rank no foundation wants any more
 
 # SEQ_POS[f, r]: position (1..13) of rank r in foundation f+1's sequence (i*(f+1)-1) % 13 + 1.
 SEQ_POS = np.zeros((4, 14), dtype=np.int64)
@@ -35,28 +47,25 @@ for _f in range(4):
     for _i in range(1, 14):
         SEQ_POS[_f, (_i * (_f + 1) - 1) % 13 + 1] = _i
 
-PLAY_WASTE = 3000.0   # a waste top to a foundation
+PLAY_WASTE = 3000.0    # a waste top to a foundation
 PLAY_FACE_UP = 2000.0  # the face-up card to a foundation
-# Placement weights (tuned on deals 10000..11999, see docs/patience.md).
-EMPTY = 2.0      # cost of starting a pile
-BURY = 20.0      # cost of any inversion
-SLOPE = 1.0      # ... plus this per step the card is needed after the buried top
-SOON = 1.0       # ... plus this per step the buried top is needed before the 13th
-KING_PILE = 6.0  # a non-King on the King pile while Kings are still to come
-LAST_EMPTY = 6.0  # a non-King on the last empty pile while no King pile exists
-WEIGHTS = np.array([EMPTY, BURY, SLOPE, SOON, KING_PILE, LAST_EMPTY], dtype=np.float64)
-
-
-@njit(cache=True)
-def distance(s, rank):
-    """Cards still to be played on the nearest foundation that wants ``rank`` before it does."""
-    best = 99
-    for f in range(4):
-        have = s[K.FOUND + f]
-        need = SEQ_POS[f, rank]
-        if need > have and need - have < best:
-            best = need - have
-    return best
+# Placement costs, chosen on deals 10000..15999 (the tests and docs use deals 0..1999).
+EMPTY = 2.0       # starting a pile
+BURY = 20.0       # any inversion ...
+SLOPE = 1.0       # ... plus this per step the card is needed after the top it buries
+SOON = 1.0        # ... plus this per step the buried top is needed before distance 13
+KING_PILE = 6.0   # a non-King on the King pile while Kings are still to come
+LAST_EMPTY = 6.0  # a non-King on the last empty pile while the Kings have no pile
+CHAIN = 2.0       # per step of a chain fit
+CROSS = 15.0      # a cross fit
+LOOKAHEAD = 1.0   # weight of the next card's expected placement cost
+WEIGHTS = np.array([EMPTY, BURY, SLOPE, SOON, KING_PILE, LAST_EMPTY, CHAIN, CROSS, LOOKAHEAD],
+                   dtype=np.float64)
+I_EMPTY, I_BURY, I_SLOPE, I_SOON, I_KING_PILE, I_LAST_EMPTY, I_CHAIN, I_CROSS, I_LOOKAHEAD = range(9)
+# MCTS playouts drop the lookahead: it makes a move about 10x dearer for about half a point of
+# win rate, and a search gains more from ten times as many playouts.
+PLAYOUT_WEIGHTS = WEIGHTS.copy()
+PLAYOUT_WEIGHTS[I_LOOKAHEAD] = 0.0
 
 
 @njit(cache=True)
@@ -67,38 +76,85 @@ def _top(s, w):
 
 
 @njit(cache=True)
-def _at_hand(s, rank):
-    """Whether a card of ``rank`` is the face-up card or on top of a waste pile."""
-    if K.face_up(s, 0) == rank:
-        return True
+def _on_piles(s, rank):
+    """Copies of ``rank`` on the waste piles."""
+    k = 0
     for w in range(K.NW):
-        if _top(s, w) == rank:
-            return True
-    return False
+        for d in range(s[K.WLEN + w]):
+            k += s[K.WASTE + K.NSTOCK * w + d] == rank
+    return k
+
+
+@njit(cache=True)
+def _distance(s, rank, ahead):
+    """Steps until a foundation wants the copy of ``rank`` that has ``ahead`` copies before it.
+
+    The foundations still wanting ``rank`` want it at step distances e1 <= e2 <= ...; copies
+    already on the piles serve the nearer ones, so one more copy most likely serves e(ahead+1).
+    """
+    e0, e1, e2, e3 = _step(s, 0, rank), _step(s, 1, rank), _step(s, 2, rank), _step(s, 3, rank)
+    # sorting network on four scalars (no allocation: this runs in every playout move)
+    e0, e1 = min(e0, e1), max(e0, e1)
+    e2, e3 = min(e2, e3), max(e2, e3)
+    e0, e2 = min(e0, e2), max(e0, e2)
+    e1, e3 = min(e1, e3), max(e1, e3)
+    e1, e2 = min(e1, e2), max(e1, e2)
+    k = min(ahead, 3)
+    e = e0 if k == 0 else (e1 if k == 1 else (e2 if k == 2 else e3))
+    return e if e < FAR else e0
+
+
+@njit(cache=True)
+def _step(s, f, rank):
+    """Steps until foundation ``f`` wants ``rank``, FAR when it has passed it."""
+    have = s[K.FOUND + f]
+    need = SEQ_POS[f, rank]
+    return need - have if need > have else FAR
+
+
+@njit(cache=True)
+def _chain_gap(s, card, top):
+    """Fewest steps from ``card`` to ``top`` along one foundation that still needs both, else FAR.
+
+    A gap of 1 means that foundation takes ``top`` right after ``card``: the pile feeds it in order.
+    """
+    best = FAR
+    for f in range(4):
+        have = s[K.FOUND + f]
+        a, b = SEQ_POS[f, card], SEQ_POS[f, top]
+        if have < a < b and b - a < best:
+            best = b - a
+    return best
+
+
+@njit(cache=True)
+def _only_kings(s, w):
+    """Whether waste pile ``w`` is non-empty and holds Kings only."""
+    n = s[K.WLEN + w]
+    for d in range(n):
+        if s[K.WASTE + K.NSTOCK * w + d] != KING:
+            return False
+    return n > 0
 
 
 @njit(cache=True)
 def _kings_to_come(s):
     """Kings neither on a foundation nor on a waste pile (face up or in the stock)."""
-    left = 4
+    left = 4 - _on_piles(s, KING)
     for f in range(4):
         left -= s[K.FOUND + f] == 13
-    for w in range(K.NW):
-        for d in range(s[K.WLEN + w]):
-            left -= s[K.WASTE + K.NSTOCK * w + d] == KING
     return left
 
 
 @njit(cache=True)
 def _placement(s, card, w, wts):
-    """Score (<= 0, higher is better) of putting the face-up ``card`` on waste pile ``w``."""
+    """Score (<= 0, higher is better) of putting ``card`` on waste pile ``w`` of ``s``."""
     height = s[K.WLEN + w]
-    king_pile = -1
-    empties = 0
+    king_pile, empties = -1, 0
     for v in range(K.NW):
         if s[K.WLEN + v] == 0:
             empties += 1
-        elif s[K.WASTE + K.NSTOCK * v] == KING and king_pile < 0:
+        elif king_pile < 0 and _only_kings(s, v):
             king_pile = v
     if card == KING:
         if w == king_pile:
@@ -106,45 +162,89 @@ def _placement(s, card, w, wts):
         if height == 0:
             return -1.0
     elif height == 0:
-        cost = wts[0]
         if empties == 1 and king_pile < 0 and _kings_to_come(s) > 0:
-            cost += wts[5]
-        return -cost
-    d = distance(s, card)
+            return -(wts[I_EMPTY] + wts[I_LAST_EMPTY])
+        return -wts[I_EMPTY]
     top = s[K.WASTE + K.NSTOCK * w + height - 1]
-    dt = distance(s, top)
     cost = 0.0
     if card != KING and w == king_pile and _kings_to_come(s) > 0:
-        cost += wts[4]
+        cost += wts[I_KING_PILE]
+    chain = _chain_gap(s, card, top)
+    if chain < FAR:
+        return -(cost + wts[I_CHAIN] * chain)
+    d = _distance(s, card, _on_piles(s, card))
+    dt = _distance(s, top, _on_piles(s, top) - 1)  # the top itself is one of the copies on piles
     if d <= dt:
-        return -(cost + dt - d)
-    return -(cost + wts[1] + wts[2] * (d - dt) + wts[3] * (13 - dt))
+        return -(cost + wts[I_CROSS] + dt - d)
+    return -(cost + wts[I_BURY] + wts[I_SLOPE] * (d - dt) + wts[I_SOON] * (13 - dt))
+
+
+@njit(cache=True)
+def _next_card_cost(s, card, w, wts):
+    """Expected placement score of the next card once ``card`` lies on pile ``w`` (<= 0).
+
+    The next card is drawn from the unseen cards (their counts, never their order) and placed by
+    ``_placement``; a card that fits a foundation costs nothing. ``s`` is borrowed: the card is
+    pushed onto the pile and popped again before returning.
+    """
+    counts = np.zeros(13, dtype=np.int64)
+    K.unseen_counts(s, 0, counts)
+    cell = K.WASTE + K.NSTOCK * w + s[K.WLEN + w]
+    s[cell] = card  # lay the card down for the estimate, and pick it up again below
+    s[K.WLEN + w] += 1
+    total, cards = 0.0, 0
+    for r in range(1, 14):
+        c = counts[r - 1]
+        cards += c
+        if c == 0 or K.needed(s, 0) == r or K.needed(s, 1) == r or K.needed(s, 2) == r \
+                or K.needed(s, 3) == r:
+            continue
+        best = -np.inf
+        for v in range(K.NW):
+            best = max(best, _placement(s, r, v, wts))
+        total += c * best
+    s[K.WLEN + w] -= 1
+    s[cell] = 0
+    return total / cards if cards > 0 else 0.0
 
 
 @njit(cache=True)
 def _up_score(s, card, f):
-    """Bonus in [0, 1] for playing ``card`` on foundation ``f``: the next card is at hand."""
+    """1 if the card after ``card`` on foundation ``f`` is at hand (face up or a waste top)."""
     n = s[K.FOUND + f] + 1
     if n == 13:
         return 1.0
-    return 1.0 if _at_hand(s, K.card_on_foundation(f, n + 1)) else 0.0
+    following = K.card_on_foundation(f, n + 1)
+    if K.face_up(s, 0) == following:
+        return 1.0
+    for w in range(K.NW):
+        if _top(s, w) == following:
+            return 1.0
+    return 0.0
 
 
 @njit(cache=True)
 def tactical(s, child, p, a, w):
-    """Score of move ``a`` for the rule-based policy (higher is better; see the module docstring)."""
+    """Score of move ``a`` in ``s`` by the rule-based policy (higher is better).
+
+    ``child`` is unused: after a face-up move it shows the next stock card, which the policy must
+    not see.
+    """
     if a >= K.FROM_WASTE:
         src, f = (a - K.FROM_WASTE) // K.NF, (a - K.FROM_WASTE) % K.NF
         return PLAY_WASTE + _up_score(s, _top(s, src), f)
     card = s[K.STOCK + s[K.POS]]
     if a >= K.TO_FOUND:
         return PLAY_FACE_UP + _up_score(s, card, a - K.TO_FOUND)
-    return _placement(s, card, a, w)
+    score = _placement(s, card, a, w)
+    if w[I_LOOKAHEAD] > 0:
+        score += w[I_LOOKAHEAD] * _next_card_cost(s, card, a, w)
+    return score
 
 
 @njit(cache=True)
 def policy_move(s, p, w, moves, n, rng):
-    """The policy's move among the ``n`` legal ``moves`` of ``s``, ties broken at random."""
+    """The policy's move among the ``n`` legal ``moves`` of ``s``; ties broken at random."""
     best = -np.inf
     choice = moves[0]
     ties = 0
