@@ -242,13 +242,35 @@ def test_greedy_finishes_the_patience():
 
 
 def forced_win_in_three(game, s, a):
-    """After ``a``, every reply leaves the mover a winning move."""
+    """After ``a``, every reply either loses on the spot (in LOA a capture can connect the
+    mover's pieces) or leaves the mover a winning move."""
+    me = game.current_player(s)
     child = game.apply(s, a)
     assert not game.is_terminal(child)
-    return all(winning_moves(game, game.apply(child, int(r))) for r in game.legal_actions(child))
+
+    def won_after(reply):
+        after = game.apply(child, int(reply))
+        if game.is_terminal(after):
+            return game.returns(after)[me] > 0
+        return bool(winning_moves(game, after))
+
+    return all(won_after(r) for r in game.legal_actions(child))
 
 
 WIN_IN_THREE = {
+    # Found by a depth-3 search in a game between seeded agents; the test re-checks the claim.
+    "loa": ({}, """
+        8 . . . . x . . .
+        7 . o . . . o . .
+        6 . . . . . x . .
+        5 . . . . . x . .
+        4 o x x . . x o .
+        3 . x x . x . . .
+        2 . . . x . . x o
+        1 . . . . . . . .
+          a b c d e f g h
+        to_move=x ply=32
+        """),
     "gomoku": ({"size": 9}, """
         9 . . . . . . . . .
         8 . . . . . . . . .
