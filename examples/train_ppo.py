@@ -52,6 +52,7 @@ def train(args, command: str):
     torch.set_num_threads(args.threads)
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
 
     import agents
     from agents.learned import ppo, weights
@@ -78,6 +79,9 @@ def train(args, command: str):
         model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=128, learning_rate=args.lr,
                             ent_coef=0.01, gamma=0.99, seed=args.seed, device="cpu", verbose=0,
                             policy_kwargs={"net_arch": list(args.net)})
+    # SB3's default logger makes a fresh SB3-<date> folder in the temp directory on every
+    # learn(); this script reports for itself, so it logs nowhere.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     env.reset(seed=args.seed + model.num_timesteps)
 
     def snapshot():
