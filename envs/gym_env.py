@@ -133,6 +133,12 @@ class ArbiterEnv(gym.Env):
     def opponent(self):
         return self._opponent if self.game.num_players == 2 else None
 
+    @property
+    def state(self):
+        """A copy of the current position as a Game-protocol state (None before the first
+        reset): what wrappers and agents need to look past the observation."""
+        return None if self._state is None else self._state.copy()
+
     # -- the Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)

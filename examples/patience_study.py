@@ -49,7 +49,7 @@ def play_deal(job):
         state = game.apply(state, bot.act(game, state))
         moves += 1
         seconds += bot.last_stats["seconds"]
-    return bool(game.returns(state)[0] == 1.0), moves, seconds, int(state[8:12].sum())
+    return bool(game.returns(state)[0] == 1.0), moves, seconds, game.foundation_cards(state)
 
 
 def _report(playouts, results, partial=False):

@@ -107,7 +107,7 @@ def test_stacked_deal_builds_every_foundation_to_its_king_and_wins(game):
             legal = list(game.legal_actions(s))
             assert legal[:4] == [0, 1, 2, 3] and 4 + k in legal and max(legal) < 8
             s = game.apply(s, game.str_to_action(s, f"{card}>f{k + 1}"))
-    assert list(s[K.FOUND:K.FOUND + 4]) == [13] * 4
+    assert list(s[K.FOUND:K.FOUND + 4]) == [13] * 4 and game.foundation_cards(s) == 52
     assert game.is_terminal(s) and s[C.H_REASON] == K.WON
     assert list(game.returns(s)) == [1.0]
     assert len(game.legal_actions(s)) == 0 and s[C.H_PLY] == 48
@@ -120,6 +120,7 @@ def test_waste_to_foundation(game):
     assert moves == ["K>w1", "K>w2", "K>w3", "K>w4", "w1>f1", "w3>f1"]
     s2 = game.apply(s, game.str_to_action(s, "W1>F1"))
     assert s2[K.FOUND] == 5 and s2[K.WLEN] == 1 and s2[K.WASTE] == 7 and s2[K.WASTE + 1] == 0
+    assert (game.foundation_cards(s), game.foundation_cards(s2)) == (7, 8)
     assert s2[K.POS] == s[K.POS] and s2[C.H_PLY] == 7
     assert s2[C.H_HASH] == K.full_hash(s2) != s[C.H_HASH]
     # w3's 5 is no longer needed by anyone; 6 is now f1's next card

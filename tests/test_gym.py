@@ -64,8 +64,10 @@ def test_every_game_is_registered_and_parameters_reach_the_game():
 
 def test_masks_rewards_and_episode_end_follow_the_game():
     env = gymnasium.make("Gomoku-v0", size=7, opponent=FirstLegal())
+    assert env.unwrapped.state is None
     obs, info = env.reset(seed=3)
     game = env.unwrapped.game
+    assert np.array_equal(env.unwrapped.state, game.initial_state())
     assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (49,)
     total, steps = 0.0, 0
     while True:
@@ -76,7 +78,8 @@ def test_masks_rewards_and_episode_end_follow_the_game():
         if terminated or truncated:
             break
         assert reward == 0.0 and info["action_mask"].any()
-    state = env.unwrapped._state
+    state = env.unwrapped.state
+    assert state is not env.unwrapped.state  # a copy: the env's position cannot be changed through it
     assert game.is_terminal(state) and reward == game.returns(state)[0] and total == reward
     assert not info["action_mask"].any() and info["illegal_action"] is False
     with pytest.raises(gymnasium.error.ResetNeeded):

@@ -114,6 +114,18 @@ def test_match_protocol_is_colour_balanced_and_seeded():
         matches.match(game, a, b, games=7)
 
 
+def test_solitaire_reports_wins_and_progress_over_seeded_deals():
+    game = make_game("calculation")
+    greedy = matches.solitaire(game, agents.make("greedy", seed=0), games=40, seed=5)
+    random = matches.solitaire(game, agents.make("random", seed=0), games=40, seed=5)
+    again = matches.solitaire(game, agents.make("random", seed=0), games=40, seed=5)
+    assert (random.won, random.cards) == (again.won, again.cards)
+    for r in (greedy, random):
+        assert 0 <= r.won <= 40 and r.score == r.won / 40
+        assert 4 <= r.cards <= 52 and r.cards_se > 0
+    assert greedy.cards > random.cards + 4 * (greedy.cards_se + random.cards_se)
+
+
 # -- torch ---------------------------------------------------------------------------------------
 
 @needs_torch

@@ -57,13 +57,18 @@ def opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int =
             return state
 
 
-def play_out(game, players, state) -> np.ndarray:
-    """Play ``state`` to the end with ``players[seat]`` moving for each seat; return the returns."""
+def finish(game, players, state) -> np.ndarray:
+    """Play ``state`` to the end with ``players[seat]`` moving for each seat; return the end."""
     for player in players:
         player.reset()
     while state[C.H_STATUS] == C.ONGOING:
         state = game.apply(state, players[game.current_player(state)].act(game, state))
-    return game.returns(state)
+    return state
+
+
+def play_out(game, players, state) -> np.ndarray:
+    """The returns of ``state`` played to the end by ``players``."""
+    return game.returns(finish(game, players, state))
 
 
 def match(game, a, b, games: int = 100, seed: int = 0, min_plies: int = 2, max_plies: int = 4,
@@ -84,9 +89,8 @@ def match(game, a, b, games: int = 100, seed: int = 0, min_plies: int = 2, max_p
             progress(pair + 1, games // 2)
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
-    se = float(s.std(ddof=1) / math.sqrt(len(s))) if len(s) > 1 else 0.0
     return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
-                       score=float(s.mean()), se=se, seconds=round(time.perf_counter() - start, 1))
+                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1))
 
 
 @dataclass
@@ -95,21 +99,30 @@ class SolitaireResult:
     won: int
     score: float
     se: float
+    cards: float  # mean cards on the foundations at the end (4..52): progress in lost deals too
+    cards_se: float
     seconds: float
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     def __str__(self) -> str:
-        return f"won {self.won} of {self.games} deals: {self.score:.3f} ± {self.se:.3f}"
+        return (f"won {self.won} of {self.games} deals: {self.score:.3f} ± {self.se:.3f}; "
+                f"cards on foundations {self.cards:.1f} ± {self.cards_se:.1f}")
 
 
 def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
     """Win rate of ``agent`` over ``games`` seeded deals of a one-player game (Calculation)."""
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
-    s = np.array([play_out(game, [agent], game.initial_state(seed=int(rng.integers(2**62))))[0]
-                  for _ in range(games)])
-    se = float(s.std(ddof=1) / math.sqrt(games)) if games > 1 else 0.0
-    return SolitaireResult(games=games, won=int(s.sum()), score=float(s.mean()), se=se,
+    ends = [finish(game, [agent], game.initial_state(seed=int(rng.integers(2**62)))) for _ in range(games)]
+    s = np.array([game.returns(end)[0] for end in ends])
+    cards = np.array([game.foundation_cards(end) for end in ends], dtype=np.float64)
+    return SolitaireResult(games=games, won=int(s.sum()), score=float(s.mean()), se=_se(s),
+                           cards=float(cards.mean()), cards_se=_se(cards),
                            seconds=round(time.perf_counter() - start, 1))
+
+
+def _se(x: np.ndarray) -> float:
+    """Standard error of the mean of ``x`` (0 for a single value)."""
+    return float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else 0.0

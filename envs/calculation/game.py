@@ -110,6 +110,12 @@ class Calculation(Game):
             obs[base + np.arange(n), pile - 1] = 1.0
         return obs
 
+    def foundation_cards(self, state) -> int:
+        """Cards on the four foundations, 4 (the bases) to 52 (won): the patience's progress,
+        what a study reports for lost deals and what a progress reward can count."""
+        s = self.check_state(state)
+        return int(s[_kernel.FOUND:_kernel.FOUND + _kernel.NF].sum())
+
     def sample_hidden(self, state, rng=None):
         """A copy of ``state`` with the face-down cards in a fresh random order.
 
