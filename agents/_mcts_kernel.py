@@ -33,6 +33,7 @@ from numba import njit
 from envs import _common as C
 from envs import _dispatch as D
 from envs.calculation import _kernel as calculation
+from envs.go import _kernel as go
 
 from .evaluation import calculation as patience
 
@@ -124,13 +125,18 @@ def _backed_up(links, value, node):
 def _playout(gid, s, p, moves, rng, policy):
     """Finish the game in ``s`` with moves of the playout ``policy``.
 
-    RANDOM: uniformly random legal moves (the study's playouts). FOUNDATION_FIRST (Calculation
-    only): a card that fits a foundation goes there at once; only the other moves are random.
+    RANDOM: uniformly random legal moves (the study's playouts); Go draws them from its list of
+    empty points (``go.random_playout``), the other games by rejection, then enumeration.
+    FOUNDATION_FIRST (Calculation only): a card that fits a foundation goes there at once; only
+    the other moves are random.
     GREEDY (Calculation only): the rule-based waste-pile policy of ``agents.evaluation.calculation``
     without its lookahead term (``PLAYOUT_WEIGHTS``), ties at random. It reads only what the player
     sees, and the cards it turns come from the simulation's redrawn stock, so playouts still differ
     from one simulation to the next.
     """
+    if policy == RANDOM and gid == D.GO:
+        go.random_playout(s, p, rng)
+        return
     num_actions = moves.shape[0]
     while s[C.H_STATUS] == C.ONGOING:
         # Rejection sampling first: a uniform action id that happens to be legal is a uniform legal

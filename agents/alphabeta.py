@@ -3,14 +3,16 @@
 The whole tree search runs in numba over ``envs._dispatch`` (move generation, apply) and
 ``agents.evaluation`` (static values, ordering hints): Python only starts one compiled call per
 iteration of the deepening loop. Positions live on a preallocated stack, one row per ply
-(copy-make: the child row is overwritten with the parent and the move applied in place).
+(copy-make: the child row is overwritten with the parent's live cells, ``E.live_length``, and the
+move applied in place).
 
 Search features, each value-preserving except the table's use of deeper results:
   * iterative deepening, depth and/or time budget; a timed-out iteration still counts when its
     first root move (the previous best) was finished, because every move searched is exact;
   * transposition table on ``H_HASH`` (always-replace, one slot per key modulo size) storing
-    value, bound type, depth and best move; forced-win scores are stored relative to the node so
-    ``INF - ply`` stays right when the position is met at another ply;
+    value, bound type, depth and best move packed in one word beside the key (``_pack``: an
+    all-zero slot is empty, so a new table is a bare ``np.zeros``); forced-win scores are stored
+    relative to the node so ``INF - ply`` stays right when the position is met at another ply;
   * ordering: table move, two killers per ply, history heuristic, and the game's hint
     (centre-first in LOA, corners in Othello, threats in Gomoku); a little seeded noise in the
     root's order makes games between equal searchers differ by seed;
@@ -35,8 +37,8 @@ from .base import Agent, check_option, register
 MAX_PLY = 64
 # info slots
 NODES, ABORT, BEST, ROOT_DONE, SCORE = 0, 1, 2, 3, 4
-# transposition-table columns and bound types
-T_KEY, T_MOVE, T_DEPTH, T_FLAG, T_VALUE = 0, 1, 2, 3, 4
+# transposition-table columns (the key, and value/move/depth/bound packed by ``_pack``) and bounds
+T_KEY, T_DATA = 0, 1
 EXACT, LOWER, UPPER = 0, 1, 2
 KILLER, TT_FIRST = 1 << 40, 1 << 50
 
@@ -78,6 +80,15 @@ def _from_tt(v, ply):
 
 
 @njit(cache=True)
+def _pack(value, move, depth, flag):
+    """One table word: value in the high 32 bits (|value| < 2**31), then move + 1, depth + 1 and
+    the bound type in 16, 8 and 8 bits. The +1s make an all-zero word an empty slot (no move,
+    depth -1: never deep enough to cut), so the table is a bare ``np.zeros``, whose untouched
+    pages the OS supplies lazily."""
+    return (value << 32) | ((move + 1) << 16) | ((depth + 1) << 8) | flag
+
+
+@njit(cache=True)
 def _order(gid, s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise):
     """Fill ``keys[i]`` with the ordering key of ``moves[i]`` (higher is searched first)."""
     for i in range(n):
@@ -94,7 +105,7 @@ def _order(gid, s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise
 
 
 # frame columns: one row per ply of the explicit search stack
-F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_BEST_MOVE, F_N, F_I, F_SAME = range(9)
+F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_BEST_MOVE, F_N, F_I, F_SAME, F_COLUMNS = range(10)
 
 
 @njit(cache=True)
@@ -129,10 +140,11 @@ def _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, 
     slot = s[C.H_HASH] & mask
     tt_move = -1
     if mask > 0 and tt[slot, T_KEY] == s[C.H_HASH]:
-        tt_move = tt[slot, T_MOVE]
-        if ply > 0 and tt[slot, T_DEPTH] >= depth:
-            v = _from_tt(tt[slot, T_VALUE], ply)
-            flag = tt[slot, T_FLAG]
+        data = tt[slot, T_DATA]
+        tt_move = ((data >> 16) & 0xFFFF) - 1
+        if ply > 0 and ((data >> 8) & 0xFF) - 1 >= depth:
+            v = _from_tt(data >> 32, ply)
+            flag = data & 0xFF
             if flag == LOWER:
                 alpha = max(alpha, v)
             elif flag == UPPER:
@@ -160,16 +172,14 @@ def _close(tt, states, fr, ply):
     key = states[ply, C.H_HASH]
     slot = key & mask
     best = fr[ply, F_BEST]
-    tt[slot, T_KEY] = key
-    tt[slot, T_MOVE] = fr[ply, F_BEST_MOVE]
-    tt[slot, T_DEPTH] = fr[ply, F_DEPTH]
-    tt[slot, T_VALUE] = _to_tt(best, ply)
     if best <= fr[ply, F_ALPHA0]:
-        tt[slot, T_FLAG] = UPPER
+        flag = UPPER
     elif best >= fr[ply, F_BETA]:
-        tt[slot, T_FLAG] = LOWER
+        flag = LOWER
     else:
-        tt[slot, T_FLAG] = EXACT
+        flag = EXACT
+    tt[slot, T_KEY] = key
+    tt[slot, T_DATA] = _pack(_to_tt(best, ply), fr[ply, F_BEST_MOVE], fr[ply, F_DEPTH], flag)
 
 
 @njit(cache=True)
@@ -184,8 +194,7 @@ def _back_up(fr, moves, killers, history, info, ply, v):
             info[SCORE] = v
     if ply == 0:
         info[ROOT_DONE] += 1
-    if v > fr[ply, F_ALPHA]:
-        fr[ply, F_ALPHA] = v
+    fr[ply, F_ALPHA] = max(fr[ply, F_ALPHA], v)
     if fr[ply, F_ALPHA] >= fr[ply, F_BETA]:
         if a != killers[ply, 0]:
             killers[ply, 1] = killers[ply, 0]
@@ -195,15 +204,16 @@ def _back_up(fr, moves, killers, history, info, ply, v):
 
 
 @njit(cache=True)
-def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, depth):
+def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr,
+                depth):
     """One iteration of the deepening loop from ``states[0]``: a negamax alpha-beta search to
-    ``depth`` plies, iterative over an explicit stack of frames (numba's on-disk cache breaks
-    recursive functions). Returns the root value; best move and counters land in ``info``."""
+    ``depth`` plies, iterative over an explicit stack of frames ``fr`` (numba's on-disk cache
+    breaks recursive functions). Returns the root value; best move and counters land in ``info``."""
     info[NODES] = 0
     info[ABORT] = 0
     info[ROOT_DONE] = 0
     killers[:, :] = -1
-    fr = np.zeros((MAX_PLY + 2, 9), dtype=np.int64)
+    fr[:, :] = 0
     fr[0, F_DEPTH] = depth
     fr[0, F_ALPHA] = -E.INF - 1
     fr[0, F_BETA] = E.INF + 1
@@ -236,7 +246,8 @@ def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, dead
         ky[i], ky[j] = ky[j], ky[i]
         fr[ply, F_I] = i + 1
         child = states[ply + 1]
-        child[:] = s
+        live = E.live_length(gid, s)
+        child[:live] = s[:live]
         D.apply(gid, child, p, mv[i])
         same = child[C.H_PLAYER] == s[C.H_PLAYER]
         fr[ply, F_SAME] = same
@@ -306,10 +317,7 @@ class AlphaBetaAgent(SearchAgent):
         """The transposition table, kept between moves of a game; one row means "no table"."""
         key = (game.game_id, int(game.kernel[1][C.P_SIG]))
         if self._tt is None or self._tt[0] != key:
-            tt = np.zeros((1 << self.tt_bits, 5), dtype=np.int64)
-            tt[:, T_MOVE] = -1
-            tt[:, T_DEPTH] = -1
-            self._tt = (key, tt)
+            self._tt = (key, np.zeros((1 << self.tt_bits, 2), dtype=np.int64))
         return self._tt[1]
 
     def _act(self, game, state):
@@ -321,13 +329,14 @@ class AlphaBetaAgent(SearchAgent):
         killers = np.full((max_depth + 1, 2), -1, dtype=np.int64)
         history = np.zeros(game.num_actions, dtype=np.int64)
         info = np.zeros(5, dtype=np.int64)
+        frames = np.zeros((MAX_PLY + 2, F_COLUMNS), dtype=np.int64)
         states[0] = state
         start = time.perf_counter()
         deadline = start + self.time if self.time > 0 else 0.0
         best, score, reached, nodes = int(game.legal_actions(state)[0]), 0, 0, 0
         for depth in range(1, max_depth + 1):
             v = search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline,
-                            self.rng, depth)
+                            self.rng, frames, depth)
             nodes += int(info[NODES])
             if info[ABORT]:
                 if info[ROOT_DONE] > 0:

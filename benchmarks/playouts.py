@@ -107,6 +107,8 @@ def startup_seconds(cache_dir):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per measurement")
+    parser.add_argument("--only", nargs="+", metavar="GAME", help="these games only (envs names, e.g. go)")
+    parser.add_argument("--no-startup", action="store_true", help="skip the start-up timing")
     args = parser.parse_args(argv)
     try:
         import pyspiel  # noqa: F401
@@ -117,6 +119,8 @@ def main(argv=None):
           " | moves/s | (a)/OpenSpiel games | (b)/OpenSpiel moves |")
     print("|---|---|---|---|---|---|---|---|")
     for label, name, params, os_name, os_params in CASES:
+        if args.only and name not in args.only:
+            continue
         game = envs.make_game(name, **params)
         ga, ma = compiled(game, args.seconds)
         _, mb = python_loop(game, args.seconds)
@@ -127,6 +131,8 @@ def main(argv=None):
         print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {go:,.0f} | {mo:,.0f} | "
               f"{ga / go:.1f}x | {mb / mo:.2f}x |", flush=True)
 
+    if args.no_startup:
+        return
     with tempfile.TemporaryDirectory() as cache:
         cold = startup_seconds(cache)
         warm = min(startup_seconds(cache) for _ in range(3))

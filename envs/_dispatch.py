@@ -85,11 +85,16 @@ def apply(gid, s, p, a):
 
 @njit(cache=True)
 def random_playouts(gid, p, state_len, num_actions, num_players, rng, returns, lengths):
-    """Fill ``returns[g]`` and ``lengths[g]`` with uniformly random games from a fresh start."""
+    """Fill ``returns[g]`` and ``lengths[g]`` with uniformly random games from a fresh start.
+
+    Go draws each move from its list of empty points plus pass (``go.random_playout``: the same
+    uniform distribution over legal moves without listing them all every ply)."""
     s = np.zeros(state_len, dtype=np.int64)
     moves = np.zeros(num_actions, dtype=np.int64)
     for g in range(returns.shape[0]):
         init(gid, s, p, rng)
+        if gid == GO:
+            go.random_playout(s, p, rng)
         while s[C.H_STATUS] == C.ONGOING:
             n = legal_actions(gid, s, p, moves)
             apply(gid, s, p, moves[C.randint(rng, n)])

@@ -299,6 +299,28 @@ def test_alphabeta_finds_a_forced_win_in_three(name):
     assert forced_win_in_three(game, s, a)
 
 
+@pytest.mark.parametrize("size", [6, 8])
+def test_othello_bitboard_evaluation_equals_the_square_walk(size):
+    """Boards up to 8x8 are evaluated on bitboards; the walk over squares (used for larger
+    boards) is the reference: both must give the same terms on every position."""
+    from agents.evaluation import othello
+
+    game = game_of("othello", size=size)
+    _, p = game.kernel
+    assert p[othello.K.P_FAST]
+    checked = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        s = game.initial_state()
+        while not game.is_terminal(s):
+            me = s[othello.C.H_PLAYER] + 1
+            assert othello._bitboard_terms(s, p, size, me) == othello._scan_terms(s, size, me)
+            checked += 1
+            moves = game.legal_actions(s)
+            s = game.apply(s, int(moves[rng.integers(len(moves))]))
+    assert checked > 30 * (size * size - 4) // 2
+
+
 # -- the patience policy -------------------------------------------------------------------------
 
 def _greedy_patience_wins(deals):

@@ -83,6 +83,18 @@ def tactical(gid, s, child, p, a, w):
 
 
 @njit(cache=True)
+def live_length(gid, s):
+    """How many leading cells of ``s`` a copy must carry for play to go on from the copy.
+
+    Copy-make search copies a state per node: LOA's row is mostly repetition-history slots of
+    moves not yet played (8 KB), so only its used part is copied; other games use the whole row.
+    """
+    if gid == LOA:
+        return loa.live_length(s)
+    return s.shape[0]
+
+
+@njit(cache=True)
 def filter_moves(gid, s, p, moves, n):
     """Drop moves search never considers (Gomoku: far from every stone); keeps at least one."""
     if gid == GOMOKU:
