@@ -68,15 +68,37 @@ def test_missing_torch_raises_agent_error_with_install_hint(monkeypatch):
 
 
 @pytest.mark.parametrize("name,size", [("othello", 6), ("othello", 10), ("gomoku", 9), ("go", 5), ("go", 7)])
-def test_compiled_encoding_matches_game_observation(name, size):
+def test_compiled_encodings_match_observation_and_legal_moves(name, size):
     game = make_game(name, size=size)
-    gid, p = game.kernel
-    planes = 4 if name == "go" else 3
     for seed in range(6):
         state = random_position(game, 3 + 5 * seed, seed)
-        out = np.zeros((planes, size, size), np.float32)
-        K.encode(gid, state, p, size, np.zeros(game.num_actions, np.int64), out)
-        np.testing.assert_array_equal(out, game.observation(state, game.current_player(state)))
+        observation = game.observation(state, game.current_player(state))
+        np.testing.assert_array_equal(puct.encode(game, state, encoding=1), observation)
+        v2 = puct.encode(game, state, encoding=2)
+        assert v2.shape[0] == K.num_planes(name, 2) == observation.shape[0] + 1
+        np.testing.assert_array_equal(v2[:-1], observation)
+        placements = game.legal_mask(state)[:size * size].reshape(size, size)
+        np.testing.assert_array_equal(v2[-1], placements)
+    with pytest.raises(ValueError, match="encoding=3"):
+        K.num_planes(name, 3)
+
+
+def test_ownership_targets_follow_stones_and_tromp_taylor_areas():
+    othello = make_game("othello", size=6)
+    end = matches.finish(othello, [agents.make("random", seed=0)] * 2, othello.initial_state())
+    cells = othello.observation(end, 0)
+    for seat in (0, 1):
+        own = puct.ownership(othello, end, seat)
+        np.testing.assert_array_equal(own, cells[seat].astype(np.int8) - cells[1 - seat].astype(np.int8))
+    go = make_game("go", size=5, komi=0.5)
+    # Black walls off the left two columns, White the right two; the middle column touches both
+    state = go.from_text("\n".join([f"{r} . x . o ." for r in range(5, 0, -1)] +
+                                    ["  a b c d e", "to_move=x ply=10 passes=0 ko=-"]))
+    own = puct.ownership(go, state, 0)
+    assert own[:, :2].tolist() == [[1, 1]] * 5 and own[:, 3:].tolist() == [[-1, -1]] * 5
+    assert own[:, 2].tolist() == [0] * 5
+    np.testing.assert_array_equal(puct.ownership(go, state, 1), -own)
+    assert go._kernel.area(state, go._p) == (10, 10)
 
 
 @pytest.mark.parametrize("batch", [1, 8])
@@ -184,18 +206,32 @@ def test_malicious_pickle_is_refused_even_with_a_matching_sidecar(tmp_path):
 def test_one_alphazero_iteration_end_to_end_and_resume(tmp_path):
     from agents.learned import train
 
-    config = train.Config(game="othello", sizes=[6], channels=8, blocks=1, simulations=8, games=4,
-                          batch_size=32, buffer=2000, seed=5)
+    config = train.Config(game="othello", sizes=[6], channels=8, blocks=1, simulations=8, fast_simulations=3,
+                          full_fraction=0.5, games=4, batch_size=32, buffer=2000, seed=5)
     trainer = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
     entry = trainer.iteration()
     assert entry["positions"] > 4 * 10 and entry["steps"] >= 1
-    assert np.isfinite(entry["policy_loss"]) and np.isfinite(entry["value_loss"])
+    assert all(np.isfinite(entry[k]) and entry[k] > 0 for k in ("policy_loss", "value_loss", "ownership_loss"))
+    stored = trainer.buffer.data[6]
+    n = stored["count"]
+    # playout-cap randomisation: about half the moves had a full search and give a policy target
+    assert 0.25 < stored["policy_weight"][:n].mean() < 0.75
+    # ownership is the final board from the mover's view; Othello is won on the disc count, so the
+    # sign of a sample's summed ownership is its value target
+    ownership = stored["ownership"][:n].astype(np.int64)
+    np.testing.assert_array_equal(np.sign(ownership.sum(axis=(1, 2))), stored["value"][:n])
+    assert stored["planes"].shape[1] == 4  # encoding 2: stones, stones, ones, legal moves
     trainer.save_checkpoint()
     out = trainer.export(tmp_path / "az.pt", command="test")
+    assert weights.read_meta(out)["observation_encoding"] == 2
     resumed = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
     assert (resumed.iterations, len(resumed.buffer)) == (1, len(trainer.buffer))
+    for name in train.FIELDS:
+        np.testing.assert_array_equal(resumed.buffer.data[6][name][:n], stored[name][:n])
     for a, b in zip(resumed.net.state_dict().values(), trainer.net.state_dict().values()):
         assert torch.equal(a, b)
+    with pytest.raises(weights.WeightsError, match="encoding=1"):
+        train.Trainer(train.Config(**{**config.__dict__, "encoding": 1}), checkpoint=tmp_path / "run.ckpt")
     bigger = make_game("othello", size=10)  # trained on 6x6, plays 10x10
     bot = agents.make("alphazero", path=str(out), simulations=16, seed=0)
     state = bigger.initial_state()

@@ -21,6 +21,7 @@ import numpy as np
 from envs import _common as C
 
 from ..base import Agent, AgentError, check_option, register
+from . import _puct_kernel as K
 from . import weights as W
 
 GAMES = ("othello", "gomoku", "go")
@@ -51,7 +52,7 @@ class AlphaZeroAgent(Agent):
         return state
 
     def net_for(self, game_name: str):
-        """The network for ``game_name``, loaded and checked on first use."""
+        """``(net, encoding)`` for ``game_name``, loaded and checked on first use."""
         if game_name not in self._nets:
             torch = W.require_torch()
             torch.set_num_threads(self.threads)
@@ -61,10 +62,16 @@ class AlphaZeroAgent(Agent):
             tensors, meta = W.load(path, kind="alphazero")
             if meta.get("game") != game_name:
                 raise W.WeightsError(f"weights {str(path)!r} were trained for {meta.get('game')!r}, not {game_name}")
-            if meta.get("observation_encoding") != W.OBSERVATION_ENCODING:
+            encoding = meta.get("observation_encoding")
+            if encoding not in K.ENCODINGS:
                 raise W.WeightsError(
-                    f"weights {str(path)!r} use observation encoding {meta.get('observation_encoding')!r}; "
-                    f"this version reads encoding {W.OBSERVATION_ENCODING}"
+                    f"weights {str(path)!r} use observation encoding {encoding!r}; "
+                    f"this version reads encodings {K.ENCODINGS}"
+                )
+            if meta["architecture"].get("in_planes") != K.num_planes(game_name, encoding):
+                raise W.WeightsError(
+                    f"weights {str(path)!r}: a net of {meta['architecture'].get('in_planes')!r} input planes "
+                    f"cannot read encoding {encoding} of {game_name} ({K.num_planes(game_name, encoding)} planes)"
                 )
             net = network.build(meta["architecture"])
             try:
@@ -72,8 +79,8 @@ class AlphaZeroAgent(Agent):
             except RuntimeError as exc:
                 raise W.WeightsError(f"weights {str(path)!r} do not fit their architecture: {exc}") from None
             net.eval()
-            self._nets[game_name] = (net, meta)
-        return self._nets[game_name][0]
+            self._nets[game_name] = (net, encoding)
+        return self._nets[game_name]
 
     def _act(self, game, state) -> int:
         from . import puct
@@ -84,8 +91,10 @@ class AlphaZeroAgent(Agent):
             self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start, "nodes": 0,
                                "value": float("nan")}
             return int(legal[0])
-        evaluator = puct.Evaluator(self.net_for(game.name), game.num_actions)
-        result = puct.search(evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct)
+        net, encoding = self.net_for(game.name)
+        evaluator = puct.Evaluator(net, game.num_actions)
+        result = puct.search(evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct,
+                             encoding=encoding)
         visits, priors = result.visits[0], result.priors[0]
         top = visits == visits.max()
         best = np.flatnonzero(top & (priors == priors[top].max()))

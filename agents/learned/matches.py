@@ -46,15 +46,12 @@ class MatchResult:
 
 def opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4):
     """A start position after ``min_plies``..``max_plies`` uniformly random legal moves, still ongoing."""
-    while True:
-        state = game.initial_state(seed=int(rng.integers(2**62)))
-        for _ in range(int(rng.integers(min_plies, max_plies + 1))):
-            if game.is_terminal(state):
-                break
-            legal = game.legal_actions(state)
-            state = game.apply(state, int(legal[rng.integers(len(legal))]))
-        if not game.is_terminal(state):
-            return state
+    from tournaments.play import random_opening
+
+    state = game.initial_state(seed=0)
+    for action in random_opening(game, rng, min_plies, max_plies):
+        state = game.apply(state, action)
+    return state
 
 
 def finish(game, players, state) -> np.ndarray:

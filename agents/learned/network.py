@@ -6,6 +6,9 @@ in the heads:
     planes (B, C, N, N) -> 3x3 conv stem -> ``blocks`` residual blocks (3x3 convs, ``channels``)
     policy: 1x1 conv -> one logit per cell (N*N), plus a pass logit from the pooled trunk
     value:  1x1 conv -> mean- and max-pooled over the board -> MLP -> tanh, in [-1, 1]
+    ownership (optional, training only): 1x1 conv -> tanh per cell, the final owner of each
+            point from the mover's view (KataGo's auxiliary target: N*N targets per position
+            where the result gives one, so the trunk learns which discs and stones last)
 
 No layer has a size tied to N, so a net trained on 6x6-8x8 plays 16x16 as is. Batch norm is
 left out on purpose: batches here are small and of one size at a time, and a plain residual
@@ -35,9 +38,11 @@ class ResidualBlock(nn.Module):
 class PolicyValueNet(nn.Module):
     """``forward(planes) -> (logits (B, N*N+1), value (B,))``; the last logit is the pass."""
 
-    def __init__(self, in_planes: int = 3, channels: int = 32, blocks: int = 4, head: int = 32):
+    def __init__(self, in_planes: int = 3, channels: int = 32, blocks: int = 4, head: int = 32,
+                 ownership: bool = False):
         super().__init__()
-        self.config = {"in_planes": in_planes, "channels": channels, "blocks": blocks, "head": head}
+        self.config = {"in_planes": in_planes, "channels": channels, "blocks": blocks, "head": head,
+                       "ownership": ownership}
         self.stem = nn.Conv2d(in_planes, channels, 3, padding=1)
         self.tower = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.policy_conv = nn.Conv2d(channels, 1, 1)
@@ -45,19 +50,25 @@ class PolicyValueNet(nn.Module):
         self.value_conv = nn.Conv2d(channels, head, 1)
         self.value_fc1 = nn.Linear(2 * head, head)
         self.value_fc2 = nn.Linear(head, 1)
+        self.ownership_conv = nn.Conv2d(channels, 1, 1) if ownership else None
 
     @staticmethod
     def _pool(x):
         """Mean and max over the board: (B, C, N, N) -> (B, 2C), defined for any N."""
         return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
 
-    def forward(self, planes):
+    def forward(self, planes, ownership: bool = False):
+        """``(logits, value)``, plus the (B, N, N) ownership map if asked (and the net has one)."""
         x = self.tower(F.relu(self.stem(planes)))
         cells = self.policy_conv(x).flatten(1)
         logits = torch.cat([cells, self.pass_fc(self._pool(x))], dim=1)
         v = F.relu(self.value_conv(x))
         v = torch.tanh(self.value_fc2(F.relu(self.value_fc1(self._pool(v))))).squeeze(1)
-        return logits, v
+        if not ownership:
+            return logits, v
+        if self.ownership_conv is None:
+            raise ValueError("this net has no ownership head (built with ownership=False)")
+        return logits, v, torch.tanh(self.ownership_conv(x)).squeeze(1)
 
 
 def build(config: dict) -> PolicyValueNet:
@@ -65,7 +76,7 @@ def build(config: dict) -> PolicyValueNet:
     return PolicyValueNet(**config)
 
 
-def policy_logits(net: PolicyValueNet, planes, num_actions: int):
+def policy_logits(net: PolicyValueNet, planes, num_actions: int, ownership: bool = False):
     """Run ``net`` and fit its logits to a game's action space: Gomoku has no pass action."""
-    logits, value = net(planes)
-    return logits[:, :num_actions], value
+    out = net(planes, ownership=ownership)
+    return (out[0][:, :num_actions], *out[1:])

@@ -44,7 +44,7 @@ def policy_meta(game, architecture: dict, training: dict) -> dict:
     """The sidecar fields of a PPO policy for ``game`` (see ``weights``)."""
     return {
         "kind": "ppo", "game": game.name, "params": dict(game.params), "architecture": architecture,
-        "observation_encoding": W.OBSERVATION_ENCODING,
+        "observation_encoding": 1,  # game.observation as the Gymnasium env gives it
         "observation_shape": list(game.observation(game.initial_state(seed=0), 0).shape),
         "training": training, "evaluation": {},
     }

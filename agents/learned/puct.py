@@ -93,16 +93,18 @@ class SearchResult:
 
 
 def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: float = 1.5,
-           fpu: float = -0.2, noise_rng=None, noise_alpha: float = 0.3, noise_fraction: float = 0.25):
+           fpu: float = -0.2, noise_rng=None, noise_alpha: float = 0.3, noise_fraction: float = 0.25,
+           encoding: int = K.ENCODINGS[-1]):
     """Run ``simulations`` PUCT walks from each of ``roots`` (ongoing states of ``game``).
 
     ``fpu`` is the value assumed for an unvisited move (slightly pessimistic, so the search
     deepens good lines before it tries every move); with ``noise_rng`` the root priors get
-    Dirichlet noise once the root is expanded.
+    Dirichlet noise once the root is expanded. ``encoding`` names the input planes the
+    evaluator reads (``_puct_kernel``).
     """
     gid, p = game.kernel
     n = game.size
-    planes = 4 if game.name == "go" else 3
+    planes = K.num_planes(game.name, encoding)
     num_actions = game.num_actions
     trees = [Tree() for _ in roots]
     done = np.zeros(len(roots), dtype=np.int64)
@@ -125,7 +127,7 @@ def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: flo
             want = int(min(batch, simulations - done[r]))
             while True:
                 sl = slice(used, used + want)
-                picked, walks = K.select(gid, p, roots[r], n, tree.links, tree.wsum, tree.prior,
+                picked, walks = K.select(gid, p, roots[r], n, encoding, tree.links, tree.wsum, tree.prior,
                                          tree.meta, want, c_puct, fpu, obs[sl], masks[sl],
                                          leaves[sl], paths[sl], depths[sl], movers[sl])
                 if walks > 0 or picked > 0:
@@ -155,3 +157,19 @@ def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: flo
 
 def is_ongoing(state) -> bool:
     return state[C.H_STATUS] == C.ONGOING
+
+
+def encode(game, state, encoding: int = K.ENCODINGS[-1]) -> np.ndarray:
+    """The input planes of ``state`` from its mover's view, as the search feeds them to the net."""
+    gid, p = game.kernel
+    out = np.zeros((K.num_planes(game.name, encoding), game.size, game.size), dtype=np.float32)
+    K.encode_state(gid, state, p, game.size, encoding, out)
+    return out
+
+
+def ownership(game, state, seat: int) -> np.ndarray:
+    """(N, N) int8: who owns each point of finished ``state``, from ``seat``'s view (+1/-1/0)."""
+    gid, p = game.kernel
+    out = np.zeros((game.size, game.size), dtype=np.int8)
+    K.ownership(gid, state, p, game.size, seat, out)
+    return out

@@ -1,11 +1,18 @@
 """Self-play: many games of one size advance in lockstep, their searches sharing network batches.
 
-Every position with a real choice becomes a training sample ``(planes, pi, z)``: the planes of
-``game.observation`` from the mover's view, ``pi`` the root visit distribution of the search, and
-``z`` the final result for the mover (+1, 0, -1). Forced moves (a lone pass) are played without a
-search and give no sample. Moves are drawn in proportion to the visits for the first
-``temperature_plies`` plies (opening variety), then the most visited move is played; the root
-priors always get Dirichlet noise, as in AlphaZero.
+Every position with a real choice becomes a training sample: its input planes from the mover's
+view (``puct.encode``), ``pi`` the root visit distribution of the search, ``z`` the final result
+for the mover (+1, 0, -1) and the final ownership of every point from the mover's view
+(``puct.ownership``). Forced moves (a lone pass) are played without a search and give no sample.
+Moves are drawn in proportion to the visits for the first ``temperature_plies`` plies (opening
+variety), then the most visited move is played.
+
+Playout-cap randomisation (KataGo): a move gets a *full* search (``simulations`` walks, Dirichlet
+noise at the root, as in AlphaZero) with probability ``full_fraction``, otherwise a *fast* one
+(``fast_simulations`` walks, no noise). Only full searches give a policy target (a fast search's
+visits say little); every position gives value and ownership targets. Games therefore end sooner
+per network call, so results, the scarce signal, come several times faster at the same quality
+of policy targets. ``full_fraction=1`` is plain AlphaZero.
 """
 
 from __future__ import annotations
@@ -21,19 +28,24 @@ from . import puct
 
 @dataclass
 class Samples:
-    planes: np.ndarray  # (S, C, N, N) float32
+    planes: np.ndarray  # (S, C, N, N) uint8 (the planes are 0/1)
     policy: np.ndarray  # (S, num_actions) float32
+    policy_weight: np.ndarray  # (S,) float32: 1 where ``policy`` comes from a full search, else 0
     value: np.ndarray  # (S,) float32
+    ownership: np.ndarray  # (S, N, N) int8
     size: int
     results: np.ndarray  # (games,) return of seat 0 per game
     evaluations: int
 
 
 def play(evaluator, game, games: int, simulations: int, rng: np.random.Generator, batch: int = 8,
-         temperature_plies: int | None = None, c_puct: float = 1.5) -> Samples:
-    """Play ``games`` self-play games of ``game`` with ``simulations`` walks per move."""
+         temperature_plies: int | None = None, c_puct: float = 1.5, encoding: int = 2,
+         fast_simulations: int | None = None, full_fraction: float = 1.0) -> Samples:
+    """Play ``games`` self-play games of ``game``; see the module docstring for the options."""
     if temperature_plies is None:
         temperature_plies = game.size * game.size // 4
+    if fast_simulations is None:
+        fast_simulations = simulations
     alpha = 10.0 / (game.size * game.size)  # about 10 / typical number of legal moves
     states = [game.initial_state(seed=int(rng.integers(2**62))) for _ in range(games)]
     records: list[list[tuple]] = [[] for _ in range(games)]
@@ -47,27 +59,38 @@ def play(evaluator, game, games: int, simulations: int, rng: np.random.Generator
             states[g] = game.apply(states[g], int(game.legal_actions(states[g])[0]))
         if not choice:
             continue
-        result = puct.search(evaluator, game, [states[g] for g in choice], simulations, batch=batch,
-                             c_puct=c_puct, noise_rng=rng, noise_alpha=alpha)
-        evaluations += result.evaluations
-        for g, visits in zip(choice, result.visits):
-            state = states[g]
-            mover = game.current_player(state)
-            pi = visits / visits.sum()
-            records[g].append((game.observation(state, mover), pi.astype(np.float32), mover))
-            if state[C.H_PLY] < temperature_plies:
-                action = int(rng.choice(len(pi), p=pi))
-            else:
-                best = np.flatnonzero(visits == visits.max())
-                action = int(rng.choice(best))
-            states[g] = game.apply(state, action)
-    planes, policy, value, results = [], [], [], []
+        full = rng.random(len(choice)) < full_fraction
+        for is_full in (True, False):
+            group = [g for g, f in zip(choice, full) if f == is_full]
+            if not group:
+                continue
+            result = puct.search(evaluator, game, [states[g] for g in group],
+                                 simulations if is_full else fast_simulations, batch=batch,
+                                 c_puct=c_puct, noise_rng=rng if is_full else None, noise_alpha=alpha,
+                                 encoding=encoding)
+            evaluations += result.evaluations
+            for g, visits in zip(group, result.visits):
+                state = states[g]
+                pi = visits / visits.sum()
+                records[g].append((puct.encode(game, state, encoding), pi.astype(np.float32), is_full,
+                                   game.current_player(state)))
+                if state[C.H_PLY] < temperature_plies:
+                    action = int(rng.choice(len(pi), p=pi))
+                else:
+                    best = np.flatnonzero(visits == visits.max())
+                    action = int(rng.choice(best))
+                states[g] = game.apply(state, action)
+    planes, policy, weight, value, owner, results = [], [], [], [], [], []
     for g in range(games):
         returns = game.returns(states[g])
         results.append(returns[0])
-        for obs, pi, mover in records[g]:
-            planes.append(obs)
+        owners = [puct.ownership(game, states[g], seat) for seat in range(2)]
+        for obs, pi, is_full, mover in records[g]:
+            planes.append(obs.astype(np.uint8))
             policy.append(pi)
+            weight.append(1.0 if is_full else 0.0)
             value.append(returns[mover])
-    return Samples(np.stack(planes), np.stack(policy), np.asarray(value, dtype=np.float32),
-                   game.size, np.asarray(results), evaluations)
+            owner.append(owners[mover])
+    return Samples(np.stack(planes), np.stack(policy), np.asarray(weight, dtype=np.float32),
+                   np.asarray(value, dtype=np.float32), np.stack(owner), game.size, np.asarray(results),
+                   evaluations)

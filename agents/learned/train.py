@@ -7,12 +7,14 @@
     trainer.export("agents/learned/weights/alphazero_othello.pt", command="...")
 
 One iteration plays ``games`` self-play games on each training size (all games of a size in
-lockstep, see ``selfplay``), adds their positions to per-size ring buffers, and takes enough
-gradient steps that each new position is seen about ``reuse`` times. A batch holds one size
-(convolutions need a common shape); sizes take turns. Loss: cross-entropy to the search's visit
-distribution plus the squared error of the value to the game result, as in AlphaZero. With
-``augment`` every batch is turned by a random symmetry of the square (the pass logit is
-unchanged); the net is not symmetric by construction, so this is a cheap 8x data multiplier.
+lockstep, with playout-cap randomisation, see ``selfplay``), adds their positions to per-size
+ring buffers, and takes enough gradient steps that each new position is seen about ``reuse``
+times. A batch holds one size (convolutions need a common shape); sizes take turns. Loss:
+cross-entropy to the search's visit distribution (positions that had a full search only) plus
+the squared error of the value to the game result, as in AlphaZero, plus ``ownership_weight``
+times the mean squared error of the ownership map (KataGo's auxiliary target). With ``augment``
+every batch is turned by a random symmetry of the square (the pass logit is unchanged); the net
+is not symmetric by construction, so this is a cheap 8x data multiplier.
 
 A checkpoint holds the model, the optimizer, the buffers, the iteration count and the training
 seconds, as tensors and plain values, read back with ``torch.load(weights_only=True)``. Every
@@ -39,24 +41,34 @@ class Config:
     sizes: list = field(default_factory=lambda: [6, 8])
     channels: int = 32
     blocks: int = 4
-    simulations: int = 48
+    simulations: int = 64  # walks of a full search (the ones that give policy targets)
+    fast_simulations: int = 16  # walks of a fast search (playout-cap randomisation, see selfplay)
+    full_fraction: float = 0.25  # share of moves with a full search; 1 = plain AlphaZero
     games: int = 32  # self-play games per size per iteration
     leaf_batch: int = 8
     batch_size: int = 128
-    reuse: float = 8.0
+    reuse: float = 6.0
     lr: float = 1e-3
     weight_decay: float = 1e-4
-    buffer: int = 30000  # positions kept per size
+    buffer: int = 50000  # positions kept per size
     augment: bool = True
+    encoding: int = 2  # input planes (``_puct_kernel``); 2 adds the legal moves
+    ownership_weight: float = 1.0  # 0: no ownership head
     seed: int = 0
 
 
-def planes_of(game_name: str) -> int:
-    return 4 if game_name == "go" else 3
+# the arrays of one sample: (dtype, shape after the sample axis, given planes/actions/size)
+FIELDS = {
+    "planes": (np.uint8, lambda s: s.planes.shape[1:]),
+    "policy": (np.float32, lambda s: s.policy.shape[1:]),
+    "policy_weight": (np.float32, lambda s: ()),
+    "value": (np.float32, lambda s: ()),
+    "ownership": (np.int8, lambda s: s.ownership.shape[1:]),
+}
 
 
 class ReplayBuffer:
-    """Per-size ring buffers of (planes, policy, value)."""
+    """Per-size ring buffers of the ``FIELDS`` of self-play samples."""
 
     def __init__(self, capacity: int):
         self.capacity = capacity
@@ -68,22 +80,22 @@ class ReplayBuffer:
     def add(self, s: selfplay.Samples) -> None:
         d = self.data.get(s.size)
         if d is None:
-            d = self.data[s.size] = {
-                "planes": np.zeros((self.capacity, *s.planes.shape[1:]), np.float32),
-                "policy": np.zeros((self.capacity, s.policy.shape[1]), np.float32),
-                "value": np.zeros(self.capacity, np.float32), "count": 0, "next": 0,
-            }
-        for i in range(len(s.value)):
-            j = d["next"]
-            d["planes"][j], d["policy"][j], d["value"][j] = s.planes[i], s.policy[i], s.value[i]
-            d["next"] = (j + 1) % self.capacity
-            d["count"] = min(d["count"] + 1, self.capacity)
+            d = self.data[s.size] = {"count": 0, "next": 0}
+            for name, (dtype, shape) in FIELDS.items():
+                d[name] = np.zeros((self.capacity, *shape(s)), dtype)
+        m = min(len(s.value), self.capacity)  # more samples than room: the newest ones
+        idx = (d["next"] + np.arange(m)) % self.capacity  # the ring's next m slots
+        for name in FIELDS:
+            d[name][idx] = getattr(s, name)[len(s.value) - m:]
+        d["next"] = int((d["next"] + m) % self.capacity)
+        d["count"] = min(d["count"] + m, self.capacity)
 
     def sample(self, rng, batch: int):
+        """``(size, {field: array})`` of ``batch`` random samples of one random size."""
         size = int(rng.choice(sorted(self.data)))
         d = self.data[size]
         idx = rng.integers(0, d["count"], size=min(batch, d["count"]))
-        return size, d["planes"][idx], d["policy"][idx], d["value"][idx]
+        return size, {name: d[name][idx] for name in FIELDS}
 
     def state_dict(self):
         import torch
@@ -91,35 +103,31 @@ class ReplayBuffer:
         out = {}
         for size, d in self.data.items():
             n = d["count"]
-            out[str(size)] = {
-                "planes": torch.from_numpy(d["planes"][:n].copy()),
-                "policy": torch.from_numpy(d["policy"][:n].copy()),
-                "value": torch.from_numpy(d["value"][:n].copy()),
-                "next": d["next"],
-            }
+            out[str(size)] = {name: torch.from_numpy(d[name][:n].copy()) for name in FIELDS}
+            out[str(size)]["next"] = d["next"]
         return out
 
     def load_state_dict(self, state):
-        for key, d in state.items():
-            n = d["value"].shape[0]
-            planes, policy = d["planes"].numpy(), d["policy"].numpy()
-            buf = {
-                "planes": np.zeros((self.capacity, *planes.shape[1:]), np.float32),
-                "policy": np.zeros((self.capacity, policy.shape[1]), np.float32),
-                "value": np.zeros(self.capacity, np.float32), "count": n, "next": int(d["next"]),
-            }
-            buf["planes"][:n], buf["policy"][:n], buf["value"][:n] = planes, policy, d["value"].numpy()
-            self.data[int(key)] = buf
+        for key, saved in state.items():
+            n = saved["value"].shape[0]
+            d = {"count": n, "next": int(saved["next"])}
+            for name, (dtype, _) in FIELDS.items():
+                values = saved[name].numpy()
+                d[name] = np.zeros((self.capacity, *values.shape[1:]), dtype)
+                d[name][:n] = values
+            self.data[int(key)] = d
 
 
-def symmetry(torch, planes, policy, n: int, k: int):
-    """Apply symmetry ``k`` (0..7: k % 4 quarter turns, then a mirror if k >= 4) to a batch."""
+def symmetry(torch, planes, policy, ownership, n: int, k: int):
+    """Apply symmetry ``k`` (0..7: k % 4 quarter turns, then a mirror if k >= 4) to a batch of
+    planes (B, C, n, n), policies (B, A; the pass, if any, stays put) and ownership maps (B, n, n)."""
     cells = policy[:, :n * n].reshape(-1, n, n)
     planes = torch.rot90(planes, k % 4, dims=(2, 3))
     cells = torch.rot90(cells, k % 4, dims=(1, 2))
+    ownership = torch.rot90(ownership, k % 4, dims=(1, 2))
     if k >= 4:
-        planes, cells = planes.flip(3), cells.flip(2)
-    return planes, torch.cat([cells.reshape(-1, n * n), policy[:, n * n:]], dim=1)
+        planes, cells, ownership = planes.flip(3), cells.flip(2), ownership.flip(2)
+    return planes, torch.cat([cells.reshape(-1, n * n), policy[:, n * n:]], dim=1), ownership
 
 
 class Trainer:
@@ -129,7 +137,8 @@ class Trainer:
         self.torch = torch = weights.require_torch()
         self.config = config
         self.checkpoint = None if checkpoint is None else Path(checkpoint)
-        arch = {"in_planes": planes_of(config.game), "channels": config.channels, "blocks": config.blocks}
+        arch = {"in_planes": puct.K.num_planes(config.game, config.encoding), "channels": config.channels,
+                "blocks": config.blocks, "ownership": config.ownership_weight > 0}
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
@@ -144,12 +153,13 @@ class Trainer:
     def _resume(self):
         state = self.torch.load(self.checkpoint, map_location="cpu", weights_only=True)
         saved = Config(**state["config"])
-        if (saved.game, saved.channels, saved.blocks) != (self.config.game, self.config.channels, self.config.blocks):
+        fixed = ("game", "channels", "blocks", "encoding")  # what the net's shape depends on
+        if any(getattr(saved, f) != getattr(self.config, f) for f in fixed) or \
+                (saved.ownership_weight > 0) != (self.config.ownership_weight > 0):
+            have = ", ".join(f"{f}={getattr(saved, f)!r}" for f in fixed + ("ownership_weight",))
+            want = ", ".join(f"{f}={getattr(self.config, f)!r}" for f in fixed + ("ownership_weight",))
             raise weights.WeightsError(
-                f"checkpoint {str(self.checkpoint)!r} is a {saved.game} net with {saved.channels} channels and "
-                f"{saved.blocks} blocks; this run asks for "
-                f"{self.config.game}/{self.config.channels}/{self.config.blocks}"
-            )
+                f"checkpoint {str(self.checkpoint)!r} holds a net of {have}; this run asks for {want}")
         self.net.load_state_dict(state["model"])
         self.opt.load_state_dict(state["optimizer"])
         self.buffer.load_state_dict(state["buffer"])
@@ -181,7 +191,9 @@ class Trainer:
         for size in c.sizes:
             game = envs.make_game(c.game, size=size)
             evaluator = puct.Evaluator(self.net, game.num_actions)
-            samples = selfplay.play(evaluator, game, c.games, c.simulations, rng, batch=c.leaf_batch)
+            samples = selfplay.play(evaluator, game, c.games, c.simulations, rng, batch=c.leaf_batch,
+                                    encoding=c.encoding, fast_simulations=c.fast_simulations,
+                                    full_fraction=c.full_fraction)
             self.buffer.add(samples)
             new += len(samples.value)
             evaluations += samples.evaluations
@@ -193,37 +205,42 @@ class Trainer:
         self.seconds += time.perf_counter() - start
         entry = {"iteration": self.iterations, "seconds": round(self.seconds, 1), "positions": new,
                  "evaluations": evaluations, "steps": steps, "policy_loss": losses[0],
-                 "value_loss": losses[1], "first_player_score": float(np.mean(np.asarray(results) + 1) / 2)}
+                 "value_loss": losses[1], "ownership_loss": losses[2],
+                 "first_player_score": float(np.mean(np.asarray(results) + 1) / 2)}
         self.log.append(entry)
         return entry
 
-    def train_steps(self, steps: int, rng) -> tuple[float, float]:
-        """``steps`` gradient steps on batches from the buffer; returns mean (policy, value) loss."""
+    def train_steps(self, steps: int, rng) -> tuple[float, float, float]:
+        """``steps`` gradient steps on batches from the buffer; returns the mean policy, value and
+        ownership losses."""
         torch, c = self.torch, self.config
+        own = c.ownership_weight > 0
         self.net.train()
-        total_p = total_v = 0.0
+        totals = np.zeros(3)
         for _ in range(steps):
-            size, planes, policy, value = self.buffer.sample(rng, c.batch_size)
-            planes, policy, value = torch.from_numpy(planes), torch.from_numpy(policy), torch.from_numpy(value)
+            size, batch = self.buffer.sample(rng, c.batch_size)
+            planes, policy, ownership = (torch.from_numpy(batch[f]).float() for f in ("planes", "policy", "ownership"))
+            weight, value = torch.from_numpy(batch["policy_weight"]), torch.from_numpy(batch["value"])
             if c.augment:
-                planes, policy = symmetry(torch, planes, policy, size, int(rng.integers(8)))
-            logits, v = network.policy_logits(self.net, planes, policy.shape[1])
-            loss_p = -(policy * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-            loss_v = torch.mean((v - value) ** 2)
+                planes, policy, ownership = symmetry(torch, planes, policy, ownership, size, int(rng.integers(8)))
+            out = network.policy_logits(self.net, planes, policy.shape[1], ownership=own)
+            cross_entropy = -(policy * torch.log_softmax(out[0], dim=1)).sum(dim=1)
+            loss_p = (weight * cross_entropy).sum() / weight.sum().clamp(min=1.0)
+            loss_v = torch.mean((out[1] - value) ** 2)
+            loss_o = torch.mean((out[2] - ownership) ** 2) if own else torch.zeros(())
             self.opt.zero_grad()
-            (loss_p + loss_v).backward()
+            (loss_p + loss_v + c.ownership_weight * loss_o).backward()
             self.opt.step()
-            total_p += loss_p.item()
-            total_v += loss_v.item()
+            totals += (loss_p.item(), loss_v.item(), loss_o.item())
         self.net.eval()
-        return round(total_p / steps, 4), round(total_v / steps, 4)
+        return tuple(round(float(t / steps), 4) for t in totals)
 
     def export(self, path, command: str) -> Path:
         """Write the current net as shipped weights with its sidecar (see ``weights``)."""
         c = self.config
         meta = {
             "kind": "alphazero", "game": c.game, "architecture": self.net.config,
-            "observation_encoding": weights.OBSERVATION_ENCODING,
+            "observation_encoding": c.encoding,
             "training": {
                 "command": command, "seconds": round(self.seconds, 1), "iterations": self.iterations,
                 "games": self.games_played, "sizes": list(c.sizes), "config": dataclasses.asdict(c),

@@ -27,7 +27,6 @@ from pathlib import Path
 from ..base import AgentError
 
 FORMAT = "arbiter-weights-1"
-OBSERVATION_ENCODING = 1  # planes of game.observation(state, mover); see _puct_kernel.encode
 INSTALL_HINT = 'pip install "arbiter-games[learn]"'
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 

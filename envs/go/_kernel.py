@@ -607,42 +607,49 @@ def random_playout(s, p, rng):
 
 # -- scoring ------------------------------------------------------------------------------------------
 @njit(cache=True)
+def owners(s, p, out):
+    """Tromp-Taylor owner of every point into ``out`` (length N*N): 1 Black, 2 White, 0 neither.
+    A stone owns its point; an empty region belongs to the one colour it reaches, if only one."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    region = np.empty(nn, dtype=np.int64)
+    for i in range(nn):
+        out[i] = s[C.HEADER + i] if s[C.HEADER + i] != 0 else -1  # -1: empty, region not yet found
+    for i in range(nn):
+        if out[i] != -1:
+            continue
+        out[i] = 0
+        region[0] = i
+        head, size, reach = 0, 1, 0  # breadth first; reach: bit 0 touches Black, bit 1 White
+        while head < size:
+            q = region[head]
+            head += 1
+            for d in range(4):
+                t = p[P_NBR + 4 * q + d]
+                if t < 0:
+                    continue
+                if s[C.HEADER + t] != 0:
+                    reach |= s[C.HEADER + t]
+                elif out[t] == -1:
+                    out[t] = 0
+                    region[size] = t
+                    size += 1
+        if reach == 1 or reach == 2:
+            for j in range(size):
+                out[region[j]] = reach
+
+
+@njit(cache=True)
 def area(s, p):
     """Tromp-Taylor area ``(black, white)``: stones plus empty regions reaching only that colour."""
     nn = p[P_SIZE] * p[P_SIZE]
-    seen = np.zeros(nn, dtype=np.bool_)
-    stack = np.empty(nn, dtype=np.int64)
+    owner = np.empty(nn, dtype=np.int64)
+    owners(s, p, owner)
     black = white = 0
     for i in range(nn):
-        v = s[C.HEADER + i]
-        if v == 1:
+        if owner[i] == 1:
             black += 1
-        elif v == 2:
+        elif owner[i] == 2:
             white += 1
-        elif not seen[i]:
-            seen[i] = True
-            stack[0] = i
-            top, size, reach = 1, 0, 0  # reach: bit 0 touches Black, bit 1 touches White
-            while top > 0:
-                top -= 1
-                q = stack[top]
-                size += 1
-                for d in range(4):
-                    t = p[P_NBR + 4 * q + d]
-                    if t < 0:
-                        continue
-                    w = s[C.HEADER + t]
-                    if w == 0:
-                        if not seen[t]:
-                            seen[t] = True
-                            stack[top] = t
-                            top += 1
-                    else:
-                        reach |= w
-            if reach == 1:
-                black += size
-            elif reach == 2:
-                white += size
     return black, white
 
 
