@@ -6,8 +6,10 @@
 Rows are (agent vs opponent, game): every agent (random, greedy, minimax, alpha-beta, MCTS at the
 budgets of ``AGENTS``) against random and against greedy on LOA, Othello 8x8, Gomoku 15x15 and
 Go 9x9, then MCTS and alpha-beta against GNU Go (levels 1 and 10, Go 7x7 and 9x9) and GRhino
-(levels 1-3, Othello 8x8). Each row plays N games with colours alternated (the agent is Black
-in games 0, 2, 4, ...) and reports the agent's mean outcome (win 1, draw 0.5, loss 0) with its
+(levels 1-3, Othello 8x8). Each row plays N games in colour pairs: games 2k and 2k+1 start from
+the same opening of 2-4 uniformly random plies (``--opening-plies``; seeded by the row and k),
+the agent Black in the first and White in the second, so deterministic pairs of agents do not
+replay one game and neither colour is favoured. It reports the agent's mean outcome (win 1, draw 0.5, loss 0) with its
 standard error, W/D/L, median seconds and mean plies per game, and how many of the games were distinct.
 
 Games are played by the tournament machinery (``tournaments.play.play_game`` in the worker
@@ -153,25 +155,29 @@ def engine_problem(label: str) -> tuple[str, str]:
         return f"engine does not answer GTP: {exc}", ""
 
 
-def jobs_for(rows: list[Row], players: list[str], seed: int, first_index: int):
-    """The ``Job``s of ``rows`` (colours alternated) and a map from job index to row."""
-    from tournaments.play import Job
+def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: int, plies=(2, 4)):
+    """The ``Job``s of ``rows`` (colour pairs sharing an opening) and a map from job index to row."""
+    from tournaments.play import Job, random_opening
 
     jobs, owner = [], {}
     for row in rows:
         me, them = players.index(row.agent), players.index(row.opponent)
         row_id = zlib.crc32(row.key.encode())
         for k in range(row.games):
+            if k % 2 == 0:
+                opening = random_opening(game, np.random.default_rng([seed, row_id, k // 2]), *plies)
             black, white = (me, them) if k % 2 == 0 else (them, me)
             s = np.random.SeedSequence([seed, row_id, k]).generate_state(3)
             index = first_index + len(jobs)
-            jobs.append(Job(index, 0, row_id, k, black, white, int(s[0]), (int(s[1]), int(s[2]))))
+            jobs.append(Job(index, 0, row_id, k, black, white, int(s[0]), (int(s[1]), int(s[2])), opening))
             owner[index] = row
     return jobs, owner
 
 
-def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log) -> None:
+def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log,
+               plies=(2, 4)) -> None:
     """Play every row of one game and board size in one process pool; fill ``row.records``."""
+    import envs
     from tournaments import ExecutorError, ProcessExecutor
     from tournaments.play import Context
 
@@ -179,7 +185,7 @@ def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_
     players = sorted({p for r in rows for p in (r.agent, r.opponent)})
     ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
                   move_time=2 * ENGINE_MOVE_TIME)
-    jobs, owner = jobs_for(rows, players, seed, first_index)
+    jobs, owner = jobs_for(envs.make_game(name, **params), rows, players, seed, first_index, plies)
     executor = ProcessExecutor(workers)
     executor.start(ctx)
     try:
@@ -291,14 +297,15 @@ def render(rows, meta) -> str:
         meta["command"],
         "```",
         "",
-        "Each row plays N games with colours alternated (the agent is Black in the even-numbered",
-        "games); **mean outcome** is the row agent's average result (win 1, draw 0.5, loss 0) ± its",
-        "standard error (sample standard deviation / √N), W/D/L are the agent's wins, draws and",
-        "losses, s/game the median wall-clock seconds of a game (both players' thinking, on the busy",
-        "machine below; the median leaves out each worker's one-off warm-up), and *distinct games* counts different move sequences among the N (agents are",
-        "seeded per game from the row and the game number; a deterministic pair may repeat games,",
-        "and where distinct games are far fewer than N the standard error overstates the precision).",
-        "Games are played from the standard start position with Arbiter's rules (RULES.md):",
+        "Each row plays N games in colour pairs: both games of a pair start from the same opening of",
+        f"{meta['plies'][0]}-{meta['plies'][1]} uniformly random plies (seeded by the row and the pair), the agent Black in the",
+        "first and White in the second. **Mean outcome** is the row agent's average result (win 1,",
+        "draw 0.5, loss 0) ± its standard error (sample standard deviation / √N), W/D/L are the",
+        "agent's wins, draws and losses, s/game the median wall-clock seconds of a game (both",
+        "players' thinking, on the machine below; the median leaves out each worker's one-off",
+        "warm-up), plies/game includes the opening, and *distinct games* counts different move",
+        "sequences among the N (where it is far below N, the standard error overstates the precision).",
+        "Games are played with Arbiter's rules (RULES.md):",
         "Go uses area scoring with komi 7.5 at both sizes, Gomoku is 15x15 freestyle (five or more",
         "wins).",
         "",
@@ -353,6 +360,8 @@ def main(argv=None) -> int:
                         help="games per row against GNU Go / GRhino (default: --games)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every game and agent (default 0)")
+    parser.add_argument("--opening-plies", type=int, nargs=2, default=(2, 4), metavar=("MIN", "MAX"),
+                        help="random plies before the agents take over, per colour pair (default 2 4; 0 0: none)")
     parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
                         help="play only rows whose 'agent vs opponent on game' contains one of these")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
@@ -378,7 +387,7 @@ def main(argv=None) -> int:
     meta = {"command": (f"nice -n {nice} " if nice else "") + "python examples/strength.py "
             + shlex.join(sys.argv[1:] if argv is None else argv),
             "engines": engines, "env": environment(), "load_start": os.getloadavg()[0], "nice": nice,
-            "workers": args.workers, "games_played": 0}
+            "workers": args.workers, "games_played": 0, "plies": tuple(args.opening_plies)}
     with open(args.records, "w") if args.records else contextlib.nullcontext() as log:
         first = 0
         for game_label in GAMES:
@@ -386,7 +395,7 @@ def main(argv=None) -> int:
             if not group:
                 continue
             print(f"{game_label}: {len(group)} rows, {sum(r.games for r in group)} games", file=sys.stderr)
-            play_group(game_label, group, args.seed, args.workers, first, log)
+            play_group(game_label, group, args.seed, args.workers, first, log, tuple(args.opening_plies))
             first += sum(r.games for r in group)
             meta["games_played"] = sum(len(r.records) for r in rows)
             args.out.write_text(render(rows, meta))

@@ -287,3 +287,25 @@ def test_go_games_export_to_sgf(tmp_path):
     first = r.games[0]["moves"][0]  # lowest legal action on an empty board: A5, the top-left point
     assert first == "A5" and ";B[aa]" in text
     assert text.count(";B[") + text.count(";W[") == r.games[0]["plies"]
+
+
+def test_a_job_can_start_from_an_opening_played_for_both_sides():
+    import envs
+    from tournaments.play import Context, Job, play_game, random_opening
+
+    game = envs.make_game("gomoku", size=7)
+    opening = random_opening(game, np.random.default_rng(4), 3, 3)
+    assert len(opening) == 3 and opening == random_opening(game, np.random.default_rng(4), 3, 3)
+    ctx = Context("gomoku", {"size": 7}, (Lowest(), Highest()), ("lowest", "highest"))
+    pair = [play_game(ctx, Job(k, 0, 0, k, k, 1 - k, 0, (0, 0), opening)) for k in (0, 1)]
+    for record in pair:
+        assert record["opening"] == 3 and record["reason"] == "normal"
+        replay = game.initial_state()
+        for i, move in enumerate(record["moves"]):  # the record replays from the start
+            action = game.str_to_action(replay, move)
+            assert i >= 3 or action == opening[i]
+            replay = game.apply(replay, action)
+        assert game.is_terminal(replay)
+    assert pair[0]["moves"] != pair[1]["moves"]  # colours swapped: a different game
+    with pytest.raises(ValueError, match="opening plies 3..2"):
+        random_opening(game, np.random.default_rng(0), 3, 2)

@@ -8,6 +8,12 @@ forfeit of that agent, with the reason recorded, so one bad agent never stops a 
                    returns is caught by the executor, which kills the process);
   forfeit-illegal  the agent returned something that is not a legal action.
 
+A job may start from an *opening*: moves played for both sides before the agents take over, as
+chess tournament tools play a book opening (and a colour pair plays it once with each colour,
+so deterministic agents do not replay one game). The record's ``moves`` include the opening and
+``opening`` says how many plies it took; agents that keep their own board, such as GTP engines,
+are shown the opening through their ``set_history``.
+
 ``report`` is called with heartbeats ``("build", seat)``, ``("warm", seat)`` and
 ``("move", seat, previous_move)`` before each step, so a supervisor that has to kill a hung game
 knows whose fault it was and which moves were played.
@@ -52,6 +58,24 @@ class Job:
     white: int
     seed: int
     agent_seeds: tuple
+    opening: tuple = ()    # action ids played from the start before the agents move
+
+
+def random_opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple:
+    """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
+    uniformly too) that leave the game unfinished; the deal, if any, is ``initial_state(seed=0)``."""
+    if not 0 <= min_plies <= max_plies:
+        raise ValueError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
+    while True:
+        state, moves = game.initial_state(seed=0), []
+        for _ in range(int(rng.integers(min_plies, max_plies + 1))):
+            legal = game.legal_actions(state)
+            moves.append(int(legal[rng.integers(len(legal))]))
+            state = game.apply(state, moves[-1])
+            if game.is_terminal(state):
+                break
+        if not game.is_terminal(state):
+            return tuple(moves)
 
 
 def build_agent(entry, seed):
@@ -80,6 +104,7 @@ def forfeit_record(ctx: Context, job: Job, seat: int, reason: str, detail: str, 
 
 def _record(ctx, job, code, reason, moves, seconds, detail=""):
     return {
+        "opening": len(job.opening),
         "index": job.index, "round": job.round, "match": job.match, "game": job.game,
         "black": ctx.names[job.black], "white": ctx.names[job.white],
         "black_id": job.black, "white_id": job.white, "seed": job.seed,
@@ -117,6 +142,15 @@ def play_game(ctx: Context, job: Job, game=None, report=lambda *msg: None, warme
                 return forfeit_record(ctx, job, seat, CRASH, "warm-up move: " + _describe(e))
             warmed.add(player)
     moves: list[str] = []
+    for action in job.opening:
+        moves.append(game.action_to_str(state, action))
+        state = game.apply(state, action)
+    for seat, player in enumerate(players):
+        if job.opening and hasattr(player, "set_history"):
+            try:
+                player.set_history(game, job.opening)
+            except Exception as e:  # noqa: BLE001
+                return forfeit_record(ctx, job, seat, CRASH, "showing it the opening: " + _describe(e), moves)
     while not game.is_terminal(state):
         seat = game.current_player(state)
         report("move", seat, moves[-1] if moves else None)
