@@ -68,7 +68,8 @@ def random_opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies
         raise ValueError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
     while True:
         state, moves = game.initial_state(seed=0), []
-        for _ in range(int(rng.integers(min_plies, max_plies + 1))):
+        plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
+        for _ in range(plies):
             legal = game.legal_actions(state)
             moves.append(int(legal[rng.integers(len(legal))]))
             state = game.apply(state, moves[-1])

@@ -39,18 +39,9 @@ RIDGE = 1e-3  # L2 penalty per position: keeps collinear features from wandering
 
 def openings(game, count, plies, rng):
     """``count`` move lists of ``plies`` random moves that leave the game running."""
-    out = []
-    while len(out) < count:
-        s, moves = game.initial_state(), []
-        for _ in range(plies):
-            legal = game.legal_actions(s)
-            moves.append(int(legal[rng.integers(len(legal))]))
-            s = game.apply(s, moves[-1])
-            if game.is_terminal(s):
-                break
-        if not game.is_terminal(s):
-            out.append(moves)
-    return out
+    from tournaments.play import random_opening
+
+    return [list(random_opening(game, rng, plies, plies)) for _ in range(count)]
 
 
 def play(game, players, opening):
