@@ -24,7 +24,10 @@ compilation is not charged to the first game's seconds.
 Engine resignations (GNU Go resigns lost games) are counted as ordinary losses of the engine;
 any other forfeit is counted against the forfeiting side and listed under the table. A row whose
 engine cannot be started is kept in the table with the reason instead of a result. The markdown
-is rewritten after every game group, so an interrupted run leaves the rows it finished.
+is rewritten after every game group, so an interrupted run leaves the rows it finished, and
+``--resume`` with the same ``--records`` file and options reads back every finished game and
+plays only the missing ones (a game's seeds do not depend on what else is played, so a resumed
+table equals an uninterrupted one game for game).
 """
 
 from __future__ import annotations
@@ -176,7 +179,8 @@ def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: 
 
 def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log,
                plies=(2, 4)) -> None:
-    """Play every row of one game and board size in one process pool; fill ``row.records``."""
+    """Play every row of one game and board size in one process pool; fill ``row.records``.
+    Games a row already holds (read back by ``--resume``) are not played again."""
     import envs
     from tournaments import ExecutorError, ProcessExecutor
     from tournaments.play import Context
@@ -186,6 +190,9 @@ def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_
     ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
                   move_time=2 * ENGINE_MOVE_TIME)
     jobs, owner = jobs_for(envs.make_game(name, **params), rows, players, seed, first_index, plies)
+    jobs = [j for j in jobs if j.game not in {r["game"] for r in owner[j.index].records}]
+    if not jobs:
+        return
     executor = ProcessExecutor(workers)
     executor.start(ctx)
     try:
@@ -203,6 +210,52 @@ def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_
                 row.problem = f"the worker failed: {str(exc).strip().splitlines()[-1]}"
     finally:
         executor.close()
+
+
+def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
+    """Attach the games recorded in ``path`` to their rows; return how many were read back.
+
+    A record is taken only if it is the game this run would play: same row, same game number,
+    same game seed and same opening length, so records of a run with other options are refused
+    instead of silently mixed in."""
+    import envs
+
+    if not path.exists():
+        return 0
+    by_key = {r.key: r for r in rows}
+    expected = {}
+    for game_label in GAMES:
+        group = [r for r in rows if r.game == game_label]
+        if not group:
+            continue
+        name, params = GAMES[game_label]
+        players = sorted({p for r in group for p in (r.agent, r.opponent)})
+        jobs, owner = jobs_for(envs.make_game(name, **params), group, players, seed, 0, plies)
+        expected.update({(owner[j.index].key, j.game): (j.seed, len(j.opening)) for j in jobs})
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):  # the interruption cut the last record short: drop it
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+    read = 0
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                raise SystemExit(f"{path}:{n}: not a JSON record; is this the --records file of a strength run?")
+            key, k = record.get("row"), record.get("game")
+            if key not in by_key:
+                continue  # a row this run does not play (e.g. left out by --only)
+            if expected.get((key, k)) != (record.get("seed"), record.get("opening")):
+                raise SystemExit(f"{path}:{n}: game {k} of {key!r} was played with other options "
+                                 "(seed, --seed or --opening-plies); resume with the original command")
+            row = by_key[key]
+            if k < row.games and all(r["game"] != k for r in row.records):
+                row.records.append(record)
+                read += 1
+    return read
 
 
 # -- statistics and the document -------------------------------------------------------------------
@@ -287,6 +340,7 @@ def render(rows, meta) -> str:
     baseline = [r for r in rows if not r.engine]
     external = [r for r in rows if r.engine]
     done = meta.get("wall")
+    resumed = meta.get("resumed_games", 0)
     lines = [
         "# Strength table",
         "",
@@ -341,8 +395,10 @@ def render(rows, meta) -> str:
         (f"- Load: the machine is shared; 1-minute load average {meta['load_start']:.1f} at the start"
          + (f" and {meta['load_end']:.1f} at the end" if done else "")
          + f", run at nice {meta['nice']} with {meta['workers']} worker processes."),
-        f"- Wall time: {done / 60:.1f} minutes for {meta['games_played']} games." if done
-        else f"- Incomplete: {meta['games_played']} games played so far.",
+        (f"- Wall time: {done / 60:.1f} minutes for {meta['games_played'] - resumed} games" if done
+         else f"- Incomplete: {meta['games_played']} games played so far")
+        + (f"; {resumed} more games were read back from the records of an interrupted run "
+           "(`--resume`; their seconds are from that run)." if resumed else "."),
         "",
     ]
     return "\n".join(lines)
@@ -366,11 +422,15 @@ def main(argv=None) -> int:
                         help="play only rows whose 'agent vs opponent on game' contains one of these")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
     parser.add_argument("--records", type=Path, default=None, help="also write every game record (JSON lines)")
+    parser.add_argument("--resume", action="store_true",
+                        help="read the games already in --records and play only the missing ones")
     args = parser.parse_args(argv)
     search_games = args.games if args.search_games is None else args.search_games
     engine_games = args.games if args.engine_games is None else args.engine_games
     if min(args.games, search_games, engine_games, args.workers) < 1:
         parser.error("--games, --search-games, --engine-games and --workers must be positive")
+    if args.resume and args.records is None:
+        parser.error("--resume needs the --records file of the interrupted run")
 
     start = time.monotonic()
     rows = table_rows(args.games, search_games, engine_games)
@@ -388,13 +448,18 @@ def main(argv=None) -> int:
             + shlex.join(sys.argv[1:] if argv is None else argv),
             "engines": engines, "env": environment(), "load_start": os.getloadavg()[0], "nice": nice,
             "workers": args.workers, "games_played": 0, "plies": tuple(args.opening_plies)}
-    with open(args.records, "w") if args.records else contextlib.nullcontext() as log:
+    if args.resume:
+        meta["resumed_games"] = resume(rows, args.records, args.seed, tuple(args.opening_plies))
+        meta["games_played"] = sum(len(r.records) for r in rows)
+    mode = "a" if args.resume else "w"
+    with open(args.records, mode) if args.records else contextlib.nullcontext() as log:
         first = 0
         for game_label in GAMES:
             group = [r for r in rows if r.game == game_label and not r.problem]
             if not group:
                 continue
-            print(f"{game_label}: {len(group)} rows, {sum(r.games for r in group)} games", file=sys.stderr)
+            todo = sum(r.games - len(r.records) for r in group)
+            print(f"{game_label}: {len(group)} rows, {todo} games to play", file=sys.stderr)
             play_group(game_label, group, args.seed, args.workers, first, log, tuple(args.opening_plies))
             first += sum(r.games for r in group)
             meta["games_played"] = sum(len(r.records) for r in rows)
