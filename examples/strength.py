@@ -177,22 +177,31 @@ def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: 
     return jobs, owner
 
 
+def group_jobs(game_label: str, rows: list[Row], seed: int, first_index: int, plies=(2, 4)):
+    """The players (sorted labels), jobs and job-to-row map of ``rows``, all of one game label."""
+    import envs
+
+    name, params = GAMES[game_label]
+    players = sorted({p for r in rows for p in (r.agent, r.opponent)})
+    jobs, owner = jobs_for(envs.make_game(name, **params), rows, players, seed, first_index, plies)
+    return players, jobs, owner
+
+
 def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log,
                plies=(2, 4)) -> None:
     """Play every row of one game and board size in one process pool; fill ``row.records``.
     Games a row already holds (read back by ``--resume``) are not played again."""
-    import envs
     from tournaments import ExecutorError, ProcessExecutor
     from tournaments.play import Context
 
-    name, params = GAMES[game_label]
-    players = sorted({p for r in rows for p in (r.agent, r.opponent)})
-    ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
-                  move_time=2 * ENGINE_MOVE_TIME)
-    jobs, owner = jobs_for(envs.make_game(name, **params), rows, players, seed, first_index, plies)
-    jobs = [j for j in jobs if j.game not in {r["game"] for r in owner[j.index].records}]
+    players, jobs, owner = group_jobs(game_label, rows, seed, first_index, plies)
+    done = {(row.key, r["game"]) for row in rows for r in row.records}
+    jobs = [j for j in jobs if (owner[j.index].key, j.game) not in done]
     if not jobs:
         return
+    name, params = GAMES[game_label]
+    ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
+                  move_time=2 * ENGINE_MOVE_TIME)
     executor = ProcessExecutor(workers)
     executor.start(ctx)
     try:
@@ -218,8 +227,6 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
     A record is taken only if it is the game this run would play: same row, same game number,
     same game seed and same opening length, so records of a run with other options are refused
     instead of silently mixed in."""
-    import envs
-
     if not path.exists():
         return 0
     by_key = {r.key: r for r in rows}
@@ -228,9 +235,7 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
         group = [r for r in rows if r.game == game_label]
         if not group:
             continue
-        name, params = GAMES[game_label]
-        players = sorted({p for r in group for p in (r.agent, r.opponent)})
-        jobs, owner = jobs_for(envs.make_game(name, **params), group, players, seed, 0, plies)
+        _, jobs, owner = group_jobs(game_label, group, seed, 0, plies)
         expected.update({(owner[j.index].key, j.game): (j.seed, len(j.opening)) for j in jobs})
     data = path.read_bytes()
     if data and not data.endswith(b"\n"):  # the interruption cut the last record short: drop it
