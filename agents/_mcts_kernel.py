@@ -1,4 +1,4 @@
-"""Compiled UCT tree search (numba) over any game kernel, reached through ``envs._dispatch``.
+"""Compiled UCT tree search (numba) over any game, through its hooks (``envs.registry.HOOKS``).
 
 The tree lives in preallocated arrays owned by the caller, so a search can run in several calls
 (a time budget checks the clock between them) and the caller can grow the arrays when full:
@@ -18,32 +18,31 @@ Two-player games: every node is a decision node; rewards are mapped to [0, 1] (w
 loss 0) and each node keeps the mean reward of the seat that chose it (values from the mover's
 view), as in plain UCT.
 
-Calculation (``chance=1``), as in the patience study (STUDY.md §2): a decision node's children are
-its moves; a move that turns the next stock card leads to a CHANCE node whose children, one slot
-per possible face-up rank (slot 0: stock exhausted), are decision nodes. Each simulation first
-redraws the unseen stock order (determinisation), so the card turned after a move is a sample from
-the cards the player has not seen, never the true next card. Backup: leaves keep the mean playout
-result, chance nodes the visit-weighted mean of their children, decision nodes the max over their
-visited children.
+One-player games with chance (``chance=1``; Calculation, as in the patience study): a decision
+node's children are its moves; a move that ``reveals`` a hidden card leads to a CHANCE node whose
+children, one slot per possible outcome (the game's ``chance_outcomes``; ``revealed`` says which
+slot the position reached), are decision nodes. Each simulation first redraws what the player
+cannot see (the ``determinise`` hook), so the card turned after a move is a sample from the cards
+the player has not seen, never the true next card. Backup: leaves keep the mean playout result,
+chance nodes the visit-weighted mean of their children, decision nodes the max over their visited
+children.
+
+Every function that touches the game is ``@per_game`` (see ``envs._specialise``).
 """
 
 import numpy as np
 from numba import njit
 
 from envs import _common as C
-from envs import _dispatch as D
-from envs.calculation import _kernel as calculation
-from envs.go import _kernel as go
+from envs._specialise import per_game
 
-from .evaluation import calculation as patience
+G = None  # the game's hook namespace, bound per game by envs._specialise
 
 FIRST, COUNT, KEY, VISITS, KIND = 0, 1, 2, 3, 4
 NUM_FIELDS = 5
 DECISION, CHANCE = 0, 1
 USED, DEPTH = 0, 1
-NUM_OUTCOMES = 14  # chance outcomes in Calculation: face-up rank 1..13, or 0 for none
-RANDOM, FOUNDATION_FIRST, GREEDY = 0, 1, 2  # playout policies (the last two: Calculation only)
-REJECTION_TRIES = 4  # random action ids tried per playout move before listing the legal ones
+RANDOM = 0  # playout policy code of uniform random moves; other codes are the game's (its spec)
 
 
 def new_tree(capacity: int):
@@ -55,21 +54,8 @@ def new_tree(capacity: int):
     return links, value, meta
 
 
-@njit(cache=True)
-def _turns_card(gid, a):
-    """Whether action ``a`` moves the face-up card, so that the next stock card is turned."""
-    return gid == D.CALCULATION and a < calculation.FROM_WASTE
-
-
-@njit(cache=True)
-def _outcome(gid, s, p):
-    """Chance slot of the position just reached: the face-up rank, 0 when the stock is empty."""
-    rank = calculation.face_up(s, p)
-    return max(rank, 0)
-
-
-@njit(cache=True)
-def _add_children(links, value, meta, parent, keys, n, gid, chance):
+@per_game
+def _add_children(s, p, links, value, meta, parent, keys, n, chance):
     """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys)."""
     base = meta[USED]
     for i in range(n):
@@ -79,7 +65,7 @@ def _add_children(links, value, meta, parent, keys, n, gid, chance):
         links[row, KEY] = keys[i]
         links[row, VISITS] = 0
         kind = DECISION
-        if chance == 1 and links[parent, KIND] == DECISION and _turns_card(gid, keys[i]):
+        if chance == 1 and links[parent, KIND] == DECISION and G.reveals(s, p, keys[i]):
             kind = CHANCE
         links[row, KIND] = kind
         value[row] = 0.0
@@ -121,51 +107,19 @@ def _backed_up(links, value, node):
     return best if best >= 0.0 else value[node]
 
 
-@njit(cache=True)
-def _playout(gid, s, p, moves, rng, policy):
-    """Finish the game in ``s`` with moves of the playout ``policy``.
-
-    RANDOM: uniformly random legal moves (the study's playouts); Go draws them from its list of
-    empty points (``go.random_playout``), the other games by rejection, then enumeration.
-    FOUNDATION_FIRST (Calculation only): a card that fits a foundation goes there at once; only
-    the other moves are random.
-    GREEDY (Calculation only): the rule-based waste-pile policy of ``agents.evaluation.calculation``
-    without its lookahead term (``PLAYOUT_WEIGHTS``), ties at random. It reads only what the player
-    sees, and the cards it turns come from the simulation's redrawn stock, so playouts still differ
-    from one simulation to the next.
-    """
-    if policy == RANDOM and gid == D.GO:
-        go.random_playout(s, p, rng)
-        return
-    num_actions = moves.shape[0]
-    while s[C.H_STATUS] == C.ONGOING:
-        # Rejection sampling first: a uniform action id that happens to be legal is a uniform legal
-        # move, and on open boards it saves generating all moves; else enumerate (also uniform).
-        a = -1
-        if policy == RANDOM:
-            for _ in range(REJECTION_TRIES):
-                b = C.randint(rng, num_actions)
-                if D.is_legal(gid, s, p, b):
-                    a = b
-                    break
-            if a >= 0:
-                D.apply(gid, s, p, a)
-                continue
-        n = D.legal_actions(gid, s, p, moves)
-        if policy == GREEDY and gid == D.CALCULATION:
-            D.apply(gid, s, p, patience.policy_move(s, p, patience.PLAYOUT_WEIGHTS, moves, n, rng))
-            continue
-        a = moves[C.randint(rng, n)]
-        if policy == FOUNDATION_FIRST and gid == D.CALCULATION and moves[n - 1] >= calculation.TO_FOUND:
-            for i in range(n):  # ascending ids: the first foundation move, face-up card first
-                if moves[i] >= calculation.TO_FOUND:
-                    a = moves[i]
-                    break
-        D.apply(gid, s, p, a)
+@per_game
+def _playout(s, p, moves, rng, policy):
+    """Finish the game in ``s`` with the playout ``policy``: RANDOM, uniformly random legal moves
+    (the study's playouts; the game's ``random_playout``), or one of the game's own policies
+    (its ``playout`` hook; Calculation's "greedy" and "foundation-first")."""
+    if policy == RANDOM:
+        G.random_playout(s, p, rng, moves)
+    else:
+        G.playout(s, p, rng, moves, policy)
 
 
-@njit(cache=True)
-def run(gid, p, root, num_actions, num_players, chance, links, value, meta,
+@per_game
+def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, meta,
         n_sims, c, threshold, frozen, policy, rng):
     """Run up to ``n_sims`` simulations from ``root``; return how many ran.
 
@@ -173,17 +127,17 @@ def run(gid, p, root, num_actions, num_players, chance, links, value, meta,
     and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
     """
     capacity = links.shape[0]
-    room = max(num_actions, NUM_OUTCOMES)
+    room = max(num_actions, num_outcomes)
     s = np.empty_like(root)
     moves = np.empty(num_actions, dtype=np.int64)
-    slots = np.arange(NUM_OUTCOMES)
+    slots = np.arange(max(num_outcomes, 1))
     path = np.empty(2 * p[C.P_MAX_MOVES] + 4, dtype=np.int64)
     movers = np.empty_like(path)
     ret = np.zeros(num_players, dtype=np.float64)
     for sim in range(n_sims):
         s[:] = root
         if chance == 1:
-            calculation.shuffle_hidden(s, p, rng)  # determinise from what the player sees
+            G.determinise(s, p, rng)  # redraw what the player cannot see
         node, depth = 0, 0
         path[0] = 0
         while s[C.H_STATUS] == C.ONGOING:
@@ -196,23 +150,23 @@ def run(gid, p, root, num_actions, num_players, chance, links, value, meta,
                         return sim
                     break
                 if links[node, KIND] == CHANCE:
-                    _add_children(links, value, meta, node, slots, NUM_OUTCOMES, gid, chance)
+                    _add_children(s, p, links, value, meta, node, slots, num_outcomes, chance)
                 else:
-                    n = D.legal_actions(gid, s, p, moves)
+                    n = G.legal_actions(s, p, moves)
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
                         j = C.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]
-                    _add_children(links, value, meta, node, moves, n, gid, chance)
+                    _add_children(s, p, links, value, meta, node, moves, n, chance)
             movers[depth] = s[C.H_PLAYER]
             if links[node, KIND] == CHANCE:
-                node = links[node, FIRST] + _outcome(gid, s, p)
+                node = links[node, FIRST] + G.revealed(s, p)
             else:
                 node = _select(links, value, node, c)
-                D.apply(gid, s, p, links[node, KEY])
+                G.apply(s, p, links[node, KEY])
             depth += 1
             path[depth] = node
         meta[DEPTH] = max(meta[DEPTH], depth)
-        _playout(gid, s, p, moves, rng, policy)
+        _playout(s, p, moves, rng, policy)
         C.fill_returns(s, num_players, ret)
         links[0, VISITS] += 1
         if chance == 0:

@@ -1,10 +1,10 @@
 """Alpha-beta (negamax) with iterative deepening, a transposition table and move ordering.
 
-The whole tree search runs in numba over ``envs._dispatch`` (move generation, apply) and
-``agents.evaluation`` (static values, ordering hints): Python only starts one compiled call per
-iteration of the deepening loop. Positions live on a preallocated stack, one row per ply
-(copy-make: the child row is overwritten with the parent's live cells, ``E.live_length``, and the
-move applied in place).
+The whole tree search runs in numba over the game's hooks (move generation, apply, static
+values, ordering hints; ``envs.registry.HOOKS``), compiled for that game alone
+(``envs._specialise``): Python only starts one compiled call per iteration of the deepening loop.
+Positions live on a preallocated stack, one row per ply (copy-make: the child row is overwritten
+with the parent's live cells, the ``live_length`` hook, and the move applied in place).
 
 Search features, each value-preserving except the table's use of deeper results:
   * iterative deepening, depth and/or time budget; a timed-out iteration still counts when its
@@ -29,10 +29,12 @@ import numpy as np
 from numba import njit
 
 from envs import _common as C
-from envs import _dispatch as D
+from envs._specialise import compiled, per_game
 
 from . import evaluation as E
 from .base import Agent, check_option, register
+
+G = None  # the game's hook namespace, bound per game by envs._specialise
 
 MAX_PLY = 64
 # info slots
@@ -88,8 +90,8 @@ def _pack(value, move, depth, flag):
     return (value << 32) | ((move + 1) << 16) | ((depth + 1) << 8) | flag
 
 
-@njit(cache=True)
-def _order(gid, s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise):
+@per_game
+def _order(s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise):
     """Fill ``keys[i]`` with the ordering key of ``moves[i]`` (higher is searched first)."""
     for i in range(n):
         a = moves[i]
@@ -98,7 +100,7 @@ def _order(gid, s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise
         elif a == killers[ply, 0] or a == killers[ply, 1]:
             k = KILLER + 1 - (a == killers[ply, 1])
         else:
-            k = history[a] + (E.hint(gid, s, p, a) << 20)
+            k = history[a] + (G.hint(s, p, a) << 20)
         if noise:
             k += C.randint(rng, 1 << 16)
         keys[i] = k
@@ -108,8 +110,8 @@ def _order(gid, s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise
 F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_BEST_MOVE, F_N, F_I, F_SAME, F_COLUMNS = range(10)
 
 
-@njit(cache=True)
-def _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, ply):
+@per_game
+def _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, ply):
     """Enter node ``states[ply]`` (depth and window already in ``fr[ply]``).
 
     Returns True when the node is resolved without children (value in ``fr[ply, F_BEST]``):
@@ -131,7 +133,7 @@ def _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, 
         fr[ply, F_BEST] = 0
         return True
     if depth == 0 or ply == MAX_PLY:
-        fr[ply, F_BEST] = E.evaluate(gid, s, p, w)
+        fr[ply, F_BEST] = E.evaluate(s, p, w)
         return True
 
     alpha, beta = fr[ply, F_ALPHA], fr[ply, F_BETA]
@@ -154,8 +156,8 @@ def _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, 
                 return True
     fr[ply, F_ALPHA], fr[ply, F_BETA] = alpha, beta
     mv = moves[ply]
-    n = E.filter_moves(gid, s, p, mv, D.legal_actions(gid, s, p, mv))
-    _order(gid, s, p, mv, keys[ply], n, tt_move, killers, history, ply, rng, ply == 0)
+    n = G.filter_moves(s, p, mv, G.legal_actions(s, p, mv))
+    _order(s, p, mv, keys[ply], n, tt_move, killers, history, ply, rng, ply == 0)
     fr[ply, F_N] = n
     fr[ply, F_I] = 0
     fr[ply, F_BEST] = -E.INF - 1
@@ -203,8 +205,8 @@ def _back_up(fr, moves, killers, history, info, ply, v):
         fr[ply, F_I] = fr[ply, F_N]  # cut-off: no further children
 
 
-@njit(cache=True)
-def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr,
+@per_game
+def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr,
                 depth):
     """One iteration of the deepening loop from ``states[0]``: a negamax alpha-beta search to
     ``depth`` plies, iterative over an explicit stack of frames ``fr`` (numba's on-disk cache
@@ -218,7 +220,7 @@ def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, dead
     fr[0, F_ALPHA] = -E.INF - 1
     fr[0, F_BETA] = E.INF + 1
     ply = 0
-    resolved = _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, 0)
+    resolved = _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, 0)
     while True:
         if resolved:
             if ply == 0:
@@ -246,9 +248,9 @@ def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, dead
         ky[i], ky[j] = ky[j], ky[i]
         fr[ply, F_I] = i + 1
         child = states[ply + 1]
-        live = E.live_length(gid, s)
+        live = G.live_length(s)
         child[:live] = s[:live]
-        D.apply(gid, child, p, mv[i])
+        G.apply(child, p, mv[i])
         same = child[C.H_PLAYER] == s[C.H_PLAYER]
         fr[ply, F_SAME] = same
         fr[ply + 1, F_DEPTH] = fr[ply, F_DEPTH] - 1
@@ -257,22 +259,26 @@ def search_root(gid, p, w, states, moves, keys, tt, killers, history, info, dead
         else:
             fr[ply + 1, F_ALPHA], fr[ply + 1, F_BETA] = -fr[ply, F_BETA], -fr[ply, F_ALPHA]
         ply += 1
-        resolved = _open(gid, p, w, states, moves, keys, tt, killers, history, info, deadline, rng,
+        resolved = _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng,
                          fr, ply)
 
 
 class SearchAgent(Agent):
     """Shared plumbing of the compiled search agents: lazy buffers that never get pickled."""
 
-    games = ("loa", "othello", "gomoku", "go")
+    plays = "two-player games of perfect information"
 
     def __init__(self, seed=None):
         super().__init__(seed=seed)
         self._buffers = None
 
+    def applies_to(self, game) -> bool:
+        """Minimax reads the whole state: it would see hidden cards, and it needs an opponent."""
+        return game.num_players == 2 and not game.spec.chance_outcomes
+
     def _stack(self, game, depth):
         """Position, move and ordering-key stacks for ``game``, reused between moves."""
-        shape = (game.game_id, game.state_len, game.num_actions, depth)
+        shape = (game.name, game.state_len, game.num_actions, depth)
         if self._buffers is None or self._buffers[0] != shape:
             self._buffers = (
                 shape,
@@ -315,14 +321,15 @@ class AlphaBetaAgent(SearchAgent):
 
     def _table(self, game):
         """The transposition table, kept between moves of a game; one row means "no table"."""
-        key = (game.game_id, int(game.kernel[1][C.P_SIG]))
+        key = (game.name, int(game.kernel_params[C.P_SIG]))
         if self._tt is None or self._tt[0] != key:
             self._tt = (key, np.zeros((1 << self.tt_bits, 2), dtype=np.int64))
         return self._tt[1]
 
     def _act(self, game, state):
-        gid, p = game.kernel
-        w = self.weights if self.weights is not None else E.default_weights(game.name)
+        p = game.kernel_params
+        w = self.weights if self.weights is not None else E.default_weights(game)
+        search_root = compiled(__name__, game.spec).search_root
         max_depth = self.depth or (MAX_PLY if self.time > 0 else 4)
         states, moves, keys = self._stack(game, max_depth)
         tt = self._table(game)
@@ -335,7 +342,7 @@ class AlphaBetaAgent(SearchAgent):
         deadline = start + self.time if self.time > 0 else 0.0
         best, score, reached, nodes = int(game.legal_actions(state)[0]), 0, 0, 0
         for depth in range(1, max_depth + 1):
-            v = search_root(gid, p, w, states, moves, keys, tt, killers, history, info, deadline,
+            v = search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
                             self.rng, frames, depth)
             nodes += int(info[NODES])
             if info[ABORT]:

@@ -78,7 +78,8 @@ class Agent:
     """Base class of every agent. Subclasses implement ``_act``; see the module docstring."""
 
     name: str = ""
-    games: tuple | None = None  # game names the agent applies to; None: every game
+    games: tuple | None = None  # game names the agent applies to; None: every game it ``applies_to``
+    plays: str = ""  # the games it applies to, in words, when ``applies_to`` is overridden
 
     def __init__(self, seed=None):
         if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
@@ -96,7 +97,7 @@ class Agent:
         if not isinstance(game, Game):
             raise AgentError(f"{self.name}: expected an envs.Game, got {type(game).__name__}")
         if not self.applies_to(game):
-            which = ", ".join(self.games) if self.games else "no game"
+            which = self.plays or (", ".join(self.games) if self.games else "no game")
             raise AgentError(f"agent {self.name!r} does not apply to {game.name}: it plays {which}")
 
     def act(self, game: Game, state) -> int:

@@ -11,21 +11,22 @@ waste-pile rule. Ties are broken uniformly at random from the agent's seeded gen
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from envs import _common as C
-from envs import _dispatch as D
+from envs._specialise import compiled, per_game
 
 from . import evaluation as E
 from .base import Agent, register
 
+G = None  # the game's hook namespace, bound per game by envs._specialise
+
 WIN, DRAW, LOSS = 1e18, -1e17, -1e18
 
 
-@njit(cache=True)
-def greedy_move(gid, s, p, w, rng, moves, child):
+@per_game
+def greedy_move(s, p, w, rng, moves, child):
     """The best move of ``s`` by one-ply outcome, then tactical score, ties at random."""
-    n = D.legal_actions(gid, s, p, moves)
+    n = G.legal_actions(s, p, moves)
     mover = s[C.H_PLAYER]
     best = -np.inf
     choice = moves[0]
@@ -33,12 +34,12 @@ def greedy_move(gid, s, p, w, rng, moves, child):
     for i in range(n):
         a = moves[i]
         child[:] = s
-        D.apply(gid, child, p, a)
+        G.apply(child, p, a)
         if child[C.H_STATUS] != C.ONGOING:
             winner = child[C.H_WINNER]
             score = WIN if winner == mover else (DRAW if winner == C.NO_WINNER else LOSS)
         else:
-            score = E.tactical(gid, s, child, p, a, w)
+            score = G.tactical(s, child, p, a, w)
         if score > best:
             best = score
             choice = a
@@ -59,7 +60,7 @@ class GreedyAgent(Agent):
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
     def _act(self, game, state):
-        gid, p = game.kernel
-        w = self.weights if self.weights is not None else E.default_weights(game.name)
+        w = self.weights if self.weights is not None else E.default_weights(game)
         moves = np.empty(game.num_actions, dtype=np.int64)
-        return greedy_move(gid, state, p, w, self.rng, moves, np.empty_like(state))
+        return compiled(__name__, game.spec).greedy_move(state, game.kernel_params, w, self.rng, moves,
+                                                         np.empty_like(state))

@@ -11,10 +11,11 @@ result up. The tree and
 the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
 watches the clock and reads the answer: the root child with the most visits.
 
-Two-player games use plain UCT with values from the mover's view. Calculation uses the decision
-and chance nodes of the patience study (STUDY.md §2) and never reads the hidden stock order:
-every simulation starts from a redrawing of the unseen cards, so two deals that differ only in
-the order of the face-down cards get the same decisions under the same seed.
+Two-player games use plain UCT with values from the mover's view. A one-player game with chance
+(Calculation) uses the decision and chance nodes of the patience study and never reads hidden
+information: every simulation starts from a redrawing of what the player cannot see (the game's
+``determinise`` hook), so two deals that differ only in the order of the face-down cards get the
+same decisions under the same seed.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import time
 
 import numpy as np
 
+import envs
+from envs._specialise import compiled
+
 from . import _mcts_kernel as K
 from .base import Agent, AgentError, check_option, register
 
 DEFAULT_SIMULATIONS = 1000
-PLAYOUTS = {"random": K.RANDOM, "foundation-first": K.FOUNDATION_FIRST, "greedy": K.GREEDY}
-PATIENCE_PLAYOUTS = ("foundation-first", "greedy")  # policies that know only Calculation
 _INITIAL_NODES = 1 << 15
 _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
 
@@ -37,9 +39,10 @@ _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
 class MCTSAgent(Agent):
     """UCT-MCTS; budget in simulations and/or seconds (first reached stops).
 
-    Options: ``playout``: ``"random"`` (uniform legal moves, the study's playouts; any game), or for
-    Calculation only ``"foundation-first"`` (random, but a fitting card goes up at once) or
-    ``"greedy"`` (the rule-based waste-pile policy of the greedy agent; see docs/patience.md);
+    Options: ``playout``: ``"random"`` (uniform legal moves, the study's playouts; any game) or a
+    policy of the game's own (its spec's ``playouts``; Calculation: ``"foundation-first"``, random
+    but a fitting card goes up at once, and ``"greedy"``, the rule-based waste-pile policy of the
+    greedy agent, see docs/patience.md); the default (None) is the game's ``default_playout``;
     ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
     move, exploration constant ``c`` and expansion ``threshold`` (the study's 0.5 and 5), and
     ``max_nodes``: the tree stops growing there (the search goes on with leaf playouts), which
@@ -47,7 +50,7 @@ class MCTSAgent(Agent):
     """
 
     def __init__(self, simulations=None, seconds=None, c: float = 0.5, threshold: int = 5,
-                 playout: str = "random", max_nodes: int = 2_000_000, seed=None):
+                 playout: str | None = None, max_nodes: int = 2_000_000, seed=None):
         super().__init__(seed=seed)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
@@ -58,26 +61,27 @@ class MCTSAgent(Agent):
         self.c = check_option("c", c, float, 0.0)
         self.threshold = check_option("threshold", threshold, int, 1)
         self.max_nodes = check_option("max_nodes", max_nodes, int, 1024)
-        if playout not in PLAYOUTS:
-            raise AgentError(f"playout={playout!r}: expected one of {', '.join(map(repr, PLAYOUTS))}")
+        known = sorted({name for spec in envs.specs() for name in spec.playouts})
+        if playout is not None and playout not in known:
+            raise AgentError(f"playout={playout!r}: expected one of {', '.join(map(repr, known))} "
+                             "(the registered games' policies) or None for the game's default")
         self.playout = playout
 
     def _act(self, game, state) -> int:
         start = time.perf_counter()
-        if self.playout in PATIENCE_PLAYOUTS and game.name != "calculation":
-            raise AgentError(f"playout={self.playout!r} is a Calculation policy, not for {game.name}")
+        policy = self._policy(game)
         legal = game.legal_actions(state)
         if len(legal) == 1:
             self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start,
                                "nodes": 0, "depth": 0, "value": float("nan")}
             return int(legal[0])
         tree = _Tree(min(_INITIAL_NODES, self.max_nodes))
-        done = self._search(game, state, tree, start)
+        done = self._search(game, state, tree, start, policy)
         links, value = tree.links, tree.value
         first, count = links[0, K.FIRST], links[0, K.COUNT]
         children = np.arange(first, first + count)
         visits = links[children, K.VISITS]
-        if game.name == "calculation":
+        if self._chance(game):
             # Decision values are maxima over what the tree found (the study's backup), so the
             # move is the child of highest value; visits break ties (all zero early in a deal).
             best = children[np.lexsort((-visits, -value[children]))[0]]
@@ -93,10 +97,25 @@ class MCTSAgent(Agent):
         }
         return int(links[best, K.KEY])
 
-    def _search(self, game, state, tree, start) -> int:
+    def _policy(self, game) -> int:
+        """The playout policy's code for ``game`` (an index into its spec's ``playouts``)."""
+        playouts = game.spec.playouts
+        name = game.spec.default_playout if self.playout is None else self.playout
+        if name not in playouts:
+            raise AgentError(f"playout={name!r} is not a policy of {game.name}: expected one of "
+                             f"{', '.join(map(repr, playouts))}")
+        return playouts.index(name)
+
+    @staticmethod
+    def _chance(game) -> bool:
+        """One player against chance: the patience study's decision and chance nodes."""
+        return game.num_players == 1 and game.spec.chance_outcomes > 0
+
+    def _search(self, game, state, tree, start, policy) -> int:
         """Run simulations until the budget is spent; return how many ran."""
-        gid, p = game.kernel
-        chance = int(game.name == "calculation")
+        p = game.kernel_params
+        chance = int(self._chance(game))
+        run = compiled(K, game.spec).run
         deadline = None if self.seconds is None else start + self.seconds
         limit = self.simulations if self.simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
@@ -107,9 +126,9 @@ class MCTSAgent(Agent):
                     break
             want = min(chunk, limit - done)
             t0 = time.perf_counter()
-            ran = K.run(gid, p, state, game.num_actions, game.num_players, chance,
-                        tree.links, tree.value, tree.meta, want, self.c, self.threshold,
-                        int(tree.frozen(self.max_nodes)), PLAYOUTS[self.playout], self.rng)
+            ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
+                      tree.links, tree.value, tree.meta, want, self.c, self.threshold,
+                      int(tree.frozen(self.max_nodes)), policy, self.rng)
             done += ran
             if ran < want:
                 tree.grow(self.max_nodes)

@@ -14,18 +14,20 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
 
 from envs import _common as C
-from envs import _dispatch as D
+from envs._specialise import compiled, per_game
 
 from . import evaluation as E
 from .alphabeta import MAX_PLY, SearchAgent, repeated
 from .base import check_option, register
 
 
-@njit(cache=True)
-def _leaf(gid, p, w, states, ply, depth):
+G = None  # the game's hook namespace, bound per game by envs._specialise
+
+
+@per_game
+def _leaf(p, w, states, ply, depth):
     """Value of ``states[ply]`` if it needs no children (else the sentinel ``-INF - 2``)."""
     s = states[ply]
     if s[C.H_STATUS] != C.ONGOING:
@@ -33,12 +35,12 @@ def _leaf(gid, p, w, states, ply, depth):
     if ply > 0 and repeated(states, ply):
         return 0
     if depth == ply:
-        return E.evaluate(gid, s, p, w)
+        return E.evaluate(s, p, w)
     return -E.INF - 2
 
 
-@njit(cache=True)
-def minimax(gid, p, w, states, moves, depth, stats):
+@per_game
+def minimax(p, w, states, moves, depth, stats):
     """Negamax value of ``states[0]`` searched ``depth`` plies; ``stats[0]`` counts nodes and
     ``stats[1]`` receives the best root move. Iterative over the ply stack (numba's on-disk
     cache breaks recursive functions): ``best[k]`` is node k's value so far, ``index[k]`` its
@@ -47,11 +49,11 @@ def minimax(gid, p, w, states, moves, depth, stats):
     index = np.zeros(depth + 1, dtype=np.int64)
     count = np.zeros(depth + 1, dtype=np.int64)
     stats[0] = 1
-    v = _leaf(gid, p, w, states, 0, depth)
+    v = _leaf(p, w, states, 0, depth)
     if v != -E.INF - 2:
         stats[1] = -1
         return v
-    count[0] = E.filter_moves(gid, states[0], p, moves[0], D.legal_actions(gid, states[0], p, moves[0]))
+    count[0] = G.filter_moves(states[0], p, moves[0], G.legal_actions(states[0], p, moves[0]))
     best[0] = -E.INF - 1
     stats[1] = moves[0, 0]
     ply = 0
@@ -64,14 +66,13 @@ def minimax(gid, p, w, states, moves, depth, stats):
         else:
             child = states[ply + 1]
             child[:] = states[ply]
-            D.apply(gid, child, p, moves[ply, index[ply]])
+            G.apply(child, p, moves[ply, index[ply]])
             index[ply] += 1
             stats[0] += 1
-            v = _leaf(gid, p, w, states, ply + 1, depth)
+            v = _leaf(p, w, states, ply + 1, depth)
             if v == -E.INF - 2:  # an inner node: descend
                 ply += 1
-                count[ply] = E.filter_moves(gid, child, p, moves[ply],
-                                            D.legal_actions(gid, child, p, moves[ply]))
+                count[ply] = G.filter_moves(child, p, moves[ply], G.legal_actions(child, p, moves[ply]))
                 index[ply] = 0
                 best[ply] = -E.INF - 1
                 continue
@@ -93,13 +94,13 @@ class MinimaxAgent(SearchAgent):
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
     def _act(self, game, state):
-        gid, p = game.kernel
-        w = self.weights if self.weights is not None else E.default_weights(game.name)
+        p = game.kernel_params
+        w = self.weights if self.weights is not None else E.default_weights(game)
         states, moves, _ = self._stack(game, self.depth)
         states[0] = state
         stats = np.zeros(2, dtype=np.int64)
         start = time.perf_counter()
-        value = minimax(gid, p, w, states, moves, self.depth, stats)
+        value = compiled(__name__, game.spec).minimax(p, w, states, moves, self.depth, stats)
         self.last_stats = {"nodes": int(stats[0]), "depth": self.depth,
                            "seconds": time.perf_counter() - start, "score": int(value)}
         return int(stats[1])

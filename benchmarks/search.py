@@ -40,8 +40,9 @@ from open_spiel.python.algorithms import minimax as os_minimax
 import agents
 import envs
 from agents import evaluation as E
-from agents.evaluation import loa as loa_eval
-from agents.evaluation import othello as othello_eval
+from envs.loa import evaluation as loa_eval
+from envs.othello import evaluation as othello_eval
+from envs._specialise import compiled
 
 OPENSPIEL_NAMES = {"loa": "lines_of_action", "othello": "othello"}
 U64 = (1 << 64) - 1
@@ -98,7 +99,7 @@ def replay(os_name, history):
     return state
 
 
-# -- the peer's evaluation: Python ports of agents/evaluation -------------------------------------
+# -- the peer's evaluation: Python ports of the games' evaluations -------------------------------------
 # Same features, weights and arithmetic as the compiled evaluations (and the same precomputed
 # masks and tables, as plain Python ints), over bitboards read from the pyspiel state: what a
 # careful OpenSpiel user would write, with no handicap beyond running in Python.
@@ -141,7 +142,7 @@ def _shift(x, k, mask):
 
 
 def othello_value(state):
-    """``agents.evaluation.othello.evaluate`` (8x8) for the side to move of a pyspiel state."""
+    """``envs.othello.evaluation.evaluate`` (8x8) for the side to move of a pyspiel state."""
     own, opp = _bitboards(state, (1, 2))  # observation planes: empty, mover, opponent
     m = _O_MASKS
     squares = sum(_O_FIXED[k] * ((own & m[k]).bit_count() - (opp & m[k]).bit_count())
@@ -211,7 +212,7 @@ def _loa_features(own, mobility2):
 
 
 def loa_value(state):
-    """``agents.evaluation.loa.evaluate`` for the side to move of a pyspiel state."""
+    """``envs.loa.evaluation.evaluate`` for the side to move of a pyspiel state."""
     me = state.current_player()
     boards = _bitboards(state, (0, 1), flip=True)  # observation planes: Black, White, empty
     own, opp = boards[me], boards[1 - me]
@@ -229,8 +230,9 @@ PORTS = {"othello": othello_value, "loa": loa_value}
 def check_port(name, game, positions, histories):
     """Largest |port - ours| over the positions and all their children; raises unless 0."""
     port, os_name = PORTS[name], OPENSPIEL_NAMES[name]
-    gid, p = game.kernel
-    w = E.default_weights(name)
+    p = game.kernel_params
+    w = E.default_weights(game)
+    evaluate = compiled(E, game.spec).evaluate
     worst = checked = 0
     for (s, _), history in zip(positions, histories):
         os_root = replay(os_name, history)
@@ -242,7 +244,7 @@ def check_port(name, game, positions, histories):
                     if _same_move(os_root.action_to_string(a), game.action_to_str(s, int(b)))]
             pairs += [(ours[0], child)] if len(ours) == 1 and not child.is_terminal() else []
         for ours, theirs in pairs:
-            worst = max(worst, abs(int(E.evaluate(gid, ours, p, w)) - port(theirs)))
+            worst = max(worst, abs(int(evaluate(ours, p, w)) - port(theirs)))
             checked += 1
     if worst != 0:
         raise AssertionError(f"{name}: the Python port differs from our evaluation by {worst}")

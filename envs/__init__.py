@@ -15,29 +15,28 @@ from .core import (
     StateError,
     TextBoardError,
 )
+from .registration import gym_ids, register_envs
+from .registry import GameSpec, Param, names, register, spec, specs
 
-GAMES = {
-    "loa": ("envs.loa", "LinesOfAction"),
-    "othello": ("envs.othello", "Othello"),
-    "gomoku": ("envs.gomoku", "Gomoku"),
-    "go": ("envs.go", "Go"),
-    "calculation": ("envs.calculation", "Calculation"),
-}
+# The built-in games: each folder declares its game as ``SPEC``; adding a game adds one name here.
+for _folder in ("loa", "othello", "gomoku", "go", "calculation"):
+    register(import_module(f"{__name__}.{_folder}").SPEC)
 
 
 def make_game(name, **params) -> Game:
-    """Build a game by name with rule parameters (``rules="openspiel"`` selects OpenSpiel's)."""
-    if not isinstance(name, str) or name.lower() not in GAMES:
-        raise ParameterError(f"unknown game {name!r}: expected one of {', '.join(GAMES)}")
-    module, cls = GAMES[name.lower()]
-    return getattr(import_module(module), cls)(**params)
+    """Build a registered game by name with rule parameters (``rules="openspiel"`` selects
+    OpenSpiel's); an unknown name is a ``ParameterError`` listing the registered games."""
+    return spec(name).game(**params)
 
 
-from .registration import register_envs  # noqa: E402
+def __getattr__(attr):
+    if attr == "GAMES":  # the registered games' names, as the registry holds them now
+        return names()
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
-register_envs()
 
 __all__ = [
-    "GAMES", "make_game", "Game", "ArbiterError", "ParameterError", "StateError",
-    "IllegalActionError", "NotationError", "TextBoardError", "register_envs",
+    "GAMES", "make_game", "register", "spec", "specs", "names", "GameSpec", "Param", "Game",
+    "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError",
+    "TextBoardError", "gym_ids", "register_envs",
 ]

@@ -116,3 +116,18 @@ def fill_returns(s, num_players, out):
             out[seat] = 1.0
         else:
             out[seat] = -1.0
+
+
+@njit(cache=True)
+def encode_stones(s, seat, nn, out):
+    """Planes 0..2 of a board game whose cell ``k`` is ``s[HEADER + k]`` (0 empty, 1 Black,
+    2 White), into the flat ``out``: the seat's own stones, the opponent's, and all ones if the
+    seat is to move. The board games' ``encode`` hooks start from this."""
+    own, other = seat + 1, 2 - seat
+    for k in range(nn):
+        v = s[HEADER + k]
+        out[k] = 1.0 if v == own else 0.0
+        out[nn + k] = 1.0 if v == other else 0.0
+    to_move = 1.0 if s[H_PLAYER] == seat else 0.0
+    for k in range(nn):
+        out[2 * nn + k] = to_move

@@ -11,10 +11,11 @@ Vocabulary, used the same way everywhere in Arbiter:
   *move*     an action written in the game's notation (``b1-b3``, ``d3``, ``C3``, ``K>w3``);
   *returns*  the final outcome per seat (+1 win, -1 loss, 0 draw; Calculation 1 won / 0 lost).
 
-A subclass provides the class attributes ``name``, ``game_id``, ``num_players``, ``defaults``
-(every parameter with its standard value), ``presets`` (named rule sets, ``"openspiel"`` among
-them), ``_kernel`` (its kernel module) and ``_notation`` (its notation and text-board module), and
-implements ``_configure`` and ``_observation``.
+A subclass is the Python facade of one game. What the game *is* (name, players, parameter schema
+and presets, kernel, notation, hooks, framework ids) is declared once in its ``GameSpec``
+(``envs.registry``); ``envs.register(spec)`` binds the class to it as ``spec``. The subclass
+implements ``_configure`` (validated parameters -> kernel parameters and sizes) and may add
+game-specific conveniences (``Go.score``, ``Othello.discs``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from types import MappingProxyType
 import numpy as np
 
 from . import _common as C
+from . import _generic
+from ._specialise import compiled, hooks
 
 
 _INT64 = np.dtype(np.int64)
@@ -78,81 +81,90 @@ def check_choice(name, value, allowed):
     raise ParameterError(f"{name}={value!r}: expected one of {options}")
 
 
-def stone_planes(cells, state, seat, channels=3) -> np.ndarray:
-    """The board games' observation: (channels, N, N) float32 with the seat's own pieces in
-    channel 0, the opponent's in channel 1 and all ones in channel 2 if the seat is to move.
-    ``cells`` is the (N, N) grid (0 empty, 1 Black, 2 White); channels past 2 are left zero
-    for the game to fill."""
-    obs = np.zeros((channels, *cells.shape), dtype=np.float32)
-    obs[0] = cells == seat + 1
-    obs[1] = cells == 2 - seat
-    obs[2] = float(state[C.H_PLAYER] == seat)
-    return obs
-
-
 class Game:
-    """Base class of the five games; see the module docstring and ``docs/`` for the protocol."""
+    """Base class of every game's facade; see the module docstring and ``docs/`` for the protocol."""
 
-    name: str = ""
-    game_id: int = -1
-    num_players: int = 2
-    defaults: dict = {}
-    presets: dict = {"standard": {}}
+    spec = None  # the game's ``GameSpec``, bound by ``envs.register``
     end_reasons: dict = {}  # H_REASON code -> name, e.g. {1: "five", 2: "board_full"}
     observation_bounds = (0.0, 1.0)  # (low, high) of every observation value
-    _kernel = None
 
     def __init__(self, **params):
+        spec = type(self).spec
+        if spec is None or spec.game is not type(self):
+            raise ParameterError(f"{type(self).__name__} is not a registered game: call envs.register(spec) first")
         rules = params.pop("rules", "standard")
-        if rules not in self.presets:
+        if not isinstance(rules, str) or rules not in spec.presets:
             raise ParameterError(
-                f"rules={rules!r}: expected one of {', '.join(map(repr, self.presets))} for {self.name}"
+                f"rules={rules!r}: expected one of {', '.join(map(repr, spec.presets))} for {spec.name}"
             )
-        unknown = sorted(set(params) - set(self.defaults))
+        unknown = sorted(set(params) - {p.name for p in spec.params})
         if unknown:
             raise ParameterError(
-                f"unknown parameter {unknown[0]!r} for {self.name}: "
-                f"expected some of {', '.join(sorted(self.defaults))} (and rules=)"
+                f"unknown parameter {unknown[0]!r} for {spec.name}: "
+                f"expected some of {', '.join(p.name for p in spec.params) or 'none'} (and rules=)"
             )
-        merged = {**self.defaults, **self.presets[rules], **params}
+        merged = {**spec.defaults, **spec.presets[rules], **params}
+        merged = {p.name: p.check(merged[p.name]) for p in spec.params}
         kernel_params, num_actions, state_len, max_moves = self._configure(merged)
         self.rules = rules
         self.params = MappingProxyType(merged)
         self.num_actions = int(num_actions)
         self.state_len = int(state_len)
         self.max_moves = int(max_moves)
-        signature = zlib.crc32(repr((self.name, sorted(merged.items()))).encode())
+        signature = zlib.crc32(repr((spec.name, sorted(merged.items()))).encode())
         p = np.array([signature, max_moves, *kernel_params], dtype=np.int64)
         p.flags.writeable = False
         self._p = p
         self._sig = int(signature)
         self._shape = (self.state_len,)
+        self.observation_shape = tuple(int(d) for d in self._observation_shape())
+        self._ops = compiled(_generic, spec)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def num_players(self) -> int:
+        return self.spec.num_players
+
+    @property
+    def defaults(self) -> dict:
+        return self.spec.defaults
+
+    @property
+    def presets(self):
+        return self.spec.presets
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_ops", None)  # compiled functions do not pickle; rebuilt from the spec
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._ops = compiled(_generic, self.spec)
 
     # -- hooks a game implements -------------------------------------------------------------
     def _configure(self, params: dict):
-        """Validate ``params``; return (kernel params after the common ones, num_actions,
-        state_len, max_moves)."""
+        """Check what depends on several (already individually validated) ``params``; return
+        (kernel params after the common ones, num_actions, state_len, max_moves)."""
         raise NotImplementedError
 
-    # Notation and text boards live in the game's ``notation`` module (``_notation``), whose
-    # functions take the game first: action_to_str(game, state, action), parse_move(game, state,
-    # text) -> action (NotationError if malformed; ``text`` is stripped and lower-cased),
-    # to_text(game, state) and from_text(game, text) (TextBoardError if not a legal position).
-    _notation = None
-
-    def _observation(self, state, seat: int) -> np.ndarray:
+    def _observation_shape(self) -> tuple:
+        """The shape of ``observation()`` (its values come from the kernel's ``encode`` hook)."""
         raise NotImplementedError
 
     # -- the protocol ------------------------------------------------------------------------
     @property
-    def kernel(self):
-        """``(game_id, params)``: what compiled consumers (search, playouts) pass to the kernels."""
-        return self.game_id, self._p
+    def kernel_params(self) -> np.ndarray:
+        """The read-only int64 parameter array compiled code passes to the kernel with a state."""
+        return self._p
 
     def initial_state(self, seed=None) -> np.ndarray:
         """The start position. ``seed`` matters only where the game has chance (the deal)."""
         s = np.zeros(self.state_len, dtype=np.int64)
-        self._kernel.init(s, self._p, C.new_rng(seed))
+        self.spec.kernel.init(s, self._p, C.new_rng(seed))
         return s
 
     def check_state(self, state) -> np.ndarray:
@@ -202,7 +214,7 @@ class Game:
 
     def legal_actions(self, state) -> np.ndarray:
         """Legal action ids, ascending; empty exactly when the game is over."""
-        return _dispatch.legal_array(self.game_id, self.check_state(state), self._p, self.num_actions)
+        return self._ops.legal_array(self.check_state(state), self._p, self.num_actions)
 
     def legal_mask(self, state) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
@@ -213,11 +225,11 @@ class Game:
         self.check_state(state)
         if not _is_int(action) or not 0 <= int(action) < self.num_actions:
             return False
-        return state[C.H_STATUS] == C.ONGOING and bool(self._kernel.is_legal(state, self._p, int(action)))
+        return state[C.H_STATUS] == C.ONGOING and bool(self.spec.kernel.is_legal(state, self._p, int(action)))
 
     def apply(self, state, action) -> np.ndarray:
         """The state after ``action``; ``state`` itself is left unchanged."""
-        nxt = _dispatch.checked_apply(self.game_id, self.check_state(state), self._p, self.check_action(action))
+        nxt = self._ops.checked_apply(self.check_state(state), self._p, self.check_action(action))
         if nxt.size:
             return nxt
         a = int(action)
@@ -231,14 +243,14 @@ class Game:
         return out
 
     def action_to_str(self, state, action) -> str:
-        return self._notation.action_to_str(self, self.check_state(state), self.check_action(action))
+        return self.spec.notation.action_to_str(self, self.check_state(state), self.check_action(action))
 
     def str_to_action(self, state, text) -> int:
         """Parse a move in the game's notation; raise NotationError if malformed or illegal."""
         self.check_state(state)
         if not isinstance(text, str):
             raise NotationError(f"move {text!r}: expected a string in {self.name} notation")
-        action = self._notation.parse_move(self, state, text.strip().lower())
+        action = self.spec.notation.parse_move(self, state, text.strip().lower())
         if not self.is_legal(state, action):
             raise NotationError(f"move {text!r} is not legal in this position")
         return action
@@ -248,23 +260,35 @@ class Game:
         self.check_state(state)
         if not _is_int(seat) or not 0 <= int(seat) < self.num_players:
             raise ArbiterError(f"seat {seat!r}: expected 0..{self.num_players - 1}")
-        return self._observation(state, int(seat))
+        out = np.empty(self.observation_shape, dtype=np.float32)
+        self._ops.observe(state, self._p, int(seat), self.num_actions, out.reshape(-1))
+        return out
 
     def to_text(self, state) -> str:
-        return self._notation.to_text(self, self.check_state(state))
+        return self.spec.notation.to_text(self, self.check_state(state))
 
     def from_text(self, text) -> np.ndarray:
         if not isinstance(text, str):
             raise TextBoardError(f"text board {text!r}: expected a string")
-        return self._notation.from_text(self, text)
+        return self.spec.notation.from_text(self, text)
 
     def sample_hidden(self, state, rng=None) -> np.ndarray:
         """A copy of ``state`` with everything the mover cannot see re-drawn at random.
 
-        Search agents call this (determinisation) instead of reading hidden information.
-        Games with perfect information return an unchanged copy.
+        Search agents call this (determinisation) instead of reading hidden information; it
+        runs the game's ``determinise`` hook. Games with perfect information return an unchanged
+        copy. ``rng`` is anything ``np.random.SeedSequence`` accepts (None: fresh entropy) or a
+        ``np.random.Generator``, from which one seed is drawn; the same seed gives the same draw.
         """
-        return self.check_state(state).copy()
+        s = self.check_state(state).copy()
+        if isinstance(rng, np.random.Generator):
+            rng = int(rng.integers(0, 2**63 - 1))
+        try:
+            stream = C.new_rng(rng)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"rng={rng!r}: expected None, a non-negative integer seed or a numpy Generator") from exc
+        hooks(self.spec).determinise(s, self._p, stream)
+        return s
 
     def random_playouts(self, n_games, seed=None) -> dict:
         """Play ``n_games`` uniformly random games from the start inside compiled code.
@@ -275,8 +299,8 @@ class Game:
         n = check_int("n_games", n_games, 1, 10**9)
         returns = np.zeros((n, self.num_players), dtype=np.float64)
         lengths = np.zeros(n, dtype=np.int64)
-        _dispatch.random_playouts(
-            self.game_id, self._p, self.state_len, self.num_actions, self.num_players,
+        self._ops.random_playouts(
+            self._p, self.state_len, self.num_actions, self.num_players,
             C.new_rng(seed), returns, lengths,
         )
         return {"returns": returns, "lengths": lengths}
@@ -284,7 +308,7 @@ class Game:
     # -- conveniences --------------------------------------------------------------------------
     def _describe(self, state, action) -> str:
         try:
-            return self._notation.action_to_str(self, state, action)
+            return self.spec.notation.action_to_str(self, state, action)
         except ArbiterError:
             return "no such move"
 
@@ -297,8 +321,5 @@ class Game:
 def perft(game: Game, state, depth: int) -> int:
     """Count the move sequences of ``depth`` plies from ``state`` (finished games are leaves)."""
     depth = check_int("depth", depth, 0, 64)
-    return int(_dispatch.perft(game.game_id, game.check_state(state), game._p, depth, game.num_actions))
+    return int(game._ops.perft(game.check_state(state), game._p, depth, game.num_actions))
 
-
-# Imported last: the game packages that _dispatch compiles against import this module.
-from . import _dispatch  # noqa: E402

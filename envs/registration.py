@@ -1,5 +1,7 @@
-"""Gymnasium ids of the five games. Gymnasium 1.x loads no plugins, so ``import envs`` calls
-``register_envs()``; then
+"""Framework ids of the registered games, derived from their specs.
+
+Gymnasium 1.x loads no plugins, so ``import envs`` registers every built-in game's id (and
+``envs.register`` a new game's); then
 
     gymnasium.make("Go-v0", size=9, komi=7.5, opponent="random")          # one env
     gymnasium.make_vec("Othello-v0", num_envs=256,
@@ -7,21 +9,60 @@
 
 Every keyword goes to the env class and from there the rule parameters to ``envs.make_game``.
 No ``max_episode_steps`` is registered: each game ends (or is truncated) at its own ``max_moves``.
+
+PettingZoo AEC envs are modules named as in ``pettingzoo.classic`` (``envs.pettingzoo.go_v0``),
+made for each spec that names one.
 """
+
+import sys
+from functools import partial
+from types import ModuleType
 
 import gymnasium
 
-IDS = {"LOA-v0": "loa", "Othello-v0": "othello", "Gomoku-v0": "gomoku", "Go-v0": "go", "Calculation-v0": "calculation"}
+
+def register_env(spec) -> None:
+    """Register ``spec``'s Gymnasium id and PettingZoo module (again: replaced, harmless)."""
+    if spec.gym_id is not None:
+        if spec.gym_id in gymnasium.registry:
+            del gymnasium.registry[spec.gym_id]
+        gymnasium.register(
+            id=spec.gym_id,
+            entry_point="envs.gym_env:ArbiterEnv",
+            vector_entry_point="envs.vector_env:ArbiterVectorEnv",
+            kwargs={"game": spec.name},
+        )
+    if spec.pettingzoo is not None:
+        from . import pettingzoo
+
+        name = f"{pettingzoo.__name__}.{spec.pettingzoo}"
+        module = ModuleType(name, f"{spec.title} as a PettingZoo AEC env: ``{spec.pettingzoo}.env("
+                                  f"render_mode=None, **rule_params)`` (see ``envs.pz_env``).")
+        module.env = partial(_aec, "env", spec.name)
+        module.raw_env = partial(_aec, "raw_env", spec.name)
+        sys.modules[name] = module
+        setattr(pettingzoo, spec.pettingzoo, module)
+        if spec.pettingzoo not in pettingzoo.__all__:
+            pettingzoo.__all__.append(spec.pettingzoo)
 
 
 def register_envs() -> None:
-    """Register every id once (calling it again is harmless)."""
-    for env_id, game in IDS.items():
-        if env_id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=env_id,
-            entry_point="envs.gym_env:ArbiterEnv",
-            vector_entry_point="envs.vector_env:ArbiterVectorEnv",
-            kwargs={"game": game},
-        )
+    """Register the framework ids of every registered game (again: harmless). ``import envs``
+    and ``envs.register`` already do; this is for code that cleared Gymnasium's registry."""
+    from .registry import specs
+
+    for spec in specs():
+        register_env(spec)
+
+
+def _aec(kind, game, **kwargs):
+    from . import pz_env  # on first use: pz_env imports the package being initialised here
+
+    return getattr(pz_env, kind)(game, **kwargs)
+
+
+def gym_ids() -> dict:
+    """Gymnasium id -> game name, for every registered game that has one."""
+    from .registry import specs
+
+    return {s.gym_id: s.name for s in specs() if s.gym_id is not None}

@@ -1,20 +1,14 @@
 """Text and RGB pictures of any Arbiter position, drawn with numpy alone (no GUI library).
 
 ``ansi(game, state, last_move)`` is the game's own text board (``game.to_text``) plus a line
-naming the last move. ``rgb(game, state, previous)`` returns an ``(H, W, 3) uint8`` image:
-
-* board games: the board in the game's usual look (wooden grid for Go and Gomoku, green squares
-  for Othello, a checkerboard for LOA), stones or pieces, coordinates in the game's own notation
-  (Go skips the letter I, Othello counts rows from the top), and the last move marked with a red
-  dot (LOA: a red frame on the square the piece left and a dot on the piece that moved);
-* Calculation: the four foundations (top card), the face-up card with the number of face-down
-  cards under it, and the four waste piles fanned downwards, ranks printed on every card in a
-  tiny built-in bitmap font; the pile the last move went to has a red frame.
-
-Everything is read through the Game protocol: stones from ``game.observation(state, 0)`` (planes
-0 and 1 are Black's and White's for seat 0) and the last move from the header cell ``H_LAST``,
-whose action ids are board cells in Go, Gomoku and Othello and ``from_cell*8 + direction`` in LOA.
-Image sizes depend only on the game and its parameters, never on the position (video-friendly).
+naming the last move. ``rgb(game, state, previous)`` returns an ``(H, W, 3) uint8`` image drawn by
+the game's own ``render`` (its spec's) or, for a placement game, by ``board``: the board in the
+given style (``"intersections"``: a wooden grid as in Go and Gomoku; ``"squares"``: green squares
+as in Othello; ``"checker"``), stones from ``game.observation(state, 0)`` (planes 0 and 1 are
+Black's and White's for seat 0), coordinates in the game's own notation and the last move (the
+header cell ``H_LAST``, a cell id) marked with a red dot. This module holds the drawing
+primitives game folders use for their own pictures. Image sizes depend only on the game and its
+parameters, never on the position (video-friendly).
 """
 
 from __future__ import annotations
@@ -45,7 +39,6 @@ MARGIN_BG = (245, 240, 230)
 INK = (30, 30, 30)
 BLACK_STONE, WHITE_STONE = (25, 25, 25), (245, 245, 245)
 RED = (220, 30, 30)
-RANKS = "A23456789TJQK"
 
 
 # -- primitives ------------------------------------------------------------------------------------
@@ -64,7 +57,7 @@ def text_width(text, scale=2):
     return len(text) * 4 * scale - scale
 
 
-def _disc(img, cx, cy, radius, colour):
+def disc(img, cx, cy, radius, colour):
     y0, y1 = max(0, int(cy - radius)), int(cy + radius) + 1
     x0, x1 = max(0, int(cx - radius)), int(cx + radius) + 1
     yy, xx = np.mgrid[y0:y1, x0:x1]
@@ -72,7 +65,7 @@ def _disc(img, cx, cy, radius, colour):
     img[y0:y1, x0:x1][inside] = colour
 
 
-def _frame(img, x0, y0, x1, y1, colour, width=2):
+def frame(img, x0, y0, x1, y1, colour, width=2):
     img[y0:y0 + width, x0:x1] = colour
     img[y1 - width:y1, x0:x1] = colour
     img[y0:y1, x0:x0 + width] = colour
@@ -92,9 +85,8 @@ def ansi(game, state, last_move=None) -> str:
 # -- board games -----------------------------------------------------------------------------------
 
 def _labels(game, n):
-    """Column and row labels in the game's notation, read from the names of the first row/column."""
-    if game.name == "loa":  # LOA action ids are moves, not cells; its files and ranks are standard
-        return list("abcdefgh"), [str(8 - r) for r in range(8)]
+    """Column and row labels in the game's notation, read from the names of the first row/column
+    (a placement game's action ``r*N + c`` is cell (r, c))."""
     s = game.initial_state(seed=0)
     names = [game.action_to_str(s, a) for a in range(n * n)]
     columns = [names[c].rstrip("0123456789") for c in range(n)]
@@ -106,7 +98,10 @@ def _cell_size(n):
     return max(18, min(40, 440 // n))
 
 
-def _board(game, state, previous=None):
+def board(game, state, previous=None, style="squares", labels=None, mark_last=None):
+    """A board game's picture (see the module docstring). ``labels`` = (columns, rows) overrides
+    the labels read from the notation; ``mark_last(board, cell, n)`` overrides the red dot on
+    the last move's cell."""
     obs = game.observation(state, 0)
     n = obs.shape[-1]
     cell = _cell_size(n)
@@ -114,30 +109,36 @@ def _board(game, state, previous=None):
     size = n * cell
     img = np.empty((size + 2 * margin, size + 2 * margin, 3), dtype=np.uint8)
     img[:] = MARGIN_BG
-    board = img[margin:margin + size, margin:margin + size]
-    intersections = game.name in ("go", "gomoku")
-    if game.name == "loa":
+    area = img[margin:margin + size, margin:margin + size]
+    intersections = style == "intersections"
+    if style == "checker":
         for r in range(n):
             for c in range(n):
-                board[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell] = LIGHT if (r + c) % 2 == 0 else DARK
+                area[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell] = LIGHT if (r + c) % 2 == 0 else DARK
     else:
-        board[:] = WOOD if intersections else GREEN
+        area[:] = WOOD if intersections else GREEN
         line = INK if intersections else (10, 60, 30)
         for i in range(n + (0 if intersections else 1)):
             at = i * cell + (cell // 2 if intersections else 0)
             at = min(at, size - 1)
             lo, hi = (cell // 2, size - cell // 2) if intersections else (0, size)
-            board[at, lo:hi] = line
-            board[lo:hi, at] = line
+            area[at, lo:hi] = line
+            area[lo:hi, at] = line
     for r in range(n):
         for c in range(n):
             cx, cy = c * cell + (cell - 1) / 2, r * cell + (cell - 1) / 2
             if obs[0, r, c] or obs[1, r, c]:
                 black = bool(obs[0, r, c])
-                _disc(board, cx, cy, cell * 0.44, INK)
-                _disc(board, cx, cy, cell * 0.44 - 1.2, BLACK_STONE if black else WHITE_STONE)
-    _mark_last(game, state, previous, board, cell, n)
-    columns, rows = _labels(game, n)
+                disc(area, cx, cy, cell * 0.44, INK)
+                disc(area, cx, cy, cell * 0.44 - 1.2, BLACK_STONE if black else WHITE_STONE)
+    if mark_last is not None:
+        mark_last(area, cell, n)
+    else:
+        last = int(state[C.H_LAST])
+        if 0 <= last < n * n:
+            r, c = divmod(last, n)
+            disc(area, c * cell + (cell - 1) / 2, r * cell + (cell - 1) / 2, cell * 0.14, RED)
+    columns, rows = labels if labels is not None else _labels(game, n)
     for c, label in enumerate(columns):
         x = margin + c * cell + (cell - text_width(label)) // 2
         draw_text(img, label, x, 6)
@@ -149,93 +150,16 @@ def _board(game, state, previous=None):
     return img
 
 
-def _mark_last(game, state, previous, board, cell, n):
-    last = int(state[C.H_LAST])
-    if last < 0:
-        return
-    if game.name == "loa":
-        if last >= n * n * 8:  # a pass
-            return
-        origin = last // 8
-        r, c = divmod(origin, n)
-        _frame(board, c * cell, r * cell, (c + 1) * cell, (r + 1) * cell, RED, width=max(2, cell // 12))
-        if previous is not None:  # the destination: the one square the mover's piece newly holds
-            mover = 0 if state[C.H_PLAYER] == 1 else 1
-            before = game.observation(previous, 0)[mover]
-            after = game.observation(state, 0)[mover]
-            for r, c in zip(*np.nonzero((after > 0) & (before == 0))):
-                _disc(board, c * cell + (cell - 1) / 2, r * cell + (cell - 1) / 2, cell * 0.12, RED)
-        return
-    if last < n * n:
-        r, c = divmod(last, n)
-        _disc(board, c * cell + (cell - 1) / 2, r * cell + (cell - 1) / 2, cell * 0.14, RED)
-
-
-# -- Calculation -----------------------------------------------------------------------------------
-
-CARD_W, CARD_H, FAN = 34, 46, 15
-SHOWN = 14  # waste cards drawn per pile; deeper ones are summarised as "+k"
-
-
-def _card(img, x, y, rank, label_only=False):
-    img[y:y + CARD_H, x:x + CARD_W] = INK
-    img[y + 1:y + CARD_H - 1, x + 1:x + CARD_W - 1] = (250, 250, 250)
-    colour = RED if rank in (1, 13) else INK  # Aces and Kings stand out: bases and goals
-    draw_text(img, RANKS[rank - 1], x + 4, y + 4, colour)
-    if not label_only:
-        draw_text(img, RANKS[rank - 1], x + CARD_W - 10, y + CARD_H - 14, colour)
-
-
-def _calculation(game, state):
-    obs = game.observation(state, 0)
-    pad, gap = 14, 12
-    width = 2 * pad + 5 * CARD_W + 4 * gap + 30
-    top = pad + 14
-    waste_y = top + CARD_H + 30
-    height = waste_y + (SHOWN - 1) * FAN + CARD_H + pad
-    img = np.empty((height, width, 3), dtype=np.uint8)
-    img[:] = GREEN
-    last = int(state[C.H_LAST])
-    target = None  # ("f" | "w", index) the last move put a card on
-    if last >= 0:
-        target = ("w", last) if last < 4 else ("f", (last - 4) % 4 if last < 8 else (last - 8) % 4)
-    for k in range(4):
-        x = pad + k * (CARD_W + gap)
-        draw_text(img, f"F{k + 1}", x, pad - 2, (255, 255, 255))
-        _card(img, x, top, int(np.argmax(obs[k])) + 1)
-        if target == ("f", k):
-            _frame(img, x - 3, top - 3, x + CARD_W + 3, top + CARD_H + 3, RED)
-    x_up = pad + 4 * (CARD_W + gap) + 30
-    unseen = int(obs[5].sum())
-    draw_text(img, f"{unseen}", x_up, pad - 2, (255, 255, 255))
-    if obs[4].any():
-        _card(img, x_up, top, int(np.argmax(obs[4])) + 1)
-    else:
-        _frame(img, x_up, top, x_up + CARD_W, top + CARD_H, (200, 200, 200))
-    for w in range(4):
-        x = pad + w * (CARD_W + gap)
-        rows = obs[6 + 48 * w:6 + 48 * (w + 1)]
-        depth = int(rows.any(axis=1).sum())  # row d is the card d places below the top
-        draw_text(img, f"W{w + 1}", x, waste_y - 14, (255, 255, 255))
-        shown = min(depth, SHOWN)
-        for i in range(shown):  # bottom of the shown part first, the top card last
-            d = shown - 1 - i
-            _card(img, x, waste_y + i * FAN, int(np.argmax(rows[d])) + 1, label_only=d > 0)
-        if depth > SHOWN:
-            draw_text(img, f"+{depth - SHOWN}", x + 14, waste_y + 4, (90, 90, 90))
-        if target == ("w", w):
-            y1 = waste_y + max(shown - 1, 0) * FAN + CARD_H
-            _frame(img, x - 3, waste_y - 3, x + CARD_W + 3, y1 + 3, RED)
-    return img
-
-
 def rgb(game, state, previous=None) -> np.ndarray:
     """An ``(H, W, 3) uint8`` picture of ``state``; ``previous`` (the state one ply earlier) lets
-    LOA also mark where the last piece landed."""
+    a game mark more of its last move (LOA: where the piece landed)."""
     game.check_state(state)
-    if game.num_players == 1:
-        return _calculation(game, state)
-    return _board(game, state, previous)
+    spec = game.spec
+    if spec.render is not None:
+        return spec.render(game, state, previous)
+    if not spec.placement:
+        raise NotImplementedError(f"{spec.name} has no picture: its spec names no render function")
+    return board(game, state, previous, style=spec.board_style)
 
 
 def png_bytes(img: np.ndarray) -> bytes:

@@ -29,6 +29,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import _vector_kernel as K
+from ._specialise import compiled
 from . import make_game
 from .core import ParameterError
 from .gym_env import observation_box
@@ -61,8 +62,8 @@ class ArbiterVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
         n, g = self.num_envs, self.game
-        self._gid, self._p = g.kernel
-        self._size = self.single_observation_space.shape[-1]
+        self._p = g.kernel_params
+        self._kernel = compiled(K, g.spec)
         self._seat_mode = K.SEAT_RANDOM if agent_seat == "random" else agent_seat
         self._cap_reason = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
@@ -91,7 +92,7 @@ class ArbiterVectorEnv(VectorEnv):
             which = np.asarray(options["reset_mask"], dtype=np.bool_)
             if which.shape != (self.num_envs,):
                 raise ParameterError(f"reset_mask of shape {which.shape}: expected ({self.num_envs},) booleans")
-        K.reset(self._gid, self._p, self._size, self._states, self._rngs, self._seat_mode, self._seats,
+        self._kernel.reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
                 which, self._pending, self._obs.reshape(self.num_envs, -1), self._masks, self._legal)
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
 
@@ -101,7 +102,7 @@ class ArbiterVectorEnv(VectorEnv):
             raise ParameterError(f"actions of shape {actions.shape} and dtype {actions.dtype}: expected ({self.num_envs},) integers")
         if not self._seeded:
             raise ParameterError("step() before reset(): call reset() first")
-        K.step(self._gid, self._p, self._size, self.game.num_players, self._cap_reason, self._states,
+        self._kernel.step(self._p, self.game.num_players, self._cap_reason, self._states,
                self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False), self._pending,
                self._obs.reshape(self.num_envs, -1), self._rewards, self._terminated, self._truncated,
                self._illegal, self._masks, self._legal, self._returns)

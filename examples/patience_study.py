@@ -22,7 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import agents
 import envs
-from agents.mcts import PLAYOUTS
 
 STUDY = {1000: 17, 2000: 28, 5000: 40, 10000: 53, 15000: 59, 20000: 65, 30000: 72, 40000: 69,
          50000: 77, 100000: 80, 200000: 86}
@@ -71,7 +70,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--c", type=float, default=0.5)
     parser.add_argument("--threshold", type=int, default=5)
-    parser.add_argument("--playout", choices=sorted(PLAYOUTS), default="random")
+    parser.add_argument("--playout", choices=envs.spec("calculation").playouts, default="random")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", type=int, default=0, help="print a running row every N deals")
     args = parser.parse_args(argv)

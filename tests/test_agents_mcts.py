@@ -9,6 +9,7 @@ import envs
 from agents import _mcts_kernel as K
 from agents.base import AgentError
 from envs import _common as C
+from envs._specialise import compiled
 from envs.calculation import _kernel as CK
 
 
@@ -221,10 +222,10 @@ def test_calculation_never_reads_the_stock_order(seed, plies):
 
 def test_calculation_tree_invariants():
     s = _midgame(4, 10)
-    gid, p = CALC.kernel
     links, value, meta = K.new_tree(1 << 16)
     sims = 4000
-    K.run(gid, p, s, CALC.num_actions, 1, 1, links, value, meta, sims, 0.5, 5, 0, K.RANDOM, C.new_rng(9))
+    compiled(K, CALC.spec).run(CALC.kernel_params, s, CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value,
+                               meta, sims, 0.5, 5, 0, K.RANDOM, C.new_rng(9))
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
     kinds_seen = set()
@@ -238,7 +239,7 @@ def test_calculation_tree_invariants():
         kinds_seen.add(int(links[node, K.KIND]))
         if links[node, K.KIND] == K.CHANCE:
             # one slot per outcome, every visit goes to exactly one outcome, value = weighted mean
-            assert count == K.NUM_OUTCOMES and list(links[kids, K.KEY]) == list(range(K.NUM_OUTCOMES))
+            assert count == CK.CHANCE_OUTCOMES and list(links[kids, K.KEY]) == list(range(CK.CHANCE_OUTCOMES))
             assert links[kids, K.VISITS].sum() == links[node, K.VISITS]
             w = links[kids, K.VISITS]
             assert value[node] == pytest.approx((w * value[kids]).sum() / w.sum())
@@ -257,13 +258,14 @@ def test_calculation_tree_invariants():
 
 def _playout_wins(policy, deals):
     """Deals won by one playout of ``policy`` from the start (seeded: the count is exact)."""
-    gid, p = CALC.kernel
+    p = CALC.kernel_params
+    playout = compiled(K, CALC.spec)._playout
     moves = np.empty(CALC.num_actions, dtype=np.int64)
     rng = C.new_rng(0)
     wins = 0
     for deal in range(deals):
         s = CALC.initial_state(seed=deal)
-        K._playout(gid, s, p, moves, rng, policy)
+        playout(s, p, moves, rng, policy)
         wins += CALC.returns(s)[0] > 0
     return wins
 
@@ -272,7 +274,7 @@ def test_greedy_playouts_win_where_random_ones_do_not():
     # Why the option exists: uniform playouts win about 1 deal in 100,000, so with them nearly every
     # leaf scores 0; the rule-based policy wins about 1 deal in 10 (docs/patience.md).
     assert _playout_wins(K.RANDOM, 300) == 0
-    assert _playout_wins(K.GREEDY, 300) >= 20
+    assert _playout_wins(CALC.spec.playouts.index("greedy"), 300) >= 20
 
 
 @pytest.mark.parametrize("playout", ["random", "greedy"])
@@ -303,7 +305,7 @@ def test_greedy_playouts_find_value_where_random_ones_find_none():
 
 @pytest.mark.parametrize("playout", ["greedy", "foundation-first"])
 def test_patience_playouts_refuse_other_games(playout):
-    with pytest.raises(AgentError, match="Calculation policy"):
+    with pytest.raises(AgentError, match="not a policy of gomoku"):
         agents.make("mcts", simulations=10, playout=playout).act(GOMOKU, GOMOKU.initial_state())
 
 

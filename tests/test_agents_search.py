@@ -303,10 +303,10 @@ def test_alphabeta_finds_a_forced_win_in_three(name):
 def test_othello_bitboard_evaluation_equals_the_square_walk(size):
     """Boards up to 8x8 are evaluated on bitboards; the walk over squares (used for larger
     boards) is the reference: both must give the same terms on every position."""
-    from agents.evaluation import othello
+    from envs.othello import evaluation as othello
 
     game = game_of("othello", size=size)
-    _, p = game.kernel
+    p = game.kernel_params
     assert p[othello.K.P_FAST]
     checked = 0
     for seed in range(30):
@@ -359,7 +359,7 @@ def _patience_position(piles):
 def test_patience_policy_knows_a_buried_deal_is_lost():
     """Every foundation needs a Queen before its King: with each Queen under a King the deal
     is lost whatever the stock holds; with each King under a Queen it can still come out."""
-    from agents.evaluation import calculation as policy
+    from envs.calculation import evaluation as policy
     from envs.calculation import _kernel as K
 
     for piles, alive in (("Q K",) * 4, False), (("K Q",) * 4, True):

@@ -72,7 +72,7 @@ def visible(s):
 # -- the game object -----------------------------------------------------------------------------
 def test_game_object(game):
     assert isinstance(game, Calculation)
-    assert (game.name, game.game_id, game.num_players, game.num_actions) == ("calculation", 4, 1, 24)
+    assert (game.name, game.num_players, game.num_actions) == ("calculation", 1, 24)
     assert game.max_moves == 96
 
 
@@ -138,9 +138,9 @@ def test_win_by_a_waste_move(game):
 def test_stuck_position_is_lost(game):
     # Last card face up; after it goes to a waste pile no waste top fits any foundation.
     s = game.from_text(position(w=STUCK_PILES, up="9"))
-    assert list(game.legal_actions(s)) == [0, 1, 2, 3] and K.face_up(s, game.kernel[1]) == 9
+    assert list(game.legal_actions(s)) == [0, 1, 2, 3] and K.face_up(s, game.kernel_params) == 9
     s = game.apply(s, 2)
-    assert K.face_up(s, game.kernel[1]) == -1
+    assert K.face_up(s, game.kernel_params) == -1
     assert game.is_terminal(s) and s[C.H_REASON] == K.STUCK
     assert list(game.returns(s)) == [0.0] and len(game.legal_actions(s)) == 0
     # read directly as text, the finished position is terminal too
@@ -159,7 +159,7 @@ def test_exhausted_stock_is_not_over_while_a_waste_card_fits(game):
 
 
 def test_random_games_keep_their_invariants(game):
-    p = game.kernel[1]
+    p = game.kernel_params
     for s in random_states(game, 30, seed=1):
         counts = np.zeros(14, dtype=np.int64)
         for k in range(4):
@@ -232,7 +232,7 @@ def test_sample_hidden_only_permutes_the_stock(game):
     g = game.sample_hidden(s, np.random.default_rng(4))
     assert sorted(g[lo:K.STOCK + 48]) == sorted(s[lo:K.STOCK + 48])
     t = s.copy()
-    K.shuffle_hidden(t, game.kernel[1], C.new_rng(1))
+    K.shuffle_hidden(t, game.kernel_params, C.new_rng(1))
     assert np.array_equal(t, x)
     with pytest.raises(ParameterError, match="rng='seed'"):
         game.sample_hidden(s, "seed")
@@ -243,7 +243,7 @@ def test_sample_hidden_redraws_every_unseen_card():
     s = game.initial_state(0)
     nexts = {int(game.sample_hidden(s, seed)[K.STOCK + 1]) for seed in range(200)}
     counts = np.zeros(13, dtype=np.int64)
-    K.unseen_counts(s, game.kernel[1], counts)
+    K.unseen_counts(s, game.kernel_params, counts)
     assert nexts == {r + 1 for r in np.flatnonzero(counts)}
 
 

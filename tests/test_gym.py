@@ -11,9 +11,10 @@ from gymnasium.utils.env_checker import check_env
 import envs
 from envs import _common as C
 from envs.core import IllegalActionError, ParameterError
-from envs.registration import IDS, register_envs
+from envs.registration import gym_ids, register_envs
 
 register_envs()
+IDS = gym_ids()
 
 # Every id at two parameter sets (LOA's board is fixed: its second set changes the rules).
 CONFIGS = [

@@ -75,12 +75,12 @@ def test_compiled_encodings_match_observation_and_legal_moves(name, size):
         observation = game.observation(state, game.current_player(state))
         np.testing.assert_array_equal(puct.encode(game, state, encoding=1), observation)
         v2 = puct.encode(game, state, encoding=2)
-        assert v2.shape[0] == K.num_planes(name, 2) == observation.shape[0] + 1
+        assert v2.shape[0] == K.num_planes(game, 2) == observation.shape[0] + 1
         np.testing.assert_array_equal(v2[:-1], observation)
         placements = game.legal_mask(state)[:size * size].reshape(size, size)
         np.testing.assert_array_equal(v2[-1], placements)
     with pytest.raises(ValueError, match="encoding=3"):
-        K.num_planes(name, 3)
+        K.num_planes(game, 3)
 
 
 def test_ownership_targets_follow_stones_and_tromp_taylor_areas():
@@ -98,7 +98,7 @@ def test_ownership_targets_follow_stones_and_tromp_taylor_areas():
     assert own[:, :2].tolist() == [[1, 1]] * 5 and own[:, 3:].tolist() == [[-1, -1]] * 5
     assert own[:, 2].tolist() == [0] * 5
     np.testing.assert_array_equal(puct.ownership(go, state, 1), -own)
-    assert go._kernel.area(state, go._p) == (10, 10)
+    assert go.spec.kernel.area(state, go.kernel_params) == (10, 10)
 
 
 @pytest.mark.parametrize("batch", [1, 8])

@@ -10,7 +10,6 @@ import pytest
 
 import envs
 from envs import _common as C
-from envs import _dispatch
 from envs.core import NotationError, ParameterError, TextBoardError, perft
 from envs.othello import _kernel as K
 
@@ -64,7 +63,7 @@ def test_ray_walking_generator_matches_perft(size, depth):
     state = np.zeros(K.state_length(size, fast=False), dtype=np.int64)
     K.init(state, p, C.new_rng(0))
     expected = (PERFT_8 if size == 8 else PERFT_6)[depth - 1]
-    assert _dispatch.perft(game.game_id, state, p, depth, game.num_actions) == expected
+    assert game._ops.perft(state, p, depth, game.num_actions) == expected
 
 
 @pytest.mark.parametrize("size", [10, 12, 14, 16])
@@ -355,7 +354,7 @@ def test_notation_round_trips_every_action(size):
     assert names[size * size - size] == f"a{size}" and names[-1] == "pass"
     assert len(set(names)) == game.num_actions
     for a, name in enumerate(names):
-        assert game._notation.parse_move(game, state, name) == a
+        assert game.spec.notation.parse_move(game, state, name) == a
 
 
 def test_notation_is_case_and_space_insensitive():

@@ -7,10 +7,11 @@ import pytest
 
 from envs import _common as C
 from envs.core import ParameterError
-from envs.registration import IDS, register_envs
+from envs.registration import gym_ids, register_envs
 from envs.vector_env import ArbiterVectorEnv
 
 register_envs()
+IDS = gym_ids()
 
 CONFIGS = [
     ("LOA-v0", {}), ("LOA-v0", {"rules": "openspiel"}),

@@ -26,24 +26,24 @@ keeps a node at 7 int64 + 2 float64 and the tree cheap to grow.
 
 Observation planes (``encoding``; a weights sidecar records which one its net reads):
 
-    1  the planes of ``game.observation(state, mover)`` for Othello, Gomoku and Go: the mover's
-       stones, the opponent's stones, a plane of ones (the mover is to move; it also marks the
-       board inside the zero padding of the convolutions), and for Go a fourth plane of empty
-       points where the mover may not play.
+    1  the planes of ``game.observation(state, mover)``, written by the game's own ``encode``
+       hook: for the placement games the mover's stones, the opponent's stones, a plane of ones
+       (the mover is to move; it also marks the board inside the zero padding of the
+       convolutions), and for Go a fourth plane of empty points where the mover may not play.
     2  encoding 1 plus a plane of the mover's legal placements. Mobility decides Othello, and a
        flip can reach across the whole board: on 16x16 that is further than a small net sees,
        so the kernels' own move generation is handed to it (for Gomoku the plane is the empty
        points; for Go the empty points the mover may play).
 
-``tests/test_learned.py`` checks both against ``game.observation`` and ``game.legal_mask``.
 """
 
 import numpy as np
 from numba import njit
 
 from envs import _common as C
-from envs import _dispatch as D
-from envs.go import _kernel as GO
+from envs._specialise import per_game
+
+G = None  # the game's hook namespace, bound per game by envs._specialise
 
 FIRST, COUNT, KEY, VISITS, MOVER, PENDING = 0, 1, 2, 3, 4, 5
 NUM_FIELDS = 6
@@ -64,63 +64,52 @@ def new_tree(capacity: int):
 ENCODINGS = (1, 2)
 
 
-def num_planes(game_name: str, encoding: int) -> int:
-    """Input planes of ``encoding`` for ``game_name`` (see the module docstring)."""
+def num_planes(game, encoding: int) -> int:
+    """Input planes of ``encoding`` for ``game`` (see the module docstring)."""
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding={encoding!r}: expected one of {ENCODINGS}")
-    return (4 if game_name == "go" else 3) + (1 if encoding >= 2 else 0)
+    return game.observation_shape[0] + (1 if encoding >= 2 else 0)
 
 
-@njit(cache=True)
-def encode(gid, s, p, n, encoding, moves, k, out):
+def applies_to(game) -> bool:
+    """The nets read board planes and write one policy logit per cell (and pass): two-player
+    placement games (``GameSpec.placement``)."""
+    return game.spec.placement and game.num_players == 2
+
+
+@per_game
+def encode(s, p, n, encoding, moves, k, out):
     """Write the planes of ``encoding`` for ``s`` from the mover's view into ``out`` (C, n, n);
     ``moves[:k]`` are the mover's legal actions (a pass, id n*n, has no plane)."""
-    me = s[C.H_PLAYER] + 1
-    out[:] = 0.0
-    for r in range(n):
-        for c in range(n):
-            v = s[C.HEADER + r * n + c]
-            if v == me:
-                out[0, r, c] = 1.0
-            elif v != 0:
-                out[1, r, c] = 1.0
-            out[2, r, c] = 1.0
-    legal = 3
-    if gid == D.GO:
-        legal = 4
-        if s[C.H_STATUS] == C.ONGOING:
-            for i in range(n * n):
-                if s[C.HEADER + i] == 0:
-                    out[3, i // n, i % n] = 1.0
-            for j in range(k):
-                if moves[j] < n * n:
-                    out[3, moves[j] // n, moves[j] % n] = 0.0
+    flat = out.reshape(-1)
+    nn = n * n
+    planes = out.shape[0] - (1 if encoding >= 2 else 0)
+    G.encode(s, p, s[C.H_PLAYER], moves, k, flat[:planes * nn])
     if encoding >= 2:
+        base = planes * nn
+        flat[base:] = 0.0
         for j in range(k):
-            if moves[j] < n * n:
-                out[legal, moves[j] // n, moves[j] % n] = 1.0
+            if moves[j] < nn:
+                flat[base + moves[j]] = 1.0
 
 
-@njit(cache=True)
-def encode_state(gid, s, p, n, encoding, out):
+@per_game
+def encode_state(s, p, n, encoding, out):
     """``encode`` for a lone state: finds the legal moves itself (self-play's training planes)."""
     moves = np.empty(n * n + 1, dtype=np.int64)
-    k = D.legal_actions(gid, s, p, moves) if s[C.H_STATUS] == C.ONGOING else 0
-    encode(gid, s, p, n, encoding, moves, k, out)
+    k = G.legal_actions(s, p, moves) if s[C.H_STATUS] == C.ONGOING else 0
+    encode(s, p, n, encoding, moves, k, out)
 
 
-@njit(cache=True)
-def ownership(gid, s, p, n, seat, out):
+@per_game
+def ownership(s, p, n, seat, out):
     """The final owner of every point of finished game ``s`` from ``seat``'s view into ``out``
-    (n, n): +1 the seat's, -1 the opponent's, 0 nobody's. A stone owns its point; in Go an empty
-    region reaching stones of one colour only is that colour's (Tromp-Taylor). The ownership head
-    learns to predict it: a target per point, where the result is one number per game."""
+    (n, n): +1 the seat's, -1 the opponent's, 0 nobody's (the game's ``owners`` hook: a stone
+    owns its point; in Go an empty region reaching stones of one colour only is that colour's,
+    Tromp-Taylor). The ownership head learns to predict it: a target per point, where the
+    result is one number per game."""
     owner = np.empty(n * n, dtype=np.int64)
-    if gid == D.GO:
-        GO.owners(s, p, owner)
-    else:
-        for i in range(n * n):
-            owner[i] = s[C.HEADER + i]
+    G.owners(s, p, owner)
     for i in range(n * n):
         out[i // n, i % n] = 0 if owner[i] == 0 else (1 if owner[i] == seat + 1 else -1)
 
@@ -156,8 +145,8 @@ def _backup(links, wsum, path, depth, value, seat, undo):
         wsum[nd] += v + (1.0 if undo == 1 else 0.0)
 
 
-@njit(cache=True)
-def select(gid, p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, fpu,
+@per_game
+def select(p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, fpu,
            obs, masks, leaves, paths, depths, movers):
     """Pick up to ``batch`` leaves for evaluation; return (leaves picked, walks made).
 
@@ -182,7 +171,7 @@ def select(gid, p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, f
         paths[picked, 0] = 0
         while links[node, FIRST] >= 0 and s[C.H_STATUS] == C.ONGOING:
             node = _select_child(links, wsum, prior, node, c_puct, fpu)
-            D.apply(gid, s, p, links[node, KEY])
+            G.apply(s, p, links[node, KEY])
             depth += 1
             paths[picked, depth] = node
         if links[node, PENDING] == 1:
@@ -198,8 +187,8 @@ def select(gid, p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, f
             if links[nd, MOVER] >= 0:
                 wsum[nd] -= 1.0
         links[node, PENDING] = 1
-        k = D.legal_actions(gid, s, p, moves)
-        encode(gid, s, p, n, encoding, moves, k, obs[picked])
+        k = G.legal_actions(s, p, moves)
+        encode(s, p, n, encoding, moves, k, obs[picked])
         masks[picked, :] = 0
         for j in range(k):
             masks[picked, moves[j]] = 1

@@ -24,15 +24,13 @@ from ..base import Agent, AgentError, check_option, register
 from . import _puct_kernel as K
 from . import weights as W
 
-GAMES = ("othello", "gomoku", "go")
-
 
 @register("alphazero")
 class AlphaZeroAgent(Agent):
     """PUCT + network. Options: ``path`` to weights (default: the shipped net of the game),
     ``simulations`` per move, leaf ``batch`` per network call, ``c_puct``, torch ``threads``."""
 
-    games = GAMES
+    plays = "two-player placement games (Othello, Gomoku, Go and any game registered like them)"
 
     def __init__(self, path=None, simulations: int = 200, batch: int = 8, c_puct: float = 1.5,
                  threads: int = 1, seed=None):
@@ -51,8 +49,13 @@ class AlphaZeroAgent(Agent):
         state["_nets"] = {}  # nets are rebuilt from the file in the receiving process
         return state
 
-    def net_for(self, game_name: str):
-        """``(net, encoding)`` for ``game_name``, loaded and checked on first use."""
+    def applies_to(self, game) -> bool:
+        return K.applies_to(game)
+
+    def net_for(self, game):
+        """``(net, encoding)`` for ``game``, loaded and checked on first use (one net serves every
+        board size of a game)."""
+        game_name = game.name
         if game_name not in self._nets:
             torch = W.require_torch()
             torch.set_num_threads(self.threads)
@@ -68,10 +71,10 @@ class AlphaZeroAgent(Agent):
                     f"weights {str(path)!r} use observation encoding {encoding!r}; "
                     f"this version reads encodings {K.ENCODINGS}"
                 )
-            if meta["architecture"].get("in_planes") != K.num_planes(game_name, encoding):
+            if meta["architecture"].get("in_planes") != K.num_planes(game, encoding):
                 raise W.WeightsError(
                     f"weights {str(path)!r}: a net of {meta['architecture'].get('in_planes')!r} input planes "
-                    f"cannot read encoding {encoding} of {game_name} ({K.num_planes(game_name, encoding)} planes)"
+                    f"cannot read encoding {encoding} of {game_name} ({K.num_planes(game, encoding)} planes)"
                 )
             net = network.build(meta["architecture"])
             try:
@@ -91,7 +94,7 @@ class AlphaZeroAgent(Agent):
             self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start, "nodes": 0,
                                "value": float("nan")}
             return int(legal[0])
-        net, encoding = self.net_for(game.name)
+        net, encoding = self.net_for(game)
         evaluator = puct.Evaluator(net, game.num_actions)
         result = puct.search(evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct,
                              encoding=encoding)

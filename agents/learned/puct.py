@@ -21,6 +21,8 @@ import numpy as np
 
 from envs import _common as C
 
+from envs._specialise import compiled
+
 from . import _puct_kernel as K
 
 _INITIAL_NODES = 4096
@@ -102,9 +104,10 @@ def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: flo
     Dirichlet noise once the root is expanded. ``encoding`` names the input planes the
     evaluator reads (``_puct_kernel``).
     """
-    gid, p = game.kernel
+    p = game.kernel_params
     n = game.size
-    planes = K.num_planes(game.name, encoding)
+    planes = K.num_planes(game, encoding)
+    select = compiled(K, game.spec).select
     num_actions = game.num_actions
     trees = [Tree() for _ in roots]
     done = np.zeros(len(roots), dtype=np.int64)
@@ -127,8 +130,8 @@ def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: flo
             want = int(min(batch, simulations - done[r]))
             while True:
                 sl = slice(used, used + want)
-                picked, walks = K.select(gid, p, roots[r], n, encoding, tree.links, tree.wsum, tree.prior,
-                                         tree.meta, want, c_puct, fpu, obs[sl], masks[sl],
+                picked, walks = select(p, roots[r], n, encoding, tree.links, tree.wsum, tree.prior,
+                                       tree.meta, want, c_puct, fpu, obs[sl], masks[sl],
                                          leaves[sl], paths[sl], depths[sl], movers[sl])
                 if walks > 0 or picked > 0:
                     break
@@ -161,15 +164,13 @@ def is_ongoing(state) -> bool:
 
 def encode(game, state, encoding: int = K.ENCODINGS[-1]) -> np.ndarray:
     """The input planes of ``state`` from its mover's view, as the search feeds them to the net."""
-    gid, p = game.kernel
-    out = np.zeros((K.num_planes(game.name, encoding), game.size, game.size), dtype=np.float32)
-    K.encode_state(gid, state, p, game.size, encoding, out)
+    out = np.zeros((K.num_planes(game, encoding), game.size, game.size), dtype=np.float32)
+    compiled(K, game.spec).encode_state(state, game.kernel_params, game.size, encoding, out)
     return out
 
 
 def ownership(game, state, seat: int) -> np.ndarray:
     """(N, N) int8: who owns each point of finished ``state``, from ``seat``'s view (+1/-1/0)."""
-    gid, p = game.kernel
     out = np.zeros((game.size, game.size), dtype=np.int8)
-    K.ownership(gid, state, p, game.size, seat, out)
+    compiled(K, game.spec).ownership(state, game.kernel_params, game.size, seat, out)
     return out

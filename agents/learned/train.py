@@ -137,7 +137,7 @@ class Trainer:
         self.torch = torch = weights.require_torch()
         self.config = config
         self.checkpoint = None if checkpoint is None else Path(checkpoint)
-        arch = {"in_planes": puct.K.num_planes(config.game, config.encoding), "channels": config.channels,
+        arch = {"in_planes": puct.K.num_planes(envs.make_game(config.game, size=config.sizes[0]), config.encoding), "channels": config.channels,
                 "blocks": config.blocks, "ownership": config.ownership_weight > 0}
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)

@@ -261,3 +261,46 @@ def apply(s, p, a):
     s[C.H_PLY] += 1
     s[C.H_LAST] = a
     check_end(s)
+
+
+# -- hooks for generic code: observation and chance ---------------------------------------------------
+OBS_ROWS = 6 + NW * NSTOCK
+CHANCE_OUTCOMES = 14  # what a turned card can be: rank 1..13, or slot 0 when the stock is empty
+
+
+@njit(cache=True)
+def encode(s, p, seat, legal, n_legal, out):
+    """Observation (OBS_ROWS x 13, flat): rows 0..3 the foundation tops one-hot, 4 the face-up
+    card, 5 the unseen count per rank, 6 + 48w + d the card d below the top of waste pile w.
+    Only counts of the face-down cards appear, never their order."""
+    out[:] = 0.0
+    for k in range(NF):
+        out[k * 13 + card_on_foundation(k, s[FOUND + k]) - 1] = 1.0
+    pos = s[POS]
+    if pos < NSTOCK:
+        out[4 * 13 + s[STOCK + pos] - 1] = 1.0
+    for i in range(pos + 1, NSTOCK):
+        out[5 * 13 + s[STOCK + i] - 1] += 1.0
+    for w in range(NW):
+        n = s[WLEN + w]
+        for d in range(n):
+            card = s[WASTE + w * NSTOCK + n - 1 - d]
+            out[(6 + w * NSTOCK + d) * 13 + card - 1] = 1.0
+
+
+@njit(cache=True)
+def determinise(s, p, rng):
+    """The hook search calls before each simulation: ``shuffle_hidden``."""
+    shuffle_hidden(s, p, rng)
+
+
+@njit(cache=True)
+def reveals(s, p, a):
+    """Whether action ``a`` moves the face-up card, so that the next stock card is turned."""
+    return a < FROM_WASTE
+
+
+@njit(cache=True)
+def revealed(s, p):
+    """Chance slot of the position just reached: the face-up rank, 0 when the stock is empty."""
+    return max(face_up(s, p), 0)

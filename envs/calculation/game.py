@@ -62,25 +62,13 @@ OpenSpiel has no Calculation.
 * v0: initial release.
 """
 
-import numpy as np
-
-from .. import _common as C
 from ..core import Game, ParameterError
-from . import _kernel, notation
-
-OBS_ROWS = 6 + _kernel.NW * _kernel.NSTOCK
+from . import _kernel
 
 
 class Calculation(Game):
-    name = "calculation"
-    game_id = 4
-    num_players = 1
-    defaults = {}
-    presets = {"standard": {}}
     end_reasons = {_kernel.WON: "won", _kernel.STUCK: "stuck"}
     observation_bounds = (0.0, 4.0)  # unseen-card counts go up to 4 per rank
-    _kernel = _kernel
-    _notation = notation
 
     def __init__(self, **params):
         if params.get("rules") == "openspiel":
@@ -92,47 +80,11 @@ class Calculation(Game):
     def _configure(self, params):
         return [], _kernel.NUM_ACTIONS, _kernel.STATE_LEN, _kernel.MAX_MOVES
 
-    def _observation(self, state, seat):
-        K = _kernel
-        obs = np.zeros((OBS_ROWS, 13), dtype=np.float32)
-        for k in range(K.NF):
-            obs[k, K.card_on_foundation(k, state[K.FOUND + k]) - 1] = 1.0
-        up = K.face_up(state, self._p)
-        if up > 0:
-            obs[4, up - 1] = 1.0
-        counts = np.zeros(13, dtype=np.int64)
-        K.unseen_counts(state, self._p, counts)
-        obs[5] = counts
-        for w in range(K.NW):
-            n = state[K.WLEN + w]
-            pile = state[K.WASTE + w * K.NSTOCK:K.WASTE + w * K.NSTOCK + n][::-1]
-            base = 6 + w * K.NSTOCK
-            obs[base + np.arange(n), pile - 1] = 1.0
-        return obs
+    def _observation_shape(self):
+        return (_kernel.OBS_ROWS, 13)
 
     def foundation_cards(self, state) -> int:
         """Cards on the four foundations, 4 (the bases) to 52 (won): the patience's progress,
         what a study reports for lost deals and what a progress reward can count."""
         s = self.check_state(state)
         return int(s[_kernel.FOUND:_kernel.FOUND + _kernel.NF].sum())
-
-    def sample_hidden(self, state, rng=None):
-        """A copy of ``state`` with the face-down cards in a fresh random order.
-
-        ``rng`` is anything ``np.random.SeedSequence`` accepts (None: fresh entropy) or a
-        ``np.random.Generator``, from which one seed is drawn. Everything visible, the hash
-        included, is unchanged; the same seed gives the same order.
-        """
-        s = self.check_state(state).copy()
-        _kernel.shuffle_hidden(s, self._p, _rng(rng))
-        return s
-
-
-def _rng(rng):
-    """SplitMix64 state from a seed or a numpy Generator."""
-    if isinstance(rng, np.random.Generator):
-        rng = int(rng.integers(0, 2**63 - 1))
-    try:
-        return C.new_rng(rng)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError(f"rng={rng!r}: expected None, a non-negative integer seed or a numpy Generator") from exc

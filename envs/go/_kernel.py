@@ -109,9 +109,9 @@ def neighbour_table(n: int) -> np.ndarray:
 # numba caveat: ``inline="always"`` inlines at numba-IR level. LLVM does not inline calls between
 # separately cached njit functions, and the legality helpers are called per point per ply, where
 # inlining them made ``legal_actions`` about 1.8x faster; inlining the helpers of ``apply`` (each
-# call passes two arrays as ~14 scalars) made it about 15% faster. The price is the one of
-# _dispatch.py: a caller's cache keeps the old body of an inlined helper after it is edited; clear
-# the caches.
+# call passes two arrays as ~14 scalars) made it about 15% faster. The price: numba's cache of a
+# caller in this file keeps the old body of an inlined helper after it is edited; clear the caches.
+# (Generic code in other files is safe: its cache name carries a hash of this file.)
 @njit(cache=True, inline="always")
 def fields(p):
     """Start of the game-specific fields after the board and the chain records."""
@@ -588,8 +588,9 @@ def _relist(s, p, a, captured, empty, where, n):
 
 
 @njit(cache=True)
-def random_playout(s, p, rng):
-    """Finish the game in ``s`` with uniformly random legal moves, pass included (MCTS rollouts).
+def random_playout(s, p, rng, moves):
+    """Finish the game in ``s`` with uniformly random legal moves, pass included (MCTS rollouts;
+    ``moves`` is unused: the empty points are listed in scratch arrays of their own).
 
     The same distribution as drawing from ``legal_actions`` every ply, at the price of one or two
     legality tests of a point per ply instead of one per empty point.
@@ -665,3 +666,22 @@ def finish_scored(s, p, reason):
     """End the game with the Tromp-Taylor result (a komi of 0 or a whole number can draw)."""
     x = score(s, p)
     C.finish(s, 0 if x > 0 else (1 if x < 0 else C.NO_WINNER), reason)
+
+
+@njit(cache=True)
+def encode(s, p, seat, legal, n_legal, out):
+    """Observation of ``seat``: own stones, the opponent's, to-move, and plane 3 = empty points
+    the side to move may not play (ko, suicide, superko); ``legal[:n_legal]`` are its moves."""
+    nn = p[P_SIZE] * p[P_SIZE]
+    C.encode_stones(s, seat, nn, out)
+    base = 3 * nn
+    for k in range(nn):
+        out[base + k] = 0.0
+    if s[C.H_STATUS] != C.ONGOING:
+        return
+    for k in range(nn):
+        if s[C.HEADER + k] == 0:
+            out[base + k] = 1.0
+    for j in range(n_legal):
+        if legal[j] < nn:
+            out[base + legal[j]] = 0.0

@@ -54,57 +54,36 @@ original game bars can be legal in the position read back.
 
 import math
 
-import numpy as np
-
 from .. import _common as C
-from ..core import Game, ParameterError, check_choice, check_int, stone_planes
-from . import _kernel, notation
+from ..core import Game, ParameterError, check_int
+from . import _kernel
 
 
 class Go(Game):
-    name = "go"
-    game_id = 3
-    defaults = {"size": 9, "komi": 7.5, "superko": "illegal", "suicide": False, "max_moves": None}
-    presets = {"standard": {}, "openspiel": {"superko": "draw", "suicide": False}}
     end_reasons = {_kernel.TWO_PASSES: "two_passes", _kernel.MAX_MOVES: "max_moves", _kernel.SUPERKO: "superko"}
-    _kernel = _kernel
-    _notation = notation
 
     def _configure(self, params):
-        self.size = n = check_int("size", params["size"], 5, _kernel.MAX_SIZE)
+        self.size = n = params["size"]
         komi2 = _komi2(params["komi"], n)
-        superko = check_choice("superko", params["superko"], ("illegal", "draw"))
-        suicide = check_choice("suicide", params["suicide"], (False, True))
         max_moves = params["max_moves"]
         max_moves = 2 * n * n if max_moves is None else check_int("max_moves", max_moves, 1, 8 * n * n)
         history, words = max_moves + 1, _kernel.filter_words(max_moves)
-        kernel_params = [n, komi2, ("illegal", "draw").index(superko), int(suicide), history, words,
-                         *_kernel.neighbour_table(n)]
+        kernel_params = [n, komi2, ("illegal", "draw").index(params["superko"]), int(params["suicide"]),
+                         history, words, *_kernel.neighbour_table(n)]
         state_len = C.HEADER + (1 + _kernel.CHAIN_FIELDS) * n * n + _kernel.O_HIST + history + words
         return kernel_params, n * n + 1, state_len, max_moves
+
+    def _observation_shape(self):
+        return (4, self.size, self.size)
 
     def score(self, state) -> float:
         """Tromp-Taylor score now: Black's area minus White's area minus komi (> 0: Black leads)."""
         return _kernel.score(self.check_state(state), self._p) / 2
 
-    def _observation(self, state, seat):
-        n = self.size
-        cells = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
-        obs = stone_planes(cells, state, seat, channels=4)
-        if state[C.H_STATUS] == C.ONGOING:
-            legal = np.zeros(n * n + 1, dtype=bool)
-            legal[self.legal_actions(state)] = True
-            obs[3] = (cells == 0) & ~legal[:-1].reshape(n, n)
-        return obs
-
 
 def _komi2(komi, n):
     """Twice ``komi`` as an int, after checking it is a finite multiple of 0.5 within ±N*N."""
-    if isinstance(komi, (bool, np.bool_)) or not isinstance(komi, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"komi={komi!r}: expected a number, a multiple of 0.5 such as 7.5")
-    value = float(komi)
-    if not math.isfinite(value):
-        raise ParameterError(f"komi={komi!r}: expected a finite number, a multiple of 0.5 such as 7.5")
+    value = float(komi)  # a finite number: checked by its Param
     if value * 2 != math.floor(value * 2):
         raise ParameterError(f"komi={komi!r}: expected a multiple of 0.5 (scores are whole points)")
     if abs(value) > n * n:

@@ -82,3 +82,10 @@ def apply(s, p, a):
             return
     if s[C.H_PLY] == size * size:
         C.finish(s, C.NO_WINNER, FULL)
+
+
+@njit(cache=True)
+def encode(s, p, seat, legal, n_legal, out):
+    """Observation of ``seat`` (see the game's docstring): own stones, the opponent's, to-move."""
+    n = p[P_SIZE]
+    C.encode_stones(s, seat, n * n, out)

@@ -36,25 +36,16 @@ A winning line, or a full board (draw). ``max_moves`` is N*N, which the board re
 
 
 from .. import _common as C
-from ..core import Game, check_choice, check_int, stone_planes
-from . import _kernel, notation
+from ..core import Game
+from . import _kernel
 
 
 class Gomoku(Game):
-    name = "gomoku"
-    game_id = 2
-    defaults = {"size": 15, "exact_five": False}
-    presets = {"standard": {}, "openspiel": {"exact_five": False}}
     end_reasons = {_kernel.FIVE: "five", _kernel.FULL: "board_full"}
-    _kernel = _kernel
-    _notation = notation
 
     def _configure(self, params):
-        self.size = n = check_int("size", params["size"], 7, 19)
-        exact = check_choice("exact_five", params["exact_five"], (False, True))
-        return [n, int(exact)], n * n, C.HEADER + n * n, n * n
+        self.size = n = params["size"]
+        return [n, int(params["exact_five"])], n * n, C.HEADER + n * n, n * n
 
-    def _observation(self, state, seat):
-        n = self.size
-        cells = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
-        return stone_planes(cells, state, seat)
+    def _observation_shape(self):
+        return (3, self.size, self.size)

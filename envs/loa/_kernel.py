@@ -378,3 +378,15 @@ def setup(s, p):
     s[S_IRREV] = 0
     _remember(s)
     _conclude(s, p, 1 - s[C.H_PLAYER], True)
+
+
+@njit(cache=True)
+def encode(s, p, seat, legal, n_legal, out):
+    """Observation of ``seat`` from the two bitboards (bit = cell = r*8 + c, row 0 = rank 8):
+    own pieces, the opponent's, all ones if ``seat`` is to move."""
+    own, other = s[S_BB + seat], s[S_BB + 1 - seat]
+    to_move = 1.0 if s[C.H_PLAYER] == seat else 0.0
+    for k in range(64):
+        out[k] = np.float32((own >> k) & 1)
+        out[64 + k] = np.float32((other >> k) & 1)
+        out[128 + k] = to_move

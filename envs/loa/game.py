@@ -54,51 +54,29 @@ repetition-hash slot per ply, so its length is about ``max_moves + 60``.
 """
 
 
-from ..core import Game, check_choice, check_int, stone_planes
-from . import _kernel, notation
+from ..core import Game
+from . import _kernel
 
 MAX_MOVES_LIMIT = 10000
+CHOICES = {
+    "simultaneous": ("draw", "mover"),
+    "no_move": ("pass", "lose"),
+    "repetition": ("threefold", "first_board"),
+    "win_at_cap": ("stands", "draw"),
+}
 
 
 class LinesOfAction(Game):
-    name = "loa"
-    game_id = 0
-    defaults = {
-        "simultaneous": "draw",
-        "no_move": "pass",
-        "repetition": "threefold",
-        "max_moves": 1000,
-        "win_at_cap": "stands",
-    }
-    presets = {
-        "standard": {},
-        "openspiel": {
-            "simultaneous": "mover",
-            "no_move": "lose",
-            "repetition": "first_board",
-            "max_moves": 1000,
-            "win_at_cap": "draw",
-        },
-    }
     end_reasons = {
         _kernel.CONNECTED: "connected", _kernel.OPPONENT_CONNECTED: "opponent_connected",
         _kernel.BOTH_CONNECTED: "both_connected", _kernel.REPETITION: "repetition",
         _kernel.MAX_MOVES: "max_moves", _kernel.NO_MOVE: "no_move",
     }
-    _kernel = _kernel
-    _notation = notation
 
     def _configure(self, params):
-        choices = [
-            ("simultaneous", ("draw", "mover")),
-            ("no_move", ("pass", "lose")),
-            ("repetition", ("threefold", "first_board")),
-            ("win_at_cap", ("stands", "draw")),
-        ]
-        codes = [options.index(check_choice(key, params[key], options)) for key, options in choices]
-        max_moves = check_int("max_moves", params["max_moves"], 1, MAX_MOVES_LIMIT)
+        codes = [options.index(params[key]) for key, options in CHOICES.items()]
+        max_moves = params["max_moves"]
         return codes, _kernel.NUM_ACTIONS, _kernel.state_len(max_moves), max_moves
 
-    def _observation(self, state, seat):
-        cells = notation.grid(state)
-        return stone_planes(cells, state, seat)
+    def _observation_shape(self):
+        return (3, 8, 8)

@@ -153,12 +153,12 @@ def from_text(game, text):
                 f"'{'xo'[1 - side]}' has made only {capturer_moves} moves"
             )
     s = np.zeros(game.state_len, dtype=np.int64)
-    s[C.H_SIG] = game.kernel[1][C.P_SIG]
+    s[C.H_SIG] = game.kernel_params[C.P_SIG]
     s[K.S_BB] = _bitboard(cells == 1)
     s[K.S_BB + 1] = _bitboard(cells == 2)
     s[C.H_PLAYER] = seat
     s[C.H_PLY] = ply
-    K.setup(s, game.kernel[1])
+    K.setup(s, game.kernel_params)
     if repeated:
         # repetition is judged before the cap and the no-move rule, but after connection
         if s[C.H_STATUS] == C.TERMINAL and s[C.H_REASON] not in (K.MAX_MOVES, K.NO_MOVE):

@@ -1,3 +1,16 @@
+"""Othello on an even N x N board, 6 to 16 (see ``game.py``)."""
+
+from ..registry import GameSpec, Param
+from . import _kernel, evaluation, notation
 from .game import Othello
 
-__all__ = ["Othello"]
+SPEC = GameSpec(
+    name="othello", title="Othello", game=Othello,
+    kernel=_kernel, notation=notation, evaluation=evaluation, placement=True,
+    params=(Param("size", 8, "board side", low=6, high=16, even=True),),
+    presets={"standard": {}, "openspiel": {}},
+    gym_id="Othello-v0", pettingzoo="othello_v0",
+    summary="flip discs by outflanking; most discs wins",
+)
+
+__all__ = ["Othello", "SPEC"]

@@ -398,3 +398,10 @@ def apply(s, p, a):
     s[C.H_PLY] += 1
     s[C.H_LAST] = a
     settle(s, p)
+
+
+@njit(cache=True)
+def encode(s, p, seat, legal, n_legal, out):
+    """Observation of ``seat`` (see the game's docstring): own stones, the opponent's, to-move."""
+    n = p[P_SIZE]
+    C.encode_stones(s, seat, n * n, out)

@@ -44,32 +44,24 @@ can place, no double pass needed).
 
 
 from .. import _common as C
-from ..core import Game, check_int, stone_planes
-from . import _kernel, notation
+from ..core import Game
+from . import _kernel
 
 
 class Othello(Game):
-    name = "othello"
-    game_id = 1
-    defaults = {"size": 8}
-    presets = {"standard": {}, "openspiel": {}}
     end_reasons = {_kernel.FULL: "board_full", _kernel.NO_MOVES: "no_moves"}
-    _kernel = _kernel
-    _notation = notation
 
     def _configure(self, params):
-        self.size = n = check_int("size", params["size"], 6, 16, even=True)
+        self.size = n = params["size"]
         kernel_params = _kernel.kernel_params(n)
         state_len = _kernel.state_length(n, fast=bool(kernel_params[1]))
         return kernel_params, n * n + 1, state_len, 2 * n * n
+
+    def _observation_shape(self):
+        return (3, self.size, self.size)
 
     def discs(self, state) -> tuple[int, int]:
         """Disc counts ``(black, white)``."""
         x = C.HEADER + self.size * self.size + _kernel.S_COUNT
         state = self.check_state(state)
         return int(state[x]), int(state[x + 1])
-
-    def _observation(self, state, seat):
-        n = self.size
-        cells = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
-        return stone_planes(cells, state, seat)

@@ -10,7 +10,7 @@ punishes self-atari and filling one's own eye (which is how a greedy player kill
 import numpy as np
 from numba import njit
 
-from envs import _common as C
+from .. import _common as C
 
 # weights: area point, atari (per stone), capture (per stone), self-atari, eye fill, liberty
 WEIGHTS = np.array([1.0, 0.5, 3.0, 4.0, 100.0, 0.3], dtype=np.float64)

@@ -46,8 +46,8 @@ per move (76.5% at 10000).
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs.calculation import _kernel as K
+from .. import _common as C
+from . import _kernel as K
 
 KING = 13
 FAR = 99  # distance of a rank no foundation wants any more
@@ -418,3 +418,31 @@ def evaluate(s, p, w):
 @njit(cache=True)
 def hint(s, p, a):
     return 1 if a >= 4 else 0
+
+
+PLAYOUTS = ("random", "foundation-first", "greedy")  # the spec's playout names; code = index
+FOUNDATION_FIRST, GREEDY = 1, 2
+
+
+@njit(cache=True)
+def playout(s, p, rng, moves, policy):
+    """Finish the deal in ``s`` with a patience playout policy (search calls the uniform random
+    policy, code 0, through the kernel's ``random_playout`` instead).
+
+    FOUNDATION_FIRST: a card that fits a foundation goes there at once; only the other moves are
+    random. GREEDY: the rule-based waste-pile policy of ``policy_move`` without its lookahead term
+    (``PLAYOUT_WEIGHTS``), ties at random. Both read only what the player sees; the cards they
+    turn come from the simulation's redrawn stock, so playouts differ between simulations.
+    """
+    while s[C.H_STATUS] == C.ONGOING:
+        n = K.legal_actions(s, p, moves)
+        if policy == GREEDY:
+            K.apply(s, p, policy_move(s, p, PLAYOUT_WEIGHTS, moves, n, rng))
+            continue
+        a = moves[C.randint(rng, n)]
+        if policy == FOUNDATION_FIRST and moves[n - 1] >= K.TO_FOUND:
+            for i in range(n):  # ascending ids: the first foundation move, face-up card first
+                if moves[i] >= K.TO_FOUND:
+                    a = moves[i]
+                    break
+        K.apply(s, p, a)

@@ -1,6 +1,6 @@
 """Tune the LOA evaluation weights by self-play: logistic regression on game results (Texel's method).
 
-    python -m agents.evaluation.tune_loa --games 600 --rounds 2 --depth 2 --check-games 200 --seed 0
+    python examples/tune_loa.py --games 600 --rounds 2 --depth 2 --check-games 200 --seed 0
 
 The evaluation is linear in the feature differences ``d`` (own minus opponent's, from the side to
 move), so the question "which weights make the evaluation predict who wins" is a logistic
@@ -16,7 +16,7 @@ regression: ``P(side to move wins) = sigmoid(b . d + b0)``. Each round
 
 Finally the tuned weights play the starting weights, ``check_games`` games at ``check_depth``
 from fresh openings, colours alternated; the script prints the score with its standard error.
-Adopt the weights (``WEIGHTS`` in ``agents/evaluation/loa.py``) only if score - 2 SE > 0.5, and
+Adopt the weights (``WEIGHTS`` in ``envs/loa/evaluation.py``) only if score - 2 SE > 0.5, and
 record the run in ``docs/loa_weights.md``. One-coordinate match searches were tried first and
 rejected: 40-game matches have a standard error near 0.08, so their accept/reject decisions
 were mostly noise, while every position of every game informs the regression.
@@ -32,7 +32,7 @@ import numpy as np
 
 import agents
 import envs
-from agents.evaluation import loa
+from envs.loa import evaluation as loa
 
 RIDGE = 1e-3  # L2 penalty per position: keeps collinear features from wandering
 

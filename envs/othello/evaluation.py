@@ -14,8 +14,8 @@ over the squares. Both give the same integer on every board.
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs.othello import _kernel as K
+from .. import _common as C
+from . import _kernel as K
 
 # weights: square value, mobility, disc count at a full board
 WEIGHTS = np.array([1.0, 8.0, 4.0], dtype=np.float64)

@@ -20,7 +20,7 @@ popcounts of masks, quads one 3-of-4 bit test over all blocks, and mobility a ta
 line (``mobility``); only the distances to the CoM loop over the pieces. Every feature equals its
 per-piece definition above exactly (same integers, same floating-point operations).
 ``WEIGHTS`` are hand-set in Winands' order of importance; a self-play fit of all seven
-(``python -m agents.evaluation.tune_loa``, logistic regression on game results) played level
+(``python examples/tune_loa.py``, logistic regression on game results) played level
 with them, so they stay (``docs/loa_weights.md``).
 """
 
@@ -28,8 +28,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from envs import _common as C
-from envs.loa import _kernel as K
+from .. import _common as C
+from . import _kernel as K
 
 FEATURES = ("concentration", "centralisation", "com_position", "quads", "mobility",
             "uniformity", "connectedness")

@@ -1,0 +1,43 @@
+"""What search agents share about scores, over the evaluation hooks a game provides.
+
+A game's evaluation lives with the game (its spec's ``evaluation`` module, e.g.
+``envs/go/evaluation.py``) and is reached through the hooks ``evaluate``, ``hint``, ``tactical``,
+``live_length``, ``filter_moves`` and ``playout`` (``envs.registry.HOOKS``); a game without one
+gets the evaluation that knows nothing (``envs._generic``). Scores are integers so that
+transposition-table entries compare exactly; a forced win at ply ``k`` scores ``INF - k``, and a
+static evaluation is clamped inside ``WIN_BOUND`` so it can never pass for one.
+"""
+
+import numpy as np
+from numba import njit
+
+from envs import _common as C
+from envs._specialise import per_game
+
+G = None  # the game's hook namespace, bound per game by envs._specialise
+
+INF = 1_000_000
+WIN_BOUND = INF - 1_000  # scores beyond this are forced wins or losses
+
+
+def default_weights(game) -> np.ndarray:
+    """A fresh copy of the default evaluation weights of ``game`` (empty without an evaluation)."""
+    evaluation = game.spec.evaluation
+    weights = getattr(evaluation, "WEIGHTS", None) if evaluation is not None else None
+    return np.zeros(0, dtype=np.float64) if weights is None else np.asarray(weights, dtype=np.float64).copy()
+
+
+@njit(cache=True)
+def terminal_score(s, ply):
+    """Value of a finished game for its side to move: INF - ply won, -(INF - ply) lost, 0 drawn."""
+    w = s[C.H_WINNER]
+    if w == C.NO_WINNER:
+        return 0
+    return INF - ply if w == s[C.H_PLAYER] else ply - INF
+
+
+@per_game
+def evaluate(s, p, w):
+    """The game's static value of ``s`` for its side to move, clamped inside ``WIN_BOUND``."""
+    v = G.evaluate(s, p, w)
+    return max(-WIN_BOUND + 1, min(WIN_BOUND - 1, v))

@@ -1,0 +1,174 @@
+"""Game-generic compiled code: the defaults of the optional hooks, and the entry points behind the
+``Game`` facade (legal moves, checked apply, observation, random playouts, perft).
+
+Every function here is ``@per_game``: ``envs._specialise.compiled(_generic, spec)`` jits a copy
+for one game whose ``G`` is that game's hook namespace (see ``envs.registry.HOOKS`` for what
+each hook does). The defaults are what a game gets when it does not provide a hook: a perfect
+information game has nothing to determinise and no chance events; a game without an evaluation
+module gets the evaluation that knows nothing (0 everywhere), so search still plays exact wins
+and losses and is otherwise uniform.
+"""
+
+import numpy as np
+
+from . import _common as C
+from ._specialise import per_game
+
+G = None  # the game's hook namespace, bound per game by envs._specialise
+REJECTION_TRIES = 4  # random action ids tried per playout move before listing the legal ones
+
+
+# -- defaults of the optional hooks ---------------------------------------------------------------
+
+@per_game
+def default_random_playout(s, p, rng, moves):
+    """Finish ``s`` with uniformly random legal moves. A uniform action id that happens to be
+    legal is a uniform legal move, and on open boards trying a few saves listing all moves; when
+    they miss, the legal moves are listed (also uniform)."""
+    num_actions = moves.shape[0]
+    while s[C.H_STATUS] == C.ONGOING:
+        a = -1
+        for _ in range(REJECTION_TRIES):
+            b = C.randint(rng, num_actions)
+            if G.is_legal(s, p, b):
+                a = b
+                break
+        if a < 0:
+            n = G.legal_actions(s, p, moves)
+            a = moves[C.randint(rng, n)]
+        G.apply(s, p, a)
+
+
+@per_game
+def default_determinise(s, p, rng):
+    """Perfect information: nothing is hidden, nothing to redraw."""
+    return
+
+
+@per_game
+def default_reveals(s, p, a):
+    return False
+
+
+@per_game
+def default_revealed(s, p):
+    return 0
+
+
+@per_game
+def default_owners(s, p, out):
+    """A placement game's cells own themselves: ``s[HEADER + k]`` (0 empty, 1 Black, 2 White)."""
+    for k in range(out.shape[0]):
+        out[k] = s[C.HEADER + k]
+
+
+@per_game
+def default_evaluate(s, p, w):
+    return 0
+
+
+@per_game
+def default_hint(s, p, a):
+    return 0
+
+
+@per_game
+def default_tactical(s, child, p, a, w):
+    """The static evaluation of the position after ``a``, from the mover's view."""
+    v = G.evaluate(child, p, w)
+    return float(v if child[C.H_PLAYER] == s[C.H_PLAYER] else -v)
+
+
+@per_game
+def default_live_length(s):
+    return s.shape[0]
+
+
+@per_game
+def default_filter_moves(s, p, moves, n):
+    return n
+
+
+@per_game
+def default_playout(s, p, rng, moves, policy):
+    """Only the uniform random policy (code 0) exists without an evaluation module."""
+    G.random_playout(s, p, rng, moves)
+
+
+# -- entry points of the Game facade ----------------------------------------------------------------
+
+@per_game
+def legal_array(s, p, num_actions):
+    """The legal actions as a new trimmed array: one compiled call for ``Game.legal_actions``."""
+    out = np.empty(num_actions, dtype=np.int64)
+    if s[C.H_STATUS] != C.ONGOING:
+        return out[:0].copy()
+    n = G.legal_actions(s, p, out)
+    return out[:n].copy()
+
+
+@per_game
+def checked_apply(s, p, a):
+    """A copy of ``s`` after action ``a``, or an empty array if ``a`` is not legal in ``s``.
+
+    Validation, copy and move in one compiled call: ``Game.apply`` is on every Python game loop,
+    and each call into numba costs about as much as the move itself.
+    """
+    if s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        return np.empty(0, dtype=np.int64)
+    t = s.copy()
+    G.apply(t, p, a)
+    return t
+
+
+@per_game
+def observe(s, p, seat, num_actions, out):
+    """``Game.observation(s, seat)`` into the flat float32 ``out``."""
+    legal = np.empty(num_actions, dtype=np.int64)
+    n = G.legal_actions(s, p, legal) if s[C.H_STATUS] == C.ONGOING else 0
+    G.encode(s, p, seat, legal, n, out)
+
+
+@per_game
+def random_playouts(p, state_len, num_actions, num_players, rng, returns, lengths):
+    """Fill ``returns[g]`` and ``lengths[g]`` with uniformly random games from a fresh start."""
+    s = np.zeros(state_len, dtype=np.int64)
+    moves = np.zeros(num_actions, dtype=np.int64)
+    for g in range(returns.shape[0]):
+        G.init(s, p, rng)
+        G.random_playout(s, p, rng, moves)
+        C.fill_returns(s, num_players, returns[g])
+        lengths[g] = s[C.H_PLY]
+
+
+@per_game
+def perft(s0, p, depth, num_actions):
+    """Number of move sequences of length ``depth`` from ``s0`` (a finished game counts as a leaf).
+
+    Iterative with an explicit stack of states and move lists, so it needs no recursion.
+    """
+    if depth == 0 or s0[C.H_STATUS] != C.ONGOING:
+        return 1
+    states = np.zeros((depth + 1, s0.shape[0]), dtype=np.int64)
+    moves = np.zeros((depth, num_actions), dtype=np.int64)
+    count = np.zeros(depth, dtype=np.int64)
+    index = np.zeros(depth, dtype=np.int64)
+    states[0, :] = s0
+    count[0] = G.legal_actions(states[0], p, moves[0])
+    level = 0
+    total = 0
+    while level >= 0:
+        if index[level] == count[level]:
+            level -= 1
+            continue
+        child = states[level + 1]
+        child[:] = states[level]
+        G.apply(child, p, moves[level, index[level]])
+        index[level] += 1
+        if level + 1 == depth or child[C.H_STATUS] != C.ONGOING:
+            total += 1
+        else:
+            level += 1
+            count[level] = G.legal_actions(child, p, moves[level])
+            index[level] = 0
+    return total

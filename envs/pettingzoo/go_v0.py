@@ -1,8 +1,0 @@
-"""Go as a PettingZoo AEC env: ``go_v0.env(render_mode=None, **rule_params)`` (see ``envs.pz_env``)."""
-
-from functools import partial
-
-from ..pz_env import env as _env, raw_env as _raw_env
-
-env = partial(_env, "go")
-raw_env = partial(_raw_env, "go")

@@ -1,0 +1,197 @@
+"""The game registry: every game declares itself once, as a ``GameSpec``, and everything that
+lists or dispatches on games (``make_game``, the Gymnasium ids, the PettingZoo modules, the CLI's
+choices, the agents' evaluations, the docs tables) derives from this registry.
+
+    import envs
+    envs.register(envs.GameSpec(name="connect4", title="Connect Four", game=ConnectFour,
+                                kernel=connect4_kernel, params=(envs.Param("rows", 6, "board rows",
+                                low=4, high=10),)))
+    envs.make_game("connect4", rows=7)
+
+A spec names three things of its game:
+
+* ``game``: the ``envs.core.Game`` subclass (the Python facade: turns validated parameters into
+  kernel parameters, owns the state length and the observation shape);
+* ``kernel``: a module of compiled (numba) functions — the rules and the hooks listed in
+  ``HOOKS`` below, called by name from generic compiled code (``envs._specialise``);
+* ``notation``: a module with ``action_to_str``, ``parse_move``, ``to_text`` and ``from_text``.
+
+and optionally ``evaluation``, a module of compiled search knowledge (static evaluation, move
+ordering, playout policies) that search agents use.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+
+import numpy as np
+
+from .core import ParameterError, check_choice, check_int
+
+# Hooks that generic compiled code calls by name, and which module of a spec provides each.
+# ``envs._generic`` holds a default for every optional one.
+HOOKS = {
+    # rules (``kernel``; the first five are required)
+    "init": "kernel",            # init(s, p, rng): fill a start position (rng: SplitMix64, for deals)
+    "legal_actions": "kernel",   # legal_actions(s, p, out) -> n: legal ids ascending into out[:n]
+    "is_legal": "kernel",        # is_legal(s, p, a) -> bool, for a in range(num_actions)
+    "apply": "kernel",           # apply(s, p, a): play legal action a in place
+    "encode": "kernel",          # encode(s, p, seat, legal, n_legal, out): observation, flat float32
+    "random_playout": "kernel",  # random_playout(s, p, rng, moves): finish s with uniform legal moves
+    "determinise": "kernel",     # determinise(s, p, rng): redraw what the mover cannot see
+    "reveals": "kernel",         # reveals(s, p, a) -> bool: playing a turns up a hidden card
+    "revealed": "kernel",        # revealed(s, p) -> slot in [0, chance_outcomes): what turned up
+    "owners": "kernel",          # owners(s, p, out): final owner of each cell, 0/1/2 (board games)
+    # search knowledge (``evaluation``)
+    "evaluate": "evaluation",    # evaluate(s, p, w) -> int: static value for the side to move
+    "hint": "evaluation",        # hint(s, p, a) -> int: move ordering, higher searched first
+    "tactical": "evaluation",    # tactical(s, child, p, a, w) -> float: greedy score of move a
+    "live_length": "evaluation",  # live_length(s) -> int: leading cells a search copy must carry
+    "filter_moves": "evaluation",  # filter_moves(s, p, moves, n) -> n': moves search considers
+    "playout": "evaluation",     # playout(s, p, rng, moves, policy): finish s with a named policy
+}
+REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+class Param:
+    """One rule parameter: its default, what values it takes, and a line of documentation.
+
+    ``low``/``high`` bound an integer (``even`` asks for an even one); ``choices`` lists the
+    values of a categorical one (strings or bools, compared by type and value); ``number``
+    accepts any finite real number; ``optional`` also accepts ``None`` (meaning "derived from
+    the other parameters"; the game's ``_configure`` says how). A game's ``_configure`` checks
+    what depends on several parameters at once (Go's komi against the board size).
+    """
+
+    def __init__(self, name, default, doc, *, low=None, high=None, even=False, choices=None,
+                 number=False, optional=False):
+        self.name, self.default, self.doc = name, default, doc
+        self.low, self.high, self.even = low, high, even
+        self.choices = None if choices is None else tuple(choices)
+        self.number, self.optional = number, optional
+
+    def check(self, value):
+        """``value`` if this parameter takes it (ints normalised to ``int``); else ParameterError."""
+        if value is None and self.optional:
+            return None
+        if self.choices is not None:
+            return check_choice(self.name, value, self.choices)
+        if self.number:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ParameterError(f"{self.name}={value!r}: expected a number")
+            if not math.isfinite(float(value)):
+                raise ParameterError(f"{self.name}={value!r}: expected a finite number")
+            return value
+        hi = self.high if self.high is not None else 2**62
+        return check_int(self.name, value, self.low if self.low is not None else -(2**62), hi, even=self.even)
+
+    def describe(self) -> str:
+        """The values it takes, for help texts and the docs tables (``6..16, even``)."""
+        if self.choices is not None:
+            text = " | ".join(repr(c) if isinstance(c, str) else str(c) for c in self.choices)
+        elif self.number:
+            text = "number"
+        else:
+            lo = "" if self.low is None else str(self.low)
+            hi = "" if self.high is None else str(self.high)
+            text = f"{lo}..{hi}" + (", even" if self.even else "")
+        return text + (" or None" if self.optional else "")
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r}, default={self.default!r}, {self.describe()})"
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything the project knows about one game (see the module docstring)."""
+
+    name: str
+    title: str
+    game: type
+    kernel: ModuleType
+    notation: ModuleType
+    params: tuple = ()
+    presets: dict = field(default_factory=lambda: {"standard": {}})
+    num_players: int = 2
+    evaluation: ModuleType | None = None
+    chance_outcomes: int = 0       # > 0: actions that ``reveals`` lead to chance nodes with this many slots
+    placement: bool = False        # action r*N + c places on cell (r, c) of an N x N board (N*N: pass)
+    playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
+    default_playout: str = "random"
+    render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
+    board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
+    gym_id: str | None = None
+    pettingzoo: str | None = None  # module name under ``envs.pettingzoo`` (``go_v0``)
+    summary: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise ParameterError(f"game name {self.name!r}: expected lower-case letters, digits and _")
+        missing = [h for h in REQUIRED_HOOKS if not callable(getattr(self.kernel, h, None))]
+        if missing:
+            raise ParameterError(f"game {self.name!r}: its kernel module lacks {', '.join(missing)}")
+        if self.num_players not in (1, 2):
+            raise ParameterError(f"game {self.name!r}: num_players={self.num_players!r}: expected 1 or 2")
+        names = [p.name for p in self.params]
+        if len(set(names)) != len(names) or "rules" in names:
+            raise ParameterError(f"game {self.name!r}: parameter names must be distinct and not 'rules'")
+        if "standard" not in self.presets:
+            raise ParameterError(f"game {self.name!r}: presets need a 'standard' entry")
+        for preset, values in self.presets.items():
+            unknown = set(values) - set(names)
+            if unknown:
+                raise ParameterError(f"game {self.name!r}: preset {preset!r} sets unknown {sorted(unknown)}")
+        if not self.playouts or self.playouts[0] != "random" or self.default_playout not in self.playouts:
+            raise ParameterError(f"game {self.name!r}: playouts must start with 'random' and hold the default")
+        object.__setattr__(self, "presets", MappingProxyType(dict(self.presets)))
+
+    @property
+    def defaults(self) -> dict:
+        """Every parameter with its standard value."""
+        return {p.name: p.default for p in self.params}
+
+    def param(self, name) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+
+_REGISTRY: dict[str, GameSpec] = {}
+
+
+def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
+    """Add ``spec`` to the registry and bind its facade class to it; returns the spec.
+
+    Registering also adds its Gymnasium id (if any). A name already taken is an error unless
+    ``replace`` is set (for a game under development, re-registered after an edit).
+    """
+    if not isinstance(spec, GameSpec):
+        raise ParameterError(f"register({spec!r}): expected an envs.GameSpec")
+    if spec.name in _REGISTRY and not replace and _REGISTRY[spec.name] is not spec:
+        raise ParameterError(f"game {spec.name!r} is already registered")
+    spec.game.spec = spec
+    _REGISTRY[spec.name] = spec
+    if spec.gym_id is not None:
+        from .registration import register_env
+
+        register_env(spec)
+    return spec
+
+
+def spec(name) -> GameSpec:
+    """The spec of a registered game; ``ParameterError`` listing the registered games if unknown."""
+    key = name.lower() if isinstance(name, str) else name
+    if key not in _REGISTRY:
+        raise ParameterError(f"unknown game {name!r}: expected one of {', '.join(_REGISTRY)}")
+    return _REGISTRY[key]
+
+
+def names() -> tuple:
+    """The registered games' names, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def specs() -> tuple:
+    return tuple(_REGISTRY.values())
