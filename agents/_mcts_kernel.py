@@ -54,7 +54,7 @@ def new_tree(capacity: int):
     return links, value, meta
 
 
-@per_game
+@per_game(inline=True)
 def _add_children(s, p, links, value, meta, parent, keys, n, chance):
     """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys)."""
     base = meta[USED]
@@ -107,7 +107,7 @@ def _backed_up(links, value, node):
     return best if best >= 0.0 else value[node]
 
 
-@per_game
+@per_game(inline=True)
 def _playout(s, p, moves, rng, policy):
     """Finish the game in ``s`` with the playout ``policy``: RANDOM, uniformly random legal moves
     (the study's playouts; the game's ``random_playout``), or one of the game's own policies

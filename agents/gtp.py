@@ -47,7 +47,6 @@ from envs.core import ArbiterError
 from .base import Agent, AgentError, check_option, register
 
 COLOURS = ("black", "white")
-GTP_GAMES = ("go", "othello")
 
 
 class GTPEngineError(AgentError):
@@ -179,7 +178,10 @@ class GTPAgent(Agent):
     The engine's own randomness is its business: ``seed`` only labels the agent.
     """
 
-    games = GTP_GAMES
+    plays = "games whose spec says they speak GTP (Go, Othello)"
+
+    def applies_to(self, game) -> bool:
+        return game.spec.gtp
 
     def __init__(self, command=None, move_time: float = 30.0, seed=None):
         super().__init__(seed=seed)

@@ -37,13 +37,19 @@ _COMPILED: dict = {}     # (module name, spec name, id(spec)) -> module of speci
 _PACKAGES = tuple(Path(__file__).resolve().parent.parent / name for name in ("envs", "agents", "tournaments"))
 
 
-def per_game(fn):
+def per_game(fn=None, *, inline=False):
     """Mark a plain function as generic compiled code that calls game hooks through ``G``.
 
     The function itself is never jitted; ``compiled(module, spec)`` jits one copy per game.
     Every other ``@per_game`` function of the same module that it calls by name is the copy of
-    the same game.
+    the same game. ``inline=True`` (``@per_game(inline=True)``) inlines a small helper into its
+    callers at numba-IR level instead of compiling it as a function of its own: each function
+    compiled on its own links in and re-optimises the game's kernel code it calls, which is
+    most of a cold compile.
     """
+    if fn is None:
+        return lambda f: per_game(f, inline=inline)
+    fn.__per_game_inline__ = inline
     module = sys.modules[fn.__module__]
     names = module.__dict__.setdefault(_PER_GAME, [])
     if fn.__name__ not in names:
@@ -113,7 +119,8 @@ def _specialise(module, spec, ns):
         copy.__qualname__ = f"{fn.__qualname__}__{tag}"
         copy.__module__ = fn.__module__
         copy.__doc__ = fn.__doc__
-        scope[name] = njit(cache=True)(copy)
+        options = {"inline": "always"} if getattr(fn, "__per_game_inline__", False) else {}
+        scope[name] = njit(cache=True, **options)(copy)
     for name, value in scope.items():
         if not name.startswith("__"):
             setattr(out, name, value)

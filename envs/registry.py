@@ -92,14 +92,14 @@ class Param:
     def describe(self) -> str:
         """The values it takes, for help texts and the docs tables (``6..16, even``)."""
         if self.choices is not None:
-            text = " | ".join(repr(c) if isinstance(c, str) else str(c) for c in self.choices)
+            text = " / ".join(repr(c) if isinstance(c, str) else str(c) for c in self.choices)
         elif self.number:
-            text = "number"
+            text = "a number"
         else:
             lo = "" if self.low is None else str(self.low)
             hi = "" if self.high is None else str(self.high)
             text = f"{lo}..{hi}" + (", even" if self.even else "")
-        return text + (" or None" if self.optional else "")
+        return text + (" or None" if self.optional else "")  # "1.. or None": from 1, no upper bound
 
     def __repr__(self) -> str:
         return f"Param({self.name!r}, default={self.default!r}, {self.describe()})"
@@ -120,6 +120,7 @@ class GameSpec:
     evaluation: ModuleType | None = None
     chance_outcomes: int = 0       # > 0: actions that ``reveals`` lead to chance nodes with this many slots
     placement: bool = False        # action r*N + c places on cell (r, c) of an N x N board (N*N: pass)
+    gtp: bool = False              # its notation is GTP's (vertices, "pass"): GTP engines can play it
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
@@ -195,3 +196,16 @@ def names() -> tuple:
 
 def specs() -> tuple:
     return tuple(_REGISTRY.values())
+
+
+def games_table(specs_=None) -> str:
+    """A markdown table of the registered games: parameters (values they take, default), rule
+    presets and framework ids. The README's games table is this text (a test keeps them equal)."""
+    rows = ["| game | players | parameters (values, default) | rules presets | Gymnasium / PettingZoo |",
+            "|---|---|---|---|---|"]
+    for s in specs_ if specs_ is not None else specs():
+        params = "<br>".join(f"`{p.name}`: {p.describe()}, default `{p.default!r}`" for p in s.params) or "none"
+        presets = ", ".join(f"`{name}`" for name in s.presets)
+        ids = " / ".join(f"`{i}`" for i in (s.gym_id, s.pettingzoo) if i is not None) or "—"
+        rows.append(f"| `{s.name}`: {s.title} ({s.summary}) | {s.num_players} | {params} | {presets} | {ids} |")
+    return "\n".join(rows) + "\n"

@@ -1,6 +1,9 @@
-"""Write the per-game docs pages ``docs/games/<game>.md`` and their pictures in ``docs/games/img/``.
+"""Write the per-game docs pages ``docs/games/<game>.md`` and their pictures in ``docs/games/img/``
+for every registered game, and the games table of ``README.md`` (between its ``games-table``
+markers) from the registry.
 
-    python examples/render_docs.py
+    python examples/render_docs.py            # all registered games
+    python examples/render_docs.py --games go  # some of them
 
 A page is the env usage, the picture, and the Action Space / Observation Space / Rewards /
 Episode End / Arguments sections copied from the game module's docstring (their single source).
@@ -9,6 +12,7 @@ and is drawn with ``envs.render.rgb``, the same function ``render_mode="rgb_arra
 docs always show what the envs return. Re-run it after changing the renderer.
 """
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -18,11 +22,11 @@ import numpy as np
 import envs
 from envs import render
 
-POSITIONS = [("loa", {}, 24), ("othello", {}, 30), ("gomoku", {}, 40), ("go", {"size": 9}, 60), ("calculation", {}, 40)]
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "games"
 OUT = DOCS / "img"
-ENV_IDS = {"loa": ("LOA-v0", "loa_v0"), "othello": ("Othello-v0", "othello_v0"), "gomoku": ("Gomoku-v0", "gomoku_v0"),
-           "go": ("Go-v0", "go_v0"), "calculation": ("Calculation-v0", "calculation_v0")}
+MARKERS = ("<!-- games-table: written by examples/render_docs.py from the game registry -->",
+           "<!-- /games-table -->")
 SECTIONS = ("Description", "Action Space", "Observation Space", "Rewards", "Episode End", "Arguments")
 
 
@@ -41,7 +45,7 @@ def mid_game(name, params, plies, seed=7):
 
 def page(game, title):
     """The markdown page of one game: usage, picture, and the docstring sections."""
-    env_id, module = ENV_IDS[game.name]
+    env_id, module = game.spec.gym_id, game.spec.pettingzoo
     doc = sys.modules[type(game).__module__].__doc__
     parts = re.split(r"^## (.+)$", doc, flags=re.M)
     sections = dict(zip(parts[1::2], (p.strip() for p in parts[2::2])))
@@ -61,10 +65,31 @@ def page(game, title):
     return "\n".join(lines)
 
 
-def main():
+def plies_for(game) -> int:
+    """Random plies before the picture: about a third of the board filled (a fifth of the cap
+    for games whose actions are not placements), enough to look like a game in progress."""
+    if game.spec.placement:
+        return game.num_actions // 3
+    return min(40, game.max_moves // 5)
+
+
+def write_readme_table():
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    start, end = text.index(MARKERS[0]) + len(MARKERS[0]), text.index(MARKERS[1])
+    readme.write_text(text[:start] + "\n" + envs.registry.games_table() + text[end:])
+    print(f"wrote the games table of {readme}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", choices=envs.names(), default=list(envs.names()))
+    args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, params, plies in POSITIONS:
-        game, state, previous = mid_game(name, params, plies)
+    write_readme_table()
+    for name in args.games:
+        game = envs.make_game(name)
+        game, state, previous = mid_game(name, {}, plies_for(game))
         path = OUT / f"{name}.png"
         path.write_bytes(render.png_bytes(render.rgb(game, state, previous)))
         title = doc_title(game)
