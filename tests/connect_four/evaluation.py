@@ -13,7 +13,13 @@ from numba import njit
 
 from envs import _common as C
 
-from . import _kernel as K
+# The kernel's parameter layout and line directions, repeated rather than imported from
+# ``_kernel``: numba caches ``evaluate`` in a file checked against this module's source only, so
+# a constant or function read from another module of the game would not be re-read after an edit
+# there (see docs/adding-a-game.md).
+P_COLUMNS, P_ROWS, P_CONNECT = C.P_GAME, C.P_GAME + 1, C.P_GAME + 2
+DR = (0, 1, 1, 1)
+DC = (1, 0, 1, -1)
 
 WEIGHTS = np.array([16.0, 4.0, 3.0])  # one short of a line, two short, a centre disc
 _DEFAULT = (16.0, 4.0, 3.0)  # the same, for weights too short to read (see ``evaluate``)
@@ -24,11 +30,11 @@ def evaluate(s, p, w):
     """Live-window score of the side to move minus the opponent's, rounded to an integer."""
     # weights come from callers (``alphabeta:weights=...``): never read past a short array
     short, two_short, centre = (w[0], w[1], w[2]) if w.shape[0] >= 3 else _DEFAULT
-    columns, rows, k = p[K.P_COLUMNS], p[K.P_ROWS], p[K.P_CONNECT]
+    columns, rows, k = p[P_COLUMNS], p[P_ROWS], p[P_CONNECT]
     me = s[C.H_PLAYER] + 1
     score = 0.0
     for d in range(4):
-        dr, dc = K.DR[d], K.DC[d]
+        dr, dc = DR[d], DC[d]
         for r in range(rows):
             if r + (k - 1) * dr >= rows:
                 continue
@@ -64,5 +70,5 @@ def evaluate(s, p, w):
 @njit(cache=True)
 def hint(s, p, a):
     """Move ordering: columns nearer the centre first (they take part in the most lines)."""
-    columns = p[K.P_COLUMNS]
+    columns = p[P_COLUMNS]
     return columns - abs(2 * a - (columns - 1))
