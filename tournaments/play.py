@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import envs
+from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 
 NORMAL, CRASH, TIMEOUT, ILLEGAL = "normal", "forfeit-crash", "forfeit-timeout", "forfeit-illegal"
 RESULT_TEXT = {0: "1-0", 1: "0-1", 2: "1/2-1/2"}
@@ -59,24 +60,6 @@ class Job:
     seed: int
     agent_seeds: tuple
     opening: tuple = ()    # action ids played from the start before the agents move
-
-
-def random_opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple:
-    """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
-    uniformly too) that leave the game unfinished; the deal, if any, is ``initial_state(seed=0)``."""
-    if not 0 <= min_plies <= max_plies:
-        raise ValueError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
-    while True:
-        state, moves = game.initial_state(seed=0), []
-        plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
-        for _ in range(plies):
-            legal = game.legal_actions(state)
-            moves.append(int(legal[rng.integers(len(legal))]))
-            state = game.apply(state, moves[-1])
-            if game.is_terminal(state):
-                break
-        if not game.is_terminal(state):
-            return tuple(moves)
 
 
 def build_agent(entry, seed):

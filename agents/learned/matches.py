@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from agents.openings import random_opening
 from envs import _common as C
 
 
@@ -46,8 +47,6 @@ class MatchResult:
 
 def opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4):
     """A start position after ``min_plies``..``max_plies`` uniformly random legal moves, still ongoing."""
-    from tournaments.play import random_opening
-
     state = game.initial_state(seed=0)
     for action in random_opening(game, rng, min_plies, max_plies):
         state = game.apply(state, action)
