@@ -16,6 +16,7 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 
 from . import study
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
+from .human import HumanAgent
 from .journal import JournalError
 from .matches import MatchError, MatchResult, SolitaireResult, match, solitaire
 from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, GameOutcome, TakeBack, play_game, random_opening
@@ -24,7 +25,7 @@ from .referee import Referee, configure, swiss_rounds
 from .runner import TournamentResult, olympic, random_order, round_robin, run, swiss
 
 __all__ = [
-    "play_game", "GameOutcome", "TakeBack", "random_opening", "match", "solitaire", "MatchResult",
+    "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
     "configure", "swiss_rounds", "bradley_terry", "study", "InlineExecutor", "ProcessExecutor",
