@@ -9,6 +9,6 @@ itself with ``@register("name")`` (see ``agents.base``) and is added to this imp
 """
 
 from . import alphabeta, greedy, gtp, learned, mcts, minimax, random_agent  # noqa: F401  (registration side effects)
-from .base import REGISTRY, Agent, AgentError, make, parse_spec, register
+from .base import REGISTRY, Agent, AgentError, Resign, make, parse_spec, register
 
-__all__ = ["make", "register", "parse_spec", "Agent", "AgentError", "REGISTRY"]
+__all__ = ["make", "register", "parse_spec", "Agent", "AgentError", "Resign", "REGISTRY"]

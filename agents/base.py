@@ -47,6 +47,12 @@ class AgentError(ArbiterError):
     """An unknown agent, a bad agent option, or a game the agent does not apply to."""
 
 
+class Resign(Exception):
+    """Raised by ``act`` to give up the game. Whoever runs the game (``tournaments.play_game``)
+    scores it as a loss of the resigning seat with reason ``"resign"``, not as a crash: resigning
+    is a legal way to end a game, a crash is a bug."""
+
+
 def register(name: str):
     """Class decorator: make ``cls`` buildable as ``agents.make(name)`` and set ``cls.name``."""
 

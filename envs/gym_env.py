@@ -69,9 +69,16 @@ def ended_by_max_moves(game, state) -> bool:
 
 
 def resolve_agent(opponent, seed):
-    """An agent object from an agent object (returned as is) or a spec string for ``agents.make``."""
+    """An agent object from an agent object (returned as is) or a spec string for ``agents.make``.
+
+    The layers import in one direction, ``envs`` <- ``agents`` <- ``tournaments``, and this is the
+    one deliberate exception: a spec string can only become an agent through the registry in
+    ``agents``, so ``agents`` is imported here, when a spec string must be resolved, never when
+    ``envs`` is imported (``agents.learned.ppo`` imports ``envs.gym_env``). Passing an agent object
+    needs no import at all.
+    """
     if isinstance(opponent, str):
-        import agents  # deferred: agents depend on envs, not the other way round
+        import agents  # the documented late binding (see above); tests/test_layers.py allows only this one
 
         return agents.make(opponent, seed=seed)
     if callable(getattr(opponent, "act", None)):

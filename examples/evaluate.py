@@ -1,11 +1,11 @@
-"""Evaluate an agent against reference opponents with the protocol of issue 6 / STUDY.md §5.
+"""Evaluate an agent against reference opponents with the evaluation protocol of ``tournaments.match``.
 
     python examples/evaluate.py --game othello --agent alphazero:simulations=64 \
         --opponents random greedy mcts:simulations=64 --sizes 6 8 12 16
     python examples/evaluate.py --game othello --agent "ppo:path=agents/learned/weights/ppo_othello6.pt" --sizes 6
 
 Per matchup: ``--games`` games (100 by default), half with the agent moving first, in colour
-pairs from the same seeded opening of 2-4 random plies (``agents/learned/matches.py``). Prints
+pairs from the same seeded opening of 2-4 random plies (``tournaments/matches.py``). Prints
 score = (W + D/2)/games ± standard error and W/D/L, and whether "agent beats opponent"
 (score - 2 SE > 0.5). ``--json`` appends every result to a JSON-lines file; ``--record`` also
 stores them in the sidecar of the agent's weights (its ``path`` option or the shipped file).
@@ -43,7 +43,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     import agents
-    from agents.learned import matches, weights
+    import tournaments
+    from agents.learned import weights
     from envs import make_game
 
     try:
@@ -57,7 +58,7 @@ def main(argv=None):
         player = agents.make(args.agent, seed=args.seed)
         for k, spec in enumerate(args.opponents):
             opponent = agents.make(spec, seed=args.seed + 1 + k)
-            r = matches.match(game, player, opponent, games=args.games, seed=args.seed)
+            r = tournaments.match(game, player, opponent, games=args.games, seed=args.seed)
             key = f"{args.agent} vs {spec} on {args.game} {size}x{size}"
             results[key] = {**r.as_dict(), "game": args.game, "size": size, "agent": args.agent,
                             "opponent": spec, "seed": args.seed}

@@ -1,4 +1,4 @@
-"""The strength table of issue 4: how strong each classical agent is, measured by playing.
+"""The strength table: how strong each classical agent is, measured by playing.
 
     nice -n 10 python examples/strength.py                      # the whole table -> docs/strength.md
     python examples/strength.py --games 10 --engine-games 4 --only Othello   # a quick look
@@ -12,8 +12,8 @@ the agent Black in the first and White in the second, so deterministic pairs of 
 replay one game and neither colour is favoured. It reports the agent's mean outcome (win 1, draw 0.5, loss 0) with its
 standard error, W/D/L, median seconds and mean plies per game, and how many of the games were distinct.
 
-Games are played by the tournament machinery (``tournaments.play.play_game`` in the worker
-processes of ``tournaments.ProcessExecutor``): one executor per game and board size plays the
+Games are played by the tournament machinery (``tournaments.play_game``, run by ``play_job`` in the
+worker processes of ``tournaments.ProcessExecutor``): one executor per game and board size plays the
 jobs of all its rows, so both workers stay busy across row boundaries and each worker loads the
 compiled kernels once. A game's seed and its two agent seeds come from ``--seed``, the row and
 the game number only, so a row replays identically whatever else is run or how many workers
@@ -128,7 +128,7 @@ class Row:
 
 
 def table_rows(games: int, search_games: int, engine_games: int) -> list[Row]:
-    """Every row of the issue's table, in the order the document prints them. ``search_games``
+    """Every row of the table, in the order the document prints them. ``search_games``
     applies to the search agents on the games where their games take seconds (``SLOW``)."""
     rows = [Row(a, b, g, search_games if (a, g) in SLOW else games)
             for g in BASELINE_GAMES for b in BASELINES for a in AGENTS]
@@ -160,7 +160,8 @@ def engine_problem(label: str) -> tuple[str, str]:
 
 def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: int, plies=(2, 4)):
     """The ``Job``s of ``rows`` (colour pairs sharing an opening) and a map from job index to row."""
-    from tournaments.play import Job, random_opening
+    from agents.openings import random_opening
+    from tournaments.play import Job
 
     jobs, owner = [], {}
     for row in rows:
@@ -267,14 +268,15 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
 
 def outcome(row: Row, record: dict) -> float:
     """The row agent's result in one game: 1 win, 0.5 draw, 0 loss."""
-    if record["code"] == 2:
+    if record["result"] == "1/2-1/2":
         return 0.5
     agent_is_black = record["game"] % 2 == 0  # colours alternate, the agent opening (see jobs_for)
-    return 1.0 if (record["code"] == 0) == agent_is_black else 0.0
+    return 1.0 if (record["result"] == "1-0") == agent_is_black else 0.0
 
 
 def resigned(record: dict) -> bool:
-    return record["reason"] != "normal" and "resigned" in record["detail"]
+    """A resignation: ``agents.Resign``, or a GTP engine's "resign" (reported as its error)."""
+    return record["reason"] == "resign" or (record["reason"] != "normal" and "resigned" in record["detail"])
 
 
 def summary(row: Row) -> dict:
@@ -321,7 +323,7 @@ def notes(rows: list[Row]) -> list[str]:
         if s["resigned"]:
             out.append(f"- {row.key}: the engine resigned {s['resigned']} game(s) (counted as losses).")
         for r in s["forfeits"]:
-            side = r["black"] if r["code"] == 1 else r["white"]
+            side = r["black"] if r["result"] == "0-1" else r["white"]
             out.append(f"- {row.key}, game {r['game']}: {side} forfeited ({r['reason']}): {r['detail']}")
     return out
 
@@ -412,7 +414,7 @@ def render(rows, meta) -> str:
 # -- command line ----------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Play the strength table of issue 4 and write it as markdown.")
+    parser = argparse.ArgumentParser(description="Play the strength table and write it as markdown.")
     parser.add_argument("--games", type=int, default=100, help="games per row against random/greedy (default 100)")
     parser.add_argument("--search-games", type=int, default=None,
                         help="games per row for alphabeta/mcts against random/greedy on LOA and Go "

@@ -162,19 +162,19 @@ def _progress_reward_wrapper():
 def evaluate(game, path, games: int, seed: int) -> dict:
     """The protocol of examples/evaluate.py: vs random and greedy, or over deals for Calculation."""
     import agents
-    from agents.learned import matches
+    import tournaments
 
     player = agents.make("ppo", path=str(path), seed=seed)
     results = {}
     if game.num_players == 1:
         for name, agent in (("ppo", player), ("random", agents.make("random", seed=seed)),
                             ("greedy", agents.make("greedy", seed=seed))):
-            r = matches.solitaire(game, agent, games=games, seed=seed)
+            r = tournaments.solitaire(game, agent, games=games, seed=seed)
             results[f"{name} size={game.params.get('size', '-')}"] = r.as_dict()
             print(f"{name}: {r}")
         return results
     for name in ("random", "greedy"):
-        r = matches.match(game, player, agents.make(name, seed=seed + 1), games=games, seed=seed)
+        r = tournaments.match(game, player, agents.make(name, seed=seed + 1), games=games, seed=seed)
         results[f"vs {name} size={game.params.get('size')}"] = r.as_dict()
         print(f"ppo vs {name} on {game!r}: {r}")
     return results

@@ -147,7 +147,7 @@ def test_match_against_grhino_on_othello_completes():
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
 def test_engine_game_from_an_opening_completes_in_a_tournament_job():
     # four plies are more than the client can work out by itself: play_game hands them over
-    from tournaments.play import Context, Job, play_game
+    from tournaments.play import Context, Job, play_job
 
     game = envs.make_game("go", size=5)
     s, opening = game.initial_state(), []
@@ -157,7 +157,7 @@ def test_engine_game_from_an_opening_completes_in_a_tournament_job():
     engine = agents.gtp.GTPAgent(command=[GNUGO, "--mode", "gtp", "--level", "1", *GNUGO_RULES], move_time=30)
     ctx = Context("go", {"size": 5}, ("mcts:simulations=200", engine), ("mcts", "gnugo"), move_time=60)
     for k in (0, 1):
-        record = play_game(ctx, Job(k, 0, 0, k, k, 1 - k, 0, (1, 2), tuple(opening)))
+        record = play_job(ctx, Job(k, 0, 0, k, k, 1 - k, 0, (1, 2), tuple(opening)))
         assert record["reason"] == "normal" or "resigned" in record["detail"], record
         assert record["opening"] == 4 and record["moves"][:4] == ["C3", "C4", "D3", "D4"]
 

@@ -1,4 +1,4 @@
-"""Learned agents (issue 6): PUCT search, AlphaZero training, PPO, safe weights, shipped nets.
+"""Learned agents: PUCT search, AlphaZero training, PPO, safe weights, shipped nets.
 
 Tests that need torch (the ``learn`` extra) are skipped with a reason when it is missing; the
 search and encoding tests run on numpy alone. Everything uses one torch thread and fixed seeds.
@@ -15,8 +15,10 @@ import pytest
 
 import agents
 from agents.learned import _puct_kernel as K
-from agents.learned import matches, puct, weights
+from agents.learned import puct, weights
 from envs import make_game
+import tournaments
+from tournaments import match, play_game, solitaire
 
 ROOT = Path(__file__).resolve().parent.parent
 try:
@@ -85,7 +87,7 @@ def test_compiled_encodings_match_observation_and_legal_moves(name, size):
 
 def test_ownership_targets_follow_stones_and_tromp_taylor_areas():
     othello = make_game("othello", size=6)
-    end = matches.finish(othello, [agents.make("random", seed=0)] * 2, othello.initial_state())
+    end = play_game(othello, [agents.make("random", seed=0)] * 2).state
     cells = othello.observation(end, 0)
     for seat in (0, 1):
         own = puct.ownership(othello, end, seat)
@@ -127,20 +129,39 @@ def test_search_backs_up_finished_games_and_finds_the_win():
 def test_match_protocol_is_colour_balanced_and_seeded():
     game = make_game("othello", size=6)
     a, b = agents.make("greedy", seed=1), agents.make("random", seed=2)
-    first = matches.match(game, a, b, games=10, seed=3)
-    again = matches.match(game, agents.make("greedy", seed=1), agents.make("random", seed=2), games=10, seed=3)
+    first = match(game, a, b, games=10, seed=3)
+    again = match(game, agents.make("greedy", seed=1), agents.make("random", seed=2), games=10, seed=3)
     assert (first.wins, first.draws, first.losses) == (again.wins, again.draws, again.losses)
     assert first.wins + first.draws + first.losses == 10
     assert first.score == pytest.approx((first.wins + first.draws / 2) / 10)
     with pytest.raises(ValueError, match="even"):
-        matches.match(game, a, b, games=7)
+        match(game, a, b, games=7)
+
+
+def test_a_forfeit_stops_a_match_but_a_resignation_is_a_loss():
+    game = make_game("othello", size=6)
+
+    class Breaks:
+        name = "breaks"
+
+        def act(self, game, state):
+            raise RuntimeError("bug in the agent")
+
+    class Resigns(Breaks):
+        def act(self, game, state):
+            raise agents.Resign()
+
+    with pytest.raises(tournaments.MatchError, match="agent 'breaks' .*forfeit-crash.*bug in the agent"):
+        match(game, agents.make("random", seed=1), Breaks(), games=2)
+    lost = match(game, agents.make("random", seed=1), Resigns(), games=4)
+    assert (lost.wins, lost.draws, lost.losses, lost.score) == (4, 0, 0, 1.0)
 
 
 def test_solitaire_reports_wins_and_progress_over_seeded_deals():
     game = make_game("calculation")
-    greedy = matches.solitaire(game, agents.make("greedy", seed=0), games=40, seed=5)
-    random = matches.solitaire(game, agents.make("random", seed=0), games=40, seed=5)
-    again = matches.solitaire(game, agents.make("random", seed=0), games=40, seed=5)
+    greedy = solitaire(game, agents.make("greedy", seed=0), games=40, seed=5)
+    random = solitaire(game, agents.make("random", seed=0), games=40, seed=5)
+    again = solitaire(game, agents.make("random", seed=0), games=40, seed=5)
     assert (random.won, random.cards) == (again.won, again.cards)
     for r in (greedy, random):
         assert 0 <= r.won <= 40 and r.score == r.won / 40
@@ -252,8 +273,8 @@ def test_shipped_alphazero_weights_play_legal_games_on_every_size(name):
         game = make_game(name, size=size)
         bot = agents.make("alphazero", simulations=1, seed=size)
         opponent = agents.make("random", seed=size)
-        returns = matches.play_out(game, [bot, opponent], game.initial_state())  # apply() checks legality
-        assert returns.sum() == 0
+        outcome = play_game(game, [bot, opponent])  # an illegal action would forfeit
+        assert outcome.reason == "normal" and sum(outcome.returns) == 0, outcome.detail
     clone = pickle.loads(pickle.dumps(bot))  # tournaments ship agents to workers: the net is reloaded
     assert clone._nets == {} and game.is_legal(game.initial_state(), clone.act(game, game.initial_state()))
 
@@ -268,7 +289,8 @@ def test_shipped_ppo_weights_play_legal_games_on_their_size_only():
         game = make_game(meta["game"], **meta["params"])
         bot = agents.make("ppo", seed=0)  # the shipped file found from the game and size
         players = [bot] if game.num_players == 1 else [bot, agents.make("random", seed=1)]
-        matches.play_out(game, players, game.initial_state(seed=0))  # apply() checks legality
+        outcome = play_game(game, players, seed=0)  # an illegal action would forfeit
+        assert outcome.reason == "normal", outcome.detail
         if game.num_players == 2:
             other = make_game(meta["game"], size=meta["params"]["size"] + 2)
             with pytest.raises(agents.AgentError, match="cannot play"):

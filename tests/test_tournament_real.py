@@ -291,13 +291,14 @@ def test_go_games_export_to_sgf(tmp_path):
 
 def test_a_job_can_start_from_an_opening_played_for_both_sides():
     import envs
-    from tournaments.play import Context, Job, play_game, random_opening
+    from agents.openings import random_opening
+    from tournaments.play import Context, Job, play_job
 
     game = envs.make_game("gomoku", size=7)
     opening = random_opening(game, np.random.default_rng(4), 3, 3)
     assert len(opening) == 3 and opening == random_opening(game, np.random.default_rng(4), 3, 3)
     ctx = Context("gomoku", {"size": 7}, (Lowest(), Highest()), ("lowest", "highest"))
-    pair = [play_game(ctx, Job(k, 0, 0, k, k, 1 - k, 0, (0, 0), opening)) for k in (0, 1)]
+    pair = [play_job(ctx, Job(k, 0, 0, k, k, 1 - k, 0, (0, 0), opening)) for k in (0, 1)]
     for record in pair:
         assert record["opening"] == 3 and record["reason"] == "normal"
         replay = game.initial_state()

@@ -18,7 +18,9 @@ import sys
 
 import envs
 
+from .human import HumanAgent, seat_name
 from .journal import JournalError
+from .play import NORMAL, RESIGN, play_game
 
 
 def _game_params(pairs) -> dict:
@@ -112,71 +114,39 @@ def _add_play(sub):
     p.add_argument("--seed", type=int, default=0)
 
 
-HELP = "Enter a move in the game's notation, or: undo, resign, moves, help."
+def play(game, agents, seed=0, out=print):
+    """Play one game between ``agents`` (``HumanAgent`` objects for people at the terminal) with
+    ``play_game``, showing the board after every move; a human may undo (takebacks are on) and
+    resign. Ends with the result line, whatever ended the game; returns the ``GameOutcome``."""
+    out(", ".join(f"{seat_name(game, seat)}: {getattr(a, 'name', '') or type(a).__name__}"
+                  for seat, a in enumerate(agents)))
 
-
-def _human_move(game, state, history, seat, inp=input, out=print):
-    """Ask for a move; returns an action, "undo" or "resign"."""
-    while True:
-        try:
-            text = inp(f"{'Black' if seat == 0 else 'White'} to move> ").strip()
-        except EOFError:
-            return "resign"
-        if text in ("resign", "undo"):
-            return text
-        if text in ("help", "?"):
-            out(HELP)
-        elif text == "moves":
-            out(" ".join(game.action_to_str(state, a) for a in game.legal_actions(state)))
-        elif text:
-            try:
-                return game.str_to_action(state, text)
-            except (envs.ArbiterError, JournalError) as e:
-                out(f"{e}. {HELP}")
-
-
-def play(game, players, seed=0, inp=input, out=print) -> str:
-    """Play one game between ``players`` (agents, or None for a human at the terminal).
-
-    ``undo`` takes back the human's last move (and the agent's reply); ``resign`` ends the game.
-    Returns the result text ("1-0", "0-1", "1/2-1/2")."""
-    state = game.initial_state(seed=seed)
-    history = []
-    while not game.is_terminal(state):
+    def watch(state, seat, move):
+        if move is not None:
+            out(f"{seat_name(game, seat)} plays {move}")
         out(game.to_text(state))
-        seat = game.current_player(state)
-        if players[seat] is None:
-            action = _human_move(game, state, history, seat, inp, out)
-            if action == "resign":
-                out(f"{'Black' if seat == 0 else 'White'} resigns.")
-                return "0-1" if seat == 0 else "1-0"
-            if action == "undo":
-                back = next((i for i in range(len(history) - 1, -1, -1)
-                             if game.current_player(history[i]) == seat), None)
-                if back is None:
-                    out("nothing to undo")
-                else:
-                    state = history[back]
-                    del history[back:]
-                continue
+
+    outcome = play_game(game, agents, seed=seed, takebacks=True, watch=watch)
+    if outcome.reason != NORMAL:
+        loser = min(range(game.num_players), key=lambda s: outcome.returns[s])
+        if outcome.reason == RESIGN:
+            what = "resign" if game.num_players == 1 else "resigns"
         else:
-            action = players[seat].act(game, state.copy())
-        out(f"{'Black' if seat == 0 else 'White'} plays {game.action_to_str(state, action)}")
-        history.append(state)
-        state = game.apply(state, action)
-    out(game.to_text(state))
-    r = game.returns(state)
-    result = "1-0" if r[0] > r[1] else ("0-1" if r[1] > r[0] else "1/2-1/2")
-    out(f"Result: {result}")
-    return result
+            what = f"{'forfeit' if game.num_players == 1 else 'forfeits'} ({outcome.reason}: {outcome.detail})"
+        out(f"{seat_name(game, loser)} {what}.")
+    if game.num_players == 2:
+        out(f"Result: {outcome.result}")
+    else:
+        out(f"Result: {'won' if outcome.winner == 0 else 'lost'}")
+    return outcome
 
 
 def _run_play(args) -> int:
     game = envs.make_game(args.game, **_game_params(args.param))
     players = []
-    for seat, spec in enumerate((args.black, args.white)):
+    for seat, spec in enumerate((args.black, args.white)[:game.num_players]):
         if spec == "human":
-            players.append(None)
+            players.append(HumanAgent())
         else:
             import agents
 

@@ -27,7 +27,7 @@ import traceback
 from collections import deque
 from multiprocessing.connection import wait
 
-from .play import CRASH, TIMEOUT, Context, forfeit_record, play_game
+from .play import CRASH, TIMEOUT, Context, forfeit_record, play_job
 
 
 class ExecutorError(RuntimeError):
@@ -53,7 +53,7 @@ class InlineExecutor:
 
     def run(self, jobs):
         for job in jobs:
-            yield play_game(self.ctx, job, self.game, warmed=self.warmed)
+            yield play_job(self.ctx, job, self.game, warmed=self.warmed)
 
     def close(self) -> None:
         pass
@@ -72,7 +72,7 @@ def _worker_main(conn, ctx: Context) -> None:
         if job is None:
             return
         try:
-            record = play_game(ctx, job, game, report=lambda *msg: conn.send(msg), warmed=warmed)
+            record = play_job(ctx, job, game, report=lambda *msg: conn.send(msg), warmed=warmed)
         except Exception:  # noqa: BLE001 - reported to the parent, which raises ExecutorError
             conn.send(("error", traceback.format_exc()))
             continue
@@ -91,7 +91,7 @@ class _Slot:
         self.job = None
 
     def assign(self, job, setup_time):
-        self.job, self.seat, self.moves = job, None, []
+        self.job, self.seat, self.moves, self.actions = job, None, [], []
         self.deadline = time.monotonic() + setup_time
         self.conn.send(job)
 
@@ -154,9 +154,10 @@ class ProcessExecutor:
         if kind == "error":
             raise ExecutorError("a tournament worker failed:\n" + msg[1])
         slot.seat = msg[1]
-        if kind == "move":
-            if msg[2] is not None:
-                slot.moves.append(msg[2])
+        if kind == "move":  # ("move", seat, the (move, action) plies played since the last one)
+            for move, action in msg[2]:
+                slot.moves.append(move)
+                slot.actions.append(action)
             if self.limit is not None:
                 slot.deadline = time.monotonic() + self.limit
             else:
@@ -166,12 +167,12 @@ class ProcessExecutor:
         return None
 
     def _forfeit(self, slot, reason, detail):
-        job, seat, moves = slot.job, slot.seat, slot.moves
+        job, seat, moves, actions = slot.job, slot.seat, slot.moves, slot.actions
         slot.kill()
         self.slots.remove(slot)
         if seat is None:
             raise ExecutorError(f"worker for game {job.index} failed before the game started: {detail}")
-        return forfeit_record(self.ctx, job, seat, reason, detail, moves)
+        return forfeit_record(self.ctx, job, seat, reason, detail, moves, actions)
 
     def close(self) -> None:
         for slot in self.slots:

@@ -1,22 +1,33 @@
-"""Playing one game between two agents, with forfeits instead of exceptions.
+"""Playing one game between agents: ``play_game``, the one game loop of Arbiter.
 
-This is what a worker process runs. Everything that can go wrong with an agent ends the game as a
-forfeit of that agent, with the reason recorded, so one bad agent never stops a tournament:
+    import agents, envs, tournaments
+    game = envs.make_game("gomoku", size=9)
+    outcome = tournaments.play_game(game, [agents.make("greedy", seed=1), agents.make("random", seed=2)])
+    outcome.winner, outcome.result, outcome.reason, outcome.moves
+
+Tournament workers (``play_job`` below), evaluation matches (``tournaments.matches``) and
+``arbiter play`` all play through ``play_game``, so a game is refereed and recorded the same way
+everywhere. Everything that can go wrong with an agent ends the game as a forfeit of that agent,
+with the reason recorded, never as an exception, so one bad agent never stops a tournament:
 
   forfeit-crash    the agent raised (or could not be built, or its process died);
   forfeit-timeout  a move took longer than ``move_time`` (measured here; a move that never
                    returns is caught by the executor, which kills the process);
   forfeit-illegal  the agent returned something that is not a legal action.
 
-A job may start from an *opening*: moves played for both sides before the agents take over, as
+An agent may also give up: ``act`` raising ``agents.Resign`` loses the game with reason
+``resign``, which is a result, not a fault.
+
+A game may start from an *opening*: moves played for both sides before the agents take over, as
 chess tournament tools play a book opening (and a colour pair plays it once with each colour,
 so deterministic agents do not replay one game). The record's ``moves`` include the opening and
 ``opening`` says how many plies it took; agents that keep their own board, such as GTP engines,
 are shown the opening through their ``set_history``.
 
-``report`` is called with heartbeats ``("build", seat)``, ``("warm", seat)`` and
-``("move", seat, previous_move)`` before each step, so a supervisor that has to kill a hung game
-knows whose fault it was and which moves were played.
+The tournament side: ``Context`` (what every game of a tournament shares) and ``Job`` (one game)
+travel to the worker processes; ``play_job`` builds the job's agents, plays it with ``play_game``
+and returns the journal's record, a JSON-ready dict whose ``code`` is the referee's BLACK_WINS /
+WHITE_WINS / DRAW (kept in the record so that journals written before resume unchanged).
 """
 
 from __future__ import annotations
@@ -24,16 +35,232 @@ from __future__ import annotations
 import copy
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 import envs
+from agents.base import Resign
+from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
+from envs import IllegalActionError, ParameterError
 
-NORMAL, CRASH, TIMEOUT, ILLEGAL = "normal", "forfeit-crash", "forfeit-timeout", "forfeit-illegal"
-RESULT_TEXT = {0: "1-0", 1: "0-1", 2: "1/2-1/2"}
+from .referee import BLACK_WINS, DRAW, WHITE_WINS
+
+NORMAL, RESIGN = "normal", "resign"
+CRASH, TIMEOUT, ILLEGAL = "forfeit-crash", "forfeit-timeout", "forfeit-illegal"
+RESULT_TEXT = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
 
 
+class TakeBack(Exception):
+    """Raised by ``act`` to take back the agent's own last move and the replies to it (the human
+    at the terminal typing ``undo``). Only ``play_game(..., takebacks=True)`` honours it; anywhere
+    else it is an illegal request and forfeits, so no tournament agent can replay a lost line."""
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """How one game ended, and its record.
+
+    winner    the seat that won; None for a draw (in a one-player game: the game was lost)
+    returns   per seat, the game's ``returns`` at the end; a seat that forfeits or resigns gets
+              the loss (-1 and the other seat +1; 0 in a one-player game)
+    reason    NORMAL (the rules ended the game), RESIGN, or CRASH / TIMEOUT / ILLEGAL (forfeits);
+              ``detail`` says what happened in words
+    moves     every ply in the game's notation, the opening included; ``actions`` the same plies
+              as action ids; ``opening`` how many of the first plies were the opening
+    seconds   wall-clock time of the agents' moves
+    state     the last position (not part of a tournament record)
+
+    Two outcomes are equal when the games are: ``seconds`` and ``state`` are not compared (the
+    time is a measurement, the state follows from the actions).
+    """
+
+    winner: int | None
+    returns: tuple
+    reason: str = NORMAL
+    detail: str = ""
+    moves: tuple = ()
+    actions: tuple = ()
+    opening: int = 0
+    seconds: float = field(default=0.0, compare=False)
+    state: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def plies(self) -> int:
+        """Plies played, the opening included."""
+        return len(self.actions)
+
+    @property
+    def forfeit(self) -> bool:
+        """Whether an agent's fault (crash, timeout, illegal action) ended the game."""
+        return self.reason not in (NORMAL, RESIGN)
+
+    @property
+    def result(self) -> str:
+        """``"1-0"`` (the first seat won), ``"0-1"`` or ``"1/2-1/2"``: the usual two-player score."""
+        if len(self.returns) != 2:
+            raise ValueError(f"result: a '1-0' score needs two players, this game had {len(self.returns)}")
+        return RESULT_TEXT[self.winner]
+
+
+def winner_of(returns) -> int | None:
+    """The seat with the strictly highest return (None on a tie); alone, the seat if it won."""
+    returns = tuple(float(r) for r in returns)
+    best = max(returns)
+    if returns.count(best) > 1 or (len(returns) == 1 and best <= 0):
+        return None
+    return returns.index(best)
+
+
+def forfeit(seat: int, reason: str, detail: str, *, num_players: int = 2, moves=(), actions=(),
+            opening: int = 0, seconds: float = 0.0, state=None) -> GameOutcome:
+    """The outcome of a game lost by ``seat`` for ``reason`` (a forfeit or RESIGN) after the
+    plies ``moves``/``actions``; ``reason`` must be one of the module's reasons but NORMAL."""
+    if reason not in (RESIGN, CRASH, TIMEOUT, ILLEGAL):
+        raise ParameterError(f"reason={reason!r}: expected one of {RESIGN!r}, {CRASH!r}, {TIMEOUT!r}, {ILLEGAL!r}")
+    if not 0 <= seat < num_players:
+        raise ParameterError(f"seat={seat!r}: expected a seat from 0 to {num_players - 1}")
+    returns = (0.0,) if num_players == 1 else tuple(-1.0 if s == seat else 1.0 for s in range(num_players))
+    return GameOutcome(winner_of(returns), returns, reason, detail, tuple(moves), tuple(actions), opening,
+                       seconds, state)
+
+
+def _describe(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def _is_action(action) -> bool:
+    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+
+
+def _silent(*msg) -> None:
+    pass
+
+
+def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None, takebacks=False,
+              watch=None, report=None) -> GameOutcome:
+    """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
+
+    agents     one object per seat with ``act(game, state) -> action``; each is ``reset()`` first
+               if it has the method, since a game starts without memory of the last one.
+    seed       the deal: the game starts from ``game.initial_state(seed=seed)`` (only games with
+               chance, Calculation, use it; agents draw from their own seeds).
+    state      a position to start from instead of the deal (a copy is used); not with ``seed``.
+    opening    action ids played for both sides from the start position before the agents move;
+               they are part of the record. When the game starts from ``initial_state``, agents
+               with ``set_history(game, actions)`` (GTP engines keep their own board) are shown it.
+    move_time  seconds per move; a slower move forfeits with ``forfeit-timeout``.
+    takebacks  honour ``TakeBack`` from an agent (``arbiter play``'s undo); otherwise it forfeits.
+    watch      ``watch(state, seat, move)`` after every ply (the mover's seat and the move in
+               notation) and with ``seat = move = None`` whenever a position is set (the start,
+               a takeback): what a display needs.
+    report     ``report("move", seat, plies)`` before each agent move, ``plies`` being the
+               ``(move, action)`` pairs played since the previous report (the opening comes with
+               the first): the heartbeat with which a supervisor kills a hung game and still
+               knows whose fault it was and what was played.
+
+    Bad arguments raise (``ParameterError``; ``IllegalActionError`` for an illegal opening): they
+    are the caller's mistake. Whatever an agent does ends the game instead (see the module).
+    """
+    agents = list(agents)
+    if len(agents) != game.num_players:
+        raise ParameterError(f"agents: {game.name} needs {game.num_players} (one per seat), got {len(agents)}")
+    for seat, agent in enumerate(agents):
+        if not callable(getattr(agent, "act", None)):
+            raise ParameterError(f"agents[{seat}]={agent!r}: expected an object with act(game, state) -> action")
+    if state is not None and seed is not None:
+        raise ParameterError(f"seed={seed!r} and a state: give the deal (seed=) or the position (state=), not both")
+    if move_time is not None and (not isinstance(move_time, (int, float, np.integer, np.floating))
+                                  or isinstance(move_time, bool) or not move_time > 0):
+        raise ParameterError(f"move_time={move_time!r}: expected a positive number of seconds or None")
+    report = report or _silent
+    from_start = state is None
+    state = game.initial_state(seed=seed) if from_start else game.check_state(state).copy()
+    opening = tuple(opening)
+    moves: list[str] = []
+    actions: list[int] = []
+    for i, action in enumerate(opening):
+        if not _is_action(action) or not game.is_legal(state, int(action)):
+            raise IllegalActionError(f"opening[{i}]={action!r} is not a legal action after "
+                                     f"{' '.join(moves) or 'the start'}")
+        moves.append(game.action_to_str(state, int(action)))
+        actions.append(int(action))
+        state = game.apply(state, int(action))
+    start = time.perf_counter()
+
+    def lose(seat, reason, detail):
+        return forfeit(seat, reason, detail, num_players=game.num_players, moves=moves, actions=actions,
+                       opening=len(opening), seconds=time.perf_counter() - start, state=state)
+
+    def show_history(history):
+        """Tell agents that keep their own board the plies since the start; a failure forfeits."""
+        if not from_start:
+            return None
+        for seat, agent in enumerate(agents):
+            if callable(getattr(agent, "set_history", None)):
+                try:
+                    agent.set_history(game, tuple(history))
+                except Exception as e:  # noqa: BLE001 - any failure of agent code is that agent's forfeit
+                    return lose(seat, CRASH, "showing it the game so far: " + _describe(e))
+        return None
+
+    for seat, agent in enumerate(agents):
+        if callable(getattr(agent, "reset", None)):
+            try:
+                agent.reset()
+            except Exception as e:  # noqa: BLE001
+                return lose(seat, CRASH, "reset for a new game: " + _describe(e))
+    if opening and (lost := show_history(opening)) is not None:
+        return lost
+    if watch:
+        watch(state.copy(), None, None)
+    played: list[tuple[np.ndarray, int]] = []  # (position, mover) of every agent ply, for takebacks
+    unreported = list(zip(moves, actions))
+    while not game.is_terminal(state):
+        seat = game.current_player(state)
+        report("move", seat, tuple(unreported))
+        unreported.clear()
+        t = time.perf_counter()
+        try:
+            action = agents[seat].act(game, state.copy())
+        except Resign as e:
+            return lose(seat, RESIGN, str(e) or "resigned")
+        except TakeBack:
+            back = next((i for i in range(len(played) - 1, -1, -1) if played[i][1] == seat), None)
+            if not takebacks or back is None:
+                why = "takebacks are not allowed here" if not takebacks else "it has not moved yet"
+                return lose(seat, ILLEGAL, f"move {len(moves) + 1}: asked to take back a move, but {why}")
+            state = played[back][0]
+            del played[back:], moves[len(opening) + back:], actions[len(opening) + back:]
+            if (lost := show_history(actions)) is not None:
+                return lost
+            if watch:
+                watch(state.copy(), None, None)
+            continue
+        except Exception as e:  # noqa: BLE001
+            return lose(seat, CRASH, _describe(e))
+        spent = time.perf_counter() - t
+        if move_time is not None and spent > move_time:
+            return lose(seat, TIMEOUT, f"move {len(moves) + 1} took {spent:.3f}s > {move_time}s")
+        if not _is_action(action) or not game.is_legal(state, int(action)):
+            return lose(seat, ILLEGAL, f"move {len(moves) + 1}: {action!r} is not a legal action")
+        action = int(action)
+        move = game.action_to_str(state, action)
+        played.append((state, seat))
+        moves.append(move)
+        actions.append(action)
+        unreported.append((move, action))
+        state = game.apply(state, action)
+        if watch:
+            watch(state.copy(), seat, move)
+    returns = tuple(float(r) for r in game.returns(state))
+    return GameOutcome(winner_of(returns), returns, NORMAL, "", tuple(moves), tuple(actions), len(opening),
+                       time.perf_counter() - start, state)
+
+
+# -- the tournament side ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Context:
     """What every game of a tournament shares: the game, the agents, the clock."""
@@ -61,24 +288,6 @@ class Job:
     opening: tuple = ()    # action ids played from the start before the agents move
 
 
-def random_opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple:
-    """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
-    uniformly too) that leave the game unfinished; the deal, if any, is ``initial_state(seed=0)``."""
-    if not 0 <= min_plies <= max_plies:
-        raise ValueError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
-    while True:
-        state, moves = game.initial_state(seed=0), []
-        plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
-        for _ in range(plies):
-            legal = game.legal_actions(state)
-            moves.append(int(legal[rng.integers(len(legal))]))
-            state = game.apply(state, moves[-1])
-            if game.is_terminal(state):
-                break
-        if not game.is_terminal(state):
-            return tuple(moves)
-
-
 def build_agent(entry, seed):
     """A fresh agent for one game: a spec goes through ``agents.make`` with the game's seed;
     an agent object is deep-copied (its own seed applies) and ``reset()`` if it has one."""
@@ -92,37 +301,36 @@ def build_agent(entry, seed):
     return agent
 
 
-def _describe(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
-
-
-def forfeit_record(ctx: Context, job: Job, seat: int, reason: str, detail: str, moves=(), seconds=0.0):
-    """The record of a game lost by ``seat`` for ``reason``."""
-    return _record(ctx, job, 1 if seat == 0 else 0, reason, list(moves), seconds, detail)
-
-
-def _record(ctx, job, code, reason, moves, seconds, detail=""):
+def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict:
+    """The journal's record of ``job`` ended with ``outcome`` (a plain dict, JSON-ready)."""
+    code = {0: BLACK_WINS, 1: WHITE_WINS, None: DRAW}[outcome.winner]
     return {
         "opening": len(job.opening),
         "index": job.index, "round": job.round, "match": job.match, "game": job.game,
         "black": ctx.names[job.black], "white": ctx.names[job.white],
         "black_id": job.black, "white_id": job.white, "seed": job.seed,
-        "code": code, "result": RESULT_TEXT[code], "reason": reason, "detail": detail,
-        "moves": moves, "plies": len(moves), "seconds": round(seconds, 4),
+        "code": code, "result": outcome.result, "reason": outcome.reason, "detail": outcome.detail,
+        "moves": list(outcome.moves), "plies": outcome.plies, "seconds": round(outcome.seconds, 4),
     }
 
 
-def play_game(ctx: Context, job: Job, game=None, report=lambda *msg: None, warmed=None) -> dict:
-    """Play ``job`` to the end and return its record (a plain dict, JSON-ready).
+def forfeit_record(ctx: Context, job: Job, seat: int, reason: str, detail: str, moves=(), actions=(),
+                   seconds=0.0) -> dict:
+    """The record of ``job`` lost by ``seat`` for ``reason`` after ``moves`` (for a supervisor
+    that had to kill the game: it knows the plies from the heartbeats)."""
+    return job_record(ctx, job, forfeit(seat, reason, detail, moves=moves, actions=actions,
+                                        opening=min(len(job.opening), len(moves)), seconds=seconds))
 
+
+def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> dict:
+    """Build ``job``'s agents, play it with ``play_game`` and return its record.
+
+    ``report`` also gets ``("build", seat)`` and ``("warm", seat)`` before those steps.
     ``warmed`` (a set kept by a worker) lists players whose agent already made one untimed move in
     this process: with a clock, each agent first moves once unclocked so that just-in-time
     compilation is not charged to its first real move.
     """
     game = game or envs.make_game(ctx.game, **ctx.game_params)
-    start = time.perf_counter()
     seats = (job.black, job.white)
     players = []
     for seat, player in enumerate(seats):
@@ -131,45 +339,17 @@ def play_game(ctx: Context, job: Job, game=None, report=lambda *msg: None, warme
             players.append(build_agent(ctx.agents[player], job.agent_seeds[seat]))
         except Exception as e:  # noqa: BLE001 - any failure of agent code is that agent's forfeit
             return forfeit_record(ctx, job, seat, CRASH, "building the agent: " + _describe(e))
-    state = game.initial_state(seed=job.seed)
     if ctx.move_time is not None and warmed is not None:
+        start = game.initial_state(seed=job.seed)
         for seat, player in enumerate(seats):
             if player in warmed:
                 continue
             report("warm", seat)
             try:
-                build_agent(ctx.agents[player], 0).act(game, state.copy())
+                build_agent(ctx.agents[player], 0).act(game, start.copy())
             except Exception as e:  # noqa: BLE001
                 return forfeit_record(ctx, job, seat, CRASH, "warm-up move: " + _describe(e))
             warmed.add(player)
-    moves: list[str] = []
-    for action in job.opening:
-        moves.append(game.action_to_str(state, action))
-        state = game.apply(state, action)
-    for seat, player in enumerate(players):
-        if job.opening and hasattr(player, "set_history"):
-            try:
-                player.set_history(game, job.opening)
-            except Exception as e:  # noqa: BLE001
-                return forfeit_record(ctx, job, seat, CRASH, "showing it the opening: " + _describe(e), moves)
-    while not game.is_terminal(state):
-        seat = game.current_player(state)
-        report("move", seat, moves[-1] if moves else None)
-        t = time.perf_counter()
-        try:
-            action = players[seat].act(game, state.copy())
-        except Exception as e:  # noqa: BLE001
-            return forfeit_record(ctx, job, seat, CRASH, _describe(e), moves, time.perf_counter() - start)
-        spent = time.perf_counter() - t
-        if ctx.move_time is not None and spent > ctx.move_time:
-            return forfeit_record(ctx, job, seat, TIMEOUT, f"move {len(moves) + 1} took {spent:.3f}s "
-                                  f"> {ctx.move_time}s", moves, time.perf_counter() - start)
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool) \
-                or not game.is_legal(state, int(action)):
-            return forfeit_record(ctx, job, seat, ILLEGAL, f"move {len(moves) + 1}: {action!r} is not a "
-                                  "legal action", moves, time.perf_counter() - start)
-        moves.append(game.action_to_str(state, int(action)))
-        state = game.apply(state, int(action))
-    r = game.returns(state)
-    code = 0 if r[0] > r[1] else (1 if r[1] > r[0] else 2)
-    return _record(ctx, job, code, NORMAL, moves, time.perf_counter() - start)
+    outcome = play_game(game, players, seed=job.seed, opening=job.opening, move_time=ctx.move_time,
+                        report=report)
+    return job_record(ctx, job, outcome)

@@ -26,9 +26,12 @@ import envs
 
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
-from .play import Context, Job
+from .play import NORMAL, RESIGN, Context, Job
 from .ratings import bradley_terry
-from .referee import Referee, configure
+from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure
+
+# points of (Black, White) for each result code of a record
+POINTS = {BLACK_WINS: (1.0, 0.0), WHITE_WINS: (0.0, 1.0), DRAW: (0.5, 0.5)}
 
 
 def _label(entry) -> str:
@@ -93,11 +96,11 @@ class TournamentResult:
         n = len(self.names)
         scores, played = np.zeros((n, n)), np.zeros((n, n))
         for g in self.games:
-            b, w, code = g["black_id"], g["white_id"], g["code"]
+            b, w = g["black_id"], g["white_id"]
             played[b, w] += 1
             played[w, b] += 1
-            scores[b, w] += (1.0, 0.0, 0.5)[code]
-            scores[w, b] += (0.0, 1.0, 0.5)[code]
+            scores[b, w] += POINTS[g["code"]][0]
+            scores[w, b] += POINTS[g["code"]][1]
         return scores, played
 
     def crosstable(self) -> np.ndarray:
@@ -109,10 +112,10 @@ class TournamentResult:
         rows = []
         for i, name in enumerate(self.names):
             mine = [g for g in self.games if i in (g["black_id"], g["white_id"])]
-            won = sum(1 for g in mine if (g["code"], i) in ((0, g["black_id"]), (1, g["white_id"])))
-            drawn = sum(1 for g in mine if g["code"] == 2)
-            lost_forfeit = sum(1 for g in mine if g["reason"] != "normal"
-                               and (g["code"], i) in ((1, g["black_id"]), (0, g["white_id"])))
+            won = sum(1 for g in mine if (g["code"], i) in ((BLACK_WINS, g["black_id"]), (WHITE_WINS, g["white_id"])))
+            drawn = sum(1 for g in mine if g["code"] == DRAW)
+            lost_forfeit = sum(1 for g in mine if g["reason"] not in (NORMAL, RESIGN)
+                               and (g["code"], i) in ((WHITE_WINS, g["black_id"]), (BLACK_WINS, g["white_id"])))
             lo, hi = self.places[i]
             rows.append(Standing(place_text(lo, hi), name, self.points[i], len(mine), won, drawn,
                                  len(mine) - won - drawn, lost_forfeit))
@@ -181,7 +184,7 @@ def _sgf(g, size, komi) -> str:
     letters = "abcdefghijklmnopqrs"
     props = [f"GM[1]FF[4]SZ[{size}]KM[{komi}]PB[{g['black']}]PW[{g['white']}]",
              "RE[" + {"1-0": "B+", "0-1": "W+", "1/2-1/2": "0"}[g["result"]]
-             + ("F" if g["reason"] != "normal" and g["result"] != "1/2-1/2" else "") + "]"]
+             + ({NORMAL: "", RESIGN: "R"}.get(g["reason"], "F") if g["result"] != "1/2-1/2" else "") + "]"]
     nodes = []
     for ply, mv in enumerate(g["moves"]):
         colour = "BW"[ply % 2]

@@ -1,13 +1,18 @@
-"""The evaluation protocol of the learned agents (issue 6, STUDY.md §5): seeded, colour-balanced matches.
+"""Evaluation matches: seeded, colour-balanced, with a standard error on the score.
 
-    result = match(game, agents.make("alphazero"), agents.make("greedy", seed=1), games=100, seed=0)
+    result = tournaments.match(game, agents.make("alphazero"), agents.make("greedy", seed=1), games=100)
     result.score, result.se, result.wins, result.draws, result.losses, result.beats
+    tournaments.solitaire(envs.make_game("calculation"), agents.make("greedy"), games=100)
 
 A match of ``games`` games (even) is played in pairs: both games of a pair start from the same
 opening of 2-4 uniformly random plies drawn from ``seed`` (so deterministic agents do not replay
 one game), A moving first in one and second in the other, hence half the games with A as first
 player. A's score is (wins + draws/2) / games, with standard error sd(per-game score)/sqrt(games);
-"A beats B" is claimed only when score - 2 SE > 0.5.
+"A beats B" is claimed only when score - 2 SE > 0.5. A resignation counts as a loss.
+
+Every game is played by ``tournaments.play_game``. A forfeit (a crash, an illegal action) is not
+counted as a loss but raises ``MatchError``: a match measures strength, and an agent that breaks
+during one has a bug that a lost game would hide.
 """
 
 from __future__ import annotations
@@ -18,7 +23,14 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from envs import _common as C
+from agents.openings import random_opening
+from envs import ParameterError
+
+from .play import GameOutcome, play_game
+
+
+class MatchError(RuntimeError):
+    """A game of a match or solitaire run ended by an agent's forfeit (its detail says why)."""
 
 
 @dataclass
@@ -44,44 +56,32 @@ class MatchResult:
                 f" of {self.games}); {verdict} (needs score - 2SE > 0.5)")
 
 
-def opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4):
-    """A start position after ``min_plies``..``max_plies`` uniformly random legal moves, still ongoing."""
-    from tournaments.play import random_opening
-
-    state = game.initial_state(seed=0)
-    for action in random_opening(game, rng, min_plies, max_plies):
-        state = game.apply(state, action)
-    return state
-
-
-def finish(game, players, state) -> np.ndarray:
-    """Play ``state`` to the end with ``players[seat]`` moving for each seat; return the end."""
-    for player in players:
-        player.reset()
-    while state[C.H_STATUS] == C.ONGOING:
-        state = game.apply(state, players[game.current_player(state)].act(game, state))
-    return state
-
-
-def play_out(game, players, state) -> np.ndarray:
-    """The returns of ``state`` played to the end by ``players``."""
-    return game.returns(finish(game, players, state))
+def _checked(game, players, outcome: GameOutcome, what: str) -> GameOutcome:
+    """``outcome``, unless an agent forfeited: then ``MatchError`` naming the agent and the fault."""
+    if outcome.forfeit:
+        seat = min(range(len(outcome.returns)), key=lambda s: outcome.returns[s])
+        name = getattr(players[seat], "name", "") or type(players[seat]).__name__
+        raise MatchError(f"{game.name} {what}: agent {name!r} (seat {seat}) forfeited after "
+                         f"{outcome.plies} plies ({outcome.reason}): {outcome.detail}")
+    return outcome
 
 
 def match(game, a, b, games: int = 100, seed: int = 0, min_plies: int = 2, max_plies: int = 4,
           progress=None) -> MatchResult:
-    """Play agent ``a`` against agent ``b`` under the protocol of the module docstring."""
-    if games < 2 or games % 2:
-        raise ValueError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
+    """Play agent ``a`` against agent ``b`` under the protocol of the module docstring.
+    ``progress(pairs_done, pairs)`` is called after every colour pair."""
+    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 2 or games % 2:
+        raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     scores = []
     for pair in range(games // 2):
-        state = opening(game, rng, min_plies, max_plies)
+        opening = random_opening(game, rng, min_plies, max_plies)
         for a_seat in (0, 1):
             players = [a, b] if a_seat == 0 else [b, a]
-            outcome = play_out(game, players, state)[a_seat]
-            scores.append((outcome + 1) / 2)
+            outcome = play_game(game, players, seed=0, opening=opening)
+            _checked(game, players, outcome, f"match, game {2 * pair + a_seat + 1} of {games}")
+            scores.append((outcome.returns[a_seat] + 1) / 2)
         if progress is not None:
             progress(pair + 1, games // 2)
     s = np.asarray(scores)
@@ -110,9 +110,14 @@ class SolitaireResult:
 
 def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
     """Win rate of ``agent`` over ``games`` seeded deals of a one-player game (Calculation)."""
+    if game.num_players != 1:
+        raise ParameterError(f"solitaire: {game.name} has {game.num_players} players; use match() for it")
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
-    ends = [finish(game, [agent], game.initial_state(seed=int(rng.integers(2**62)))) for _ in range(games)]
+    ends = []
+    for k in range(games):
+        outcome = play_game(game, [agent], seed=int(rng.integers(2**62)))
+        ends.append(_checked(game, [agent], outcome, f"solitaire, deal {k + 1} of {games}").state)
     s = np.array([game.returns(end)[0] for end in ends])
     cards = np.array([game.foundation_cards(end) for end in ends], dtype=np.float64)
     return SolitaireResult(games=games, won=int(s.sum()), score=float(s.mean()), se=_se(s),

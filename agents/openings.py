@@ -1,0 +1,33 @@
+"""Random openings: a few uniformly random legal moves from the start, shared by everything that
+plays an agent against another (tournament jobs, evaluation matches, self-play tuners).
+
+An opening gives two deterministic agents different games to play: each colour pair of a match
+starts from its own opening, drawn from the match's seed, and plays it once with each colour.
+It lives with the agents, not the tournaments, because agent-side tools (the LOA weight tuner)
+draw openings too and ``agents`` must not depend on ``tournaments``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs import ParameterError
+
+
+def random_opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple:
+    """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
+    uniformly too) that leave the game unfinished, as a tuple of action ids; the deal, if any, is
+    ``initial_state(seed=0)``. Positions that end the game are redrawn from scratch."""
+    if not 0 <= min_plies <= max_plies:
+        raise ParameterError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
+    while True:
+        state, moves = game.initial_state(seed=0), []
+        plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
+        for _ in range(plies):
+            legal = game.legal_actions(state)
+            moves.append(int(legal[rng.integers(len(legal))]))
+            state = game.apply(state, moves[-1])
+            if game.is_terminal(state):
+                break
+        if not game.is_terminal(state):
+            return tuple(moves)

@@ -1,0 +1,71 @@
+"""A human at the terminal as an agent: ``act`` asks for a move, so a person plays through the
+same ``play_game`` as every program (``arbiter play --black human``).
+
+Besides a move in the game's notation the human may type ``moves`` (the legal moves), ``help``,
+``resign`` (raises ``agents.Resign``: the game is lost, not crashed; so does the end of input)
+and ``undo``, which raises ``TakeBack``: ``play_game(..., takebacks=True)`` then returns to the
+human's previous turn, taking back the human's last move and the replies to it.
+"""
+
+from __future__ import annotations
+
+from agents.base import Resign
+from envs import ArbiterError
+
+from .play import TakeBack
+
+HELP = "Enter a move in the game's notation, or: undo, resign, moves, help."
+
+
+def seat_name(game, seat: int) -> str:
+    """How a seat is called to a person: Black and White (the first player is Black in every
+    two-player game here), or "You" alone at a patience."""
+    if game.num_players == 1:
+        return "You"
+    return ("Black", "White")[seat]
+
+
+class HumanAgent:
+    """Moves typed at the terminal. ``inp`` and ``out`` replace ``input`` and ``print`` (tests,
+    other front ends)."""
+
+    name = "human"
+
+    def __init__(self, inp=input, out=print):
+        self.inp, self.out = inp, out
+        self.reset()
+
+    def reset(self) -> None:
+        """A new game: nothing to take back, and the human is told the colour again."""
+        self._turns: list[bytes] = []  # the positions this human was asked to move in, in order
+
+    def act(self, game, state) -> int:
+        seat = game.current_player(state)
+        if not self._turns and game.num_players > 1:
+            self.out(f"You play {seat_name(game, seat)}.")
+        here = state.tobytes()  # unique within a game: the state counts its plies
+        if here in self._turns:  # back here after a takeback: later turns are gone
+            del self._turns[self._turns.index(here):]
+        self._turns.append(here)
+        while True:
+            try:
+                text = self.inp(f"{seat_name(game, seat)} to move> ").strip()
+            except EOFError:
+                raise Resign("end of input") from None
+            command = text.lower()
+            if command == "resign":
+                raise Resign(f"{seat_name(game, seat)} resigns")
+            if command == "undo":
+                if len(self._turns) < 2:
+                    self.out("nothing to undo")
+                    continue
+                raise TakeBack()
+            if command in ("help", "?"):
+                self.out(HELP)
+            elif command == "moves":
+                self.out(" ".join(game.action_to_str(state, a) for a in game.legal_actions(state)))
+            elif text:
+                try:
+                    return game.str_to_action(state, text)
+                except ArbiterError as e:
+                    self.out(f"{e}. {HELP}")
