@@ -319,6 +319,12 @@ class AlphaBetaAgent(SearchAgent):
         state["_tt"] = None
         return state
 
+    def warm_up(self, game):
+        """A depth-1 search with this agent's options: the same compiled code, any budget."""
+        if self.applies_to(game):
+            AlphaBetaAgent(depth=1, tt_bits=self.tt_bits, weights=self.weights, seed=0).act(
+                game, game.initial_state(seed=0))
+
     def _table(self, game):
         """The transposition table, kept between moves of a game; one row means "no table"."""
         key = (game.name, int(game.kernel_params[C.P_SIG]))

@@ -120,6 +120,11 @@ class Agent:
     def reset(self) -> None:
         """Forget per-game memory (search trees, tables) before a new game. Default: nothing."""
 
+    def warm_up(self, game: Game) -> None:
+        """Compile the code this agent runs on ``game`` so that numba's disk cache holds it:
+        processes started afterwards (tournament workers) then load it instead of each
+        compiling it again. Default: nothing to compile (pure Python agents, external engines)."""
+
     def __repr__(self) -> str:
         return f"make({self.name!r}, seed={self.seed!r})"
 

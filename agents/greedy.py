@@ -59,6 +59,9 @@ class GreedyAgent(Agent):
         super().__init__(seed=seed)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
+    def warm_up(self, game):
+        self.act(game, game.initial_state(seed=0))
+
     def _act(self, game, state):
         w = self.weights if self.weights is not None else E.default_weights(game)
         moves = np.empty(game.num_actions, dtype=np.int64)

@@ -67,6 +67,12 @@ class MCTSAgent(Agent):
                              "(the registered games' policies) or None for the game's default")
         self.playout = playout
 
+    def warm_up(self, game):
+        """A 16-simulation search with this agent's options: the same compiled code, any budget."""
+        if self.applies_to(game):
+            MCTSAgent(simulations=16, c=self.c, threshold=self.threshold, playout=self.playout,
+                      max_nodes=self.max_nodes, seed=0).act(game, game.initial_state(seed=0))
+
     def _act(self, game, state) -> int:
         start = time.perf_counter()
         policy = self._policy(game)

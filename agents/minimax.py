@@ -93,6 +93,10 @@ class MinimaxAgent(SearchAgent):
         self.depth = check_option("depth", depth, int, 1, MAX_PLY)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
+    def warm_up(self, game):
+        if self.applies_to(game):
+            MinimaxAgent(depth=1, weights=self.weights, seed=0).act(game, game.initial_state(seed=0))
+
     def _act(self, game, state):
         p = game.kernel_params
         w = self.weights if self.weights is not None else E.default_weights(game)

@@ -16,7 +16,7 @@ from .core import (
     TextBoardError,
 )
 from .registration import gym_ids, register_envs
-from .registry import GameSpec, Param, names, register, spec, specs
+from .registry import GameSpec, Param, names, register, spec, specs, unregister
 
 # The built-in games: each folder declares its game as ``SPEC``; adding a game adds one name here.
 for _folder in ("loa", "othello", "gomoku", "go", "calculation"):
@@ -36,7 +36,7 @@ def __getattr__(attr):
 
 
 __all__ = [
-    "GAMES", "make_game", "register", "spec", "specs", "names", "GameSpec", "Param", "Game",
+    "GAMES", "make_game", "register", "unregister", "spec", "specs", "names", "GameSpec", "Param", "Game",
     "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError",
     "TextBoardError", "gym_ids", "register_envs",
 ]

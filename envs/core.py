@@ -139,9 +139,11 @@ class Game:
     def __getstate__(self):
         state = dict(self.__dict__)
         state.pop("_ops", None)  # compiled functions do not pickle; rebuilt from the spec
+        state["params"] = dict(self.params)
         return state
 
     def __setstate__(self, state):
+        state["params"] = MappingProxyType(state["params"])
         self.__dict__.update(state)
         self._ops = compiled(_generic, self.spec)
 

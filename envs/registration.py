@@ -46,6 +46,20 @@ def register_env(spec) -> None:
             pettingzoo.__all__.append(spec.pettingzoo)
 
 
+def unregister_env(spec) -> None:
+    """Remove ``spec``'s Gymnasium id and PettingZoo module."""
+    if spec.gym_id is not None and spec.gym_id in gymnasium.registry:
+        del gymnasium.registry[spec.gym_id]
+    if spec.pettingzoo is not None:
+        from . import pettingzoo
+
+        sys.modules.pop(f"{pettingzoo.__name__}.{spec.pettingzoo}", None)
+        if hasattr(pettingzoo, spec.pettingzoo):
+            delattr(pettingzoo, spec.pettingzoo)
+        if spec.pettingzoo in pettingzoo.__all__:
+            pettingzoo.__all__.remove(spec.pettingzoo)
+
+
 def register_envs() -> None:
     """Register the framework ids of every registered game (again: harmless). ``import envs``
     and ``envs.register`` already do; this is for code that cleared Gymnasium's registry."""

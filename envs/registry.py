@@ -121,6 +121,7 @@ class GameSpec:
     chance_outcomes: int = 0       # > 0: actions that ``reveals`` lead to chance nodes with this many slots
     placement: bool = False        # action r*N + c places on cell (r, c) of an N x N board (N*N: pass)
     gtp: bool = False              # its notation is GTP's (vertices, "pass"): GTP engines can play it
+    sgf: int | None = None         # SGF game number (GM) of a placement game: records can be saved as SGF
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
@@ -158,6 +159,26 @@ class GameSpec:
     def param(self, name) -> Param:
         return next(p for p in self.params if p.name == name)
 
+    def __reduce__(self):
+        """A spec pickles by reference: its modules by name and its classes and functions as
+        pickle does, so a worker process (``spawn``, a Ray node) rebuilds the same spec by
+        importing them and can register a game that only the parent had registered."""
+        fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        for key in ("kernel", "notation", "evaluation"):
+            if fields[key] is not None:
+                fields[key] = fields[key].__name__
+        fields["presets"] = dict(fields["presets"])
+        return (_rebuild, (fields,))
+
+
+def _rebuild(fields) -> GameSpec:
+    import importlib
+
+    for key in ("kernel", "notation", "evaluation"):
+        if fields[key] is not None:
+            fields[key] = importlib.import_module(fields[key])
+    return GameSpec(**fields)
+
 
 _REGISTRY: dict[str, GameSpec] = {}
 
@@ -174,11 +195,31 @@ def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
         raise ParameterError(f"game {spec.name!r} is already registered")
     spec.game.spec = spec
     _REGISTRY[spec.name] = spec
-    if spec.gym_id is not None:
-        from .registration import register_env
+    from .registration import register_env
 
-        register_env(spec)
+    register_env(spec)
     return spec
+
+
+def unregister(name) -> GameSpec:
+    """Remove a registered game (with its Gymnasium id and PettingZoo module); returns its spec.
+
+    For games under development and for tests; a built-in game can be removed too, and comes
+    back with the next process."""
+    found = spec(name)
+    del _REGISTRY[found.name]
+    from .registration import unregister_env
+
+    unregister_env(found)
+    return found
+
+
+def ensure(spec_: GameSpec) -> GameSpec:
+    """The registered spec of ``spec_``'s name, registering ``spec_`` first if the name is free:
+    what a worker process does with the spec its parent sent it."""
+    if spec_.name not in _REGISTRY:
+        register(spec_)
+    return _REGISTRY[spec_.name]
 
 
 def spec(name) -> GameSpec:

@@ -39,7 +39,7 @@ RIDGE = 1e-3  # L2 penalty per position: keeps collinear features from wandering
 
 def openings(game, count, plies, rng):
     """``count`` move lists of ``plies`` random moves that leave the game running."""
-    from tournaments.play import random_opening
+    from agents.openings import random_opening
 
     return [list(random_opening(game, rng, plies, plies)) for _ in range(count)]
 

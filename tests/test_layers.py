@@ -20,11 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HIGHER = {"envs": {"agents", "tournaments"}, "agents": {"tournaments"}}
 ALLOWED = {("envs/gym_env.py", "resolve_agent", "agents")}
-# agents/evaluation/ is being rewritten on another branch; its LOA weight tuner still draws its
-# openings through tournaments.play (which re-exports agents.openings.random_opening for it).
-# Switch it to ``from agents.openings import random_opening`` and empty this set: the test then
-# fails if the entry is left behind.
-PENDING = {("agents/evaluation/tune_loa.py", "openings", "tournaments.play")}
 
 IMPORT_ALL = """
 import importlib, json, pkgutil, sys
@@ -83,8 +78,7 @@ def test_no_import_statement_names_a_higher_layer():
             for function, module in _imports(path):
                 if module.split(".")[0] in higher:
                     violations.add((rel, function, module))
-    assert violations - PENDING == ALLOWED
-    assert PENDING <= violations, f"fixed at last: remove {PENDING - violations} from PENDING"
+    assert violations == ALLOWED
 
 
 def test_the_static_check_sees_deferred_and_dynamic_imports(tmp_path):

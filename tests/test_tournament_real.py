@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 
+import envs
 import tournaments
 from envs._common import H_PLY
 from tournaments import JournalError, bradley_terry
@@ -273,8 +274,12 @@ def test_exports(tmp_path):
     r.to_csv(tmp_path / "g.csv")
     rows = (tmp_path / "g.csv").read_text().splitlines()
     assert rows[0].startswith("index,round,match") and len(rows) == 3
-    with pytest.raises(ValueError, match="Go"):
-        r.to_sgf(tmp_path / "sgf")
+    paths = r.to_sgf(tmp_path / "sgf")  # any placement game with an SGF game number
+    assert len(paths) == 2 and open(paths[0]).read().startswith(f"(;GM[{envs.spec(GAME['game']).sgf}]FF[4]")
+    loa = tournaments.round_robin([Lowest(), Highest("highest")], game="loa", game_params={"max_moves": 20},
+                                  workers=0)
+    with pytest.raises(ValueError, match="SGF game number, not 'loa'"):
+        loa.to_sgf(tmp_path / "sgf-loa")
 
 
 def test_go_games_export_to_sgf(tmp_path):

@@ -27,7 +27,7 @@ import traceback
 from collections import deque
 from multiprocessing.connection import wait
 
-from .play import CRASH, TIMEOUT, Context, forfeit_record, play_job
+from .play import CRASH, TIMEOUT, Context, build_agent, forfeit_record, play_job
 
 
 class ExecutorError(RuntimeError):
@@ -45,10 +45,8 @@ class InlineExecutor:
     """Plays every game in the calling process, one after another."""
 
     def start(self, ctx: Context) -> None:
-        import envs
-
         self.ctx = ctx
-        self.game = envs.make_game(ctx.game, **ctx.game_params)
+        self.game = ctx.make_game()
         self.warmed: set = set()
 
     def run(self, jobs):
@@ -59,10 +57,22 @@ class InlineExecutor:
         pass
 
 
-def _worker_main(conn, ctx: Context) -> None:
-    import envs
+def warm_up(ctx: Context) -> None:
+    """Compile every agent's code for the game here, once, before any worker starts: numba
+    writes it to its disk cache and each worker loads it, where each would otherwise compile
+    it again. An agent that fails here is left to fail in its games, as a forfeit."""
+    game = ctx.make_game()
+    for entry in ctx.agents:
+        try:
+            agent = build_agent(entry, 0)
+            if hasattr(agent, "warm_up"):
+                agent.warm_up(game)
+        except Exception:  # noqa: BLE001 - the worker reports it as that agent's forfeit
+            continue
 
-    game = envs.make_game(ctx.game, **ctx.game_params)
+
+def _worker_main(conn, ctx: Context) -> None:
+    game = ctx.make_game()
     warmed: set = set()
     while True:
         try:
@@ -112,6 +122,7 @@ class ProcessExecutor:
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
         self.limit = hard_limit(ctx)
+        warm_up(ctx)
 
     def run(self, jobs):
         pending = deque(jobs)

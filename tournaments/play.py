@@ -271,6 +271,14 @@ class Context:
     names: tuple
     move_time: float | None = None
     setup_time: float = 300.0
+    spec: object = None    # the game's GameSpec: a worker registers it if its process lacks it
+
+    def make_game(self):
+        """The tournament's game, in any process: a worker that did not import the module that
+        registered the game (``spawn``, a remote node) registers the spec it was sent."""
+        if self.spec is not None:
+            envs.registry.ensure(self.spec)
+        return envs.make_game(self.game, **self.game_params)
 
 
 @dataclass(frozen=True)
@@ -330,7 +338,7 @@ def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> 
     this process: with a clock, each agent first moves once unclocked so that just-in-time
     compilation is not charged to its first real move.
     """
-    game = game or envs.make_game(ctx.game, **ctx.game_params)
+    game = game or ctx.make_game()
     seats = (job.black, job.white)
     players = []
     for seat, player in enumerate(seats):

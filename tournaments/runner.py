@@ -144,17 +144,17 @@ class TournamentResult:
                 w.writerow([" ".join(g[c]) if c == "moves" else g[c] for c in cols])
 
     def to_sgf(self, directory) -> list[str]:
-        """One SGF file per game (Go only); returns the paths written."""
-        if self.config["game"] != "go":
-            raise ValueError(f"SGF export is for Go games, not {self.config['game']!r}")
-        params = envs.make_game("go", **self.config["game_params"]).params
-        size, komi = params["size"], params["komi"]
+        """One SGF file per game, for games whose spec gives an SGF game number (``GameSpec.sgf``:
+        Go, Othello, Gomoku); returns the paths written."""
+        game = envs.make_game(self.config["game"], **self.config["game_params"])
+        if game.spec.sgf is None:
+            raise ValueError(f"SGF export needs a game with an SGF game number, not {game.name!r}")
         os.makedirs(directory, exist_ok=True)
         paths = []
         for g in self.games:
             path = os.path.join(directory, f"game{g['index']:05d}.sgf")
             with open(path, "w") as f:
-                f.write(_sgf(g, size, komi))
+                f.write(_sgf(game, g))
             paths.append(path)
         return paths
 
@@ -180,20 +180,24 @@ class TournamentResult:
         return "\n".join(lines)
 
 
-def _sgf(g, size, komi) -> str:
+def _sgf(game, g) -> str:
+    """A placement game's record in SGF: the moves are read back through the game's notation,
+    and action ``r*N + c`` is the point of column ``c`` and row ``r`` (row 0 at the top, as in
+    SGF); any other action (a pass) is an empty move."""
     letters = "abcdefghijklmnopqrs"
-    props = [f"GM[1]FF[4]SZ[{size}]KM[{komi}]PB[{g['black']}]PW[{g['white']}]",
+    n = game.size
+    komi = f"KM[{game.params['komi']}]" if "komi" in game.params else ""
+    props = [f"GM[{game.spec.sgf}]FF[4]SZ[{n}]{komi}PB[{g['black']}]PW[{g['white']}]",
              "RE[" + {"1-0": "B+", "0-1": "W+", "1/2-1/2": "0"}[g["result"]]
              + ({NORMAL: "", RESIGN: "R"}.get(g["reason"], "F") if g["result"] != "1/2-1/2" else "") + "]"]
     nodes = []
-    for ply, mv in enumerate(g["moves"]):
-        colour = "BW"[ply % 2]
-        if mv.lower() == "pass":
-            nodes.append(f";{colour}[]")
-        else:  # Go notation: column letter (no i) + row from the bottom
-            cols = "abcdefghjklmnopqrst"
-            c, r = cols.index(mv[0].lower()), int(mv[1:])
-            nodes.append(f";{colour}[{letters[c]}{letters[size - r]}]")
+    state = game.initial_state(seed=g["seed"])
+    for mv in g["moves"]:
+        colour = "BW"[game.current_player(state)]
+        action = game.str_to_action(state, mv)
+        r, c = divmod(action, n)
+        nodes.append(f";{colour}[{letters[c]}{letters[r]}]" if action < n * n else f";{colour}[]")
+        state = game.apply(state, action)
     return "(;" + "".join(props) + "".join(nodes) + ")\n"
 
 
@@ -245,7 +249,7 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     if g.num_players != 2:
         raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
     names = _names(agents)
-    ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time)
+    ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec)
     meta = {"game": g.name, "game_params": game_params, "system": system, "options": config.options(),
             "agents": [_identity(e) for e in agents], "seed": seed,
             "move_time": move_time}

@@ -6,7 +6,7 @@ from .game import Go
 
 SPEC = GameSpec(
     name="go", title="Go", game=Go,
-    kernel=_kernel, notation=notation, evaluation=evaluation, placement=True, gtp=True,
+    kernel=_kernel, notation=notation, evaluation=evaluation, placement=True, sgf=1, gtp=True,
     params=(
         Param("size", 9, "board side", low=5, high=_kernel.MAX_SIZE),
         Param("komi", 7.5, "points added to White's score, a multiple of 0.5 within ±N*N", number=True),

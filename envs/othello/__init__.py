@@ -6,7 +6,7 @@ from .game import Othello
 
 SPEC = GameSpec(
     name="othello", title="Othello", game=Othello,
-    kernel=_kernel, notation=notation, evaluation=evaluation, placement=True, gtp=True,
+    kernel=_kernel, notation=notation, evaluation=evaluation, placement=True, sgf=2, gtp=True,
     params=(Param("size", 8, "board side", low=6, high=16, even=True),),
     presets={"standard": {}, "openspiel": {}},
     gym_id="Othello-v0", pettingzoo="othello_v0",
