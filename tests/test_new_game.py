@@ -443,3 +443,13 @@ def test_round_robin_alphabeta_beats_random():
     assert result.points == [0.0, 2.0]
     assert result.standings()[0].name.startswith("alphabeta")
     assert all(set(g["moves"]) <= set("abcdefg") for g in result.games)  # moves in our notation
+
+
+def test_spawned_workers_register_the_game_their_parent_registered():
+    """A worker started by ``spawn`` (or on another machine) imports nothing the parent ran: it
+    gets the spec with its context, rebuilds it from the package's modules and registers it."""
+    from tournaments.executor import ProcessExecutor
+
+    result = tournaments.round_robin(["random", "alphabeta:depth=2"], game="connect_four", seed=1,
+                                     executor=ProcessExecutor(1, mp_context="spawn"), progress=False)
+    assert {g["reason"] for g in result.games} == {"normal"} and result.points == [0.0, 2.0]
