@@ -124,3 +124,29 @@ def test_generic_packages_never_test_a_games_name(package):
                 if any(isinstance(v, ast.Constant) and v.value in GAME_NAMES for v in values):
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders, offenders
+
+
+def test_an_edited_kernel_is_never_run_from_a_stale_generic_cache(tmp_path):
+    """Two processes on one numba cache: the second runs generic compiled code (random playouts)
+    of a game whose kernel was edited in between, and must play by the edited rules."""
+    import shutil
+
+    shutil.copytree(ROOT / "tests" / "connect_four", tmp_path / "c4edit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import envs, c4edit\n"
+        "envs.register(c4edit.SPEC)\n"
+        "print(sorted(set(envs.make_game('connect_four').random_playouts(300, seed=0)['lengths'].tolist())))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+
+    def lengths():
+        out = subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600).stdout
+        return ast.literal_eval(out.strip().splitlines()[-1])
+
+    assert min(lengths()) < 42  # lines win before the board is full
+    kernel = tmp_path / "c4edit" / "_kernel.py"
+    kernel.write_text(kernel.read_text().replace("    if wins_at(s, p, r, a):\n", "    if False:\n"))
+    assert lengths() == [42]  # no line wins any more: every game fills the 7 x 6 board
