@@ -90,7 +90,7 @@ def _pack(value, move, depth, flag):
     return (value << 32) | ((move + 1) << 16) | ((depth + 1) << 8) | flag
 
 
-@per_game
+@per_game(inline=True)
 def _order(s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise):
     """Fill ``keys[i]`` with the ordering key of ``moves[i]`` (higher is searched first)."""
     for i in range(n):
