@@ -13,7 +13,8 @@ Registering a new agent (the module must also be listed in ``agents/__init__.py`
     @register("mcts")
     class MCTSAgent(Agent):
         '''UCT Monte-Carlo tree search.'''
-        games = None                      # or a tuple of game names, e.g. ("go", "othello")
+        games = None                      # every game; or override applies_to(game), which
+                                          # reads the game's spec (players, chance, placement)
 
         def __init__(self, simulations: int = 1000, c: float = 1.4, seed=None):
             super().__init__(seed=seed)

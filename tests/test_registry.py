@@ -150,3 +150,18 @@ def test_an_edited_kernel_is_never_run_from_a_stale_generic_cache(tmp_path):
     kernel = tmp_path / "c4edit" / "_kernel.py"
     kernel.write_text(kernel.read_text().replace("    if wins_at(s, p, r, a):\n", "    if False:\n"))
     assert lengths() == [42]  # no line wins any more: every game fills the 7 x 6 board
+
+
+def test_cli_lists_the_registered_games_and_the_agents_that_play_one(capsys):
+    from tournaments import cli
+
+    assert cli.main(["games"]) == 0
+    out = capsys.readouterr().out
+    for spec in envs.specs():
+        assert f"{spec.name}: {spec.title}" in out
+        assert all(f"-p {p.name}=" in out for p in spec.params)
+    assert cli.main(["agents", "--game", "calculation"]) == 0
+    names = {line.split(":")[0] for line in capsys.readouterr().out.splitlines() if not line.startswith(" ")}
+    assert {"random", "greedy", "mcts"} <= names and not names & {"alphabeta", "minimax", "gtp", "alphazero"}
+    assert cli.main(["agents", "--game", "go", "-p", "size=7"]) == 0
+    assert "alphabeta:depth=0,time=0.0" in capsys.readouterr().out

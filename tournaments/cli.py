@@ -166,8 +166,56 @@ def _run_gtp(args, rest) -> int:
     return gtp.main(rest) or 0
 
 
+# -- games and agents -------------------------------------------------------------------------------
+def _add_games(sub):
+    sub.add_parser("games", help="list the registered games: parameters, values, defaults, rule presets, ids")
+
+
+def _run_games(args) -> int:
+    for spec in envs.specs():
+        players = "one player" if spec.num_players == 1 else "two players"
+        print(f"{spec.name}: {spec.title}, {players}; {spec.summary}")
+        for p in spec.params:
+            print(f"    -p {p.name}=...   {p.describe()}, default {p.default!r}: {p.doc}")
+        ids = ", ".join(i for i in (spec.gym_id, spec.pettingzoo and f"envs.pettingzoo.{spec.pettingzoo}") if i)
+        print(f"    rules: {', '.join(spec.presets)}" + (f"; {ids}" if ids else ""))
+    return 0
+
+
+def _add_agents(sub):
+    p = sub.add_parser("agents", help="list the agents with their options and defaults")
+    p.add_argument("--game", choices=sorted(envs.GAMES), help="only the agents that can play this game")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of --game, e.g. -p size=9 (repeatable)")
+
+
+def _run_agents(args) -> int:
+    import inspect
+
+    import agents
+
+    game = envs.make_game(args.game, **_game_params(args.param)) if args.game else None
+    for name in sorted(agents.REGISTRY):
+        cls = agents.REGISTRY[name]
+        options = agents.base.options_of(cls)
+        try:
+            applies = game is None or cls(**{k: v for k, v in options.items()
+                                              if v is not inspect.Parameter.empty}).applies_to(game)
+        except agents.AgentError:  # needs a required option (the gtp engine's command)
+            applies = game is None or cls.applies_to(cls.__new__(cls), game)
+        if not applies:
+            continue
+        summary = (inspect.getdoc(cls) or "").split("\n\n")[0].replace("\n", " ")
+        print(f"{name}: {summary}")
+        shown = ", ".join(f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
+                          for k, v in options.items())
+        print(f"    {name}:{shown.replace(', ', ',')}" if shown else f"    {name}")
+    return 0
+
+
 COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
-            "play": (_add_play, _run_play), "gtp": (_add_gtp, None)}
+            "play": (_add_play, _run_play), "gtp": (_add_gtp, None),
+            "games": (_add_games, _run_games), "agents": (_add_agents, _run_agents)}
 
 
 def main(argv=None) -> int:
