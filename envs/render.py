@@ -1,6 +1,7 @@
 """Text and RGB pictures of any Arbiter position, drawn with numpy alone (no GUI library).
 
-``ansi(game, state, last_move)`` is the game's own text board (``game.to_text``) plus a line
+``ansi(game, state, last_move)`` is the game's own text board as a player sees it (its notation's
+``public_text`` where the state holds hidden information, else ``game.to_text``) plus a line
 naming the last move. ``rgb(game, state, previous)`` returns an ``(H, W, 3) uint8`` image drawn by
 the game's own ``render`` (its spec's) or, for a placement game, by ``board``: the board in the
 given style (``"intersections"``: a wooden grid as in Go and Gomoku; ``"squares"``: green squares
@@ -76,7 +77,8 @@ def frame(img, x0, y0, x1, y1, colour, width=2):
 
 def ansi(game, state, last_move=None) -> str:
     """The text board with coordinates, then the last move (``last_move``: its notation)."""
-    text = game.to_text(state)
+    public = getattr(game.spec.notation, "public_text", None)
+    text = public(game, game.check_state(state)) if public is not None else game.to_text(state)
     if last_move is not None:
         text += f"last move: {last_move}\n"
     return text

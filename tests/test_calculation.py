@@ -201,6 +201,23 @@ def test_observation_hides_the_stock_order(game):
     assert game.observation(s, 0).dtype == np.float32 and game.observation(s, 0).shape == (198, 13)
 
 
+def test_no_render_shows_the_stock_order(game):
+    """Pictures and terminal boards are what a player sees: two deals differing only in the order
+    of the face-down cards render alike in every mode (``to_text`` alone keeps the order)."""
+    from envs import render
+
+    s = game.initial_state(5)
+    for a in (0, 1, 0, 2):
+        s = game.apply(s, a)
+    t = s.copy()
+    lo = K.STOCK + s[K.POS] + 1
+    t[lo:K.STOCK + 48] = t[lo:K.STOCK + 48][::-1]
+    assert game.to_text(s) != game.to_text(t)
+    assert render.ansi(game, s, "x") == render.ansi(game, t, "x")
+    assert f"stock: {K.NSTOCK - s[K.POS] - 1} face-down" in render.ansi(game, s)
+    assert np.array_equal(render.rgb(game, s), render.rgb(game, t))
+
+
 def test_observation_layout(game):
     s = game.from_text(position(f=("A 2 3", "2", "3", "4 8"), w=("K Q", "-", "5", "-"), up="7",
                                 stock=_rest_of_deck("A 2 3 2 3 4 8 K Q 5 7"), ply=7))

@@ -17,6 +17,7 @@ import ast
 import sys
 
 import envs
+from envs import render
 
 from .human import HumanAgent, seat_name
 from .journal import JournalError
@@ -124,7 +125,7 @@ def play(game, agents, seed=0, out=print):
     def watch(state, seat, move):
         if move is not None:
             out(f"{seat_name(game, seat)} plays {move}")
-        out(game.to_text(state))
+        out(render.ansi(game, state).rstrip("\n"))
 
     outcome = play_game(game, agents, seed=seed, takebacks=True, watch=watch)
     if outcome.reason != NORMAL:

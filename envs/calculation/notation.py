@@ -106,6 +106,16 @@ def to_text(game, state):
     return "\n".join(lines) + "\n"
 
 
+def public_text(game, state):
+    """The text board as the player sees it, for pictures and terminals (``envs.render.ansi``):
+    ``to_text`` with the face-down stock shown as a count, never in its order (``to_text`` keeps
+    the order, so that ``from_text`` can rebuild the deal)."""
+    lines = to_text(game, state).splitlines()
+    hidden = K.NSTOCK - int(state[K.POS]) - 1
+    lines = [f"stock: {max(hidden, 0)} face-down" if line.startswith("stock:") else line for line in lines]
+    return "\n".join(lines) + "\n"
+
+
 def _parse_lines(text):
     """``{key: [tokens]}`` with every key of KEYS once (``ply`` optional)."""
     fields = {}
