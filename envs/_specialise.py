@@ -129,21 +129,24 @@ def _specialise(module, spec, ns):
 
 def _digest(objects) -> str:
     """A short hash of the source files behind ``objects`` (jitted functions and modules) and of
-    the project modules they reach through their module globals, transitively."""
+    the modules they reach through their module globals, transitively, within the packages of
+    ``objects`` themselves (an installed game included: upgrading it changes the hash) and this
+    project's; third-party libraries (numpy, numba) and the standard library are left out."""
+    start = [m for m in (_module_of(o) for o in objects if o is not None) if m is not None]
+    packages = {m.__name__.partition(".")[0] for m in start}
     files: set = set()
     seen: set = set()
-    todo = [_module_of(o) for o in objects if o is not None]
+    todo = list(start)
     while todo:
         module = todo.pop()
-        if module is None or module.__name__ in seen:
+        if module.__name__ in seen:
             continue
         seen.add(module.__name__)
         path = getattr(module, "__file__", None)
-        if not path or not _ours(path):
+        if not path or not (module.__name__.partition(".")[0] in packages or _ours(path)):
             continue
         files.add(str(Path(path).resolve()))
-        for value in list(vars(module).values()):
-            todo.append(_module_of(value))
+        todo.extend(m for m in map(_module_of, list(vars(module).values())) if m is not None)
     h = hashlib.sha256()
     for path in sorted(files):
         h.update(path.encode())
