@@ -62,14 +62,18 @@ def reset(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
 
 @per_game
 def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-         obs, rewards, terminated, truncated, illegal, masks, legal, returns):
-    """One step of every game (NEXT_STEP autoreset).
+         obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+    """One step of every game.
 
-    A game that ended on the previous step (``pending``) starts a new episode and ignores its
-    action (reward 0, not done). Otherwise the learner's action is checked (an illegal one ends
-    the episode with -1), played, and the random opponent replies until the learner is to move.
-    A finished game's mask is all ones: its next action is ignored, and a masked policy must still
-    be able to sample one.
+    NEXT_STEP autoreset (``same_step == 0``, Gymnasium's): a game that ended on the previous step
+    (``pending``) starts a new episode and ignores its action (reward 0, not done). Otherwise the
+    learner's action is checked (an illegal one ends the episode with -1), played, and the random
+    opponent replies until the learner is to move. A finished game's mask is all ones: its next
+    action is ignored, and a masked policy must still be able to sample one.
+
+    SAME_STEP autoreset (``same_step == 1``, stable-baselines3's): the step that ends a game writes
+    its final observation into ``final[i]``, starts the next episode at once and returns that
+    episode's first observation and mask; no step is ever ignored.
     """
     num_actions = masks.shape[1]
     for i in range(states.shape[0]):
@@ -99,3 +103,8 @@ def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pe
                         terminated[i] = True
             pending[i] = terminated[i] or truncated[i]
         _observe(p, s, seats[i], pending[i], legal, obs[i], masks[i])
+        if same_step == 1 and pending[i]:
+            final[i, :] = obs[i]
+            _new_episode(p, s, rngs[i], seat_mode, seats, i, legal)
+            pending[i] = False
+            _observe(p, s, seats[i], False, legal, obs[i], masks[i])

@@ -97,17 +97,25 @@ class ArbiterVectorEnv(VectorEnv):
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
 
     def step(self, actions):
+        self._advance(actions, final=None)
+        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy()}
+        return self._obs.copy(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+
+    def _advance(self, actions, final=None):
+        """One compiled step of every slot into the env's buffers; with ``final`` (an (N, obs
+        size) float32 array) a finished game restarts in the same step and leaves its last
+        observation in ``final`` (stable-baselines3's autoreset, ``envs.sb3``)."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise ParameterError(f"actions of shape {actions.shape} and dtype {actions.dtype}: expected ({self.num_envs},) integers")
         if not self._seeded:
             raise ParameterError("step() before reset(): call reset() first")
+        flat = self._obs.reshape(self.num_envs, -1)
         self._kernel.step(self._p, self.game.num_players, self._cap_reason, self._states,
-               self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False), self._pending,
-               self._obs.reshape(self.num_envs, -1), self._rewards, self._terminated, self._truncated,
-               self._illegal, self._masks, self._legal, self._returns)
-        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy()}
-        return self._obs.copy(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+                          self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False),
+                          self._pending, flat, self._rewards, self._terminated, self._truncated,
+                          self._illegal, self._masks, self._legal, self._returns,
+                          0 if final is None else 1, flat if final is None else final)
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool legal-action masks (sb3-contrib convention)."""

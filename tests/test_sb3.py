@@ -1,0 +1,97 @@
+"""The stable-baselines3 VecEnv (``envs.sb3``): SB3's conventions, and MaskablePPO training on it."""
+
+import numpy as np
+import pytest
+
+sb3 = pytest.importorskip("stable_baselines3", reason='needs the learn extra: pip install "arbiter-games[learn]"')
+pytest.importorskip("sb3_contrib", reason='needs the learn extra: pip install "arbiter-games[learn]"')
+
+from stable_baselines3.common.preprocessing import is_image_space  # noqa: E402
+
+import envs  # noqa: E402
+from envs.sb3 import make_vec_env  # noqa: E402
+
+
+def _play(venv, steps, seed=0):
+    """Random legal actions for ``steps`` steps; returns everything the env returned."""
+    rng = np.random.default_rng(seed)
+    trace = [venv.reset()]
+    for _ in range(steps):
+        masks = venv.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = venv.step(actions)
+        trace.append((obs, rewards, dones, infos))
+    return trace
+
+
+@pytest.mark.parametrize("env_id, params", [("Othello-v0", {"size": 6}), ("Go-v0", {"size": 5}),
+                                            ("Calculation-v0", {})])
+def test_same_step_autoreset_masks_and_observations(env_id, params):
+    venv = make_vec_env(env_id, n_envs=4, seed=3, **params)
+    game = venv.game
+    rng = np.random.default_rng(0)
+    obs = venv.reset()
+    finished = 0
+    for _ in range(120):
+        states, seats = venv.vec.states(), venv.vec._seats
+        masks = venv.action_masks()
+        for i in range(4):  # every slot is always ongoing and to move: no step is ever ignored
+            assert not game.is_terminal(states[i]) and game.current_player(states[i]) == seats[i]
+            np.testing.assert_array_equal(masks[i], game.legal_mask(states[i]))
+            np.testing.assert_array_equal(obs[i], game.observation(states[i], seats[i]))
+        obs, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        assert obs.shape == (4, *venv.observation_space.shape) and rewards.dtype == np.float32
+        for i in np.flatnonzero(dones):
+            finished += 1
+            assert infos[i]["terminal_observation"].shape == venv.observation_space.shape
+            assert not infos[i]["illegal_action"] and "TimeLimit.truncated" in infos[i]
+            assert rewards[i] in (-1.0, 0.0, 1.0)
+        assert not rewards[~dones].any()
+    assert finished > 0
+
+
+def test_an_illegal_action_ends_the_episode_with_minus_one():
+    venv = make_vec_env("Gomoku-v0", n_envs=2, seed=0, size=7)
+    venv.reset()
+    actions = np.array([venv.game.num_actions, int(np.flatnonzero(venv.action_masks()[1])[0])])
+    _, rewards, dones, infos = venv.step(actions)  # slot 0: an action outside the action space
+    assert dones[0] and rewards[0] == -1.0 and infos[0]["illegal_action"]
+    assert not dones[1] and "terminal_observation" not in infos[1]
+
+
+def test_same_seed_same_games():
+    a = _play(make_vec_env("Othello-v0", n_envs=3, seed=11, size=6), 40)
+    b = _play(make_vec_env("Othello-v0", n_envs=3, seed=11, size=6), 40)
+    for x, y in zip(a[1:], b[1:]):
+        np.testing.assert_array_equal(x[0], y[0])
+        np.testing.assert_array_equal(x[1], y[1])
+
+
+def test_image_observations_are_what_cnn_policies_take():
+    venv = make_vec_env("Go-v0", n_envs=2, observation="image", seed=0, size=5)
+    obs = venv.reset()
+    assert is_image_space(venv.observation_space) and obs.dtype == np.uint8
+    h, w, c = venv.observation_space.shape
+    assert c == 4 and h >= 36 and w >= 36 and h % 5 == 0
+    planes = venv.game.observation(venv.vec.states()[0], venv.vec._seats[0])
+    k = h // 5
+    np.testing.assert_array_equal(obs[0][::k, ::k, :].transpose(2, 0, 1), (planes * 255).astype(np.uint8))
+    with pytest.raises(envs.ParameterError, match="observation='pixels'"):
+        make_vec_env("Go-v0", observation="pixels")
+    with pytest.raises(envs.ParameterError, match="unknown game 'Chess-v0'"):
+        make_vec_env("Chess-v0")
+
+
+@pytest.mark.parametrize("policy, observation, env_id, params, n_envs, n_steps",
+                         [("MlpPolicy", "planes", "Othello-v0", {"size": 6}, 16, 128),
+                          ("CnnPolicy", "image", "Go-v0", {"size": 5}, 8, 128)])
+def test_maskable_ppo_trains_on_it(policy, observation, env_id, params, n_envs, n_steps):
+    from sb3_contrib import MaskablePPO
+
+    venv = make_vec_env(env_id, n_envs=n_envs, observation=observation, seed=0, **params)
+    model = MaskablePPO(policy, venv, n_steps=n_steps, batch_size=256, n_epochs=2, seed=0, verbose=0)
+    model.learn(2048)
+    assert model.num_timesteps >= 2048
+    obs = venv.reset()
+    actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
+    assert all(venv.action_masks()[i, a] for i, a in enumerate(actions))
