@@ -21,6 +21,11 @@ Illegal moves are handled exactly as PettingZoo classic does: ``env()`` wraps ``
 ``envs.IllegalActionError`` on an illegal action.
 
 ``reset(seed=...)`` determines the deal (Calculation); the board games have no chance.
+
+``layout="classic"`` (the modules of ``envs.pettingzoo.classic``) follows PettingZoo's classic envs
+instead, for scripts written for them: agents ``"black_0"`` and ``"white_0"``, observation planes
+channels-last ``(H, W, C)``, and PettingZoo's parameter names (the spec's ``classic_params``, such
+as Go's ``board_size``).
 """
 
 from __future__ import annotations
@@ -32,8 +37,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import make_game
-from .gym_env import action_mask, ended_by_max_moves, observation_box
 from .core import ParameterError
+from .gym_env import action_mask, ended_by_max_moves, observation_box
+from .registry import spec as game_spec
+
+LAYOUTS = ("arbiter", "classic")
 
 
 class ArbiterAEC(AECEnv, EzPickle):
@@ -41,17 +49,29 @@ class ArbiterAEC(AECEnv, EzPickle):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 4}
 
-    def __init__(self, game="gomoku", render_mode=None, **params):
-        EzPickle.__init__(self, game, render_mode, **params)
+    def __init__(self, game="gomoku", render_mode=None, layout="arbiter", **params):
+        EzPickle.__init__(self, game, render_mode, layout, **params)
         super().__init__()
+        if layout not in LAYOUTS:
+            raise ParameterError(f"layout={layout!r}: expected one of {', '.join(map(repr, LAYOUTS))}")
+        spec = game_spec(game)
+        self.classic = layout == "classic"
+        if self.classic:
+            params = {spec.classic_params.get(k, k): v for k, v in params.items()}
         self.game = make_game(game, **params)
-        self.metadata = {**self.metadata, "name": f"{self.game.name}_v0"}
+        module = (spec.classic or spec.pettingzoo) if self.classic else spec.pettingzoo
+        self.metadata = {**self.metadata, "name": module or f"{self.game.name}_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{seat}" for seat in range(self.game.num_players)]
+        if self.classic and self.game.num_players == 2:
+            self.possible_agents = ["black_0", "white_0"]
+        else:
+            self.possible_agents = [f"player_{seat}" for seat in range(self.game.num_players)]
         self.agents = self.possible_agents[:]
         board = observation_box(self.game)
+        if self.classic and len(board.shape) == 3:
+            board = spaces.Box(low=board.low.transpose(1, 2, 0), high=board.high.transpose(1, 2, 0), dtype=board.dtype)
         mask = spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8)
         self.observation_spaces = {a: spaces.Dict({"observation": board, "action_mask": mask}) for a in self.agents}
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.agents}
@@ -70,7 +90,10 @@ class ArbiterAEC(AECEnv, EzPickle):
         seat = self.possible_agents.index(agent)
         to_move = agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]
         mask = action_mask(self.game, self.state) if to_move else np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": self.game.observation(self.state, seat), "action_mask": mask}
+        planes = self.game.observation(self.state, seat)
+        if self.classic and planes.ndim == 3:
+            planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
+        return {"observation": planes, "action_mask": mask}
 
     def reset(self, seed=None, options=None):
         if seed is not None:
@@ -131,14 +154,14 @@ class ArbiterAEC(AECEnv, EzPickle):
             print(render.ansi(self.game, self.state, self._last_move))
 
 
-def raw_env(game, render_mode=None, **params) -> ArbiterAEC:
+def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
     """The unwrapped AEC env (raises on illegal actions)."""
-    return ArbiterAEC(game, render_mode=render_mode, **params)
+    return ArbiterAEC(game, render_mode=render_mode, layout=layout, **params)
 
 
-def env(game, render_mode=None, **params):
+def env(game, render_mode=None, layout="arbiter", **params):
     """The AEC env wrapped as PettingZoo classic envs are (see the module docstring)."""
-    wrapped = raw_env(game, render_mode=render_mode, **params)
+    wrapped = raw_env(game, render_mode=render_mode, layout=layout, **params)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

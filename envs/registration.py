@@ -34,16 +34,32 @@ def register_env(spec) -> None:
         )
     if spec.pettingzoo is not None:
         from . import pettingzoo
+        from .pettingzoo import classic
 
-        name = f"{pettingzoo.__name__}.{spec.pettingzoo}"
-        module = ModuleType(name, f"{spec.title} as a PettingZoo AEC env: ``{spec.pettingzoo}.env("
-                                  f"render_mode=None, **rule_params)`` (see ``envs.pz_env``).")
-        module.env = partial(_aec, "env", spec.name)
-        module.raw_env = partial(_aec, "raw_env", spec.name)
-        sys.modules[name] = module
-        setattr(pettingzoo, spec.pettingzoo, module)
-        if spec.pettingzoo not in pettingzoo.__all__:
-            pettingzoo.__all__.append(spec.pettingzoo)
+        _add_module(pettingzoo, spec.pettingzoo, spec, "arbiter",
+                    f"{spec.title} as a PettingZoo AEC env: ``{spec.pettingzoo}.env(render_mode=None, "
+                    "**rule_params)`` (see ``envs.pz_env``).")
+        _add_module(classic, spec.classic or spec.pettingzoo, spec, "classic",
+                    f"{spec.title} as a PettingZoo AEC env in the layout of PettingZoo's classic envs "
+                    "(see ``envs.pz_env``).")
+
+
+def _add_module(package, name, spec, layout, doc) -> None:
+    module = ModuleType(f"{package.__name__}.{name}", doc)
+    module.env = partial(_aec, "env", spec.name, layout=layout)
+    module.raw_env = partial(_aec, "raw_env", spec.name, layout=layout)
+    sys.modules[module.__name__] = module
+    setattr(package, name, module)
+    if name not in package.__all__:
+        package.__all__.append(name)
+
+
+def _drop_module(package, name) -> None:
+    sys.modules.pop(f"{package.__name__}.{name}", None)
+    if hasattr(package, name):
+        delattr(package, name)
+    if name in package.__all__:
+        package.__all__.remove(name)
 
 
 def unregister_env(spec) -> None:
@@ -52,12 +68,10 @@ def unregister_env(spec) -> None:
         del gymnasium.registry[spec.gym_id]
     if spec.pettingzoo is not None:
         from . import pettingzoo
+        from .pettingzoo import classic
 
-        sys.modules.pop(f"{pettingzoo.__name__}.{spec.pettingzoo}", None)
-        if hasattr(pettingzoo, spec.pettingzoo):
-            delattr(pettingzoo, spec.pettingzoo)
-        if spec.pettingzoo in pettingzoo.__all__:
-            pettingzoo.__all__.remove(spec.pettingzoo)
+        _drop_module(pettingzoo, spec.pettingzoo)
+        _drop_module(classic, spec.classic or spec.pettingzoo)
 
 
 def register_envs() -> None:

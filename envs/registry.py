@@ -128,6 +128,9 @@ class GameSpec:
     board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None
     pettingzoo: str | None = None  # module name under ``envs.pettingzoo`` (``go_v0``)
+    classic: str | None = None     # module name under ``envs.pettingzoo.classic`` (PettingZoo's own,
+                                   # ``go_v5``, where it has the game); None: the ``pettingzoo`` name
+    classic_params: dict = field(default_factory=dict)  # PettingZoo's parameter names -> ours
     summary: str = ""
 
     def __post_init__(self):

@@ -80,3 +80,43 @@ def test_rgb_render_changes_after_a_move():
     env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     after = env.render()
     assert before.shape == after.shape and before.dtype == np.uint8 and not np.array_equal(before, after)
+
+
+def test_a_go_v5_script_runs_with_only_its_import_changed():
+    """PettingZoo's own usage of ``pettingzoo.classic.go_v5``, with ``from envs.pettingzoo.classic
+    import go_v5``: its parameter names, colour-named agents, channels-last planes, int8 masks."""
+    from envs.pettingzoo.classic import go_v5
+
+    env = go_v5.env(board_size=5, komi=7.5)
+    env.reset(seed=42)
+    final = {}
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+            final[agent] = reward
+        else:
+            mask = observation["action_mask"]
+            action = env.action_space(agent).sample(mask)
+        env.step(action)
+    env.close()
+    assert env.possible_agents == ["black_0", "white_0"] and set(final) == {"black_0", "white_0"}
+    assert sorted(final.values()) in ([-1.0, 1.0], [0.0, 0.0])
+    assert observation["observation"].shape == (5, 5, 4) and observation["action_mask"].dtype == np.int8
+    assert env.unwrapped.game.params["size"] == 5
+
+
+@pytest.mark.parametrize("module, params", MODULES, ids=IDS)
+def test_classic_layout_passes_the_api_test(module, params):
+    import envs.pettingzoo.classic as classic
+
+    spec = module.env(**params).unwrapped.game.spec
+    classic_module = getattr(classic, spec.classic or spec.pettingzoo)
+    env = classic_module.env(**params)
+    with contextlib.redirect_stdout(io.StringIO()):
+        api_test(env, num_cycles=100)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    planes = env.observe(agent)["observation"]
+    native = env.unwrapped.game.observation(env.unwrapped.state, env.possible_agents.index(agent))
+    np.testing.assert_array_equal(planes, native.transpose(1, 2, 0) if native.ndim == 3 else native)

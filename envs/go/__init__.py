@@ -18,6 +18,7 @@ SPEC = GameSpec(
     ),
     presets={"standard": {}, "openspiel": {"superko": "draw", "suicide": False}},
     board_style="intersections", gym_id="Go-v0", pettingzoo="go_v0",
+    classic="go_v5", classic_params={"board_size": "size"},
     summary="surround territory; area scoring, positional superko",
 )
 
