@@ -27,9 +27,15 @@ reward is still the game's result at the cap (Go scores the board, LOA calls it 
 
 Determinism. ``reset(seed=s)`` seeds ``self.np_random``; from it come the deal, the learner's seat
 (``agent_seat="random"``) and the opponent's seed, so the same seed gives the same episode for
-the same learner actions. An opponent given as a spec string (``"random"``,
-``"alphabeta:depth=3"``) is rebuilt with ``agents.make(spec, seed=...)`` at every reset; an
-opponent given as an object keeps its own random stream (it is only ``reset()``).
+the same learner actions. An opponent given as a spec string (``"alphabeta:depth=3"``) is
+rebuilt with ``agents.make(spec, seed=...)`` at every reset; an opponent given as an object keeps
+its own random stream (it is only ``reset()``).
+
+Speed. With ``opponent="random"`` (and in Calculation, which has no opponent) a step is one
+compiled call: the learner's move, the random replies, the reward, the next observation and the
+mask, written into preallocated buffers by the vector env's kernel (``envs._vector_kernel``, one
+slot), with the random replies drawn from the episode's own SplitMix64 stream. Other opponents
+play through the Game protocol, with the legal set computed once per position.
 """
 
 from __future__ import annotations
@@ -121,8 +127,11 @@ class ArbiterEnv(gym.Env):
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = observation_box(self.game)
         self._opponent_spec = None
+        self._fused = None
         if two_players:
             self.set_opponent(opponent)
+        else:
+            self._fuse()
         self._state = None
         self._seat = 0
         self._done = True
@@ -135,6 +144,17 @@ class ArbiterEnv(gym.Env):
             raise ParameterError(f"{self.game.name} is a one-player game: it has no opponent")
         self._opponent = resolve_agent(opponent, seed=None)  # fails now, not at the next reset
         self._opponent_spec = opponent if isinstance(opponent, str) else None
+        self._fused = None
+        if opponent == "random":
+            self._fuse()
+
+    def _fuse(self) -> None:
+        """Step through the compiled one-slot vector env (see Speed in the module docstring)."""
+        from .vector_env import ArbiterVectorEnv
+
+        self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, agent_seat=self.agent_seat,
+                                       **dict(self.game.params), rules=self.game.rules)
+        self._fused_final = np.zeros((1, int(np.prod(self.observation_space.shape))), dtype=np.float32)
 
     @property
     def opponent(self):
@@ -144,11 +164,15 @@ class ArbiterEnv(gym.Env):
     def state(self):
         """A copy of the current position as a Game-protocol state (None before the first
         reset): what wrappers and agents need to look past the observation."""
+        if self._fused is not None and self._state is not None:
+            return self._fused._states[0].copy()
         return None if self._state is None else self._state.copy()
 
     # -- the Gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
+        if self._fused is not None:
+            return self._reset_fused()
         deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
         self._seat = int(self.np_random.integers(2)) if self.agent_seat == "random" else self.agent_seat
         self._state = self.game.initial_state(seed=deal_seed)
@@ -166,6 +190,8 @@ class ArbiterEnv(gym.Env):
     def step(self, action):
         if self._state is None or self._done:
             raise gym.error.ResetNeeded("step() called on a finished episode: call reset() first")
+        if self._fused is not None:
+            return self._step_fused(action)
         game, state = self.game, self._state
         if not game.is_legal(state, action):
             if self.illegal_action == "raise":
@@ -200,6 +226,35 @@ class ArbiterEnv(gym.Env):
         if self.render_mode == "ansi":
             return render.ansi(self.game, self._state, self._last_move())
         return render.rgb(self.game, self._state, self._previous)
+
+    # -- the compiled path ---------------------------------------------------------------------
+    def _reset_fused(self):
+        v = self._fused
+        obs, info = v.reset(seed=int(self.np_random.integers(0, SEED_BOUND)))
+        self._seat = int(v._seats[0])
+        self._state = v._states[0]  # a view: the kernel plays in place; ``state`` hands out copies
+        self._done = False
+        self._previous = None
+        self._render_human()
+        return obs[0].copy(), {"action_mask": v._masks[0].copy(), "agent_seat": self._seat}
+
+    def _step_fused(self, action):
+        v = self._fused
+        legal = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
+            and 0 <= action < self.game.num_actions and v._masks[0, int(action)] == 1
+        if not legal and self.illegal_action == "raise":
+            raise IllegalActionError(
+                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(v._masks[0]).tolist()}"
+            )
+        if self.render_mode is not None:
+            self._previous = self._state.copy()
+        v._advance(np.array([int(action) if legal else -1], dtype=np.int64))
+        terminated, truncated = bool(v._terminated[0]), bool(v._truncated[0])
+        self._done = terminated or truncated
+        mask = np.zeros(self.game.num_actions, dtype=np.int8) if self._done else v._masks[0].copy()
+        self._render_human()
+        info = {"action_mask": mask, "illegal_action": bool(v._illegal[0])}
+        return v._obs[0].copy(), float(v._rewards[0]), terminated, truncated, info
 
     # -- internals ---------------------------------------------------------------------------
     def _play(self, action: int) -> None:
