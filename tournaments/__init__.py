@@ -4,6 +4,7 @@ real agents, and the study of their accuracy.
     import tournaments
     outcome = tournaments.play_game(game, [agent_a, agent_b], seed=0)   # one game: GameOutcome
     tournaments.match(game, agent_a, agent_b, games=100)           # score ± SE, colour-balanced
+    tournaments.match("greedy", "random", game="othello", sprt=(0, 50, 0.05, 0.05))  # sequential
     result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="loa", workers=2)
     print(result)                                   # standings, Bradley–Terry ratings, crosstable
     tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
@@ -14,7 +15,7 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 ``avoid_rematches=``) and ``random_order`` (the study's "no rules").
 """
 
-from . import study
+from . import sprt, study
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .human import HumanAgent
 from .journal import JournalError
@@ -28,6 +29,6 @@ __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
-    "configure", "swiss_rounds", "bradley_terry", "study", "InlineExecutor", "ProcessExecutor",
+    "configure", "swiss_rounds", "bradley_terry", "study", "sprt", "InlineExecutor", "ProcessExecutor",
     "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
 ]
