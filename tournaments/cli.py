@@ -6,6 +6,7 @@
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
     arbiter match --game othello --a greedy --b random --games 400 --sprt 0 50 0.05 0.05
+    arbiter report run.db -o report.html
 
 A subcommand is a pair of functions, ``_add_<name>(subparsers)`` and ``_run_<name>(args)``, listed
 in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``.
@@ -202,8 +203,24 @@ def _run_match(args) -> int:
     return 0
 
 
+# -- report ---------------------------------------------------------------------------------------
+def _add_report(sub):
+    p = sub.add_parser("report", help="write a tournament journal as one self-contained HTML page")
+    p.add_argument("journal", help="the SQLite journal of arbiter tournament --journal")
+    p.add_argument("-o", "--out", default="report.html", help="HTML file to write (default %(default)s)")
+
+
+def _run_report(args) -> int:
+    from .report import write_report
+
+    path = write_report(args.journal, args.out)
+    print(f"wrote {path}")
+    return 0
+
+
 COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
-            "play": (_add_play, _run_play), "gtp": (_add_gtp, None), "match": (_add_match, _run_match)}
+            "play": (_add_play, _run_play), "gtp": (_add_gtp, None), "match": (_add_match, _run_match),
+            "report": (_add_report, _run_report)}
 
 
 def main(argv=None) -> int:
