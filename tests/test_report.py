@@ -72,6 +72,19 @@ def test_a_journal_replays_to_the_runs_result(journals):
         assert back.config["finished"] is True
 
 
+@pytest.mark.parametrize("system, options", [("swiss", {}), ("olympic", {"k": 2})])
+def test_swiss_and_olympic_journals_replay(system, options, tmp_path):
+    """Byes (an odd Swiss field) and first-to-k matches come back as the run had them."""
+    field = ["random", "greedy", "alphabeta:depth=1"] + (["random"] if system == "olympic" else [])
+    result = tournaments.run(system, field, game="gomoku", game_params={"size": 7}, seed=5, workers=0,
+                             journal=tmp_path / "j.db", progress=False, **options)
+    back = report.load_journal(tmp_path / "j.db")
+    assert (back.names, back.places, back.points, back.games, back.byes) == \
+           (result.names, result.places, result.points, result.games, result.byes)
+    assert bool(back.byes) == (system == "swiss") and back.names[-1] == ("random#2" if system == "olympic" else
+                                                                         "alphabeta:depth=1")
+
+
 def test_the_page_is_self_contained_and_shows_the_standings(journals, tmp_path):
     path, result = journals["gomoku"]
     out = report.write_report(path, tmp_path / "r.html")
@@ -81,7 +94,7 @@ def test_the_page_is_self_contained_and_shows_the_standings(journals, tmp_path):
     assert [r for r in parser.rows if r] == expected_rows(result)
     assert "<link" not in page and " src=" not in page and "@import" not in page  # nothing fetched
     assert page.count("<svg") == 1 and "id='crosstable'" in page and "Black's score" in page
-    assert report.write_report(result, tmp_path / "same.html")  # a TournamentResult works as well
+    assert open(report.write_report(result, tmp_path / "same.html"), encoding="utf-8").read() == page
 
 
 def test_replay_marks_the_last_move(journals):

@@ -114,6 +114,8 @@ def test_both_call_forms_play_the_same_match():
     assert old.sprt is None and sum(old.pentanomial) == 2
     with pytest.raises(envs.ParameterError, match="game_params"):
         tournaments.match(game, "random", "random", game_params={"size": 9})
+    with pytest.raises(envs.ParameterError, match="solitaire"):
+        tournaments.match("random", "random", game="calculation")
     with pytest.raises(envs.ParameterError, match="games given both"):
         tournaments.match(game, "random", "random", 4, games=4)
 

@@ -135,6 +135,8 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
         game = envs.make_game(game, **dict(game_params or {}))
     elif game_params:
         raise ParameterError(f"game_params={game_params!r}: only with a game name, not a Game object")
+    if game.num_players != 2:
+        raise ParameterError(f"match: {game.name} has {game.num_players} player(s); use solitaire() for it")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 2 or games % 2:
         raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
     test = SPRT.of(sprt) if sprt is not None else None

@@ -396,7 +396,8 @@ def render_html(result: TournamentResult) -> str:
                "<div><button id='first' title='first (Home)'>|&lt;</button><button id='prev' title='previous (←)'>"
                "&lt;</button><button id='next' title='next (→)'>&gt;</button><button id='last' title='last (End)'>"
                "&gt;|</button> <span id='ply'></span></div><div id='moves'></div></div>")
-    data = json.dumps(_page_data(result), separators=(",", ":")).replace("</", "<\\/")
+    # "<" escaped: no name or move can close the script element or open a comment inside it
+    data = json.dumps(_page_data(result), separators=(",", ":")).replace("<", "\\u003c")
     out.append(f"<script type='application/json' id='report-data'>{data}</script>")
     out.append(f"<script>{JS}</script></body></html>")
     return "\n".join(out)
