@@ -286,8 +286,9 @@ JS = r"""
       ctx.fillText(B.rows[r], margin / 2, y); ctx.fillText(B.rows[r], margin + size + margin / 2, y);
     }
     const last = g.moves.length;
+    const end = viewer.ply === last ? ' (end: ' + g.result + ', ' + g.reason + ')' : '';
     document.getElementById('ply').textContent = 'ply ' + viewer.ply + ' / ' + last +
-      (viewer.ply ? ': ' + g.moves[viewer.ply - 1] : ': start') + (viewer.ply === last ? ' (end: ' + g.result + ', ' + g.reason + ')' : '');
+      (viewer.ply ? ': ' + g.moves[viewer.ply - 1] : ': start') + end;
     document.querySelectorAll('#moves span').forEach((s, k) => s.classList.toggle('current', k + 1 === viewer.ply));
   }
 
@@ -295,8 +296,9 @@ JS = r"""
     viewer.game = k; viewer.ply = 0;
     const g = data.games[k];
     document.querySelectorAll('#games-list tbody tr').forEach((tr, j) => tr.classList.toggle('selected', j === k));
+    const why = g.detail ? ' [' + g.reason + ': ' + g.detail + ']' : '';
     document.getElementById('game-title').textContent = 'Game ' + (g.index + 1) + ' (round ' + g.round + '): ' +
-      g.black + ' (Black) - ' + g.white + ' (White) ' + g.result + (g.detail ? ' [' + g.reason + ': ' + g.detail + ']' : '');
+      g.black + ' (Black) - ' + g.white + ' (White) ' + g.result + why;
     const moves = document.getElementById('moves');
     moves.textContent = '';
     g.moves.forEach((m, p) => {
