@@ -4,8 +4,10 @@ real agents, and the study of their accuracy.
     import tournaments
     outcome = tournaments.play_game(game, [agent_a, agent_b], seed=0)   # one game: GameOutcome
     tournaments.match(game, agent_a, agent_b, games=100)           # score ± SE, colour-balanced
+    tournaments.match("greedy", "random", game="othello", sprt=(0, 50, 0.05, 0.05))  # sequential
     result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="loa", workers=2)
     print(result)                                   # standings, Bradley–Terry ratings, crosstable
+    tournaments.report.write_report("run.db", "report.html")   # a journal as one HTML page
     tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
 
 Every game, in a tournament worker, a match or ``arbiter play``, is played by ``play_game``.
@@ -14,7 +16,7 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 ``avoid_rematches=``) and ``random_order`` (the study's "no rules").
 """
 
-from . import study
+from . import report, sprt, study
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .human import HumanAgent
 from .journal import JournalError
@@ -28,6 +30,6 @@ __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
-    "configure", "swiss_rounds", "bradley_terry", "study", "InlineExecutor", "ProcessExecutor",
+    "configure", "swiss_rounds", "bradley_terry", "study", "sprt", "report", "InlineExecutor", "ProcessExecutor",
     "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
 ]

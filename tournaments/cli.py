@@ -5,6 +5,8 @@
     arbiter study [--out study_out] [--championships N]
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
+    arbiter match --game othello --a greedy --b random --games 400 --sprt 0 50 0.05 0.05
+    arbiter report run.db -o report.html
 
 A subcommand is a pair of functions, ``_add_<name>(subparsers)`` and ``_run_<name>(args)``, listed
 in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``.
@@ -214,9 +216,60 @@ def _run_agents(args) -> int:
     return 0
 
 
+# -- match ----------------------------------------------------------------------------------------
+def _add_match(sub):
+    p = sub.add_parser("match", help="an evaluation match of two agents, fixed-length or sequential (SPRT)")
+    _add_game(p)
+    p.add_argument("--a", required=True, metavar="SPEC", help="agent A, e.g. alphabeta:depth=3")
+    p.add_argument("--b", required=True, metavar="SPEC", help="agent B, the reference")
+    p.add_argument("--games", type=int, default=100,
+                   help="games (even; with --sprt the maximum), default %(default)s")
+    p.add_argument("--sprt", type=float, nargs=4, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
+                   help="stop when the SPRT of H0: A is ELO0 Elo better against H1: ELO1 decides")
+    p.add_argument("--sprt-model", default="logistic", choices=["logistic", "normalized"],
+                   help="Elo scale of ELO0/ELO1 (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _run_match(args) -> int:
+    from .matches import match
+    from .sprt import SPRT
+
+    test = SPRT(*args.sprt, model=args.sprt_model) if args.sprt else None
+
+    def progress(done, pairs, status=None):
+        if status is None:
+            print(f"pair {done}/{pairs}", flush=True)
+        else:
+            print(f"pair {done}/{pairs}: pentanomial {list(status.pentanomial)}, LLR {status.llr:+.2f} "
+                  f"({status.lower:.2f}, {status.upper:.2f}), Elo {status.elo:+.1f} "
+                  f"[{status.elo_lo:+.1f}, {status.elo_hi:+.1f}], {status.decision}", flush=True)
+
+    result = match(args.a, args.b, game=args.game, game_params=_game_params(args.param), games=args.games,
+                   seed=args.seed, sprt=test, progress=progress)
+    print(f"{args.a} vs {args.b} on {args.game}: {result}")
+    return 0
+
+
+# -- report ---------------------------------------------------------------------------------------
+def _add_report(sub):
+    p = sub.add_parser("report", help="write a tournament journal as one self-contained HTML page")
+    p.add_argument("journal", help="the SQLite journal of arbiter tournament --journal")
+    p.add_argument("-o", "--out", default="report.html", help="HTML file to write (default %(default)s)")
+
+
+def _run_report(args) -> int:
+    from .report import write_report
+
+    path = write_report(args.journal, args.out)
+    print(f"wrote {path}")
+    return 0
+
+
 COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
-            "play": (_add_play, _run_play), "gtp": (_add_gtp, None),
-            "games": (_add_games, _run_games), "agents": (_add_agents, _run_agents)}
+            "play": (_add_play, _run_play), "gtp": (_add_gtp, None), "match": (_add_match, _run_match),
+            "report": (_add_report, _run_report), "games": (_add_games, _run_games),
+            "agents": (_add_agents, _run_agents)}
 
 
 def main(argv=None) -> int:

@@ -2,6 +2,9 @@
 
     result = tournaments.match(game, agents.make("alphazero"), agents.make("greedy", seed=1), games=100)
     result.score, result.se, result.wins, result.draws, result.losses, result.beats
+    result = tournaments.match("greedy", "random", game="gomoku", game_params={"size": 9},
+                               sprt=(0, 50, 0.05, 0.05), games=400)     # sequential: stops early
+    result.sprt.decision, result.sprt.llr, result.pentanomial
     tournaments.solitaire(envs.make_game("calculation"), agents.make("greedy"), games=100)
 
 A match of ``games`` games (even) is played in pairs: both games of a pair start from the same
@@ -9,6 +12,10 @@ opening of 2-4 uniformly random plies drawn from ``seed`` (so deterministic agen
 one game), A moving first in one and second in the other, hence half the games with A as first
 player. A's score is (wins + draws/2) / games, with standard error sd(per-game score)/sqrt(games);
 "A beats B" is claimed only when score - 2 SE > 0.5. A resignation counts as a loss.
+
+With ``sprt=(elo0, elo1, alpha, beta)`` the match is sequential (``tournaments.sprt``): after every
+pair the pentanomial LLR is compared with the test's bounds, and the match stops as soon as it
+accepts H0 or H1; ``games`` is then the maximum, reached only by an undecided match.
 
 Every game is played by ``tournaments.play_game``. A forfeit (a crash, an illegal action) is not
 counted as a loss but raises ``MatchError``: a match measures strength, and an agent that breaks
@@ -23,10 +30,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+import envs
 from agents.openings import random_opening
 from envs import ParameterError
 
 from .play import GameOutcome, play_game
+from .sprt import SPRT, SPRTStatus
 
 
 class MatchError(RuntimeError):
@@ -42,18 +51,23 @@ class MatchResult:
     score: float
     se: float
     seconds: float
+    pentanomial: tuple = ()          # pairs in which A scored 0, 0.5, 1, 1.5, 2 points
+    sprt: SPRTStatus | None = None   # the sequential test's final state (a match with sprt=)
 
     @property
     def beats(self) -> bool:
         return self.score - 2 * self.se > 0.5
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "beats": self.beats}
+        out = {**asdict(self), "beats": self.beats, "pentanomial": list(self.pentanomial)}
+        out["sprt"] = self.sprt.as_dict() if self.sprt is not None else None
+        return out
 
     def __str__(self) -> str:
         verdict = "beats" if self.beats else "does not beat"
-        return (f"score {self.score:.3f} ± {self.se:.3f} (W/D/L {self.wins}/{self.draws}/{self.losses}"
+        text = (f"score {self.score:.3f} ± {self.se:.3f} (W/D/L {self.wins}/{self.draws}/{self.losses}"
                 f" of {self.games}); {verdict} (needs score - 2SE > 0.5)")
+        return text if self.sprt is None else text + "\n" + str(self.sprt)
 
 
 def _checked(game, players, outcome: GameOutcome, what: str) -> GameOutcome:
@@ -66,28 +80,93 @@ def _checked(game, players, outcome: GameOutcome, what: str) -> GameOutcome:
     return outcome
 
 
-def match(game, a, b, games: int = 100, seed: int = 0, min_plies: int = 2, max_plies: int = 4,
-          progress=None) -> MatchResult:
+def _resolve_players(args, game, kwargs):
+    """(game, a, b, rest) from ``match``'s two call forms: ``match(game, a, b, games, seed, ...)``
+    and ``match(a, b, game=..., ...)``."""
+    args = list(args)
+    if game is None:
+        if len(args) < 3:
+            raise ParameterError(f"match: expected match(game, a, b, ...) or match(a, b, game=...), "
+                                 f"got {len(args)} positional arguments and no game=")
+        game, args = args[0], args[1:]
+    if len(args) < 2:
+        raise ParameterError(f"match: expected two agents, got {len(args)}")
+    a, b, rest = args[0], args[1], args[2:]
+    names = ("games", "seed", "min_plies", "max_plies", "progress")
+    if len(rest) > len(names):
+        raise ParameterError(f"match: too many positional arguments ({len(args) + 1})")
+    for name, value in zip(names, rest):
+        if name in kwargs:
+            raise ParameterError(f"match: {name} given both by position and as {name}=")
+        kwargs[name] = value
+    return game, a, b
+
+
+def _agent(entry, seed: int):
+    """An agent object, or a spec string made into one with ``seed``."""
+    if isinstance(entry, str):
+        import agents
+
+        return agents.make(entry, seed=seed)
+    if not callable(getattr(entry, "act", None)):
+        raise ParameterError(f"agent {entry!r}: expected an agent spec or an object with act(game, state)")
+    return entry
+
+
+def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResult:
     """Play agent ``a`` against agent ``b`` under the protocol of the module docstring.
-    ``progress(pairs_done, pairs)`` is called after every colour pair."""
+
+    Called as ``match(game, a, b, games=100, seed=0, min_plies=2, max_plies=4, progress=None)``
+    or ``match(a, b, game=..., ...)``. ``game`` is a Game or a registered name made with
+    ``game_params``; ``a`` and ``b`` are agents or specs for ``agents.make`` (seeded ``seed`` and
+    ``seed + 1``). ``sprt``: ``(elo0, elo1, alpha, beta)`` or a ``tournaments.sprt.SPRT`` makes
+    the match sequential, ``games`` its maximum. ``progress(pairs_done, pairs)`` is called after
+    every colour pair, with a third argument, the ``SPRTStatus``, in a sequential match (so a
+    caller can print the LLR as the match goes).
+    """
+    unknown = set(kwargs) - {"games", "seed", "min_plies", "max_plies", "progress"}
+    if unknown:
+        raise ParameterError(f"match: unexpected argument(s) {', '.join(sorted(unknown))}")
+    game, a, b = _resolve_players(args, game, kwargs)
+    games, seed = kwargs.get("games", 100), kwargs.get("seed", 0)
+    min_plies, max_plies = kwargs.get("min_plies", 2), kwargs.get("max_plies", 4)
+    progress = kwargs.get("progress")
+    if isinstance(game, str):
+        game = envs.make_game(game, **dict(game_params or {}))
+    elif game_params:
+        raise ParameterError(f"game_params={game_params!r}: only with a game name, not a Game object")
+    if game.num_players != 2:
+        raise ParameterError(f"match: {game.name} has {game.num_players} player(s); use solitaire() for it")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 2 or games % 2:
         raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
+    test = SPRT.of(sprt) if sprt is not None else None
+    a, b = _agent(a, seed), _agent(b, seed + 1)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     scores = []
+    penta = [0] * 5
+    status = None
     for pair in range(games // 2):
         opening = random_opening(game, rng, min_plies, max_plies)
+        points = 0.0
         for a_seat in (0, 1):
             players = [a, b] if a_seat == 0 else [b, a]
             outcome = play_game(game, players, seed=0, opening=opening)
             _checked(game, players, outcome, f"match, game {2 * pair + a_seat + 1} of {games}")
             scores.append((outcome.returns[a_seat] + 1) / 2)
+            points += scores[-1]
+        penta[int(round(points * 2))] += 1
+        if test is not None:
+            status = test.status(penta)
         if progress is not None:
-            progress(pair + 1, games // 2)
+            progress(pair + 1, games // 2, *(() if test is None else (status,)))
+        if status is not None and status.decision != "undecided":
+            break
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
     return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
-                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1))
+                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1),
+                       pentanomial=tuple(penta), sprt=status)
 
 
 @dataclass

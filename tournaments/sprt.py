@@ -1,0 +1,265 @@
+"""Sequential matches: the SPRT on game pairs, as cutechess-cli and fastchess stop engine matches.
+
+    test = tournaments.sprt.SPRT(elo0=0, elo1=20, alpha=0.05, beta=0.05)
+    result = tournaments.match(a, b, game="othello", sprt=test, games=2000)
+    result.sprt.decision, result.sprt.llr, result.sprt.elo, result.pentanomial
+    tournaments.sprt.error_rates(test, draw_rate=0.3, runs=2000)   # type I / II by simulation
+
+A fixed-length match spends as many games on a clear-cut comparison as on a close one. A sequential
+probability ratio test instead plays until the evidence for one of two hypotheses is strong enough:
+H0 "A is ``elo0`` Elo stronger than B" against H1 "A is ``elo1`` Elo stronger" (elo0 < elo1), with
+error rates ``alpha`` (accepting H1 when H0 holds) and ``beta`` (accepting H0 when H1 holds).
+After every game pair the log-likelihood ratio (LLR) is compared with Wald's bounds
+``log(beta / (1 - alpha))`` and ``log((1 - beta) / alpha)``: below the lower bound H0 is
+accepted, above the upper bound H1; in between the match goes on (or ends undecided at its
+maximum length).
+
+Why pairs (the *pentanomial* model): a match plays each seeded opening twice with colours swapped,
+so the two games of a pair are correlated (a lopsided opening favours whoever has the good side in
+both). Counting games as independent trinomial draws (win/draw/loss) overstates the variance; the
+unit that is independent is the pair, scoring 0, 0.5, 1, 1.5 or 2 points for A, whose five
+frequencies are the pentanomial counts.
+
+The LLR is the generalized SPRT's normal approximation that fastchess and cutechess use: with
+``m`` the mean pair score (points / 2, in [0, 1]), ``v`` its per-pair variance and ``N`` pairs
+(counted with the weak prior ``PRIOR``, see ``SPRT.llr``),
+
+    LLR = (s1 - s0) * (2 m - s0 - s1) / (2 v / N)
+
+where ``s0``, ``s1`` are the expected scores under H0 and H1: ``1 / (1 + 10**(-elo / 400))`` for
+the usual logistic Elo (``model="logistic"``, the default: the Elo of ``MatchResult`` and the
+ratings), or ``0.5 + nelo * sqrt(2 v) / (800 / ln 10)`` for normalized Elo
+(``model="normalized"``, whose bounds do not depend on the draw rate). The approximation is why
+the error rates are checked by simulation (``error_rates``) rather than taken on trust.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from envs import ParameterError
+
+H0, H1, UNDECIDED = "H0", "H1", "undecided"
+MODELS = ("logistic", "normalized")
+PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # A's pair points / 2, by pentanomial index
+NELO = 800.0 / math.log(10.0)
+# Half a pair at each extreme, added to the counts before the LLR: a weak prior that keeps the
+# variance positive. It pulls the mean towards 1/2 (conservative) and vanishes as pairs accumulate;
+# the simulated error rates (``error_rates``) are measured with it.
+PRIOR = np.array([0.5, 0.0, 0.0, 0.0, 0.5])
+
+
+def _number(name, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value):
+        raise ParameterError(f"{name}={value!r}: expected a finite number")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class SPRT:
+    """A validated test: H0 ``elo0`` against H1 ``elo1`` at error rates ``alpha``, ``beta``."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    model: str = "logistic"
+
+    def __post_init__(self):
+        for name in ("elo0", "elo1", "alpha", "beta"):
+            object.__setattr__(self, name, _number(name, getattr(self, name)))
+        if not self.elo0 < self.elo1:
+            raise ParameterError(f"elo0={self.elo0!r}, elo1={self.elo1!r}: expected elo0 < elo1")
+        for name in ("alpha", "beta"):
+            if not 0 < getattr(self, name) < 1:
+                raise ParameterError(f"{name}={getattr(self, name)!r}: expected a probability in (0, 1)")
+        if self.alpha + self.beta >= 1:
+            raise ParameterError(f"alpha={self.alpha!r}, beta={self.beta!r}: expected alpha + beta < 1")
+        if self.model not in MODELS:
+            raise ParameterError(f"model={self.model!r}: expected one of {', '.join(MODELS)}")
+
+    @classmethod
+    def of(cls, spec) -> SPRT:
+        """``spec`` as a test: an ``SPRT``, or a tuple ``(elo0, elo1, alpha, beta)``."""
+        if isinstance(spec, SPRT):
+            return spec
+        if isinstance(spec, (tuple, list)) and len(spec) == 4:
+            return cls(*spec)
+        raise ParameterError(f"sprt={spec!r}: expected (elo0, elo1, alpha, beta) or an SPRT")
+
+    @property
+    def lower(self) -> float:
+        """Accept H0 at or below this LLR: log(beta / (1 - alpha))."""
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """Accept H1 at or above this LLR: log((1 - beta) / alpha)."""
+        return math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, counts) -> np.ndarray | float:
+        """The LLR of pentanomial ``counts`` (last axis: pairs scoring 0, 0.5, 1, 1.5, 2 points);
+        vectorised over leading axes; 0 before the first pair. ``PRIOR`` is added to the counts:
+        without it a one-sided run (every pair won 2-0, as a strong agent does to a weak one) has
+        variance 0 and the formula is undefined, so such a match could never stop."""
+        counts = np.asarray(counts, dtype=np.float64)
+        played = counts.sum(axis=-1)
+        counts = counts + PRIOR
+        n = counts.sum(axis=-1)
+        m = (counts @ PAIR_SCORES) / n
+        v = (counts @ PAIR_SCORES**2) / n - m**2
+        if self.model == "logistic":
+            s0, s1 = logistic_score(self.elo0), logistic_score(self.elo1)
+        else:
+            s0 = 0.5 + self.elo0 * np.sqrt(2 * v) / NELO
+            s1 = 0.5 + self.elo1 * np.sqrt(2 * v) / NELO
+        out = np.where(played > 0, (s1 - s0) * (2 * m - s0 - s1) / (2 * v / n), 0.0)
+        return float(out) if out.ndim == 0 else out
+
+    def decide(self, llr: float) -> str:
+        return H1 if llr >= self.upper else H0 if llr <= self.lower else UNDECIDED
+
+    def status(self, counts) -> SPRTStatus:
+        """Where a match with pentanomial ``counts`` stands."""
+        counts = tuple(int(c) for c in counts)
+        llr = self.llr(counts)
+        elo, lo, hi = elo_interval(counts)
+        return SPRTStatus(self.elo0, self.elo1, self.alpha, self.beta, self.model, sum(counts), counts,
+                          round(llr, 4), round(self.lower, 4), round(self.upper, 4), elo, lo, hi,
+                          self.decide(llr))
+
+
+@dataclass(frozen=True)
+class SPRTStatus:
+    """A sequential match after ``pairs`` game pairs: the LLR between its bounds, the Elo estimate
+    of A over B with a 95% interval, the pentanomial counts and the decision so far."""
+
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    model: str
+    pairs: int
+    pentanomial: tuple  # pairs in which A scored 0, 0.5, 1, 1.5, 2 points
+    llr: float
+    lower: float
+    upper: float
+    elo: float
+    elo_lo: float
+    elo_hi: float
+    decision: str       # H0, H1 or undecided
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        verdict = {H0: f"H0 accepted (not {self.elo1:g} Elo better)", H1: f"H1 accepted ({self.elo1:g} Elo better)",
+                   UNDECIDED: "undecided"}[self.decision]
+        return (f"SPRT [{self.elo0:g}, {self.elo1:g}] alpha={self.alpha:g} beta={self.beta:g} ({self.model}): "
+                f"LLR {self.llr:+.2f} ({self.lower:.2f}, {self.upper:.2f}); Elo {self.elo:+.1f} "
+                f"[{self.elo_lo:+.1f}, {self.elo_hi:+.1f}]; pentanomial {list(self.pentanomial)} "
+                f"in {self.pairs} pairs; {verdict}")
+
+
+def logistic_score(elo):
+    """Expected score of a player ``elo`` stronger: 1 / (1 + 10**(-elo / 400))."""
+    return 1.0 / (1.0 + 10.0 ** (-np.asarray(elo, dtype=np.float64) / 400.0))
+
+
+def score_to_elo(score: float) -> float:
+    """The logistic Elo difference of an expected ``score`` (clipped to ±1200 for 0 and 1)."""
+    s = min(max(float(score), 1e-3), 1 - 1e-3)
+    return round(-400.0 * math.log10(1.0 / s - 1.0), 2)
+
+
+def elo_interval(counts) -> tuple[float, float, float]:
+    """Elo estimate of A and its 95% interval from pentanomial ``counts`` (the pair scores' mean
+    ± 1.96 standard errors, mapped through the logistic curve)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    n = counts.sum()
+    if n == 0:
+        return 0.0, -1200.0, 1200.0
+    m = counts @ PAIR_SCORES / n
+    se = math.sqrt(max(counts @ PAIR_SCORES**2 / n - m * m, 0.0) / n)
+    return score_to_elo(m), score_to_elo(m - 1.96 * se), score_to_elo(m + 1.96 * se)
+
+
+def pentanomial_probabilities(elo: float, draw_rate: float) -> np.ndarray:
+    """Probabilities of A's pair scores 0, 0.5, 1, 1.5, 2 when A is ``elo`` (logistic) stronger and
+    a game is drawn with probability ``draw_rate``, the two games of a pair independent: a game's
+    win and loss probabilities are ``s - d/2`` and ``1 - s - d/2`` for the expected score ``s``."""
+    s = float(logistic_score(elo))
+    d = _number("draw_rate", draw_rate)
+    w, lo = s - d / 2, 1 - s - d / 2
+    if not 0 <= d < 1 or w < 0 or lo < 0:
+        raise ParameterError(f"draw_rate={draw_rate!r}: expected 0 <= draw rate < 1 leaving win and loss "
+                             f"probabilities >= 0 at {elo:g} Elo (score {s:.3f})")
+    return np.array([lo * lo, 2 * lo * d, 2 * w * lo + d * d, 2 * w * d, w * w])
+
+
+def _true_elo(test: SPRT, hypothesis_elo: float, draw_rate: float) -> float:
+    """The logistic Elo at which the test's hypothesis holds: itself for the logistic model; for
+    normalized Elo, the logistic Elo whose pair distribution has that normalized Elo."""
+    if test.model == "logistic":
+        return hypothesis_elo
+
+    def nelo(elo):
+        p = pentanomial_probabilities(elo, draw_rate)
+        m = p @ PAIR_SCORES
+        return (m - 0.5) / math.sqrt(2 * (p @ PAIR_SCORES**2 - m * m)) * NELO
+
+    lo, hi = -600.0, 600.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if nelo(mid) < hypothesis_elo else (lo, mid)
+    return (lo + hi) / 2
+
+
+def simulate(test, elo: float, draw_rate: float = 0.3, runs: int = 2000, max_pairs: int = 100_000,
+             seed: int = 0, chunk: int = 256) -> dict:
+    """Run ``runs`` sequential matches whose pairs are drawn from ``pentanomial_probabilities(elo,
+    draw_rate)`` until the LLR of ``test`` leaves its bounds (or ``max_pairs``); vectorised over the
+    runs, ``chunk`` pairs at a time, seeded. Returns the fractions accepting H0 and H1, undecided,
+    and the mean and 90th percentile of the pairs played."""
+    test = SPRT.of(test)
+    if not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise ParameterError(f"runs={runs!r}: expected a positive integer")
+    p = pentanomial_probabilities(elo, draw_rate)
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((runs, 5), dtype=np.int64)
+    decision = np.zeros(runs, dtype=np.int8)  # 0 undecided, -1 H0, +1 H1
+    pairs = np.full(runs, max_pairs, dtype=np.int64)
+    active = np.arange(runs)
+    done = 0
+    while active.size and done < max_pairs:
+        k = min(chunk, max_pairs - done)
+        draws = rng.choice(5, size=(active.size, k), p=p)
+        cum = counts[active][:, None, :] + (draws[..., None] == np.arange(5)).cumsum(axis=1)
+        llr = test.llr(cum)
+        hi, lo = llr >= test.upper, llr <= test.lower
+        hit = hi | lo
+        ended = hit.any(axis=1)
+        first = hit.argmax(axis=1)
+        rows = active[ended]
+        decision[rows] = np.where(hi[ended, first[ended]], 1, -1)
+        pairs[rows] = done + first[ended] + 1
+        counts[active] = cum[:, -1]
+        active = active[~ended]
+        done += k
+    return {"elo": elo, "draw_rate": draw_rate, "runs": runs, "h0": float((decision == -1).mean()),
+            "h1": float((decision == 1).mean()), "undecided": float((decision == 0).mean()),
+            "mean_pairs": float(pairs.mean()), "p90_pairs": float(np.percentile(pairs, 90))}
+
+
+def error_rates(test, draw_rate: float = 0.3, runs: int = 2000, max_pairs: int = 100_000, seed: int = 0) -> dict:
+    """The test's measured error rates: type I, the fraction of ``runs`` simulated matches at the
+    true Elo ``elo0`` that accept H1; type II, the fraction at ``elo1`` that do not accept H1
+    (accepting H0 or ending undecided). Also the two simulations themselves."""
+    test = SPRT.of(test)
+    at0 = simulate(test, _true_elo(test, test.elo0, draw_rate), draw_rate, runs, max_pairs, seed)
+    at1 = simulate(test, _true_elo(test, test.elo1, draw_rate), draw_rate, runs, max_pairs, seed + 1)
+    return {"type1": at0["h1"], "type2": at1["h0"] + at1["undecided"], "at_elo0": at0, "at_elo1": at1}
