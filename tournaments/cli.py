@@ -54,7 +54,12 @@ def _add_tournament(sub):
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                    help='agent specs, e.g. random greedy "alphabeta:depth=3"')
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=None, help="worker processes (0: play in this process)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes, or Ray actors with --executor ray (0: play in this process)")
+    p.add_argument("--executor", choices=["process", "ray"], default="process",
+                   help="where games run: local worker processes, or Ray (needs the distributed extra)")
+    p.add_argument("--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); "
+                                     "default: start a local Ray")
     p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
     p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
@@ -77,7 +82,15 @@ def _run_tournament(args) -> int:
         options = {"rounds": args.rounds, "avoid_rematches": not args.allow_rematches}
     if args.resume and not args.journal:
         raise SystemExit("--resume needs --journal FILE")
+    executor = None
+    if args.executor == "ray":
+        from .ray_executor import RayExecutor
+
+        executor = RayExecutor(address=args.address, workers=args.workers or None)
+    elif args.address:
+        raise SystemExit("--address needs --executor ray")
     result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
+                        executor=executor,
                         journal=args.journal, resume=args.resume, move_time=args.move_time,
                         game_params=_game_params(args.param), **options)
     print(result)

@@ -220,6 +220,31 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+EXECUTORS = ("process", "inline", "ray")
+
+
+def make_executor(executor, workers=None):
+    """An executor object from ``executor``: None (a process pool, or in this process with
+    ``workers=0``), a name of ``EXECUTORS`` (``"ray"``: a local Ray, or the cluster Ray is
+    connected to; needs the ``distributed`` extra) or an object with ``start``/``run``/``close``."""
+    if executor is None:
+        return InlineExecutor() if workers == 0 else ProcessExecutor(workers)
+    if isinstance(executor, str):
+        if executor == "process":
+            return ProcessExecutor(workers)
+        if executor == "inline":
+            return InlineExecutor()
+        if executor == "ray":
+            from .ray_executor import RayExecutor
+
+            return RayExecutor(workers=workers or None)
+        raise envs.ParameterError(f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} "
+                                  "or an executor object")
+    if not all(callable(getattr(executor, m, None)) for m in ("start", "run", "close")):
+        raise envs.ParameterError(f"executor={executor!r}: expected a name or an object with start, run and close")
+    return executor
+
+
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
         move_time=None, game_params=None, executor=None, progress=True, setup_time=300.0,
         **options) -> TournamentResult:
@@ -254,8 +279,7 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
             "agents": [_identity(e) for e in agents], "seed": seed,
             "move_time": move_time}
     log = Journal(journal, meta, resume) if journal is not None else None
-    if executor is None:
-        executor = InlineExecutor() if workers == 0 else ProcessExecutor(workers)
+    executor = make_executor(executor, workers)
     executor.start(ctx)
     referee = Referee(config, seed)
     records, bar = [], _Progress(progress)

@@ -1,0 +1,85 @@
+"""Tournaments on Ray (``executor="ray"``): the same games as the process executor, and a lost
+Ray worker costs no finished game. A real local Ray (2 CPUs, no dashboard) runs in these tests."""
+
+import os
+import signal
+import sys
+import threading
+import time
+
+import pytest
+
+import tournaments
+from tournaments.executor import ExecutorError, ProcessExecutor
+
+ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
+
+from tournaments.ray_executor import RayExecutor  # noqa: E402
+
+AGENTS = ["random", "greedy", "alphabeta:depth=1", "mcts:simulations=30"]
+GAME = {"game": "gomoku", "game_params": {"size": 7}, "seed": 5}
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def _games(result):
+    return sorted(({k: v for k, v in g.items() if k != "seconds"} for g in result.games), key=lambda g: g["index"])
+
+
+def test_ray_plays_the_same_games_as_the_process_executor(local_ray):
+    on_ray = tournaments.round_robin(AGENTS, executor=RayExecutor(workers=2), progress=False, **GAME)
+    local = tournaments.round_robin(AGENTS, executor=ProcessExecutor(2), progress=False, **GAME)
+    assert _games(on_ray) == _games(local)
+    assert [s.name for s in on_ray.standings()] == [s.name for s in local.standings()]
+    assert on_ray.points == local.points and len(on_ray.games) == 12
+
+
+def test_the_executor_option_names_ray(local_ray):
+    result = tournaments.round_robin(AGENTS[:2], executor="ray", workers=2, progress=False, **GAME)
+    assert len(result.games) == 2
+
+
+SLOW = "mcts:simulations=4000"  # about a second a game: long enough to be interrupted
+
+
+def test_a_killed_ray_worker_costs_no_finished_game(local_ray, tmp_path):
+    journal = tmp_path / "run.db"
+    executor = RayExecutor(workers=2)
+    killed = []
+
+    def kill_one_actor():  # once the actors play (both are busy from then on), kill one
+        while not killed:
+            time.sleep(0.2)
+            try:
+                pids = executor.actor_pids()
+            except Exception:  # noqa: BLE001 - the actors are being started
+                continue
+            if not pids:
+                continue
+            time.sleep(1.5)
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    killer = threading.Thread(target=kill_one_actor, daemon=True)
+    killer.start()
+    result = tournaments.round_robin([SLOW, "random", "greedy"], executor=executor, journal=str(journal),
+                                     progress=False, **GAME)
+    killer.join(timeout=5)
+    assert killed, "no actor was killed: the tournament ended first"
+    assert executor.replayed == 1  # the killed actor was playing: its game went to a fresh actor
+    indices = [g["index"] for g in result.games]
+    assert sorted(indices) == list(range(6))  # every game once, the interrupted one played again
+    resumed = tournaments.round_robin([SLOW, "random", "greedy"], executor="inline", journal=str(journal),
+                                      resume=True, progress=False, **GAME)
+    assert _games(resumed) == _games(result)  # the journal holds every game, once
+
+
+def test_without_ray_the_error_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ExecutorError, match=r'pip install "arbiter-games\[distributed\]"'):
+        tournaments.round_robin(AGENTS[:2], executor="ray", progress=False, **GAME)

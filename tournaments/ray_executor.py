@@ -1,0 +1,154 @@
+"""Tournaments on a Ray cluster: the executor interface of ``tournaments.executor`` over Ray actors.
+
+    result = tournaments.round_robin(agents, game="go", executor="ray")         # a local Ray
+    result = tournaments.round_robin(agents, game="go", executor=RayExecutor(address="auto"))
+
+    $ ray start --head                                  # on one host
+    $ ray start --address HEAD_IP:6379                  # on each of the others
+    $ arbiter tournament --executor ray --address auto ...   # on the head (the driver)
+
+Each Ray actor owns a ``ProcessExecutor`` of one worker process and plays the games it is sent one
+at a time, so every rule of a local tournament holds unchanged on every node: per-move clocks,
+warm-up limits, forfeits for crashes, hangs, illegal moves and exit codes, workers that die with
+their actor. What Ray adds:
+
+* the journal stays with the driver, which journals each game as its actor returns it, so a
+  killed driver resumes exactly as a local tournament does;
+* a lost actor (its process killed, its node gone) costs no finished game: the game it was playing
+  is sent to a fresh actor, at most ``retries`` times, then ``ExecutorError`` names the game;
+* the tournament's context (agents, their weights, game parameters) travels once, through Ray's
+  object store; each actor's worker process is started with ``spawn`` (forking a process that runs
+  Ray's threads is unsafe) and warms the agents' compiled code once, under a lock per node, so the
+  first actor on a node compiles and the others load numba's disk cache.
+
+Needs the ``distributed`` extra (``pip install "arbiter-games[distributed]"``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from collections import deque
+
+from .executor import ExecutorError, ProcessExecutor
+from .play import Context
+
+INSTALL_HINT = 'executor="ray" needs Ray: pip install "arbiter-games[distributed]"'
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError as exc:
+        raise ExecutorError(INSTALL_HINT) from exc
+    return ray
+
+
+class _Player:
+    """One Ray actor: a one-worker ``ProcessExecutor`` kept for the whole tournament."""
+
+    def __init__(self, ctx: Context):
+        lock = os.path.join(tempfile.gettempdir(), "arbiter-warm-up.lock")
+        with open(lock, "a") as handle:  # one actor per node compiles; the others load the cache
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                self.executor = ProcessExecutor(1, mp_context="spawn")
+                self.executor.start(ctx)
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def play(self, job) -> dict:
+        return next(iter(self.executor.run([job])))
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+class RayExecutor:
+    """Plays a tournament's games on Ray actors (see the module docstring).
+
+    ``address``: None starts a local Ray (``num_cpus`` CPUs, default this machine's), ``"auto"``
+    or ``"host:port"`` joins a running cluster. ``workers``: actors, one game each at a time
+    (default: the cluster's CPUs). ``retries``: how often a game may lose its actor.
+    """
+
+    def __init__(self, address: str | None = None, workers: int | None = None, retries: int = 3,
+                 num_cpus: int | None = None):
+        _ray()  # the install hint now, not at the first game
+        if workers is not None and (not isinstance(workers, int) or workers < 1):
+            raise ExecutorError(f"workers={workers!r}: expected a positive number of Ray actors")
+        self.address, self.workers, self.retries, self.num_cpus = address, workers, retries, num_cpus
+        self._started_ray = False
+        self._actors: list = []
+        self.replayed = 0  # games sent again because their actor was lost
+
+    def start(self, ctx: Context) -> None:
+        ray = _ray()
+        if not ray.is_initialized():
+            options = {"include_dashboard": False, "log_to_driver": False}
+            if self.address is None:
+                options["num_cpus"] = self.num_cpus or os.cpu_count()
+            ray.init(address=self.address, **options)
+            self._started_ray = True
+        self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Player)
+        self._ctx = ray.put(ctx)
+        n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self._actors = [self._remote.remote(self._ctx) for _ in range(n)]
+
+    def actor_pids(self) -> list:
+        """The process ids of the actors (for fault-injection tests and monitoring)."""
+        ray = _ray()
+        return ray.get([a.pid.remote() for a in self._actors])
+
+    def run(self, jobs):
+        ray = _ray()
+        pending = deque(jobs)
+        idle = list(range(len(self._actors)))
+        busy: dict = {}      # object ref -> (actor slot, job)
+        lost: dict = {}      # job index -> actors lost while playing it
+        while pending or busy:
+            while pending and idle:
+                slot, job = idle.pop(), pending.popleft()
+                busy[self._actors[slot].play.remote(job)] = (slot, job)
+            ready, _ = ray.wait(list(busy), num_returns=1)
+            for ref in ready:
+                slot, job = busy.pop(ref)
+                try:
+                    record = ray.get(ref)
+                except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
+                        ray.exceptions.NodeDiedError) as exc:
+                    lost[job.index] = lost.get(job.index, 0) + 1
+                    if lost[job.index] > self.retries:
+                        raise ExecutorError(
+                            f"game {job.index} (round {job.round}, players {job.black} and {job.white}) "
+                            f"lost its Ray worker {lost[job.index]} times; last: {type(exc).__name__}"
+                        ) from exc
+                    self._actors[slot] = self._remote.remote(self._ctx)  # a fresh actor
+                    self.replayed += 1
+                    pending.appendleft(job)
+                    idle.append(slot)
+                    continue
+                except ray.exceptions.RayTaskError as exc:  # the referee itself failed: a bug
+                    raise ExecutorError(f"game {job.index} failed in its Ray worker: {exc}") from exc
+                idle.append(slot)
+                yield record
+
+    def close(self) -> None:
+        ray = _ray()
+        try:  # each actor stops its worker process before the actor itself goes
+            ray.get([a.close.remote() for a in self._actors], timeout=10)
+        except Exception:  # noqa: BLE001 - lost actors took their workers with them
+            pass
+        for actor in self._actors:
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 - an actor already gone needs no killing
+                pass
+        self._actors = []
+        if self._started_ray:
+            ray.shutdown()
+            self._started_ray = False
