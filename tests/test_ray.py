@@ -44,7 +44,7 @@ def test_the_executor_option_names_ray(local_ray):
     assert len(result.games) == 2
 
 
-SLOW = "mcts:simulations=4000"  # about a second a game: long enough to be interrupted
+SLOW = "mcts:simulations=20000"  # seconds a game: long enough to be interrupted
 
 
 def test_a_killed_ray_worker_costs_no_finished_game(local_ray, tmp_path):
@@ -61,7 +61,7 @@ def test_a_killed_ray_worker_costs_no_finished_game(local_ray, tmp_path):
                 continue
             if not pids:
                 continue
-            time.sleep(1.5)
+            time.sleep(1.0)
             os.kill(pids[0], signal.SIGKILL)
             killed.append(pids[0])
 
@@ -83,3 +83,41 @@ def test_without_ray_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ExecutorError, match=r'pip install "arbiter-games\[distributed\]"'):
         tournaments.round_robin(AGENTS[:2], executor="ray", progress=False, **GAME)
+
+
+@pytest.mark.slow
+def test_a_lost_node_costs_no_finished_game(tmp_path):
+    """Two Ray nodes on this machine; the worker node is removed mid-tournament: its actor's game
+    is played again on the head node, and every game is journaled once."""
+    from ray.cluster_utils import Cluster
+
+    if ray.is_initialized():
+        ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    worker = cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address, log_to_driver=False)
+    try:
+        executor = RayExecutor(workers=2)
+        removed = []
+
+        def remove_worker_node():
+            while not removed:
+                time.sleep(0.2)
+                try:
+                    if len(executor.actor_pids()) < 2:
+                        continue
+                except Exception:  # noqa: BLE001 - actors still starting
+                    continue
+                time.sleep(2.0)
+                cluster.remove_node(worker)
+                removed.append(True)
+
+        remover = threading.Thread(target=remove_worker_node, daemon=True)
+        remover.start()
+        result = tournaments.round_robin([SLOW, "random", "greedy"], executor=executor,
+                                         journal=str(tmp_path / "run.db"), progress=False, **GAME)
+        remover.join(timeout=10)
+        assert removed and sorted(g["index"] for g in result.games) == list(range(6))
+    finally:
+        ray.shutdown()
+        cluster.shutdown()

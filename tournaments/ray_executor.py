@@ -84,6 +84,7 @@ class RayExecutor:
         self.address, self.workers, self.retries, self.num_cpus = address, workers, retries, num_cpus
         self._started_ray = False
         self._actors: list = []
+        self._pids: list = []
         self.replayed = 0  # games sent again because their actor was lost
 
     def start(self, ctx: Context) -> None:
@@ -97,25 +98,37 @@ class RayExecutor:
         self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Player)
         self._ctx = ray.put(ctx)
         n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self._actors = [self._remote.remote(self._ctx) for _ in range(n)]
+        actors = [self._remote.remote(self._ctx) for _ in range(n)]
+        self._pids = ray.get([a.pid.remote() for a in actors])  # every actor up and warmed
+        self._actors = actors
 
     def actor_pids(self) -> list:
-        """The process ids of the actors (for fault-injection tests and monitoring)."""
-        ray = _ray()
-        return ray.get([a.pid.remote() for a in self._actors])
+        """The process ids of the live actors (for fault-injection tests and monitoring)."""
+        return [pid for actor, pid in zip(self._actors, self._pids) if actor is not None]
 
     def run(self, jobs):
         ray = _ray()
         pending = deque(jobs)
-        idle = list(range(len(self._actors)))
-        busy: dict = {}      # object ref -> (actor slot, job)
+        idle = [i for i, actor in enumerate(self._actors) if actor is not None]
+        busy: dict = {}      # object ref of a game -> (actor slot, job)
+        starting: dict = {}  # object ref of a replacement actor's first answer -> slot
         lost: dict = {}      # job index -> actors lost while playing it
         while pending or busy:
             while pending and idle:
                 slot, job = idle.pop(), pending.popleft()
                 busy[self._actors[slot].play.remote(job)] = (slot, job)
-            ready, _ = ray.wait(list(busy), num_returns=1)
+            if not busy and not starting:
+                raise ExecutorError("no Ray worker left to play on: every actor was lost")
+            ready, _ = ray.wait([*busy, *starting], num_returns=1)
             for ref in ready:
+                if ref in starting:  # a replacement is up (or could not start: its slot is dropped)
+                    slot = starting.pop(ref)
+                    try:
+                        self._pids[slot] = ray.get(ref)
+                        idle.append(slot)
+                    except ray.exceptions.RayError:
+                        self._actors[slot] = None
+                    continue
                 slot, job = busy.pop(ref)
                 try:
                     record = ray.get(ref)
@@ -127,10 +140,12 @@ class RayExecutor:
                             f"game {job.index} (round {job.round}, players {job.black} and {job.white}) "
                             f"lost its Ray worker {lost[job.index]} times; last: {type(exc).__name__}"
                         ) from exc
-                    self._actors[slot] = self._remote.remote(self._ctx)  # a fresh actor
+                    # The game goes back to the queue for any live actor; a fresh actor takes the
+                    # slot once Ray can place it (after a lost node there may be no room for it).
                     self.replayed += 1
                     pending.appendleft(job)
-                    idle.append(slot)
+                    self._actors[slot] = self._remote.remote(self._ctx)
+                    starting[self._actors[slot].pid.remote()] = slot
                     continue
                 except ray.exceptions.RayTaskError as exc:  # the referee itself failed: a bug
                     raise ExecutorError(f"game {job.index} failed in its Ray worker: {exc}") from exc
@@ -139,11 +154,12 @@ class RayExecutor:
 
     def close(self) -> None:
         ray = _ray()
+        live = [a for a in self._actors if a is not None]
         try:  # each actor stops its worker process before the actor itself goes
-            ray.get([a.close.remote() for a in self._actors], timeout=10)
-        except Exception:  # noqa: BLE001 - lost actors took their workers with them
+            ray.get([a.close.remote() for a in live], timeout=10)
+        except Exception:  # noqa: BLE001 - lost or unplaced actors have no worker to stop
             pass
-        for actor in self._actors:
+        for actor in live:
             try:
                 ray.kill(actor)
             except Exception:  # noqa: BLE001 - an actor already gone needs no killing
