@@ -5,7 +5,7 @@ real agents, and the study of their accuracy.
     outcome = tournaments.play_game(game, [agent_a, agent_b], seed=0)   # one game: GameOutcome
     tournaments.match(game, agent_a, agent_b, games=100)           # score ± SE, colour-balanced
     result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="loa", workers=2)
-    print(result)                                   # standings, Bradley–Terry ratings, crosstable
+    print(result.table())                           # standings, Bradley–Terry ratings, crosstable
     tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
 
 Every game, in a tournament worker, a match or ``arbiter play``, is played by ``play_game``.
@@ -21,13 +21,13 @@ from .journal import JournalError
 from .matches import MatchError, MatchResult, SolitaireResult, match, solitaire
 from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, GameOutcome, TakeBack, play_game, random_opening
 from .ratings import bradley_terry
-from .referee import Referee, configure, swiss_rounds
+from .referee import Referee, configure, study_swiss_rounds, swiss_rounds
 from .runner import TournamentResult, olympic, random_order, round_robin, run, swiss
 
 __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
-    "configure", "swiss_rounds", "bradley_terry", "study", "InlineExecutor", "ProcessExecutor",
+    "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "InlineExecutor", "ProcessExecutor",
     "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
 ]
