@@ -33,7 +33,10 @@ coordinate``, ``illegal move``, ``cannot undo``, ``unacceptable size``, ``cannot
 
 * Any colour may ``play`` or ``genmove`` at any time, as GTP allows (handicap stones are
   several Black moves in a row): in Go the side to move passes first, so the ply count includes
-  that pass (see ``_Session.give_turn``).
+  that pass, and a pass by the side not to move changes nothing; in a game without passes the
+  side to move is set through the text board where the game's allows it (LOA; not Othello or
+  Gomoku, whose text boards tie the side to move to the stones), else ``illegal move`` (see
+  ``_Session.give_turn``).
 * ``time_settings``/``time_left`` become a per-move budget (a byo-yomi period over its stones,
   or the main time over the moves to come) for an agent with a ``seconds`` (MCTS) or ``time``
   (alpha-beta) option, capping its own setting; other agents ignore the clock.
@@ -446,7 +449,7 @@ class _Session:
                 self.push(npass)
                 return
         text = game.to_text(self.state)
-        flipped = re.sub(r"to_move=([xo])", lambda m: "to_move=" + "ox"[seat], text)
+        flipped = re.sub(r"to_move=([xo])", lambda m: "to_move=" + "xo"[seat], text)
         flipped = re.sub(r"ply=(\d+)", lambda m: f"ply={int(m.group(1)) + 1}", flipped)
         try:
             state = game.from_text(flipped)
@@ -540,6 +543,13 @@ def _cmd_komi(session, args):
 def _play(session, seat, action) -> None:
     """Play ``action`` for ``seat`` whoever is to move (see ``give_turn``); one undo step."""
     saved = session.start_text, list(session.moves)
+    game, state = session.game, session.state
+    if (action == session.pass_action() and seat != game.current_player(state)
+            and not game.is_terminal(state)):
+        # The pass of the side to move that this implies and this pass cancel out: nothing
+        # changes (rather than two passes in a row ending the game).
+        session.snapshots.append(saved)
+        return
     try:
         session.give_turn(seat)
         if session.game.is_terminal(session.state) or not session.game.is_legal(session.state, action):
