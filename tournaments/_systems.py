@@ -139,11 +139,12 @@ def _clash(col, x, y):
 
 
 @njit(cache=True)
-def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, used, nxt):
+def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, used, nxt, budget=DFS_BUDGET):
     """Pair ``players`` (in rank order) top-down, each with the nearest-ranked free opponent,
     backtracking so that at most ``max_rematches`` pairs have met before (and, if ``strict``, no
-    pair has a colour clash). Iterative DFS; returns False if no such pairing exists or the search
-    budget runs out. ``used`` and ``nxt`` are scratch arrays of at least ``len(players)``."""
+    pair has a colour clash). Iterative DFS; returns (found, search steps taken): not found if no
+    such pairing exists or ``budget`` steps run out. ``used`` and ``nxt`` are scratch arrays of at
+    least ``len(players)``."""
     n = players.shape[0]
     npairs = n // 2
     used[:n] = 0
@@ -168,11 +169,11 @@ def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, us
             depth += 1
             fresh = True
             steps += 1
-            if steps > DFS_BUDGET:
-                return False
+            if steps > budget:
+                return False, steps
         else:
             if depth == 0:
-                return False
+                return False, steps
             depth -= 1
             a, j = pa[depth], pb[depth]
             used[a] = used[j] = False
@@ -180,7 +181,7 @@ def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, us
             fresh = False
     for d in range(npairs):
         pa[d], pb[d] = players[pa[d]], players[pb[d]]
-    return True
+    return True, steps
 
 
 @njit(cache=True)
@@ -202,7 +203,7 @@ def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
     if m == n:
         for allowed in range(npairs + 1):  # fewest rematches first, then colour clashes
             for strict in (True, False):
-                if _pair_without_rematches(order[:m], met, col, allowed, strict, pa, pb, used, nxt):
+                if _pair_without_rematches(order[:m], met, col, allowed, strict, pa, pb, used, nxt)[0]:
                     return True
         return False
     fewest = byes[order[0]]
@@ -212,6 +213,7 @@ def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
     for allowed in range(npairs + 1):  # fewest rematches first
         for second_bye in (False, True):  # then nobody's second bye
             for strict in (True, False):  # then colour clashes
+                budget = DFS_BUDGET  # shared by the candidates (hopeless levels end quickly)
                 for cand in range(n - 1, -1, -1):  # bye candidates from the lowest rank up
                     if (byes[order[cand]] > fewest) != second_bye:
                         continue
@@ -220,7 +222,12 @@ def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
                         if i != cand:
                             rest[t] = order[i]
                             t += 1
-                    if _pair_without_rematches(rest, met, col, allowed, strict, pa, pb, used, nxt):
+                    if budget <= 0:
+                        break
+                    found, steps = _pair_without_rematches(rest, met, col, allowed, strict, pa, pb,
+                                                           used, nxt, budget)
+                    budget -= steps
+                    if found:
                         bye = order[cand]
                         order[:m] = rest
                         order[m] = bye
