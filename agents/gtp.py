@@ -713,8 +713,9 @@ def _cmd_loadsgf(session, args):
             try:
                 _play(session, "bw".index(colour), action)
             except _Refusal:
+                vertex = _vertex(session.game, session.state, action)
                 raise _Refusal(f"cannot load file: move {len(session.snapshots) + 1} "
-                               f"({colour.upper()} {_vertex(session.game, session.state, action)}) is illegal") from None
+                               f"({colour.upper()} {vertex}) is illegal") from None
     except (_Refusal, ArbiterError) as exc:
         game, session.start_text, session.moves, session.snapshots = saved
         session.replay(game)

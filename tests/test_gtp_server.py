@@ -142,6 +142,10 @@ def test_loadsgf_sets_size_komi_setup_and_moves(tmp_path):
     assert replies[7] == replies[5]  # a failed load leaves the position alone
     assert replies[8] == (False, "syntax error")
     assert replies[9][0]
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[1]FF[4]SZ[5];B[cc];W[cc])\n")
+    assert talk(agents.make("random", seed=0), [f"loadsgf {bad}"]) == [
+        (False, "cannot load file: move 2 (W C3) is illegal")]
 
 
 def test_loadsgf_without_sgfmill_says_how_to_install_it(tmp_path, monkeypatch):
