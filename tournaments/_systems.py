@@ -194,7 +194,10 @@ def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
     when every other choice would cost a rematch), then colour clashes (three games ahead on one
     colour), and last the bye's rank. The bye candidate is part of the search: the lowest-ranked
     eligible player whose absence leaves a pairable field, not merely the lowest-ranked (that
-    choice alone can force a rematch that another bye avoids).
+    choice alone can force a rematch that another bye avoids). Within a score group players
+    meet their nearest-ranked opponent (1-2, 3-4) rather than FIDE Dutch's top half against
+    bottom half: that is the pairing whose accuracy the study measured (docs/study.md), and
+    the search order, not the in-group rule, is what guarantees no avoidable rematch.
     Returns False only if the search budget runs out at every allowance; on success the bye's
     player is ``order[m]``."""
     n = T[T_N]
