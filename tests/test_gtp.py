@@ -54,20 +54,20 @@ def test_server_plays_undoes_and_scores_go():
     bot = agents.make("mcts", simulations=200, seed=1)
     replies = talk(game, bot, [
         "boardsize 5", "clear_board", "komi 0.5", "play black C3", "play black D4", "play white Z9",
-        "genmove white", "undo", "undo", "showboard", "play b c3", "play w pass", "play b pass",
-        "final_score", "boardsize 42",
+        "genmove white", "undo", "undo", "undo", "undo", "showboard", "play b c3", "play w pass",
+        "play b pass", "final_score", "boardsize 42",
     ])
-    assert all(ok for ok, _ in replies[:4])
-    assert replies[4] == (False, "illegal move: it is white's turn")
-    assert replies[5] == (False, "illegal move")
+    assert all(ok for ok, _ in replies[:5])          # Black twice: White passed in between
+    assert replies[5] == (False, "invalid color or coordinate")
     ok, vertex = replies[6]
     assert ok and (vertex == "pass" or vertex[0] in "ABCDE")
-    assert replies[7][0] and replies[8][0]           # both moves taken back
-    grid = [line.split()[1:] for line in replies[9][1].splitlines() if line[:1].isdigit()]
+    assert replies[7:10] == [(True, "")] * 3         # genmove, D4 (with its pass), C3 taken back
+    assert replies[10] == (False, "cannot undo")
+    grid = [line.split()[1:] for line in replies[11][1].splitlines() if line[:1].isdigit()]
     assert len(grid) == 5 and {cell for row in grid for cell in row} == {"."}  # empty again
-    assert all(ok for ok, _ in replies[10:13])
-    assert replies[13] == (True, "B+24.5")           # one black stone owns the 5x5 board, komi 0.5
-    assert replies[14] == (False, "unacceptable size")
+    assert all(ok for ok, _ in replies[12:15])
+    assert replies[15] == (True, "B+24.5")           # one black stone owns the 5x5 board, komi 0.5
+    assert replies[16] == (False, "unacceptable size")
 
 
 def test_server_refuses_size_changes_for_a_fixed_board_and_one_player_games():

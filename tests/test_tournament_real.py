@@ -141,16 +141,76 @@ def test_slow_move_over_the_clock_is_a_timeout_forfeit():
 def test_olympic_and_random_order_on_real_agents():
     agents = [Seeded(f"s{i}", i) for i in range(4)]
     r = tournaments.olympic(agents, k=2, recursive=True, workers=0, **GAME)
-    assert sorted(s.place for s in r.standings()) == ["1", "2", "3", "4"]
+    assert sorted((s.place, s.tied) for s in r.standings()) == [(1, False), (2, False), (3, False), (4, False)]
     r = tournaments.random_order(agents, workers=0, **GAME)
-    assert r.games == [] and sorted(s.place for s in r.standings()) == ["1", "2", "3", "4"]
+    assert r.games == [] and sorted(s.place for s in r.standings()) == [1, 2, 3, 4]
     r = tournaments.olympic(agents * 2, workers=0, **GAME)
-    assert [s.place for s in r.standings()][4:] == ["5–8"] * 4
+    assert [(s.place, s.tied) for s in r.standings()][4:] == [(5, True)] * 4
+    assert [line.split()[0] for line in r.table().splitlines()[3:11]] == ["1", "2", "3", "4"] + ["5="] * 4
 
 
-def test_swiss_with_an_odd_field_gives_byes():
+def test_swiss_with_an_odd_field_gives_byes_shown_in_standings_and_crosstable():
     r = tournaments.swiss([Seeded(f"s{i}", i) for i in range(5)], rounds=3, workers=0, **GAME)
     assert len(r.byes) == 3 and len(r.games) == 6
+    rows = r.standings()
+    assert sum(s.byes for s in rows) == 3 and all(s.byes <= 1 for s in rows)
+    for s in rows:  # a bye is a point without a game
+        assert s.points == pytest.approx(s.wins + s.draws / 2 + s.byes)
+        assert s.games == s.wins + s.draws + s.losses
+    text = r.table()
+    assert "byes" in text.splitlines()[2] and text.splitlines()[0].endswith("6 games, 3 byes")
+    cross = text[text.index("Crosstable"):].splitlines()
+    assert cross[1].split()[-1] == "bye"
+    by_name = {s.name: s.byes for s in rows}
+    for line in cross[2:]:
+        name, last = line.split()[1], line.split()[-1]
+        assert last == (str(by_name[name]) if by_name[name] else ".")
+
+
+def test_default_swiss_is_ceil_log2_rounds_without_rematches():
+    r = tournaments.swiss([Seeded(f"s{i}", i) for i in range(4)], workers=0, **GAME)
+    assert r.config["options"]["rounds"] == 2 and len(r.games) == 4
+    assert len({frozenset((g["black"], g["white"])) for g in r.games}) == 4
+
+
+def test_game_parameters_as_keywords():
+    agents = [Lowest(), Highest("highest")]
+    r = tournaments.round_robin(agents, game="gomoku", size=7, workers=0)
+    assert r.config["game_params"] == {"size": 7} and len(r.games) == 2
+    assert timeless(r.games) == timeless(tournaments.round_robin(agents, workers=0, **GAME).games)
+    r = tournaments.swiss(agents, game="othello", size=6, workers=0)
+    assert r.config["game_params"] == {"size": 6} and r.config["options"]["rounds"] == 1
+    r = tournaments.olympic(agents, game="gomoku", size=7, k=2, workers=0)
+    assert r.config["game_params"] == {"size": 7} and r.config["options"]["k"] == 2
+    with pytest.raises(envs.ParameterError, match=r"unknown keyword sise=6 .*othello \(size, rules\)"):
+        tournaments.swiss(agents, game="othello", sise=6, workers=0)
+    with pytest.raises(envs.ParameterError, match="size= given both"):
+        tournaments.swiss(agents, game="othello", size=6, game_params={"size": 8}, workers=0)
+    with pytest.raises(envs.ParameterError, match="rounds= applies to the swiss system"):
+        tournaments.round_robin(agents, game="othello", rounds=3, workers=0)
+
+
+def test_result_repr_is_one_short_line_and_the_table_is_one_call_away():
+    agents = [Seeded(f"s{i}", i) for i in range(6)]
+    r = tournaments.round_robin(agents, workers=0, **GAME)
+    text = repr(r)
+    leader = r.standings()[0]
+    assert "\n" not in text and len(text) < 200
+    assert text == (f"TournamentResult(system='round_robin', game='gomoku', players=6, games=30, "
+                    f"leader={leader.name!r})") or leader.tied
+    assert str(r) == r.table() and r.table().startswith("round_robin on gomoku: 30 games")
+    assert len(r.table()) > 10 * len(text)
+
+
+def test_places_are_integers_and_ties_are_marked():
+    r = tournaments.round_robin([Lowest("a"), Lowest("b"), Lowest("c")], workers=0, **GAME)
+    rows = r.standings()
+    for s in rows:
+        assert isinstance(s.place, int)
+        equal = [t for t in rows if t.points == s.points]
+        assert s.tied == (len(equal) > 1) and s.place == 1 + sum(t.points > s.points for t in rows)
+    shown = {line.split()[1]: line.split()[0] for line in r.table().splitlines()[3:6]}
+    assert shown == {s.name: f"{s.place}=" if s.tied else str(s.place) for s in rows}
 
 
 # -- journal --------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import pytest
 
 from envs.core import ParameterError
 from tournaments import study
-from tournaments.referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, swiss_rounds
+from tournaments.referee import (BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, study_swiss_rounds,
+                                 swiss_rounds)
 
 
 def play_out(system, n, seed=0, strengths=None, draw_every=0, **options):
@@ -39,7 +40,7 @@ def test_game_counts_match_the_study(n):
     assert len(play_out("round_robin", n)[1]) == n * (n - 1)
     assert len(play_out("olympic", n)[1]) == (n if n >= 4 else 1)
     assert len(play_out("olympic", n, recursive=True)[1]) == n // 2 * d
-    assert len(play_out("swiss", n, avoid_rematches=False)[1]) == n // 2 * swiss_rounds(n)
+    assert len(play_out("swiss", n, avoid_rematches=False)[1]) == n // 2 * study_swiss_rounds(n)
     assert len(play_out("random_order", n)[1]) == 0
 
 
@@ -49,8 +50,13 @@ def test_round_robin_plays_every_ordered_pair_once():
 
 
 def test_swiss_rounds_table():
-    assert [swiss_rounds(n) for n in (8, 16, 32, 64)] == [5, 7, 10, 13]
-    assert swiss_rounds(10) == 6 and swiss_rounds(5) == 5 and swiss_rounds(100) == 9
+    assert [study_swiss_rounds(n) for n in (8, 16, 32, 64)] == [5, 7, 10, 13]
+    assert study_swiss_rounds(10) == 6 and study_swiss_rounds(5) == 5 and study_swiss_rounds(100) == 9
+    assert configure("swiss", 8).rounds == 5  # the simulator's default stays the study's
+
+
+def test_real_swiss_default_is_ceil_log2():
+    assert [swiss_rounds(n) for n in (2, 3, 4, 5, 8, 9, 16, 17, 100)] == [1, 2, 2, 3, 3, 4, 4, 5, 7]
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -127,6 +133,46 @@ def test_swiss_repeats_a_pairing_only_when_unavoidable(n, rounds):
                 assert all(any(frozenset(m) in met for m in matching)
                            for matching in all_matchings(list(range(n))))
             met |= pairs
+            ref.record(rng.integers(0, 2, len(batch)))
+
+
+@pytest.mark.parametrize("n", [4, 5, 8, 9])
+@pytest.mark.parametrize("model", ["coin", "strength", "draws"])
+def test_swiss_never_repeats_a_pairing_in_ceil_log2_rounds(n, model):
+    rounds = swiss_rounds(n)
+    for seed in range(60):
+        strengths = np.random.default_rng(seed).permutation(n) if model == "strength" else None
+        ref, games = play_out("swiss", n, seed=seed, rounds=rounds, strengths=strengths,
+                              draw_every=3 if model == "draws" else 0)
+        pairs = [frozenset((p.black, p.white)) for p, _ in games]
+        assert len(pairs) == len(set(pairs)) == rounds * (n // 2), (seed, pairs)
+        if n % 2:
+            assert len(ref.byes) == rounds and len({p for _, p in ref.byes}) == rounds
+
+
+def test_odd_swiss_chooses_the_bye_so_that_no_rematch_is_needed():
+    """Whenever some bye and pairing of the rest avoid every rematch, the round has no rematch;
+    a second bye only when every first one would force a rematch (up to a round robin's worth
+    of rounds)."""
+    n = 7
+    for seed in range(40):
+        ref = Referee(configure("swiss", n, rounds=n), seed)
+        rng = np.random.default_rng(seed)
+        met, byes = set(), []
+        while batch := ref.next_games():
+            pairs = {frozenset((p.black, p.white)) for p in batch}
+            bye = ref.byes[-1][1]
+            assert bye not in {q for p in pairs for q in p}
+
+            def forced(candidates):
+                return all(any(frozenset(m) in met for m in matching)
+                           for c in candidates for matching in all_matchings([q for q in range(n) if q != c]))
+            if pairs & met:
+                assert forced(range(n))
+            if bye in byes:
+                assert forced(set(range(n)) - set(byes))
+            met |= pairs
+            byes.append(bye)
             ref.record(rng.integers(0, 2, len(batch)))
 
 

@@ -6,7 +6,7 @@ real agents, and the study of their accuracy.
     tournaments.match(game, agent_a, agent_b, games=100)           # score ± SE, colour-balanced
     tournaments.match("greedy", "random", game="othello", sprt=(0, 50, 0.05, 0.05))  # sequential
     result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="loa", workers=2)
-    print(result)                                   # standings, Bradley–Terry ratings, crosstable
+    print(result.table())                           # standings, Bradley–Terry ratings, crosstable
     tournaments.report.write_report("run.db", "report.html")   # a journal as one HTML page
     tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
 
@@ -23,13 +23,13 @@ from .journal import JournalError
 from .matches import MatchError, MatchResult, SolitaireResult, match, solitaire
 from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, GameOutcome, TakeBack, play_game, random_opening
 from .ratings import bradley_terry
-from .referee import Referee, configure, swiss_rounds
+from .referee import Referee, configure, study_swiss_rounds, swiss_rounds
 from .runner import TournamentResult, olympic, random_order, round_robin, run, swiss
 
 __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
-    "configure", "swiss_rounds", "bradley_terry", "study", "sprt", "report", "InlineExecutor", "ProcessExecutor",
+    "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "sprt", "report", "InlineExecutor", "ProcessExecutor",
     "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
 ]

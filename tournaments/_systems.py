@@ -139,11 +139,12 @@ def _clash(col, x, y):
 
 
 @njit(cache=True)
-def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, used, nxt):
+def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, used, nxt, budget=DFS_BUDGET):
     """Pair ``players`` (in rank order) top-down, each with the nearest-ranked free opponent,
     backtracking so that at most ``max_rematches`` pairs have met before (and, if ``strict``, no
-    pair has a colour clash). Iterative DFS; returns False if no such pairing exists or the search
-    budget runs out. ``used`` and ``nxt`` are scratch arrays of at least ``len(players)``."""
+    pair has a colour clash). Iterative DFS; returns (found, search steps taken): not found if no
+    such pairing exists or ``budget`` steps run out. ``used`` and ``nxt`` are scratch arrays of at
+    least ``len(players)``."""
     n = players.shape[0]
     npairs = n // 2
     used[:n] = 0
@@ -168,11 +169,11 @@ def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, us
             depth += 1
             fresh = True
             steps += 1
-            if steps > DFS_BUDGET:
-                return False
+            if steps > budget:
+                return False, steps
         else:
             if depth == 0:
-                return False
+                return False, steps
             depth -= 1
             a, j = pa[depth], pb[depth]
             used[a] = used[j] = False
@@ -180,7 +181,61 @@ def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, us
             fresh = False
     for d in range(npairs):
         pa[d], pb[d] = players[pa[d]], players[pb[d]]
-    return True
+    return True, steps
+
+
+@njit(cache=True)
+def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
+    """The rematch-avoiding pairing of the ranked ``order[:m]`` (``m`` = n or n - 1; with an odd
+    field ``order[m]`` receives the bye): a backtracking search in rank order, so that pairs stay
+    inside their score group and float down only when they must, with the criteria in the order
+    chess arbiters weigh them. Rematches are the absolute criterion (fewest first; none whenever a
+    rematch-free pairing exists), a second bye comes next (a player who had one gets another only
+    when every other choice would cost a rematch), then colour clashes (three games ahead on one
+    colour), and last the bye's rank. The bye candidate is part of the search: the lowest-ranked
+    eligible player whose absence leaves a pairable field, not merely the lowest-ranked (that
+    choice alone can force a rematch that another bye avoids). Within a score group players
+    meet their nearest-ranked opponent (1-2, 3-4) rather than FIDE Dutch's top half against
+    bottom half: that is the pairing whose accuracy the study measured (docs/study.md), and
+    the search order, not the in-group rule, is what guarantees no avoidable rematch.
+    Returns False only if the search budget runs out at every allowance; on success the bye's
+    player is ``order[m]``."""
+    n = T[T_N]
+    col, byes = blk(T, B_COL), blk(T, B_BYES)
+    npairs = m // 2
+    if m == n:
+        for allowed in range(npairs + 1):  # fewest rematches first, then colour clashes
+            for strict in (True, False):
+                if _pair_without_rematches(order[:m], met, col, allowed, strict, pa, pb, used, nxt)[0]:
+                    return True
+        return False
+    fewest = byes[order[0]]
+    for i in range(n):
+        fewest = min(fewest, byes[order[i]])
+    rest = np.empty(m, dtype=np.int64)  # the field without the bye candidate, in rank order
+    for allowed in range(npairs + 1):  # fewest rematches first
+        for second_bye in (False, True):  # then nobody's second bye
+            for strict in (True, False):  # then colour clashes
+                budget = DFS_BUDGET  # shared by the candidates (hopeless levels end quickly)
+                for cand in range(n - 1, -1, -1):  # bye candidates from the lowest rank up
+                    if (byes[order[cand]] > fewest) != second_bye:
+                        continue
+                    t = 0
+                    for i in range(n):
+                        if i != cand:
+                            rest[t] = order[i]
+                            t += 1
+                    if budget <= 0:
+                        break
+                    found, steps = _pair_without_rematches(rest, met, col, allowed, strict, pa, pb,
+                                                           used, nxt, budget)
+                    budget -= steps
+                    if found:
+                        bye = order[cand]
+                        order[:m] = rest
+                        order[m] = bye
+                        return True
+    return False
 
 
 @njit(cache=True)
@@ -189,38 +244,32 @@ def _pair_swiss(T, met, mt, rng):
     order = blk(T, B_ORDER)
     _rank_by_points(T, rng, order)
     T[T_BYE] = -1
-    m = n
-    if n % 2 == 1:  # the bye: the lowest-ranked player among those with the fewest byes
-        byes = blk(T, B_BYES)
-        best = n - 1
-        for i in range(n - 1, -1, -1):
-            if byes[order[i]] < byes[order[best]]:
-                best = i
-        bye = order[best]
-        T[T_BYE] = bye
-        byes[bye] += 1
-        blk(T, B_PTS)[bye] += 2
-        for i in range(best, n - 1):
-            order[i] = order[i + 1]
-        m = n - 1
-    players = order[:m]
+    m = n - n % 2
     npairs = m // 2
     pairs = blk(T, B_PAIRS)
     pa, pb = pairs[:npairs], pairs[npairs:2 * npairs]
     used, nxt = blk(T, B_USED), blk(T, B_NEXT)
     paired = False
     if T[T_AVOID]:
-        col = blk(T, B_COL)
-        for allowed in range(npairs + 1):  # fewest rematches first, then colour clashes
-            for strict in (True, False):
-                if _pair_without_rematches(players, met, col, allowed, strict, pa, pb, used, nxt):
-                    paired = True
-                    break
-            if paired:
-                break
+        paired = _pair_avoiding(T, met, order, m, pa, pb, used, nxt)
     if not paired:  # the study's rule: neighbours 1-2, 3-4, ...
+        if m < n:  # the bye: the lowest-ranked player among those with the fewest byes
+            byes = blk(T, B_BYES)
+            best = n - 1
+            for i in range(n - 1, -1, -1):
+                if byes[order[i]] < byes[order[best]]:
+                    best = i
+            bye = order[best]
+            for i in range(best, n - 1):
+                order[i] = order[i + 1]
+            order[n - 1] = bye
         for d in range(npairs):
-            pa[d], pb[d] = players[2 * d], players[2 * d + 1]
+            pa[d], pb[d] = order[2 * d], order[2 * d + 1]
+    if m < n:
+        bye = order[m]
+        T[T_BYE] = bye
+        blk(T, B_BYES)[bye] += 1
+        blk(T, B_PTS)[bye] += 2
     for d in range(npairs):
         black, white = _colours(T, rng, pa[d], pb[d])
         _add_match(T, mt, black, white)

@@ -65,7 +65,7 @@ def _add_tournament(sub):
     p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
     p.add_argument("--k", type=int, default=1, help="olympic: first to k wins per match")
     p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
-    p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: the study's table)")
+    p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: ceil(log2 N))")
     p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
     p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
     p.add_argument("--csv", help="write every game record to this CSV file")

@@ -57,12 +57,24 @@ class Config:
 
 
 def swiss_rounds(n_players: int) -> int:
-    """The study's Sw table for 8/16/32/64 players, else ceil(log2 Np) + 2."""
+    """A real Swiss tournament's default length, as chess arbiters size it: ceil(log2 Np) rounds,
+    the fewest after which a single player can have won every game; with the rematch-free pairing
+    nobody meets the same opponent twice in that many rounds (more rounds eventually force
+    rematches: 4 players have only 3 rematch-free rounds)."""
+    return max(1, math.ceil(math.log2(max(n_players, 1))))
+
+
+def study_swiss_rounds(n_players: int) -> int:
+    """The study's Sw table for 8/16/32/64 players, else ceil(log2 Np) + 2: the default of
+    ``configure`` (the simulator's), so the study's tables keep their number of rounds."""
     return S.SWISS_ROUNDS.get(n_players, math.ceil(math.log2(max(n_players, 1))) + 2)
 
 
 def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None) -> Config:
-    """Validate a system name and its options for ``n_players``; raise ``ParameterError``."""
+    """Validate a system name and its options for ``n_players``; raise ``ParameterError``.
+
+    ``rounds=None`` is the study's table (``study_swiss_rounds``), which the simulator relies on;
+    real tournaments (``tournaments.swiss``, ``arbiter tournament``) pass ``swiss_rounds(n)``."""
     if system not in S.SYSTEMS:
         raise ParameterError(f"system={system!r}: expected one of {', '.join(S.SYSTEMS)}")
     if not isinstance(n_players, (int, np.integer)) or n_players < 2:
@@ -80,7 +92,7 @@ def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, 
         if n != 1 << depth:
             raise ParameterError(f"olympic needs a power-of-two field (2, 4, 8, ...), got {n} players")
     if system == "swiss":
-        rounds = swiss_rounds(n) if rounds is None else rounds
+        rounds = study_swiss_rounds(n) if rounds is None else rounds
         if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
             raise ParameterError(f"rounds={rounds!r}: expected a positive integer")
     return Config(system, n, int(k), bool(recursive), bool(avoid_rematches), int(rounds or 0), depth)

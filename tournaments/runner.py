@@ -1,9 +1,10 @@
 """Real tournaments: the referee of ``referee.py`` pairs, an executor plays, a journal remembers.
 
     import tournaments
-    result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="loa", workers=2,
-                               journal="run.db")
-    print(result)                      # standings, ratings, crosstable
+    result = tournaments.swiss(["random", "greedy", "alphabeta:depth=3"], game="othello", size=6,
+                               workers=2, journal="run.db")
+    result                             # TournamentResult(system='swiss', ..., leader='greedy')
+    print(result.table())              # standings, ratings, crosstable (also ``print(result)``)
 
 Each game is seeded from the tournament seed and its pairing only, so the games (and therefore the
 standings) do not depend on the number of workers or on which game finishes first: results of a
@@ -28,7 +29,7 @@ from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
 from .play import NORMAL, RESIGN, Context, Job
 from .ratings import bradley_terry
-from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure
+from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, swiss_rounds
 
 # points of (Black, White) for each result code of a record
 POINTS = {BLACK_WINS: (1.0, 0.0), WHITE_WINS: (0.0, 1.0), DRAW: (0.5, 0.5)}
@@ -65,13 +66,20 @@ def _seeds(seed: int, p) -> tuple[int, tuple]:
     return int(s[0]), (int(s[1]), int(s[2]))
 
 
-def place_text(lo: int, hi: int) -> str:
-    return str(lo) if lo == hi else f"{lo}–{hi}"
+def place_text(place: int, tied: bool) -> str:
+    """A place as crosstables print it: ``2`` alone, ``2=`` when shared."""
+    return f"{place}=" if tied else str(place)
 
 
 @dataclass
 class Standing:
-    place: str
+    """One player's line of the standings. ``place`` is the best place the player shares (an
+    int, 1 = first) and ``tied`` says whether others share it (equal points, or a knock-out
+    bracket that did not play the places off); ``points`` include byes, ``games`` and W-D-L
+    count games actually played, ``byes`` the rounds sat out for a point."""
+
+    place: int
+    tied: bool
     name: str
     points: float
     games: int
@@ -79,11 +87,13 @@ class Standing:
     draws: int
     losses: int
     forfeits: int
+    byes: int = 0
 
 
 @dataclass
 class TournamentResult:
-    """Everything a finished tournament produced; ``str()`` gives a printable report."""
+    """Everything a finished tournament produced. Its repr is one line (system, game, games,
+    leader); ``table()`` (also ``str()``) is the full report: standings, ratings, crosstable."""
 
     config: dict
     names: tuple
@@ -108,8 +118,16 @@ class TournamentResult:
         scores, played = self._matrix()
         return np.where(played > 0, scores, np.nan)
 
+    def _byes(self) -> list[int]:
+        count = dict.fromkeys(self.names, 0)
+        for _, name in self.byes:
+            count[name] += 1
+        return [count[name] for name in self.names]
+
     def standings(self) -> list[Standing]:
+        """One ``Standing`` per player, best place first."""
         rows = []
+        byes = self._byes()
         for i, name in enumerate(self.names):
             mine = [g for g in self.games if i in (g["black_id"], g["white_id"])]
             won = sum(1 for g in mine if (g["code"], i) in ((BLACK_WINS, g["black_id"]), (WHITE_WINS, g["white_id"])))
@@ -117,8 +135,8 @@ class TournamentResult:
             lost_forfeit = sum(1 for g in mine if g["reason"] not in (NORMAL, RESIGN)
                                and (g["code"], i) in ((WHITE_WINS, g["black_id"]), (BLACK_WINS, g["white_id"])))
             lo, hi = self.places[i]
-            rows.append(Standing(place_text(lo, hi), name, self.points[i], len(mine), won, drawn,
-                                 len(mine) - won - drawn, lost_forfeit))
+            rows.append(Standing(int(lo), hi > lo, name, self.points[i], len(mine), won, drawn,
+                                 len(mine) - won - drawn, lost_forfeit, byes[i]))
         order = sorted(range(len(rows)), key=lambda i: (self.places[i][0], -self.points[i], i))
         return [rows[i] for i in order]
 
@@ -158,24 +176,42 @@ class TournamentResult:
             paths.append(path)
         return paths
 
+    def __repr__(self) -> str:
+        first = [s.name for s in self.standings() if s.place == 1]
+        leader = first[0] if len(first) == 1 else " = ".join(first)
+        return (f"TournamentResult(system={self.config['system']!r}, game={self.config['game']!r}, "
+                f"players={len(self.names)}, games={len(self.games)}, leader={leader!r})")
+
     def __str__(self) -> str:
+        return self.table()
+
+    def table(self) -> str:
+        """The printable report: standings (shared places as ``2=``; byes counted in the points
+        and shown), Bradley–Terry ratings, and the crosstable (with a bye column when any)."""
         options = ", ".join(f"{k}={v}" for k, v in self.config["options"].items())
         lines = [f"{self.config['system']}" + (f" ({options})" if options else "")
                  + f" on {self.config['game']}: {len(self.games)} games"
                  + (f", {len(self.byes)} byes" if self.byes else ""), "",
-                 f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"]
+                 f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"
+                 + (f" {'byes':>4}" if self.byes else "")]
         for s in self.standings():
-            lines.append(f"{s.place:>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
-                         f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}")
+            lines.append(f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
+                         f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
+                         + (f" {s.byes:>4}" if self.byes else ""))
         lines += ["", "Bradley–Terry ratings (Elo, 95% interval):"]
         for name, elo, half in self.ratings():
             lines.append(f"  {name:<24} {elo:+8.0f} ± {half:.0f}")
         cross = self.crosstable()
+        byes = self._byes()
         width = max(6, *(len(n) for n in self.names))
-        lines += ["", "Crosstable (points of the row against the column):",
-                  " " * (width + 3) + " ".join(f"{i + 1:>5}" for i in range(len(self.names)))]
+        lines += ["", "Crosstable (points of the row against the column"
+                  + ("; bye: points from byes" if self.byes else "") + "):",
+                  " " * (width + 3) + " ".join(f"{i + 1:>5}" for i in range(len(self.names)))
+                  + ("   bye" if self.byes else "")]
         for i, name in enumerate(self.names):
             cells = " ".join("    ." if np.isnan(v) else f"{v:>5g}" for v in cross[i])
+            if self.byes:
+                cells += f" {byes[i]:>5}" if byes[i] else "     ."
             lines.append(f"{i + 1:>2} {name:<{width}} " + cells)
         return "\n".join(lines)
 
@@ -245,6 +281,30 @@ def make_executor(executor, workers=None):
     return executor
 
 
+SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches")
+
+
+def _split_options(system, game, options) -> tuple[dict, dict]:
+    """(system options, game parameters) of the keywords of ``run``. Users write
+    ``tournaments.swiss(agents, game="othello", size=6)`` as they write ``make_game("othello",
+    size=6)``; a keyword that is neither a system option nor a parameter of the game is refused
+    here, by name, rather than deep inside with a TypeError."""
+    ours = {k: v for k, v in options.items() if k in SYSTEM_OPTIONS}
+    rest = {k: v for k, v in options.items() if k not in SYSTEM_OPTIONS}
+    if rest:
+        spec = envs.spec(game)  # an unknown game is a ParameterError listing the games
+        known = {p.name for p in spec.params} | {"rules"}
+        unknown = sorted(set(rest) - known)
+        if unknown:
+            params = ", ".join(p.name for p in spec.params) or "none"
+            raise envs.ParameterError(
+                f"unknown keyword {unknown[0]}={rest[unknown[0]]!r} for a {system} tournament of "
+                f"{spec.name}: expected a system option ({', '.join(SYSTEM_OPTIONS)}), a parameter "
+                f"of {spec.name} ({params}, rules) or one of run's (seed, workers, journal, resume, "
+                "move_time, game_params, executor, progress, setup_time)")
+    return ours, rest
+
+
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
         move_time=None, game_params=None, executor=None, progress=True, setup_time=300.0,
         **options) -> TournamentResult:
@@ -260,16 +320,26 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                  process is killed. ``setup_time`` bounds agent construction and warm-up.
     game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
                  (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
-    options      the system's: ``k``, ``recursive`` (olympic), ``rounds``, ``avoid_rematches`` (swiss).
+    options      the system's: ``k``, ``recursive`` (olympic), ``rounds`` (default
+                 ``swiss_rounds(len(agents))`` = ceil(log2 N)), ``avoid_rematches`` (swiss); any
+                 other keyword is a rule parameter of the game (``size=6``), as in ``make_game``.
+                 A keyword that is neither is a ``ParameterError`` naming it.
     """
+    options, extra = _split_options(system, game, options)
+    game_params = dict(game_params or {})
+    both = sorted(set(extra) & set(game_params))
+    if both:
+        raise envs.ParameterError(f"{both[0]}= given both as a keyword and in game_params")
+    game_params.update(extra)
     agents = list(agents)
     for entry in agents:  # a mistyped spec is the caller's error, not every game's forfeit
         if isinstance(entry, str):
             import agents as agent_registry
 
             agent_registry.make(entry, seed=0)
+    if system == "swiss" and options.get("rounds") is None:
+        options["rounds"] = swiss_rounds(len(agents))
     config = configure(system, len(agents), **options)
-    game_params = dict(game_params or {})
     g = envs.make_game(game, **game_params)  # validates the game and its parameters now
     if g.num_players != 2:
         raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
@@ -315,7 +385,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
 
 
 def round_robin(agents, game="loa", **kwargs) -> TournamentResult:
-    """Every ordered pair plays once (each pairing with both colours)."""
+    """Every ordered pair plays once (each pairing with both colours). Keywords are ``run``'s,
+    and game parameters: ``round_robin(agents, game="gomoku", size=7)``."""
     return run("round_robin", agents, game, **kwargs)
 
 
@@ -326,8 +397,9 @@ def olympic(agents, game="loa", k=1, recursive=False, **kwargs) -> TournamentRes
 
 
 def swiss(agents, game="loa", rounds=None, avoid_rematches=True, **kwargs) -> TournamentResult:
-    """Swiss system: ``rounds`` (default from the study's table) of score-neighbour pairings,
-    rematches avoided when possible, colours balanced, a bye (one point) for an odd field."""
+    """Swiss system: ``rounds`` (default ceil(log2 N), ``swiss_rounds``) of pairings within score
+    groups, no rematch while one can be avoided (a backtracking search, bye included), colours
+    balanced, a bye (one point, shown in the standings) for an odd field."""
     return run("swiss", agents, game, rounds=rounds, avoid_rematches=avoid_rematches, **kwargs)
 
 
