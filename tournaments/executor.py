@@ -61,6 +61,7 @@ from .play import CRASH, TIMEOUT, Context, build_agent, forfeit_record, play_job
 OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP})
 PR_SET_PDEATHSIG = 1
 WATCHDOG_PERIOD = 0.5
+STARTUP_TIME = 120.0  # seconds for a helper process to start and build the game (Arbiter's own code)
 
 
 class ExecutorError(RuntimeError):
@@ -245,19 +246,20 @@ class ProcessExecutor:
         within ``ctx.setup_time``, in a helper process so that a hung warm-up can be killed.
         An agent that fails here is left to fail in its games, as a forfeit; one that hangs loses
         its games on time (see ``run``)."""
-        first = 0
+        first, tries = 0, 0
         while first < len(ctx.agents):
             proc, conn = _process(self.mpctx, _warm_main, (ctx, first), [s.conn for s in self.slots])
             current, since = None, time.monotonic()
             try:
                 while True:
-                    left = ctx.setup_time - (time.monotonic() - since)
-                    if not conn.poll(max(0.0, left)):  # the agent being warmed up hangs
+                    # an agent's warm-up has setup_time; between agents the helper runs Arbiter's
+                    # code only (starting, building the game), which gets a generous bound
+                    bound = ctx.setup_time if current is not None else max(ctx.setup_time, STARTUP_TIME)
+                    if not conn.poll(max(0.0, bound - (time.monotonic() - since))):
                         proc.kill()
                         proc.join()
                         if current is None:
-                            raise ExecutorError(f"the warm-up process did not start within "
-                                                f"setup_time={ctx.setup_time}s")
+                            raise ExecutorError(f"the warm-up process did not answer within {bound}s")
                         self.hung.add(current)
                         self.warm_up_report[ctx.names[current]] = (
                             f"hung: no warm-up within setup_time={ctx.setup_time}s (killed)")
@@ -268,8 +270,15 @@ class ProcessExecutor:
                     except (EOFError, OSError):
                         code = _reap(proc)
                         if current is None:
-                            raise ExecutorError("the warm-up process died before warming any agent "
+                            if killed_from_outside(code) and tries < self.retries:
+                                tries += 1
+                                break
+                            raise ExecutorError("the warm-up process died between agents "
                                                 f"({describe_exit(code)})") from None
+                        if killed_from_outside(code) and tries < self.retries:  # not the agent's doing
+                            tries += 1
+                            first = current
+                            break
                         self.warm_up_report[ctx.names[current]] = f"warm-up process died ({describe_exit(code)})"
                         first = current + 1
                         break

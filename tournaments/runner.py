@@ -263,10 +263,10 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     log = Journal(journal, meta, resume) if journal is not None else None
     if executor is None:
         executor = InlineExecutor() if workers == 0 else ProcessExecutor(workers)
-    executor.start(ctx)
     referee = Referee(config, seed)
     records, bar = [], _Progress(progress)
     try:
+        executor.start(ctx)
         while batch := referee.next_games():
             jobs, results = [], {}
             for p in batch:
