@@ -21,6 +21,7 @@ import sys
 import envs
 
 from .human import HumanAgent, seat_name
+from .executor import ExecutorError
 from .journal import JournalError
 from .play import NORMAL, RESIGN, play_game
 
@@ -84,8 +85,11 @@ def _run_tournament(args) -> int:
                             journal=args.journal, resume=args.resume, move_time=args.move_time,
                             setup_time=args.setup_time, game_params=_game_params(args.param), **options)
     except KeyboardInterrupt:
-        sys.stderr.write("\n" + _interrupted(args) + "\n")
+        sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
         return 130
+    except ExecutorError as e:  # e.g. a game whose worker keeps being killed: resumable, not a bug report
+        sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
+        return 1
     print(result)
     if args.jsonl:
         result.to_jsonl(args.jsonl)
@@ -96,10 +100,11 @@ def _run_tournament(args) -> int:
     return 0
 
 
-def _interrupted(args) -> str:
-    """What Ctrl-C left behind: the games safe in the journal and the command that resumes."""
+def _stopped(args, how) -> str:
+    """What a stopped run (Ctrl-C, a game that cannot be played) left behind: the games safe in
+    the journal and the command that resumes."""
     if not args.journal:
-        return ("arbiter tournament: interrupted; without --journal the finished games are not kept "
+        return (f"arbiter tournament: {how}; without --journal the finished games are not kept "
                 "(run with --journal FILE to be able to resume)")
     import sqlite3
 
@@ -114,7 +119,7 @@ def _interrupted(args) -> str:
     argv = list(getattr(args, "argv", None) or sys.argv[1:])
     if "--resume" not in argv:
         argv.append("--resume")
-    return (f"arbiter tournament: interrupted; the journal {args.journal} holds {done} finished "
+    return (f"arbiter tournament: {how}; the journal {args.journal} holds {done} finished "
             f"game{'s' * (done != 1)}. Resume with:\n  arbiter {shlex.join(argv)}")
 
 

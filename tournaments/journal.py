@@ -98,7 +98,10 @@ class Journal:
                 "pass resume=True (--resume) to continue it, or choose a new journal file")
 
     def _create(self):
+        # one explicit transaction: Python's sqlite3 would run the CREATEs outside any, and a
+        # process killed between them would leave a journal without its configuration
         with self.db:
+            self.db.execute("BEGIN")
             self.db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self.db.execute("CREATE TABLE games (idx INTEGER PRIMARY KEY, record TEXT NOT NULL)")
             self.db.executemany("INSERT INTO meta VALUES (?, ?)",
