@@ -60,6 +60,16 @@ class Exit3(_Lowest):
         os._exit(3)
 
 
+@_register("selfkill")
+class SelfKill(_Lowest):
+    """SIGKILLs its own process when asked to move: indistinguishable from the OOM killer, so the
+    game is replayed until the replay limit stops the run."""
+
+    def _act(self, game, state) -> int:
+        os.kill(os.getpid(), signal.SIGKILL)
+        return super()._act(game, state)
+
+
 @_register("warmhang")
 class WarmHang(_Lowest):
     """Its warm-up never finishes."""

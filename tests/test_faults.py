@@ -227,6 +227,16 @@ def test_ctrl_c_stops_the_cli_cleanly_and_tells_how_to_resume(tmp_path):
     assert "round_robin on gomoku: 12 games" in resumed.stdout
 
 
+def test_a_game_that_cannot_be_played_stops_the_cli_cleanly_with_a_resume_hint(tmp_path):
+    db = str(tmp_path / "j.db")
+    proc = cli(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "1",
+                "--agents", "selfkill", "greedy", "--journal", db])
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and "Traceback" not in err
+    assert re.search(r"error: game 0 \(round 1, selfkill - greedy\): its worker was killed from outside 4 times", err)
+    assert "holds 0 finished games" in err and err.strip().endswith("--resume")
+
+
 class InterruptsTheParent:
     """Sends SIGINT to the tournament process while it moves (the worker itself ignores it)."""
 

@@ -292,8 +292,11 @@ class ProcessExecutor:
                         proc.join()
                         first = len(ctx.agents)
                         break
-            finally:
+            finally:  # also on Ctrl-C: no helper outlives the warm-up
                 conn.close()
+                if proc.is_alive():
+                    proc.kill()
+                proc.join()
 
     def run(self, jobs):
         pending = deque(jobs)
@@ -391,7 +394,7 @@ class ProcessExecutor:
             n = self.replays[job.index] = self.replays.get(job.index, 0) + 1
             if n > self.retries:
                 raise ExecutorError(
-                    f"game {job.index} (round {job.round + 1}, {self.ctx.names[job.black]} - "
+                    f"game {job.index} (round {job.round}, {self.ctx.names[job.black]} - "
                     f"{self.ctx.names[job.white]}): its worker was killed from outside {n} times "
                     f"(last: {describe_exit(code)}); giving up after {self.retries} replays")
             return "replay"
