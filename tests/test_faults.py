@@ -112,6 +112,29 @@ def test_no_worker_outlives_a_sigkilled_parent(tmp_path, pdeathsig):
         proc.communicate()
 
 
+def test_workers_hold_no_copy_of_the_parents_pipe_ends():
+    """A pipe end kept open by another worker would hide its owner's death (no EOF ever)."""
+    ctx = tournaments.play.Context("gomoku", {"size": 7}, ("greedy", "random"), ("greedy", "random"))
+    executor = tournaments.ProcessExecutor(2)
+    executor.start(ctx)
+    try:
+        jobs = [tournaments.play.Job(i, 1, i, 0, i % 2, 1 - i % 2, i, (i, i)) for i in range(4)]
+        assert len(list(executor.run(jobs))) == 4
+        assert len(executor.slots) == 2
+        ours = {os.fstat(slot.conn.fileno()).st_ino for slot in executor.slots}
+        for slot in executor.slots:
+            fds = os.listdir(f"/proc/{slot.proc.pid}/fd")
+            held = set()
+            for fd in fds:
+                try:
+                    held.add(os.stat(f"/proc/{slot.proc.pid}/fd/{fd}").st_ino)
+                except OSError:
+                    continue
+            assert held and not (held & ours)
+    finally:
+        executor.close()
+
+
 # -- 2. a killed worker costs at most its game ---------------------------------------------------
 class KilledOnce:
     """Plays the lowest action, but the first time any copy of it moves from ply 4 on, its
