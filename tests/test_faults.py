@@ -94,15 +94,16 @@ SLOW_RR = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_
 
 
 # -- 1. workers die with their parent ------------------------------------------------------------
-@pytest.mark.parametrize("pdeathsig", [True, False], ids=["pdeathsig", "watchdog-only"])
-def test_no_worker_outlives_a_sigkilled_parent(tmp_path, pdeathsig):
+@pytest.mark.parametrize("sig,pdeathsig", [(signal.SIGKILL, True), (signal.SIGKILL, False), (signal.SIGTERM, True)],
+                         ids=["sigkill", "sigkill-watchdog-only", "sigterm"])
+def test_no_worker_outlives_a_killed_parent(tmp_path, sig, pdeathsig):
     env = dict(ENV) if pdeathsig else {**ENV, "ARBITER_TEST_NO_PDEATHSIG": "1"}
     db = str(tmp_path / "j.db")
     proc = cli([*SLOW_RR, "--journal", db], env=env)
     try:
         wait_for(lambda: journaled(db) >= 1 and len(children(proc.pid)) >= 2, 60, "two busy workers")
         workers = children(proc.pid)
-        os.kill(proc.pid, signal.SIGKILL)
+        os.kill(proc.pid, sig)
         proc.wait()
         time.sleep(5)
         assert [pid for pid in workers if alive(pid)] == []
