@@ -4,6 +4,7 @@ Tests that need torch (the ``learn`` extra) are skipped with a reason when it is
 search and encoding tests run on numpy alone. Everything uses one torch thread and fixed seeds.
 """
 
+import json
 import os
 import pickle
 import subprocess
@@ -311,3 +312,79 @@ def test_ppo_smoke_run_learns_to_beat_random(tmp_path):
     result = evaluation["vs random size=6"]
     assert result["beats"], result
     assert weights.read_meta(out)["evaluation"]["vs random size=6"] == result
+
+
+# -- damaged copies of the shipped weights: a typed error naming the file, nothing unpickled ------
+def _copy_shipped(tmp_path, stem):
+    src = weights.WEIGHTS_DIR / f"{stem}.pt"
+    dst = tmp_path / src.name
+    dst.write_bytes(src.read_bytes())
+    weights.sidecar_path(dst).write_text(weights.sidecar_path(src).read_text())
+    return dst
+
+
+def _rehash(path):
+    """Make the sidecar vouch for the file as it is now (a careless or malicious re-export)."""
+    meta = json.loads(weights.sidecar_path(path).read_text())
+    meta["sha256"] = weights.sha256(path)
+    weights.sidecar_path(path).write_text(json.dumps(meta))
+
+
+def test_weights_error_is_a_value_error():
+    assert issubclass(weights.WeightsError, ValueError) and issubclass(weights.WeightsError, agents.AgentError)
+
+
+@needs_torch
+@pytest.mark.parametrize("damage", ["truncate", "flip", "append"])
+def test_a_damaged_shipped_file_is_refused_before_unpickling(tmp_path, monkeypatch, damage):
+    path = _copy_shipped(tmp_path, "alphazero_gomoku")
+    data = path.read_bytes()
+    data = {"truncate": data[: len(data) // 3], "flip": data[:1000] + bytes([data[1000] ^ 1]) + data[1001:],
+            "append": data + b"\x80\x04K\x01."}[damage]
+    path.write_bytes(data)
+
+    def no_unpickling(*args, **kwargs):
+        raise AssertionError("torch.load was called on a file whose hash does not match")
+
+    monkeypatch.setattr(torch, "load", no_unpickling)
+    with pytest.raises(weights.WeightsError, match=rf"{path.name}.*SHA-256"):
+        weights.load(path, kind="alphazero")
+    game = make_game("gomoku", size=7)
+    with pytest.raises(weights.WeightsError, match=path.name):
+        agents.make("alphazero", path=str(path), simulations=4).act(game, game.initial_state())
+
+
+@needs_torch
+def test_a_truncated_file_with_a_matching_sidecar_is_refused(tmp_path):
+    path = _copy_shipped(tmp_path, "alphazero_gomoku")
+    path.write_bytes(path.read_bytes()[:50_000])
+    _rehash(path)
+    with pytest.raises(weights.WeightsError, match=rf"{path.name}.*not plain tensors"):
+        weights.load(path)
+
+
+@needs_torch
+@pytest.mark.parametrize("arch,match", [({"in_planes": 3, "channels": 16, "blocks": 4, "head": 32}, "do not fit"),
+                                         ({"in_planes": 3, "channels": 32, "blocks": 2, "head": 32}, "do not fit"),
+                                         ({"in_planes": 3, "colour": "blue"}, "cannot build"),
+                                         (None, "architecture")])
+def test_a_sidecar_with_the_wrong_architecture_is_refused(tmp_path, arch, match):
+    path = _copy_shipped(tmp_path, "alphazero_gomoku")
+    meta = json.loads(weights.sidecar_path(path).read_text())
+    meta["architecture"] = arch
+    weights.sidecar_path(path).write_text(json.dumps(meta))
+    game = make_game("gomoku", size=7)
+    with pytest.raises(weights.WeightsError, match=rf"{path.name}.*{match}"):
+        agents.make("alphazero", path=str(path), simulations=4).act(game, game.initial_state())
+
+
+@needs_torch
+def test_a_damaged_ppo_sidecar_is_refused(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    path = _copy_shipped(tmp_path, "ppo_othello6")
+    meta = json.loads(weights.sidecar_path(path).read_text())
+    meta["architecture"] = ["not", "a", "dict"]
+    weights.sidecar_path(path).write_text(json.dumps(meta))
+    game = make_game("othello", size=6)
+    with pytest.raises(weights.WeightsError, match=rf"{path.name}.*architecture"):
+        agents.make("ppo", path=str(path)).act(game, game.initial_state())

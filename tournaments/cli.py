@@ -2,6 +2,7 @@
 
     arbiter tournament --game loa --system swiss --agents random greedy "alphabeta:depth=3" \\
                        --workers 2 --journal run.db [--resume]
+    (Ctrl-C stops it without a traceback, exit status 130, and prints the line that resumes it)
     arbiter study [--out study_out] [--championships N]
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
@@ -16,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import shlex
 import sys
 
 import envs
 from envs import render
 
 from .human import HumanAgent, seat_name
+from .executor import ExecutorError
 from .journal import JournalError
 from .play import NORMAL, RESIGN, play_game
 
@@ -63,6 +66,9 @@ def _add_tournament(sub):
     p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
     p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
+    p.add_argument("--setup-time", type=float, default=60.0,
+                   help="seconds an agent may take to build and warm up; a hung warm-up loses on time "
+                        "(default %(default)s)")
     p.add_argument("--k", type=int, default=1, help="olympic: first to k wins per match")
     p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
     p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: ceil(log2 N))")
@@ -89,10 +95,17 @@ def _run_tournament(args) -> int:
         executor = RayExecutor(address=args.address, workers=args.workers or None)
     elif args.address:
         raise SystemExit("--address needs --executor ray")
-    result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
-                        executor=executor,
-                        journal=args.journal, resume=args.resume, move_time=args.move_time,
-                        game_params=_game_params(args.param), **options)
+    try:
+        result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
+                            executor=executor, journal=args.journal, resume=args.resume,
+                            move_time=args.move_time, setup_time=args.setup_time,
+                            game_params=_game_params(args.param), **options)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
+        return 130
+    except ExecutorError as e:  # e.g. a game whose worker keeps being killed: resumable, not a bug report
+        sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
+        return 1
     print(result)
     if args.jsonl:
         result.to_jsonl(args.jsonl)
@@ -101,6 +114,29 @@ def _run_tournament(args) -> int:
     if args.sgf:
         result.to_sgf(args.sgf)
     return 0
+
+
+def _stopped(args, how) -> str:
+    """What a stopped run (Ctrl-C, a game that cannot be played) left behind: the games safe in
+    the journal and the command that resumes."""
+    if not args.journal:
+        return (f"arbiter tournament: {how}; without --journal the finished games are not kept "
+                "(run with --journal FILE to be able to resume)")
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(args.journal)
+        try:
+            done = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        done = 0
+    argv = list(getattr(args, "argv", None) or sys.argv[1:])
+    if "--resume" not in argv:
+        argv.append("--resume")
+    return (f"arbiter tournament: {how}; the journal {args.journal} holds {done} finished "
+            f"game{'s' * (done != 1)}. Resume with:\n  arbiter {shlex.join(argv)}")
 
 
 # -- study -----------------------------------------------------------------------------------------
@@ -294,6 +330,7 @@ def main(argv=None) -> int:
     for add, _ in COMMANDS.values():
         add(sub)
     args = parser.parse_args(argv)
+    args.argv = argv  # a command that was interrupted tells the exact line that resumes it
     try:
         return COMMANDS[args.command][1](args)
     except (envs.ArbiterError, JournalError) as e:

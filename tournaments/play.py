@@ -270,7 +270,7 @@ class Context:
     agents: tuple          # spec strings or picklable agent objects
     names: tuple
     move_time: float | None = None
-    setup_time: float = 300.0
+    setup_time: float = 60.0   # building an agent, its warm-up; a hung one forfeits on time
     spec: object = None    # the game's GameSpec: a worker registers it if its process lacks it
 
     def make_game(self):

@@ -101,6 +101,7 @@ class TournamentResult:
     points: list
     games: list = field(default_factory=list)   # every game record (dicts), in pairing order
     byes: list = field(default_factory=list)    # (round, name)
+    warm_up: dict = field(default_factory=dict)  # name -> the time its warm-up took, or what went wrong
 
     def _matrix(self):
         n = len(self.names)
@@ -198,6 +199,9 @@ class TournamentResult:
             lines.append(f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
                          f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
                          + (f" {s.byes:>4}" if self.byes else ""))
+        troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
+        if troubles:
+            lines += ["", "Warm-up: " + "; ".join(f"{n} {w}" for n, w in troubles.items())]
         lines += ["", "Bradley–Terry ratings (Elo, 95% interval):"]
         for name, elo, half in self.ratings():
             lines.append(f"  {name:<24} {elo:+8.0f} ± {half:.0f}")
@@ -306,7 +310,7 @@ def _split_options(system, game, options) -> tuple[dict, dict]:
 
 
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
-        move_time=None, game_params=None, executor=None, progress=True, setup_time=300.0,
+        move_time=None, game_params=None, executor=None, progress=True, setup_time=60.0,
         **options) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
@@ -317,7 +321,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     workers      worker processes (default: CPU count); 0 plays in this process.
     journal      SQLite file that records every finished game; ``resume=True`` continues it.
     move_time    seconds per move (None: unlimited); a slower move forfeits, a hung agent's
-                 process is killed. ``setup_time`` bounds agent construction and warm-up.
+                 process is killed. ``setup_time`` (seconds, per agent) bounds building an agent and
+                 its warm-up; a hung warm-up loses on time (``TournamentResult.warm_up`` reports it).
     game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
                  (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
     options      the system's: ``k``, ``recursive`` (olympic), ``rounds`` (default
@@ -332,6 +337,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         raise envs.ParameterError(f"{both[0]}= given both as a keyword and in game_params")
     game_params.update(extra)
     agents = list(agents)
+    if isinstance(setup_time, bool) or not isinstance(setup_time, (int, float)) or not setup_time > 0:
+        raise envs.ParameterError(f"setup_time={setup_time!r}: expected a positive number of seconds")
     for entry in agents:  # a mistyped spec is the caller's error, not every game's forfeit
         if isinstance(entry, str):
             import agents as agent_registry
@@ -350,10 +357,10 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
             "move_time": move_time}
     log = Journal(journal, meta, resume) if journal is not None else None
     executor = make_executor(executor, workers)
-    executor.start(ctx)
     referee = Referee(config, seed)
     records, bar = [], _Progress(progress)
     try:
+        executor.start(ctx)
         while batch := referee.next_games():
             jobs, results = [], {}
             for p in batch:
@@ -381,7 +388,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         if log:
             log.close()
     byes = [(r, names[p]) for r, p in referee.byes]
-    return TournamentResult(meta, names, referee.places(), referee.points().tolist(), records, byes)
+    return TournamentResult(meta, names, referee.places(), referee.points().tolist(), records, byes,
+                            dict(getattr(executor, "warm_up_report", {})))
 
 
 def round_robin(agents, game="loa", **kwargs) -> TournamentResult:

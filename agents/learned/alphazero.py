@@ -71,12 +71,16 @@ class AlphaZeroAgent(Agent):
                     f"weights {str(path)!r} use observation encoding {encoding!r}; "
                     f"this version reads encodings {K.ENCODINGS}"
                 )
-            if meta["architecture"].get("in_planes") != K.num_planes(game, encoding):
+            arch = W.architecture(path, meta)
+            if arch.get("in_planes") != K.num_planes(game, encoding):
                 raise W.WeightsError(
-                    f"weights {str(path)!r}: a net of {meta['architecture'].get('in_planes')!r} input planes "
+                    f"weights {str(path)!r}: a net of {arch.get('in_planes')!r} input planes "
                     f"cannot read encoding {encoding} of {game_name} ({K.num_planes(game, encoding)} planes)"
                 )
-            net = network.build(meta["architecture"])
+            try:
+                net = network.build(arch)
+            except (TypeError, ValueError, RuntimeError) as exc:
+                raise W.WeightsError(f"weights {str(path)!r}: cannot build the architecture {arch!r}: {exc}") from None
             try:
                 net.load_state_dict(tensors)
             except RuntimeError as exc:

@@ -87,8 +87,17 @@ class PPOAgent(Agent):
         tag = f"{game.name}{game.params.get('size', '')}"  # shipped as ppo_othello6.pt, ppo_calculation.pt
         path = self.path if self.path is not None else W.shipped(tag, kind="ppo")
         tensors, meta = W.load(path, kind="ppo")
-        trained = make_game(meta["game"], **meta.get("params", {}))
-        policy = build_policy(trained, meta["architecture"])
+        try:
+            trained = make_game(meta.get("game"), **meta.get("params", {}))
+        except (TypeError, ValueError) as exc:
+            raise W.WeightsError(f"weights {str(path)!r}: the sidecar names no playable game ({exc})") from None
+        arch = W.architecture(path, meta)
+        try:
+            policy = build_policy(trained, arch)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            if isinstance(exc, AgentError):
+                raise
+            raise W.WeightsError(f"weights {str(path)!r}: cannot build the architecture {arch!r}: {exc}") from None
         try:
             policy.load_state_dict(tensors)
         except RuntimeError as exc:

@@ -107,12 +107,23 @@ def load(path, kind: str | None = None):
         )
     try:
         tensors = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError) as exc:
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise WeightsError(f"weights {str(path)!r} are not plain tensors; refusing to load them ({first})") from None
     if not isinstance(tensors, dict) or not all(isinstance(v, torch.Tensor) for v in tensors.values()):
         raise WeightsError(f"weights {str(path)!r}: expected a dict of tensors")
     return tensors, meta
+
+
+def architecture(path, meta: dict) -> dict:
+    """The sidecar's ``architecture`` entry, checked to be a dict of plain values: a sidecar
+    edited into something else is a ``WeightsError`` naming the file, not a KeyError deep inside
+    the network's constructor."""
+    arch = meta.get("architecture")
+    if not isinstance(arch, dict) or not all(isinstance(k, str) for k in arch):
+        raise WeightsError(f"weights {str(path)!r}: the sidecar's 'architecture' is {arch!r}, expected a dict "
+                           "of network options")
+    return arch
 
 
 def shipped(game_name: str, kind: str = "alphazero") -> Path:
