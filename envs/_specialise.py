@@ -172,3 +172,16 @@ def _ours(path) -> bool:
         return True
     return not any(part in ("site-packages", "dist-packages") for part in p.parts) and \
         not p.is_relative_to(Path(sys.base_prefix).resolve())
+
+
+def is_cached(spec) -> bool | None:
+    """Whether numba's disk cache holds this game's generic code (its legal-move entry point, the
+    first thing any run compiles); None when that cannot be told (numba's cache layout is not a
+    public API). Lets a program say "compiling, first run only" before a long first compile."""
+    from . import _generic
+
+    try:
+        index = compiled(_generic, spec).legal_array._cache._cache_file._index_path
+    except AttributeError:
+        return None
+    return Path(index).exists()

@@ -110,6 +110,20 @@ class Pairing:
     white: int
 
 
+def expected_games(config: Config, seed=0) -> int | None:
+    """How many games the championship plays, for a progress bar: round robin and Swiss play a
+    number fixed by their pairing rules (counted by pairing a copy to the end with every game
+    drawn); olympic and random-order matches last until someone wins k, so None."""
+    if config.system not in ("round_robin", "swiss"):
+        return None
+    referee = Referee(config, seed)
+    played = 0
+    while batch := referee.next_games():
+        played += len(batch)
+        referee.record([DRAW] * len(batch))
+    return played
+
+
 class Referee:
     """One championship, stepped batch by batch (see the module docstring)."""
 

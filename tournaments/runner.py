@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import pickle
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +28,8 @@ from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
 from .play import NORMAL, RESIGN, Context, Job
 from .ratings import bradley_terry
-from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, swiss_rounds
+from .progress import Progress, compile_notice
+from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, expected_games, swiss_rounds
 
 # points of (Black, White) for each result code of a record
 POINTS = {BLACK_WINS: (1.0, 0.0), WHITE_WINS: (0.0, 1.0), DRAW: (0.5, 0.5)}
@@ -241,25 +241,6 @@ def _sgf(game, g) -> str:
     return "(;" + "".join(props) + "".join(nodes) + ")\n"
 
 
-class _Progress:
-    """A one-line progress bar on stderr, only when it is a terminal."""
-
-    def __init__(self, enabled):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.done = 0
-
-    def tick(self, record):
-        self.done += 1
-        if self.enabled:
-            sys.stderr.write(f"\r{self.done} games played; last: {record['black']} - {record['white']} "
-                             f"{record['result']} ({record['reason']})\x1b[K")
-            sys.stderr.flush()
-
-    def close(self):
-        if self.enabled and self.done:
-            sys.stderr.write("\n")
-
-
 EXECUTORS = ("process", "inline", "ray")
 
 
@@ -358,8 +339,10 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     log = Journal(journal, meta, resume) if journal is not None else None
     executor = make_executor(executor, workers)
     referee = Referee(config, seed)
-    records, bar = [], _Progress(progress)
+    records, bar = [], Progress(progress, expected_games(config, seed))
     try:
+        if progress:
+            compile_notice(g.spec)
         executor.start(ctx)
         while batch := referee.next_games():
             jobs, results = [], {}

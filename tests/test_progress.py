@@ -1,0 +1,52 @@
+"""What a running tournament prints while the user waits: a notice before a first compile, and
+games played of the total with rate, time left and leader (plain lines in a pipe)."""
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tournaments
+from tournaments.progress import Progress
+from tournaments.referee import configure, expected_games
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("system, n, options", [("round_robin", 4, {}), ("swiss", 5, {}), ("swiss", 8, {"rounds": 5})])
+def test_expected_games_is_what_the_tournament_plays(system, n, options):
+    agents = ["random"] * n
+    result = tournaments.run(system, agents, game="gomoku", game_params={"size": 7}, workers=0, progress=False,
+                             seed=3, **options)
+    config = configure(system, n, **result.config["options"])  # the options the run used
+    assert expected_games(config, seed=3) == len(result.games)
+
+
+def test_olympic_length_is_unknown_in_advance():
+    assert expected_games(configure("olympic", 4, k=2)) is None
+
+
+def test_plain_lines_in_a_pipe_name_the_total_rate_and_leader():
+    out = io.StringIO()  # not a terminal: no bar, a line per ``every`` seconds and one at the end
+    progress = Progress(True, total=4, out=out, every=0.0)
+    for black, white, result in [("a", "b", "1-0"), ("b", "a", "1/2-1/2"), ("a", "c", "1-0"), ("c", "b", "0-1")]:
+        progress.tick({"black": black, "white": white, "result": result})
+    progress.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("1/4 games,") and "leader a (1 points)" in lines[0]
+    assert lines[-1].startswith("4/4 games,") and "leader a (2.5 points)" in lines[-1]
+    assert "\r" not in out.getvalue()
+
+
+def test_a_first_compile_is_announced_and_later_runs_are_quiet(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "tournaments.cli", "tournament", "--game", "gomoku", "-p", "size=7",
+               "--system", "round_robin", "--agents", "random", "random", "--workers", "0"]
+    runs = [subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+            for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr
+    assert runs[0].stderr.startswith("compiling the numba code of gomoku and the agents: first run only")
+    assert "compiling" not in runs[1].stderr and "2/2 games" in runs[1].stderr
