@@ -13,6 +13,7 @@ import pytest
 import tournaments
 from tournaments import report
 from tournaments.cli import main
+from tournaments.runner import place_text
 from tournaments.journal import JournalError
 
 GAMES = {"gomoku": {"size": 7}, "loa": {}, "othello": {"size": 6}, "go": {"size": 5}}
@@ -60,7 +61,7 @@ class _Standings(HTMLParser):
 
 
 def expected_rows(result):
-    return [[s.place, s.name, f"{s.points:g}", str(s.games), f"{s.wins}-{s.draws}-{s.losses}", str(s.forfeits)]
+    return [[place_text(s.place, s.tied), s.name, f"{s.points:g}", str(s.games), f"{s.wins}-{s.draws}-{s.losses}", str(s.forfeits)]
             for s in result.standings()]
 
 

@@ -36,7 +36,7 @@ from envs import render
 
 from .journal import FORMAT, JournalError
 from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure
-from .runner import POINTS, TournamentResult, _names
+from .runner import POINTS, TournamentResult, _names, place_text
 
 CODE_RESULT = {BLACK_WINS: "1-0", WHITE_WINS: "0-1", DRAW: "1/2-1/2"}
 
@@ -352,7 +352,7 @@ def render_html(result: TournamentResult) -> str:
     out.append("<h2>Standings</h2><table id='standings'><thead><tr><th>place</th><th class='name'>agent</th>"
                "<th>points</th><th>games</th><th>W-D-L</th><th>forfeits</th></tr></thead><tbody>")
     for s in result.standings():
-        out.append(f"<tr><td>{esc(s.place)}</td><td class='name'>{esc(s.name)}</td><td>{_fmt(s.points)}</td>"
+        out.append(f"<tr><td>{esc(place_text(s.place, s.tied))}</td><td class='name'>{esc(s.name)}</td><td>{_fmt(s.points)}</td>"
                    f"<td>{s.games}</td><td>{s.wins}-{s.draws}-{s.losses}</td><td>{s.forfeits}</td></tr>")
     out.append("</tbody></table>")
 
