@@ -189,13 +189,19 @@ def test_compiled_playouts(game):
 
 
 # -- hidden information ---------------------------------------------------------------------------
-def test_observation_hides_the_stock_order(game):
+def _two_deals_differing_in_stock_order(game):
+    """A position a few moves in, and the same position with the face-down cards reversed."""
     s = game.initial_state(5)
     for a in (0, 1, 0, 2):
         s = game.apply(s, a)
     t = s.copy()
     lo = K.STOCK + s[K.POS] + 1
     t[lo:K.STOCK + 48] = t[lo:K.STOCK + 48][::-1]
+    return s, t
+
+
+def test_observation_hides_the_stock_order(game):
+    s, t = _two_deals_differing_in_stock_order(game)
     assert not np.array_equal(s, t)
     assert np.array_equal(game.observation(s, 0), game.observation(t, 0))
     assert game.observation(s, 0).dtype == np.float32 and game.observation(s, 0).shape == (198, 13)
@@ -206,12 +212,7 @@ def test_no_render_shows_the_stock_order(game):
     of the face-down cards render alike in every mode (``to_text`` alone keeps the order)."""
     from envs import render
 
-    s = game.initial_state(5)
-    for a in (0, 1, 0, 2):
-        s = game.apply(s, a)
-    t = s.copy()
-    lo = K.STOCK + s[K.POS] + 1
-    t[lo:K.STOCK + 48] = t[lo:K.STOCK + 48][::-1]
+    s, t = _two_deals_differing_in_stock_order(game)
     assert game.to_text(s) != game.to_text(t)
     assert render.ansi(game, s, "x") == render.ansi(game, t, "x")
     assert f"stock: {K.NSTOCK - s[K.POS] - 1} face-down" in render.ansi(game, s)
