@@ -807,12 +807,14 @@ def main(argv=None) -> int:
     """Command line: ``arbiter gtp --game go --size 9 --agent mcts:simulations=5000``."""
     parser = argparse.ArgumentParser(
         prog="arbiter gtp", description="Serve an Arbiter agent over GTP on stdin/stdout.")
-    parser.add_argument("--game", required=True, choices=sorted(envs.GAMES),
+    parser.add_argument("--game", required=True,
+                        choices=sorted(s.name for s in envs.specs() if s.num_players == 2),
                         help="the game to play (GTP tools know Go; Othello works with GRhino's conventions)")
     parser.add_argument("--size", type=int, help="board size (the game's default if omitted)")
     parser.add_argument("--komi", type=float, help="komi for Go")
     parser.add_argument("--rules", default="standard", help="rule preset, e.g. 'openspiel'")
-    parser.add_argument("--agent", default="mcts:seconds=5", help="agent spec (default %(default)s)")
+    parser.add_argument("--agent", default="mcts:seconds=5",
+                        help="agent spec (default %(default)s); 'arbiter agents --game G' lists those that play G")
     parser.add_argument("--seed", type=int, default=0, help="agent seed unless the spec sets one")
     args = parser.parse_args(argv)
     params = {"rules": args.rules}
@@ -826,6 +828,7 @@ def main(argv=None) -> int:
         game = envs.make_game(args.game, **params)
         name, options = agents.parse_spec(args.agent)
         agent = agents.make(args.agent, **({} if "seed" in options else {"seed": args.seed}))
+        agent.check_game(game)  # before the first command, not at the first genmove
         serve(game, agent, sys.stdin, sys.stdout)
     except ArbiterError as exc:
         print(f"arbiter gtp: {exc}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Reproduce the championship study (STUDY.md §1) and write its tables and plot.
+"""Reproduce the championship study and write its tables and plot (``docs/study.md``).
 
     python examples/study.py [outdir] [--quick]
 
@@ -7,11 +7,14 @@ cell for Np = 8 and 100,000 otherwise) runs in compiled code on all cores; ``--q
 per cell to try things out. Same as ``arbiter study``.
 """
 
-import sys
+import argparse
 
 from tournaments.study import write_study
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = write_study(args[0] if args else "study_out", championships=2000 if "--quick" in sys.argv else None)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("outdir", nargs="?", default="study_out", help="where the tables and plot go")
+    parser.add_argument("--quick", action="store_true", help="2,000 championships per cell, to try things out")
+    args = parser.parse_args()
+    out = write_study(args.outdir, championships=2000 if args.quick else None)
     print(f"grid done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU): " + ", ".join(out["files"]))
