@@ -63,6 +63,14 @@ def default_owners(s, p, out):
 
 
 @per_game
+def default_validate(s, p):
+    """A game without a ``validate`` hook gets the common header checked (seat, ply, status,
+    winner, reason, last action); its own fields are its kernel's business, so a game whose
+    kernel indexes memory by a state value should provide ``validate`` (see docs/adding-a-game.md)."""
+    return C.check_header(s, p)
+
+
+@per_game
 def default_evaluate(s, p, w):
     return 0
 

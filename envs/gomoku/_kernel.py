@@ -14,8 +14,15 @@ State (int64), after the common header of ``envs/_common.py``:
 
 Params: P_GAME = N, P_GAME+1 = exact_five (1: exactly five wins, 0: five or more wins).
 Reason codes in H_REASON: FIVE (the mover made a winning line), FULL (board full, draw).
+
+Invariants (``validate``): cells 0..2; Black moves first and players alternate, so black stones
+minus white stones is the seat to move and the ply is the number of stones; ``H_HASH`` is the
+Zobrist hash of the stones and the side to move; the last action, if known, holds a stone of the
+side that just moved; an ongoing game has no winning line and an empty point, a FIVE game's only
+winning line is the winner's (who just moved), a FULL game has a full board and no winning line.
 """
 
+import numpy as np
 from numba import njit
 
 from .. import _common as C
@@ -27,6 +34,23 @@ FULL = 2
 
 ZOBRIST = C.zobrist_table(2 * 19 * 19 + 1, salt=3)
 SIDE_KEY = ZOBRIST[-1]
+
+E_CELL = C.GAME_ERRORS
+E_TURN = C.GAME_ERRORS + 1
+E_PLY = C.GAME_ERRORS + 2
+E_HASH = C.GAME_ERRORS + 3
+E_LAST = C.GAME_ERRORS + 4
+E_END = C.GAME_ERRORS + 5
+STATE_ERRORS = {
+    E_CELL: "a board cell is not 0 (empty), 1 (Black) or 2 (White)",
+    E_TURN: "the stone counts do not fit the side to move (Black moves first: black minus white "
+            "stones is 0 with Black to move, 1 with White)",
+    E_PLY: "the ply count is not the number of stones on the board",
+    E_HASH: "the hash is not the Zobrist hash of the stones and the side to move",
+    E_LAST: "the last action is not a point holding a stone of the side that just moved",
+    E_END: "the status does not fit the board (a line of five ends the game, won by its maker, "
+           "who just moved; a full board without one is a draw; otherwise the game goes on)",
+}
 
 
 @njit(cache=True)
@@ -82,6 +106,58 @@ def apply(s, p, a):
             return
     if s[C.H_PLY] == size * size:
         C.finish(s, C.NO_WINNER, FULL)
+
+
+@njit(cache=True)
+def validate(s, p):
+    """0 if ``s`` is a consistent Gomoku state, else ``C.error(code, cell)`` (see the module
+    docstring for the invariants; codes in ``STATE_ERRORS``). One pass over the board, and one
+    over the line starts of each stone for the end status."""
+    e = C.check_header(s, p)
+    if e:
+        return e
+    size = p[P_SIZE]
+    nn = size * size
+    counts = np.zeros(3, dtype=np.int64)
+    h = SIDE_KEY if s[C.H_PLAYER] == 1 else np.int64(0)
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v < 0 or v > 2:
+            return C.error(E_CELL, C.HEADER + i)
+        counts[v] += 1
+        if v:
+            h ^= ZOBRIST[2 * i + v - 1]
+    if counts[1] - counts[2] != s[C.H_PLAYER]:
+        return C.error(E_TURN, C.H_PLAYER)
+    if s[C.H_PLY] != counts[1] + counts[2]:
+        return C.error(E_PLY, C.H_PLY)
+    if h != s[C.H_HASH]:
+        return C.error(E_HASH, C.H_HASH)
+    last = s[C.H_LAST]
+    if last >= 0 and s[C.HEADER + last] != 2 - s[C.H_PLAYER]:
+        return C.error(E_LAST, C.H_LAST)
+    lines = 0  # bit k: colour k + 1 has a winning line
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v == 0:
+            continue
+        r, c = i // size, i % size
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            pr, pc = r - dr, c - dc
+            if 0 <= pr < size and 0 <= pc < size and s[C.HEADER + pr * size + pc] == v:
+                continue  # not the start of its run
+            length = _run(s, size, r, c, dr, dc, v)
+            if length == 5 or (length > 5 and p[P_EXACT] == 0):
+                lines |= 1 << (v - 1)
+    if s[C.H_STATUS] == C.ONGOING:
+        ok = lines == 0 and counts[0] > 0
+    elif s[C.H_REASON] == FIVE:
+        ok = s[C.H_WINNER] == 1 - s[C.H_PLAYER] and lines == 1 << s[C.H_WINNER]
+    else:
+        ok = s[C.H_WINNER] == C.NO_WINNER and lines == 0 and counts[0] == 0
+    if not ok:
+        return C.error(E_END, C.H_STATUS)
+    return 0
 
 
 @njit(cache=True)
