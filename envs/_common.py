@@ -66,6 +66,7 @@ E_STATUS = 3
 E_WINNER = 4
 E_REASON = 5
 E_LAST = 6
+E_SIG = 7
 GAME_ERRORS = 100
 HEADER_ERRORS = {
     E_PLAYER: "the seat to move is not a seat of this game",
@@ -74,6 +75,7 @@ HEADER_ERRORS = {
     E_WINNER: "the winner is not NO_WINNER (-1) or a seat (an ongoing game has no winner)",
     E_REASON: "the end reason is not one of the game's codes (an ongoing game has reason 0)",
     E_LAST: "the last action is neither -1 nor an action id",
+    E_SIG: "the signature is another game's or parameter set's: not a state of this game",
 }
 
 
@@ -125,8 +127,11 @@ def check_header(s, p):
 
     Cheap (a few comparisons), and enough for the generic code's own reads: the seat to move
     indexes per-seat fields in every kernel, so it must be a seat; a finished game has a winner
-    that is a seat or NO_WINNER and a known reason; an ongoing one has neither.
+    that is a seat or NO_WINNER and a known reason; an ongoing one has neither. The signature is
+    checked here too (not in Python), which saves the facade a call per check.
     """
+    if s[H_SIG] != p[P_SIG]:
+        return error(E_SIG, H_SIG)
     player = s[H_PLAYER]
     if player < 0 or player >= p[P_NUM_PLAYERS]:
         return error(E_PLAYER, H_PLAYER)

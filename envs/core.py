@@ -217,10 +217,10 @@ class Game:
             if state.dtype.itemsize != 8 or state.dtype.kind != "i":
                 raise StateError(f"not a {self!r} state: got an array of {state.dtype}, expected int64")
             state = np.array(state, dtype=np.int64, order="C", subok=False)
-        if state.item(C.H_SIG) != self._sig:
-            raise StateError(f"state belongs to another game or parameter set, not {self!r}")
         code = self._validate(state, self._p)
         if code:
+            if code == C.E_SIG:  # H_SIG is cell 0
+                raise StateError(f"state belongs to another game or parameter set, not {self!r}")
             raise StateError(self._state_error(state, int(code)))
         return state
 

@@ -54,8 +54,8 @@ chain's head: the same partition into chains, every stone's HEAD the head of its
 links one cycle through exactly its stones, and the head's SIZE, NLIB, LSUM, LSQ, CHASH equal to
 the rebuilt ones; the board hash and ``H_HASH`` are what ``rehash`` gives; passes are 0..2, 2
 exactly when the game ended by two passes; the ko point is -1 or an empty point with no pass since;
-the history holds 1 to ply + 1 hashes (zeros after them), each marked in the filter, the last
-being the current board while the game goes on; the last action is -1, a pass after a pass, or a
+the history holds 1 to ply + 1 hashes, each marked in the filter, the last being the current
+board while the game goes on (slots after them are written before they are read: not checked); the last action is -1, a pass after a pass, or a
 point with no pass since; the status, winner and reason are what ``_play`` would have set.
 """
 
@@ -116,7 +116,7 @@ STATE_ERRORS = {
               "the game ended by two passes)",
     E_KO: "the ko point is neither -1 nor an empty point with no pass since",
     E_HISTORY: "the superko history does not hold 1 to ply + 1 board hashes, ending with the "
-               "current board while the game goes on, and zeros after them",
+               "current board while the game goes on",
     E_FILTER: "a board hash of the history is missing from the history filter",
     E_LAST: "the last action is neither -1, a pass after a pass, nor a point with no pass since",
     E_END: "the status, winner or end reason is not what the rules give for this position",
@@ -749,9 +749,6 @@ def validate(s, p):
     count = s[g + O_COUNT]
     if count < 1 or count > ply + 1 or count > p[P_HISTORY]:
         return C.error(E_HISTORY, g + O_COUNT)
-    for i in range(g + O_HIST + count, g + O_HIST + p[P_HISTORY]):
-        if s[i] != 0:
-            return C.error(E_HISTORY, i)
     for i in range(count):
         word, bit = _filter_bit(s, p, s[g + O_HIST + i])
         if s[word] & bit == 0:

@@ -48,8 +48,9 @@ NO_MOVE (the side to move has no move and no_move="lose").
 Invariants (``validate``): the bitboards are disjoint and hold 1 to 12 pieces each; every ply
 (a pass too) alternates the side to move, so the seat to move is the ply's parity, and a side has
 lost no more pieces than its opponent has made moves; the line counts and ``H_HASH`` are what the
-pieces give; the history holds 1 to ply + 1 hashes, the last being ``H_HASH``, zeros after them,
-and ``S_IRREV`` points into it; the last action is -1, a pass (if passes exist) or a move whose
+pieces give; the history holds 1 to ply + 1 hashes, the last being ``H_HASH`` (slots after them
+are written before they are read, so they are not checked, which keeps the check's cost
+independent of ``max_moves``), and ``S_IRREV`` points into it; the last action is -1, a pass (if passes exist) or a move whose
 square is now empty; the status is what the end-of-move rules give (an ongoing game has no
 connected side, is below the cap, is no repetition and, under no_move="lose", has a move).
 
@@ -107,8 +108,7 @@ STATE_ERRORS = {
     E_CAPTURES: "a side has lost more pieces than its opponent has made moves",
     E_LINES: "a line count differs from the pieces on that line",
     E_HASH: "the hash is not the Zobrist hash of the pieces and the side to move",
-    E_HISTORY: "the repetition history does not hold 1 to ply + 1 hashes ending with the current "
-               "hash and zeros after them",
+    E_HISTORY: "the repetition history does not hold 1 to ply + 1 hashes ending with the current hash",
     E_IRREV: "the last-capture index does not point into the history",
     E_LAST: "the last action is neither -1, an allowed pass, nor a move whose square is now empty",
     E_END: "the status, winner or end reason is not what the end-of-move rules give for the pieces",
@@ -460,9 +460,6 @@ def validate(s, p):
     nhist = s[S_NHIST]
     if nhist < 1 or nhist > ply + 1 or s[S_HIST + nhist - 1] != h:
         return C.error(E_HISTORY, S_NHIST)
-    for i in range(S_HIST + nhist, s.shape[0]):
-        if s[i] != 0:
-            return C.error(E_HISTORY, i)
     if s[S_IRREV] < 0 or s[S_IRREV] >= nhist:
         return C.error(E_IRREV, S_IRREV)
     last = s[C.H_LAST]
