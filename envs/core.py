@@ -31,7 +31,6 @@ from ._specialise import compiled, hooks
 
 
 _INT64 = np.dtype(np.int64)
-_STRIDES = (8,)
 _HEADER_NAMES = ("s[0] (H_SIG)", "s[1] (H_PLAYER)", "s[2] (H_PLY)", "s[3] (H_STATUS)", "s[4] (H_WINNER)",
                  "s[5] (H_HASH)", "s[6] (H_LAST)", "s[7] (H_REASON)")
 
@@ -208,8 +207,25 @@ class Game:
             type(state) is not np.ndarray
             or state.dtype is not _INT64
             or state.shape != self._shape
-            or state.strides != _STRIDES
-            or not state.flags.writeable
+            or not (flags := state.flags).writeable
+            or not flags.c_contiguous
+        ):
+            state = self._array(state)
+        code = self._validate(state, self._p)
+        if code:
+            self._refuse(state, int(code))
+        return state
+
+    def _array(self, state) -> np.ndarray:
+        """The type, dtype and length part of ``check_state``: ``state`` itself, or a native copy
+        of an int64 array of the right length (so compiled code sees one array type and is never
+        compiled again for a read-only or strided one); anything else is a StateError."""
+        if (
+            type(state) is not np.ndarray
+            or state.dtype is not _INT64
+            or state.shape != self._shape
+            or not (flags := state.flags).writeable
+            or not flags.c_contiguous
         ):
             if not isinstance(state, np.ndarray) or state.dtype.kind not in "iu" or state.shape != self._shape:
                 got = f"array of {state.dtype} with shape {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
@@ -217,12 +233,13 @@ class Game:
             if state.dtype.itemsize != 8 or state.dtype.kind != "i":
                 raise StateError(f"not a {self!r} state: got an array of {state.dtype}, expected int64")
             state = np.array(state, dtype=np.int64, order="C", subok=False)
-        code = self._validate(state, self._p)
-        if code:
-            if code == C.E_SIG:  # H_SIG is cell 0
-                raise StateError(f"state belongs to another game or parameter set, not {self!r}")
-            raise StateError(self._state_error(state, int(code)))
         return state
+
+    def _refuse(self, state, code):
+        """Raise the StateError of ``validate`` result ``code``."""
+        if code == C.E_SIG:  # H_SIG is cell 0
+            raise StateError(f"state belongs to another game or parameter set, not {self!r}")
+        raise StateError(self._state_error(state, code))
 
     def _state_error(self, state, code) -> str:
         """The message of a ``validate`` result (``envs._common.error``): field, value, invariant."""
@@ -264,7 +281,11 @@ class Game:
 
     def legal_actions(self, state) -> np.ndarray:
         """Legal action ids, ascending; empty exactly when the game is over."""
-        return self._ops.legal_array(self.check_state(state), self._p, self.num_actions)
+        state = self._array(state)
+        out = self._ops.checked_legal(state, self._p, self.num_actions)  # validate + list: one call
+        if out.size == 1 and out.item(0) < 0:
+            self._refuse(state, -out.item(0))
+        return out
 
     def legal_mask(self, state) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
@@ -279,10 +300,12 @@ class Game:
 
     def apply(self, state, action) -> np.ndarray:
         """The state after ``action``; ``state`` itself is left unchanged."""
-        state = self.check_state(state)
-        nxt = self._ops.checked_apply(state, self._p, self.check_action(action))
-        if nxt.size:
+        state = self._array(state)
+        nxt = self._ops.checked_apply(state, self._p, self.check_action(action))  # validates too
+        if nxt.size > 1:
             return nxt
+        if nxt.size:
+            self._refuse(state, -nxt.item(0))
         a = int(action)
         if state[C.H_STATUS] != C.ONGOING:
             raise IllegalActionError(f"action {a} played after the game ended")
