@@ -118,18 +118,19 @@ def validate(s, p):
         return e
     size = p[P_SIZE]
     nn = size * size
-    counts = np.zeros(3, dtype=np.int64)
+    black = white = 0
     h = SIDE_KEY if s[C.H_PLAYER] == 1 else np.int64(0)
     for i in range(nn):
         v = s[C.HEADER + i]
         if v < 0 or v > 2:
             return C.error(E_CELL, C.HEADER + i)
-        counts[v] += 1
         if v:
+            black += v == 1
+            white += v == 2
             h ^= ZOBRIST[2 * i + v - 1]
-    if counts[1] - counts[2] != s[C.H_PLAYER]:
+    if black - white != s[C.H_PLAYER]:
         return C.error(E_TURN, C.H_PLAYER)
-    if s[C.H_PLY] != counts[1] + counts[2]:
+    if s[C.H_PLY] != black + white:
         return C.error(E_PLY, C.H_PLY)
     if h != s[C.H_HASH]:
         return C.error(E_HASH, C.H_HASH)
@@ -137,6 +138,7 @@ def validate(s, p):
     if last >= 0 and s[C.HEADER + last] != 2 - s[C.H_PLAYER]:
         return C.error(E_LAST, C.H_LAST)
     lines = 0  # bit k: colour k + 1 has a winning line
+    exact = p[P_EXACT] != 0
     for i in range(nn):
         v = s[C.HEADER + i]
         if v == 0:
@@ -145,16 +147,22 @@ def validate(s, p):
         for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
             pr, pc = r - dr, c - dc
             if 0 <= pr < size and 0 <= pc < size and s[C.HEADER + pr * size + pc] == v:
-                continue  # not the start of its run
-            length = _run(s, size, r, c, dr, dc, v)
-            if length == 5 or (length > 5 and p[P_EXACT] == 0):
+                continue  # not the start of its run: the run is counted once, from its start
+            length = 1
+            rr, cc = r + dr, c + dc
+            while 0 <= rr < size and 0 <= cc < size and s[C.HEADER + rr * size + cc] == v:
+                length += 1
+                rr += dr
+                cc += dc
+            if length == 5 or (length > 5 and not exact):
                 lines |= 1 << (v - 1)
+    empty = nn - black - white
     if s[C.H_STATUS] == C.ONGOING:
-        ok = lines == 0 and counts[0] > 0
+        ok = lines == 0 and empty > 0
     elif s[C.H_REASON] == FIVE:
         ok = s[C.H_WINNER] == 1 - s[C.H_PLAYER] and lines == 1 << s[C.H_WINNER]
     else:
-        ok = s[C.H_WINNER] == C.NO_WINNER and lines == 0 and counts[0] == 0
+        ok = s[C.H_WINNER] == C.NO_WINNER and lines == 0 and empty == 0
     if not ok:
         return C.error(E_END, C.H_STATUS)
     return 0
