@@ -205,7 +205,7 @@ class Game:
         """
         if (
             type(state) is not np.ndarray
-            or state.dtype is not _INT64
+            or (state.dtype is not _INT64 and state.dtype != _INT64)  # numba's arrays: an equal dtype
             or state.shape != self._shape
             or not (flags := state.flags).writeable
             or not flags.c_contiguous
@@ -222,7 +222,7 @@ class Game:
         compiled again for a read-only or strided one); anything else is a StateError."""
         if (
             type(state) is not np.ndarray
-            or state.dtype is not _INT64
+            or state.dtype != _INT64
             or state.shape != self._shape
             or not (flags := state.flags).writeable
             or not flags.c_contiguous
