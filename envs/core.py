@@ -192,12 +192,24 @@ class Game:
         (``envs._common.check_header``). numba does no bounds checks, so without this a tampered
         cell is a segfault or silently wrong play.
 
-        No cache of "states this object produced" skips the check: any such cache must still
-        prove the array unchanged, which costs a pass over it, about what the check itself costs,
-        and a mutated array must never slip through. Measured per ``check_state`` call on one
-        core (before: type/length/signature only -> now, full validation): Go 9x9 0.36 -> 1.8 us,
-        Othello 8x8 0.34 -> 0.65 us, LOA 0.35 -> 0.9 us, Gomoku 15x15 0.34 -> 1.0 us,
-        Calculation 0.25 -> 0.6 us (``legal_actions`` itself: 1-2 us; see ``docs/benchmarks.md``).
+        No cache of "states this object produced" skips the check: a sound cache must still prove
+        the array unchanged since it was produced, which needs a pass over it with a hash no
+        accidental edit can collide with (a plain weighted sum misses two flipped sign bits), and
+        that costs about what ``validate`` costs for most games. So every call pays for the full
+        check; ``legal_actions`` and ``apply`` validate inside their own compiled call (one call
+        into numba, not two). Measured (min of 3 interleaved runs, shared 2-core machine, a
+        position 10 plies in; before = type/length/signature only):
+
+            per call, us              check_state     legal_actions   Python loop, per ply
+            Go 9x9                    0.34 -> 1.4     2.1 -> 2.7      5.3 -> 10.5
+            Othello 8x8               0.33 -> 0.8     1.3 -> 1.4      4.1 -> 4.9
+            LOA                       0.32 -> 0.8     1.7 -> 1.8      4.8 -> 5.6
+            Gomoku 15x15              0.33 -> 1.1     1.5 -> 2.0      4.5 -> 6.6
+            Calculation               0.34 -> 1.1     1.3 -> 1.7      4.2 -> 6.1
+
+        (late-game positions: Go 2.7, Gomoku 1.4; the loop is ``is_terminal`` + ``legal_actions``
+        + ``apply`` over whole random games). Compiled loops (playouts, search, the vector env)
+        never call it. Go's check rebuilds every chain to compare the records: the dearest.
 
         An ndarray subclass, a read-only, non-contiguous or byte-swapped int64 array with the
         right content is accepted as a fresh native copy (returned), so compiled code sees one
