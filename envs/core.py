@@ -204,7 +204,7 @@ class Game:
             Go 9x9                    0.34 -> 1.4     2.1 -> 2.7      5.3 -> 10.5
             Othello 8x8               0.33 -> 0.8     1.3 -> 1.4      4.1 -> 4.9
             LOA                       0.32 -> 0.8     1.7 -> 1.8      4.8 -> 5.6
-            Gomoku 15x15              0.33 -> 1.1     1.5 -> 2.0      4.5 -> 6.6
+            Gomoku 15x15              0.33 -> 1.1-1.6 1.5 -> 2.0      4.5 -> 6.6
             Calculation               0.34 -> 1.1     1.3 -> 1.7      4.2 -> 6.1
 
         (late-game positions: Go 2.7, Gomoku 1.4; the loop is ``is_terminal`` + ``legal_actions``
