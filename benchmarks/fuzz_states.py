@@ -22,7 +22,8 @@ a new child resumes after it. Counted per game:
   exceptions    anything other than a ``ValueError`` subclass (Arbiter's errors are ValueErrors);
   inconsistent  a state ``check_state`` accepts whose answers disagree: ``is_terminal`` against
                 an empty ``legal_actions``, a legal action that ``apply`` refuses, or a state
-                ``apply`` returns that ``check_state`` then refuses.
+                ``apply`` returns that ``check_state`` then refuses; or a false alarm: an
+                untouched position (also as a read-only, strided or byte-swapped array) refused.
 
 The goal is 0 / 0 / 0 / 0. ``--env-steps`` steps the Gymnasium env, the unwrapped PettingZoo AEC
 env and the vector env with random, out-of-range and wrongly typed actions and counts exceptions
@@ -50,6 +51,7 @@ GAMES = {
     "calculation": {},
 }
 OTHER = {"loa": {"rules": "openspiel"}, "gomoku": {"exact_five": True}, "go": {"komi": 6.5}}
+UNTOUCHED = 0.04  # share of untouched positions
 EXTREMES = (0, -1, 1, 2, 3, 2**62, -(2**63), 2**63 - 1, 10**12, -(10**12))
 
 
@@ -89,7 +91,8 @@ def _positions(game, seed, count=24):
 
 
 def tampered(game, positions, other, seed, i):
-    """The ``i``-th test object: deterministic in (seed, game, i)."""
+    """``(the i-th test object, whether it is an untouched position)``: deterministic in
+    (seed, game, i)."""
     import numpy as np
 
     from envs import _common as C
@@ -97,35 +100,35 @@ def tampered(game, positions, other, seed, i):
     rng = np.random.default_rng([seed, 2, i])
     base = positions[int(rng.integers(len(positions)))]
     kind = rng.random()
-    if kind < 0.04:
-        return base.copy()  # untouched: the accepted path
+    if kind < UNTOUCHED:
+        return base.copy(), True  # untouched: the accepted path, and no false alarm
     if kind < 0.10:
         choice = int(rng.integers(12))
         s = base.copy()
         if choice == 0:
-            return s.astype(np.int32)
+            return s.astype(np.int32), False
         if choice == 1:
-            return s.astype(np.float64)
+            return s.astype(np.float64), False
         if choice == 2:
-            return s.view(np.uint64)
+            return s.view(np.uint64), False
         if choice == 3:
-            return s[:-1]
+            return s[:-1], False
         if choice == 4:
-            return np.concatenate([s, [0]])
+            return np.concatenate([s, [0]]), False
         if choice == 5:
-            return s.reshape(1, -1)
+            return s.reshape(1, -1), False
         if choice == 6:
-            return s.tolist()
+            return s.tolist(), False
         if choice == 7:
-            return None
+            return None, False
         if choice == 8:
             s.flags.writeable = False
-            return s
+            return s, True  # read-only, strided, byte-swapped: a state's content, accepted
         if choice == 9:
-            return np.repeat(s, 2)[::2]
+            return np.repeat(s, 2)[::2], True
         if choice == 10:
-            return s.astype(s.dtype.newbyteorder())
-        return other.copy()
+            return s.astype(s.dtype.newbyteorder()), True
+        return other.copy(), False
     s = base.copy()
     n = s.shape[0]
     for _ in range(1 + int(rng.integers(3)) if rng.random() < 0.3 else 1):
@@ -145,11 +148,12 @@ def tampered(game, positions, other, seed, i):
             s[index] = int(rng.integers(-3, 600))
         else:
             s[index] = int(rng.integers(-(2**63), 2**63 - 1, dtype=np.int64))
-    return s
+    return s, False
 
 
-def _exercise(game, s, rng, record):
-    """Every public method on ``s``; ``record(kind, detail)`` hears each problem."""
+def _exercise(game, s, rng, record, valid=False):
+    """Every public method on ``s``; ``record(kind, detail)`` hears each problem. ``valid``: ``s``
+    is an untouched position, which ``check_state`` must accept."""
     import numpy as np
 
     def call(name, fn, *args):
@@ -162,6 +166,8 @@ def _exercise(game, s, rng, record):
             return False, None
 
     accepted, checked = call("check_state", game.check_state, s)
+    if valid and not accepted:
+        record("inconsistent", "check_state refused an untouched position (a false alarm)")
     ok_legal, legal = call("legal_actions", game.legal_actions, s)
     ok_term, terminal = call("is_terminal", game.is_terminal, s)
     call("returns", game.returns, s)
@@ -232,9 +238,9 @@ def run_child(game_name, start, stop, progress, seed):
         for i in range(start, stop):
             log.write(f"{i}\n")
             log.flush()
-            s = tampered(game, positions, other_state, seed, i)
+            s, valid = tampered(game, positions, other_state, seed, i)
             counts["states"] += 1
-            counts["accepted"] += _exercise(game, s, np.random.default_rng([seed, 3, i]), record)
+            counts["accepted"] += _exercise(game, s, np.random.default_rng([seed, 3, i]), record, valid)
     print(json.dumps({"counts": counts, "examples": examples}))
 
 

@@ -719,9 +719,10 @@ def validate(s, p):
     docstring, codes in ``STATE_ERRORS``).
 
     Values used as indices (points, ko, history count) are range-checked first. The chain records
-    are checked against ``rebuild_chains`` run on a copy (which reads only the checked points and
-    its own records), matching heads through a bijection, since play and rebuilding may choose
-    different heads for the same chain; each NEXT walk is bounded by the chain's size.
+    are checked without rebuilding them (play and a rebuild may choose different heads for the
+    same chain): heads and links are checked stone by stone, the per-chain sums recomputed per
+    head, each NEXT walk bounded by the chain's size, and each chain's connection by a flood fill
+    of its group. One scratch array of 9*N*N cells; no copy of the state.
     """
     e = C.check_header(s, p)
     if e:
@@ -753,48 +754,72 @@ def validate(s, p):
         word, bit = _filter_bit(s, p, s[g + O_HIST + i])
         if s[word] & bit == 0:
             return C.error(E_FILTER, word)
-    t = s.copy()
-    rebuild_chains(t, p)
-    for i in range(nn):
-        if t[C.HEADER + i] != s[C.HEADER + i]:
-            return C.error(E_DEAD, C.HEADER + i)
-    if t[g + O_BOARD] != s[g + O_BOARD]:
-        return C.error(E_BOARD_HASH, g + O_BOARD)
-    to_rebuilt = np.full(nn, -1, dtype=np.int64)  # a head of s -> the rebuilt head of its chain
-    to_given = np.full(nn, -1, dtype=np.int64)    # and back
+    # Chains, in two passes over the stones with no copy of the state. First each stone: its HEAD
+    # is a stone of its colour that is its own head, its NEXT a stone with the same head, every
+    # same-coloured neighbour has the same head; its keys and pseudo-liberties are summed per head.
+    work = np.zeros(9 * nn, dtype=np.int64)  # sums per head at f*nn (f = SIZE..CHASH), marks, stack
+    board = np.int64(0)
     for i in range(nn):
         v = s[C.HEADER + i]
         if v == 0:
             continue
         hs = s[x + HEAD * nn + i]
-        if hs < 0 or hs >= nn or s[C.HEADER + hs] != v:
-            return C.error(E_CHAIN, x + HEAD * nn + i)
-        ht = t[x + HEAD * nn + i]
-        if to_rebuilt[hs] < 0:
-            to_rebuilt[hs] = ht
-        if to_given[ht] < 0:
-            to_given[ht] = hs
-        if to_rebuilt[hs] != ht or to_given[ht] != hs:
+        if hs < 0 or hs >= nn or s[C.HEADER + hs] != v or s[x + HEAD * nn + hs] != hs:
             return C.error(E_CHAIN, x + HEAD * nn + i)
         q = s[x + NEXT * nn + i]
         if q < 0 or q >= nn or s[C.HEADER + q] != v or s[x + HEAD * nn + q] != hs:
             return C.error(E_CHAIN, x + NEXT * nn + i)
-    for ht in range(nn):
-        if s[C.HEADER + ht] == 0 or t[x + HEAD * nn + ht] != ht:
+        for d in range(4):
+            t = p[P_NBR + 4 * i + d]
+            if t < 0:
+                continue
+            w = s[C.HEADER + t]
+            if w == 0:
+                work[NLIB * nn + hs] += 1
+                work[LSUM * nn + hs] += t
+                work[LSQ * nn + hs] += t * t
+            elif w == v and s[x + HEAD * nn + t] != hs:
+                return C.error(E_CHAIN, x + HEAD * nn + t)  # touching stones in two chains
+        key = ZOBRIST[2 * i + v - 1]
+        work[SIZE * nn + hs] += 1
+        work[CHASH * nn + hs] ^= key
+        board ^= key
+    if board != s[g + O_BOARD]:
+        return C.error(E_BOARD_HASH, g + O_BOARD)
+    # Then each head: its records equal the sums, it has a liberty, its NEXT walk is one cycle of
+    # SIZE stones, and its stones are connected (so a chain is exactly one group of stones).
+    mark, stack = 7 * nn, 8 * nn
+    for h in range(nn):
+        if s[C.HEADER + h] == 0 or s[x + HEAD * nn + h] != h:
             continue
-        hs = to_given[ht]
-        if s[x + HEAD * nn + hs] != hs:
-            return C.error(E_CHAIN, x + HEAD * nn + hs)
         for f in (SIZE, NLIB, LSUM, LSQ, CHASH):
-            if s[x + f * nn + hs] != t[x + f * nn + ht]:
-                return C.error(E_RECORD, x + f * nn + hs)
-        q = hs
-        for k in range(s[x + SIZE * nn + hs]):
+            if s[x + f * nn + h] != work[f * nn + h]:
+                return C.error(E_RECORD, x + f * nn + h)
+        if work[NLIB * nn + h] == 0:
+            return C.error(E_DEAD, C.HEADER + h)
+        size = work[SIZE * nn + h]
+        q = h
+        for k in range(size):
             q = s[x + NEXT * nn + q]
-            if q == hs and k + 1 < s[x + SIZE * nn + hs]:
-                return C.error(E_CHAIN, x + NEXT * nn + hs)
-        if q != hs:
-            return C.error(E_CHAIN, x + NEXT * nn + hs)
+            if q == h and k + 1 < size:
+                return C.error(E_CHAIN, x + NEXT * nn + h)
+        if q != h:
+            return C.error(E_CHAIN, x + NEXT * nn + h)
+        work[mark + h] = 1
+        work[stack] = h
+        top, reached = 1, 1
+        while top > 0:
+            top -= 1
+            a = work[stack + top]
+            for d in range(4):
+                t = p[P_NBR + 4 * a + d]
+                if t >= 0 and s[C.HEADER + t] == s[C.HEADER + h] and work[mark + t] == 0:
+                    work[mark + t] = 1
+                    work[stack + top] = t
+                    top += 1
+                    reached += 1
+        if reached != size:
+            return C.error(E_CHAIN, x + HEAD * nn + h)  # one head for stones in separate groups
     board = s[g + O_BOARD]
     h = board
     if s[C.H_PLAYER] == 1:
