@@ -201,15 +201,15 @@ class Game:
         position 10 plies in; before = type/length/signature only):
 
             per call, us              check_state     legal_actions   Python loop, per ply
-            Go 9x9                    0.34 -> 1.4     2.1 -> 2.7      5.3 -> 10.5
+            Go 9x9                    0.34 -> 1.1     2.1 -> 2.4      5.3 -> 8.8
             Othello 8x8               0.33 -> 0.8     1.3 -> 1.4      4.1 -> 4.9
-            LOA                       0.32 -> 0.8     1.7 -> 1.8      4.8 -> 5.6
-            Gomoku 15x15              0.33 -> 1.1-1.6 1.5 -> 2.0      4.5 -> 6.6
-            Calculation               0.34 -> 1.1     1.3 -> 1.7      4.2 -> 6.1
+            LOA                       0.32 -> 0.8     1.7 -> 1.8      4.8 -> 5.3
+            Gomoku 15x15              0.33 -> 1.1     1.5 -> 1.9      4.5 -> 6.4
+            Calculation               0.34 -> 1.1     1.3 -> 1.8      4.2 -> 6.1
 
-        (late-game positions: Go 2.7, Gomoku 1.4; the loop is ``is_terminal`` + ``legal_actions``
+        (late-game positions: Go 1.8, Gomoku 1.3; the loop is ``is_terminal`` + ``legal_actions``
         + ``apply`` over whole random games). Compiled loops (playouts, search, the vector env)
-        never call it. Go's check rebuilds every chain to compare the records: the dearest.
+        never call it.
 
         An ndarray subclass, a read-only, non-contiguous or byte-swapped int64 array with the
         right content is accepted as a fresh native copy (returned), so compiled code sees one
