@@ -122,7 +122,6 @@ class Game:
         p = np.array([signature, max_moves, num_actions, spec.num_players, reasons, *kernel_params], dtype=np.int64)
         p.flags.writeable = False
         self._p = p
-        self._sig = int(signature)
         self._shape = (self.state_len,)
         self.observation_shape = tuple(int(d) for d in self._observation_shape())
         self._ops = compiled(_generic, spec)
