@@ -16,8 +16,17 @@ is, whether the game is over and who won without knowing the game:
 
 The game-specific part starts at ``HEADER``; each ``_kernel.py`` documents it at its top.
 
-Kernel parameters are a flat ``np.int64`` array too; ``P_SIG`` and ``P_MAX_MOVES`` are common and
-the game-specific ones start at ``P_GAME``.
+Kernel parameters are a flat ``np.int64`` array too; ``P_SIG``, ``P_MAX_MOVES``, ``P_NUM_ACTIONS``,
+``P_NUM_PLAYERS`` and ``P_REASONS`` (a bit mask of the game's ``H_REASON`` codes) are common, so
+that compiled code can check a state's header without knowing the game; the game-specific ones
+start at ``P_GAME``.
+
+Validation: a state that enters from outside (user code, a file, a pickle) is checked in full by
+the game's ``validate(s, p)`` hook before any kernel reads it, because numba does no bounds checks.
+``validate`` returns 0 or an error ``code | (index << 16)`` (``error`` below): ``code`` names the
+broken invariant (``HEADER_ERRORS`` here, a kernel's ``STATE_ERRORS`` for codes from
+``GAME_ERRORS`` on) and ``index`` the state cell where it shows. ``check_header`` checks the
+header; every game's ``validate`` starts with it.
 
 The random generator is SplitMix64 over a one-cell ``uint64`` array: tiny, fast in numba, and the
 same stream on every platform, so a seed replays identically everywhere (numba's own
@@ -45,7 +54,29 @@ NO_WINNER = -1
 
 P_SIG = 0
 P_MAX_MOVES = 1
-P_GAME = 2
+P_NUM_ACTIONS = 2
+P_NUM_PLAYERS = 3
+P_REASONS = 4
+P_GAME = 5
+
+# Error codes of ``check_header`` (a game's own codes start at GAME_ERRORS).
+E_PLAYER = 1
+E_PLY = 2
+E_STATUS = 3
+E_WINNER = 4
+E_REASON = 5
+E_LAST = 6
+E_SIG = 7
+GAME_ERRORS = 100
+HEADER_ERRORS = {
+    E_PLAYER: "the seat to move is not a seat of this game",
+    E_PLY: "the ply count is negative or beyond max_moves",
+    E_STATUS: "the status is neither ONGOING (0) nor TERMINAL (1)",
+    E_WINNER: "the winner is not NO_WINNER (-1) or a seat (an ongoing game has no winner)",
+    E_REASON: "the end reason is not one of the game's codes (an ongoing game has reason 0)",
+    E_LAST: "the last action is neither -1 nor an action id",
+    E_SIG: "the signature is another game's or parameter set's: not a state of this game",
+}
 
 
 def zobrist_table(n: int, salt: int) -> np.ndarray:
@@ -82,6 +113,51 @@ def randint(rng, n):
 def uniform(rng):
     """Uniform float in ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def error(code, index):
+    """A ``validate`` result: broken invariant ``code`` seen at state cell ``index``."""
+    return code | (index << 16)
+
+
+@njit(cache=True)
+def check_header(s, p):
+    """0 if the common header of ``s`` is consistent, else an ``error`` naming the first bad field.
+
+    Cheap (a few comparisons), and enough for the generic code's own reads: the seat to move
+    indexes per-seat fields in every kernel, so it must be a seat; a finished game has a winner
+    that is a seat or NO_WINNER and a known reason; an ongoing one has neither. The signature is
+    checked here too (not in Python), which saves the facade a call per check.
+    """
+    if s[H_SIG] != p[P_SIG]:
+        return error(E_SIG, H_SIG)
+    player = s[H_PLAYER]
+    if player < 0 or player >= p[P_NUM_PLAYERS]:
+        return error(E_PLAYER, H_PLAYER)
+    ply = s[H_PLY]
+    if ply < 0 or ply > p[P_MAX_MOVES]:
+        return error(E_PLY, H_PLY)
+    status = s[H_STATUS]
+    if status != ONGOING and status != TERMINAL:
+        return error(E_STATUS, H_STATUS)
+    winner = s[H_WINNER]
+    reason = s[H_REASON]
+    if status == ONGOING:
+        if winner != NO_WINNER:
+            return error(E_WINNER, H_WINNER)
+        if reason != 0:
+            return error(E_REASON, H_REASON)
+    else:
+        if winner < NO_WINNER or winner >= p[P_NUM_PLAYERS]:
+            return error(E_WINNER, H_WINNER)
+        mask = p[P_REASONS]
+        if reason < 0 or (mask != 0 and (reason > 62 or (mask >> reason) & 1 == 0)):
+            return error(E_REASON, H_REASON)
+    last = s[H_LAST]
+    if last < -1 or last >= p[P_NUM_ACTIONS]:
+        return error(E_LAST, H_LAST)
+    return 0
 
 
 @njit(cache=True)

@@ -63,6 +63,14 @@ def default_owners(s, p, out):
 
 
 @per_game
+def default_validate(s, p):
+    """A game without a ``validate`` hook gets the common header checked (seat, ply, status,
+    winner, reason, last action); its own fields are its kernel's business, so a game whose
+    kernel indexes memory by a state value should provide ``validate`` (see docs/adding-a-game.md)."""
+    return C.check_header(s, p)
+
+
+@per_game
 def default_evaluate(s, p, w):
     return 0
 
@@ -108,12 +116,36 @@ def legal_array(s, p, num_actions):
 
 
 @per_game
+def _invalid(code):
+    """The one-cell answer ``[-code]`` of a checked entry point for a state ``validate`` refuses
+    (no legal-action list and no state has one negative cell)."""
+    out = np.empty(1, dtype=np.int64)
+    out[0] = -code
+    return out
+
+
+@per_game
+def checked_legal(s, p, num_actions):
+    """``validate`` then ``legal_array`` in one compiled call (``Game.legal_actions`` is on every
+    Python game loop, and a second call into numba would cost ~0.3 us): the legal actions, or
+    ``[-code]`` if the state is invalid."""
+    e = G.validate(s, p)
+    if e:
+        return _invalid(e)
+    return legal_array(s, p, num_actions)
+
+
+@per_game
 def checked_apply(s, p, a):
-    """A copy of ``s`` after action ``a``, or an empty array if ``a`` is not legal in ``s``.
+    """A copy of ``s`` after action ``a``, an empty array if ``a`` is not legal in ``s``, or
+    ``[-code]`` if ``s`` is not a valid state (``validate``).
 
     Validation, copy and move in one compiled call: ``Game.apply`` is on every Python game loop,
     and each call into numba costs about as much as the move itself.
     """
+    e = G.validate(s, p)
+    if e:
+        return _invalid(e)
     if s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
         return np.empty(0, dtype=np.int64)
     t = s.copy()

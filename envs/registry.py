@@ -45,6 +45,8 @@ HOOKS = {
     "reveals": "kernel",         # reveals(s, p, a) -> bool: playing a turns up a hidden card
     "revealed": "kernel",        # revealed(s, p) -> slot in [0, chance_outcomes): what turned up
     "owners": "kernel",          # owners(s, p, out): final owner of each cell, 0/1/2 (board games)
+    "validate": "kernel",        # validate(s, p) -> 0 or C.error(code, cell): every invariant the
+                                 # kernel relies on (default: the common header, C.check_header)
     # search knowledge (``evaluation``)
     "evaluate": "evaluation",    # evaluate(s, p, w) -> int: static value for the side to move
     "hint": "evaluation",        # hint(s, p, a) -> int: move ordering, higher searched first

@@ -155,7 +155,9 @@ def board(game, state, previous=None, style="squares", labels=None, mark_last=No
 def rgb(game, state, previous=None) -> np.ndarray:
     """An ``(H, W, 3) uint8`` picture of ``state``; ``previous`` (the state one ply earlier) lets
     a game mark more of its last move (LOA: where the piece landed)."""
-    game.check_state(state)
+    state = game.check_state(state)
+    if previous is not None:  # read by the game's picture too: validated like the state
+        previous = game.check_state(previous)
     spec = game.spec
     if spec.render is not None:
         return spec.render(game, state, previous)

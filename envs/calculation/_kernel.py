@@ -32,6 +32,15 @@ its ``shuffle_hidden`` copy hash alike.
 
 Reason codes in H_REASON: WON (all 52 cards on the foundations), STUCK (stock exhausted and no
 waste top fits a foundation).
+
+Invariants (``validate``): foundations hold 1..13 cards, ``POS`` is 0..48, waste piles 0..48
+cards; played stock slots (i < POS) and slots past a pile's top are 0, every other card is a rank
+1..13, and together with the foundation cards they are one deck (4 of each rank); the waste
+holds exactly the cards played from the stock that did not go to a foundation, so
+``sum(WLEN) = POS - (foundation cards - 4)``; the ply is the cards played from the stock plus
+the waste-to-foundation moves, so ``POS <= ply <= POS + foundation cards - 4``; ``H_HASH`` is
+``full_hash``; the last action, if known, is one whose effect shows (a card on a waste pile or a
+foundation); the status is what ``check_end`` gives.
 """
 
 import numpy as np
@@ -57,6 +66,33 @@ MAX_MOVES = 2 * NSTOCK
 
 WON = 1
 STUCK = 2
+
+E_FOUNDATION = C.GAME_ERRORS
+E_POS = C.GAME_ERRORS + 1
+E_WLEN = C.GAME_ERRORS + 2
+E_CARD = C.GAME_ERRORS + 3
+E_DECK = C.GAME_ERRORS + 4
+E_WASTE_TOTAL = C.GAME_ERRORS + 5
+E_PLY = C.GAME_ERRORS + 6
+E_HASH = C.GAME_ERRORS + 7
+E_END = C.GAME_ERRORS + 8
+E_LAST = C.GAME_ERRORS + 9
+STATE_ERRORS = {
+    E_FOUNDATION: "a foundation count is not 1 (its base) to 13",
+    E_POS: "the stock position is not 0 to 48",
+    E_WLEN: "a waste pile length is not 0 to 48",
+    E_CARD: "a card cell is not a rank 1..13 where a card lies, or not 0 where none does",
+    E_DECK: "the foundations, waste piles and stock are not one deck (4 cards of each rank)",
+    E_WASTE_TOTAL: "the waste piles do not hold exactly the cards played from the stock that "
+                   "did not go to a foundation (sum of pile lengths = stock position - "
+                   "(foundation cards - 4))",
+    E_PLY: "the ply count is not the cards played from the stock plus some waste-to-foundation "
+           "moves (stock position <= ply <= stock position + foundation cards - 4)",
+    E_HASH: "the hash is not the hash of the visible position",
+    E_END: "the status, winner or end reason is not what the cards give",
+    E_LAST: "the last action is not -1 nor a move whose effect shows (a card on its waste pile "
+            "or above the base of its foundation)",
+}
 
 # Zobrist keys: foundation (k, count), waste (w, depth, rank), face-up rank.
 _ZF = 0
@@ -304,3 +340,70 @@ def reveals(s, p, a):
 def revealed(s, p):
     """Chance slot of the position just reached: the face-up rank, 0 when the stock is empty."""
     return max(face_up(s, p), 0)
+
+
+@njit(cache=True)
+def validate(s, p):
+    """0 if ``s`` is a consistent Calculation state, else ``C.error(code, cell)`` (invariants in
+    the module docstring, codes in ``STATE_ERRORS``). Counts and positions are checked before they
+    are used as indices; the deck is counted rank by rank."""
+    e = C.check_header(s, p)
+    if e:
+        return e
+    deck = np.zeros(14, dtype=np.int64)
+    on_foundations = 0
+    for k in range(NF):
+        n = s[FOUND + k]
+        if n < 1 or n > 13:
+            return C.error(E_FOUNDATION, FOUND + k)
+        on_foundations += n
+        for i in range(1, n + 1):
+            deck[card_on_foundation(k, i)] += 1
+    pos = s[POS]
+    if pos < 0 or pos > NSTOCK:
+        return C.error(E_POS, POS)
+    for i in range(NSTOCK):
+        card = s[STOCK + i]
+        if (card != 0) if i < pos else (card < 1 or card > 13):
+            return C.error(E_CARD, STOCK + i)
+        deck[card] += 1
+    waste = 0
+    for w in range(NW):
+        n = s[WLEN + w]
+        if n < 0 or n > NSTOCK:
+            return C.error(E_WLEN, WLEN + w)
+        waste += n
+        for d in range(NSTOCK):
+            card = s[WASTE + w * NSTOCK + d]
+            if (card < 1 or card > 13) if d < n else (card != 0):
+                return C.error(E_CARD, WASTE + w * NSTOCK + d)
+            deck[card] += 1
+    for r in range(1, 14):
+        if deck[r] != 4:
+            return C.error(E_DECK, POS)
+    if waste != pos - (on_foundations - NF):
+        return C.error(E_WASTE_TOTAL, WLEN)
+    ply = s[C.H_PLY]
+    if ply < pos or ply > pos + on_foundations - NF:
+        return C.error(E_PLY, C.H_PLY)
+    if full_hash(s) != s[C.H_HASH]:
+        return C.error(E_HASH, C.H_HASH)
+    last = s[C.H_LAST]
+    if last >= 0:
+        if last < TO_FOUND:
+            ok = s[WLEN + last] > 0
+        elif last < FROM_WASTE:
+            ok = s[FOUND + last - TO_FOUND] > 1
+        else:
+            ok = s[FOUND + (last - FROM_WASTE) % NF] > 1
+        if not ok or pos == 0:
+            return C.error(E_LAST, C.H_LAST)
+    t = s.copy()
+    t[C.H_STATUS] = C.ONGOING
+    t[C.H_WINNER] = C.NO_WINNER
+    t[C.H_REASON] = 0
+    check_end(t)
+    for i in (C.H_STATUS, C.H_WINNER, C.H_REASON):
+        if t[i] != s[i]:
+            return C.error(E_END, i)
+    return 0

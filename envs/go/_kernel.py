@@ -46,6 +46,17 @@ of point i (up, left, right, down) or -1 off the board; a lookup beats row/colum
 
 Reason codes in H_REASON: TWO_PASSES, MAX_MOVES (both scored), SUPERKO (a repetition under
 ``superko="draw"``: the game ends drawn).
+
+Invariants (``validate``): points 0..2, no chain without a liberty; every ply alternates the side
+to move (passes too), so the seat to move is the ply's parity, and a ply adds at most one stone;
+the chain records are those ``rebuild_chains`` derives from the stones, up to the choice of each
+chain's head: the same partition into chains, every stone's HEAD the head of its chain, the NEXT
+links one cycle through exactly its stones, and the head's SIZE, NLIB, LSUM, LSQ, CHASH equal to
+the rebuilt ones; the board hash and ``H_HASH`` are what ``rehash`` gives; passes are 0..2, 2
+exactly when the game ended by two passes; the ko point is -1 or an empty point with no pass since;
+the history holds 1 to ply + 1 hashes, each marked in the filter, the last being the current
+board while the game goes on (slots after them are written before they are read: not checked); the last action is -1, a pass after a pass, or a
+point with no pass since; the status, winner and reason are what ``_play`` would have set.
 """
 
 import numpy as np
@@ -76,6 +87,40 @@ O_HIST = 4
 TWO_PASSES = 1
 MAX_MOVES = 2
 SUPERKO = 3
+
+E_CELL = C.GAME_ERRORS
+E_TURN = C.GAME_ERRORS + 1
+E_PLY = C.GAME_ERRORS + 2
+E_DEAD = C.GAME_ERRORS + 3
+E_CHAIN = C.GAME_ERRORS + 4
+E_RECORD = C.GAME_ERRORS + 5
+E_BOARD_HASH = C.GAME_ERRORS + 6
+E_HASH = C.GAME_ERRORS + 7
+E_PASSES = C.GAME_ERRORS + 8
+E_KO = C.GAME_ERRORS + 9
+E_HISTORY = C.GAME_ERRORS + 10
+E_FILTER = C.GAME_ERRORS + 11
+E_LAST = C.GAME_ERRORS + 12
+E_END = C.GAME_ERRORS + 13
+STATE_ERRORS = {
+    E_CELL: "a point is not 0 (empty), 1 (Black) or 2 (White)",
+    E_TURN: "the side to move is not the ply's parity (every ply, a pass too, alternates)",
+    E_PLY: "more stones on the board than plies played (a ply adds at most one stone)",
+    E_DEAD: "a chain has no liberty (captures and suicides remove such chains)",
+    E_CHAIN: "a chain record does not link the chain's stones: HEAD is not the head of the stone's "
+             "chain, or NEXT is not one cycle through exactly its stones",
+    E_RECORD: "a chain's size, pseudo-liberty counts or stone hash differ from its stones'",
+    E_BOARD_HASH: "the board hash is not the Zobrist hash of the stones",
+    E_HASH: "the hash is not the board hash with the side to move, pass and ko keys",
+    E_PASSES: "the consecutive pass count is not 0..2 within the plies played (2 exactly when "
+              "the game ended by two passes)",
+    E_KO: "the ko point is neither -1 nor an empty point with no pass since",
+    E_HISTORY: "the superko history does not hold 1 to ply + 1 board hashes, ending with the "
+               "current board while the game goes on",
+    E_FILTER: "a board hash of the history is missing from the history filter",
+    E_LAST: "the last action is neither -1, a pass after a pass, nor a point with no pass since",
+    E_END: "the status, winner or end reason is not what the rules give for this position",
+}
 
 MAX_SIZE = 19
 # Keys: 2 per point (Black, White), then side to move, one pass played, and one per ko point.
@@ -666,6 +711,149 @@ def finish_scored(s, p, reason):
     """End the game with the Tromp-Taylor result (a komi of 0 or a whole number can draw)."""
     x = score(s, p)
     C.finish(s, 0 if x > 0 else (1 if x < 0 else C.NO_WINNER), reason)
+
+
+@njit(cache=True)
+def validate(s, p):
+    """0 if ``s`` is a consistent Go state, else ``C.error(code, cell)`` (invariants in the module
+    docstring, codes in ``STATE_ERRORS``).
+
+    Values used as indices (points, ko, history count) are range-checked first. The chain records
+    are checked without rebuilding them (play and a rebuild may choose different heads for the
+    same chain): heads and links are checked stone by stone, the per-chain sums recomputed per
+    head, each NEXT walk bounded by the chain's size, and each chain's connection by a flood fill
+    of its group. One scratch array of 9*N*N cells; no copy of the state.
+    """
+    e = C.check_header(s, p)
+    if e:
+        return e
+    nn = p[P_SIZE] * p[P_SIZE]
+    x = C.HEADER + nn
+    g = fields(p)
+    ply = s[C.H_PLY]
+    stones = 0
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v < 0 or v > 2:
+            return C.error(E_CELL, C.HEADER + i)
+        stones += v != 0
+    if ply % 2 != s[C.H_PLAYER]:
+        return C.error(E_TURN, C.H_PLAYER)
+    if stones > ply:
+        return C.error(E_PLY, C.H_PLY)
+    passes = s[g + O_PASSES]
+    if passes < 0 or passes > 2 or passes > ply:
+        return C.error(E_PASSES, g + O_PASSES)
+    ko = s[g + O_KO]
+    if ko < -1 or ko >= nn or (ko >= 0 and (s[C.HEADER + ko] != 0 or passes != 0)):
+        return C.error(E_KO, g + O_KO)
+    count = s[g + O_COUNT]
+    if count < 1 or count > ply + 1 or count > p[P_HISTORY]:
+        return C.error(E_HISTORY, g + O_COUNT)
+    for i in range(count):
+        word, bit = _filter_bit(s, p, s[g + O_HIST + i])
+        if s[word] & bit == 0:
+            return C.error(E_FILTER, word)
+    # Chains, in two passes over the stones with no copy of the state. First each stone: its HEAD
+    # is a stone of its colour that is its own head, its NEXT a stone with the same head, every
+    # same-coloured neighbour has the same head; its keys and pseudo-liberties are summed per head.
+    work = np.zeros(9 * nn, dtype=np.int64)  # sums per head at f*nn (f = SIZE..CHASH), marks, stack
+    board = np.int64(0)
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v == 0:
+            continue
+        hs = s[x + HEAD * nn + i]
+        if hs < 0 or hs >= nn or s[C.HEADER + hs] != v or s[x + HEAD * nn + hs] != hs:
+            return C.error(E_CHAIN, x + HEAD * nn + i)
+        q = s[x + NEXT * nn + i]
+        if q < 0 or q >= nn or s[C.HEADER + q] != v or s[x + HEAD * nn + q] != hs:
+            return C.error(E_CHAIN, x + NEXT * nn + i)
+        for d in range(4):
+            t = p[P_NBR + 4 * i + d]
+            if t < 0:
+                continue
+            w = s[C.HEADER + t]
+            if w == 0:
+                work[NLIB * nn + hs] += 1
+                work[LSUM * nn + hs] += t
+                work[LSQ * nn + hs] += t * t
+            elif w == v and s[x + HEAD * nn + t] != hs:
+                return C.error(E_CHAIN, x + HEAD * nn + t)  # touching stones in two chains
+        key = ZOBRIST[2 * i + v - 1]
+        work[SIZE * nn + hs] += 1
+        work[CHASH * nn + hs] ^= key
+        board ^= key
+    if board != s[g + O_BOARD]:
+        return C.error(E_BOARD_HASH, g + O_BOARD)
+    # Then each head: its records equal the sums, it has a liberty, its NEXT walk is one cycle of
+    # SIZE stones, and its stones are connected (so a chain is exactly one group of stones).
+    mark, stack = 7 * nn, 8 * nn
+    for h in range(nn):
+        if s[C.HEADER + h] == 0 or s[x + HEAD * nn + h] != h:
+            continue
+        for f in (SIZE, NLIB, LSUM, LSQ, CHASH):
+            if s[x + f * nn + h] != work[f * nn + h]:
+                return C.error(E_RECORD, x + f * nn + h)
+        if work[NLIB * nn + h] == 0:
+            return C.error(E_DEAD, C.HEADER + h)
+        size = work[SIZE * nn + h]
+        q = h
+        for k in range(size):
+            q = s[x + NEXT * nn + q]
+            if q == h and k + 1 < size:
+                return C.error(E_CHAIN, x + NEXT * nn + h)
+        if q != h:
+            return C.error(E_CHAIN, x + NEXT * nn + h)
+        work[mark + h] = 1
+        work[stack] = h
+        top, reached = 1, 1
+        while top > 0:
+            top -= 1
+            a = work[stack + top]
+            for d in range(4):
+                t = p[P_NBR + 4 * a + d]
+                if t >= 0 and s[C.HEADER + t] == s[C.HEADER + h] and work[mark + t] == 0:
+                    work[mark + t] = 1
+                    work[stack + top] = t
+                    top += 1
+                    reached += 1
+        if reached != size:
+            return C.error(E_CHAIN, x + HEAD * nn + h)  # one head for stones in separate groups
+    board = s[g + O_BOARD]
+    h = board
+    if s[C.H_PLAYER] == 1:
+        h ^= SIDE_KEY
+    if passes == 1:
+        h ^= PASS_KEY
+    if ko >= 0:
+        h ^= ZOBRIST[KO_BASE + ko]
+    if h != s[C.H_HASH]:
+        return C.error(E_HASH, C.H_HASH)
+    last = s[C.H_LAST]
+    if (last == nn and passes == 0) or (0 <= last < nn and passes != 0):
+        return C.error(E_LAST, C.H_LAST)
+    winner = s[C.H_WINNER]
+    if s[C.H_STATUS] == C.ONGOING:
+        ok = passes < 2 and ply < p[C.P_MAX_MOVES] and s[g + O_HIST + count - 1] == board
+    else:
+        reason = s[C.H_REASON]
+        if reason == SUPERKO:
+            ok = winner == C.NO_WINNER and p[P_SUPERKO] == SUPERKO_DRAW and passes == 0
+            if ok:
+                ok = False
+                for i in range(count):
+                    ok |= s[g + O_HIST + i] == board
+        else:
+            d = score(s, p)
+            ok = winner == (0 if d > 0 else (1 if d < 0 else C.NO_WINNER))
+            if reason == TWO_PASSES:
+                ok &= passes == 2
+            else:
+                ok &= passes < 2 and ply == p[C.P_MAX_MOVES]
+    if not ok:
+        return C.error(E_END, C.H_STATUS)
+    return 0
 
 
 @njit(cache=True)

@@ -14,8 +14,15 @@ State (int64), after the common header of ``envs/_common.py``:
 
 Params: P_GAME = N, P_GAME+1 = exact_five (1: exactly five wins, 0: five or more wins).
 Reason codes in H_REASON: FIVE (the mover made a winning line), FULL (board full, draw).
+
+Invariants (``validate``): cells 0..2; Black moves first and players alternate, so black stones
+minus white stones is the seat to move and the ply is the number of stones; ``H_HASH`` is the
+Zobrist hash of the stones and the side to move; the last action, if known, holds a stone of the
+side that just moved; an ongoing game has no winning line and an empty point, a FIVE game's only
+winning line is the winner's (who just moved), a FULL game has a full board and no winning line.
 """
 
+import numpy as np
 from numba import njit
 
 from .. import _common as C
@@ -27,6 +34,23 @@ FULL = 2
 
 ZOBRIST = C.zobrist_table(2 * 19 * 19 + 1, salt=3)
 SIDE_KEY = ZOBRIST[-1]
+
+E_CELL = C.GAME_ERRORS
+E_TURN = C.GAME_ERRORS + 1
+E_PLY = C.GAME_ERRORS + 2
+E_HASH = C.GAME_ERRORS + 3
+E_LAST = C.GAME_ERRORS + 4
+E_END = C.GAME_ERRORS + 5
+STATE_ERRORS = {
+    E_CELL: "a board cell is not 0 (empty), 1 (Black) or 2 (White)",
+    E_TURN: "the stone counts do not fit the side to move (Black moves first: black minus white "
+            "stones is 0 with Black to move, 1 with White)",
+    E_PLY: "the ply count is not the number of stones on the board",
+    E_HASH: "the hash is not the Zobrist hash of the stones and the side to move",
+    E_LAST: "the last action is not a point holding a stone of the side that just moved",
+    E_END: "the status does not fit the board (a line of five ends the game, won by its maker, "
+           "who just moved; a full board without one is a draw; otherwise the game goes on)",
+}
 
 
 @njit(cache=True)
@@ -82,6 +106,87 @@ def apply(s, p, a):
             return
     if s[C.H_PLY] == size * size:
         C.finish(s, C.NO_WINNER, FULL)
+
+
+@njit(cache=True, inline="always")
+def _row_shift(row, m, full):
+    """Row bits moved so that bit c of the result is bit ``c + m`` of ``row`` (0 off the board)."""
+    if m >= 0:
+        return row >> m
+    return (row << -m) & full
+
+
+@njit(cache=True)
+def _has_line(rows, base, size, exact):
+    """Whether the colour whose row bitboards are ``rows[base:base + size]`` has a winning line:
+    a maximal run of exactly five (``exact``) or of five or more, in any of the four directions.
+
+    Row bitboards, all start squares of a row at once: bit c of the AND of the five rows
+    ``r + k*dr`` shifted by ``k*dc`` is a run of five from (r, c); with ``exact`` the squares just
+    before and after the run must not be the colour's. About 4 * N * 7 word operations, against
+    a walk along every run that costs several times more on a full board.
+    """
+    full = (np.int64(1) << size) - 1
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for r in range(size - 4 * dr):
+            run = full
+            for k in range(5):
+                run &= _row_shift(rows[base + r + k * dr], k * dc, full)
+            if run != 0 and exact:
+                if r + 5 * dr < size:
+                    run &= ~_row_shift(rows[base + r + 5 * dr], 5 * dc, full)
+                if r - dr >= 0:
+                    run &= ~_row_shift(rows[base + r - dr], -dc, full)
+            if run & full:
+                return True
+    return False
+
+
+@njit(cache=True)
+def validate(s, p):
+    """0 if ``s`` is a consistent Gomoku state, else ``C.error(code, cell)`` (see the module
+    docstring for the invariants; codes in ``STATE_ERRORS``). One pass over the board, and one
+    over the line starts of each stone for the end status."""
+    e = C.check_header(s, p)
+    if e:
+        return e
+    size = p[P_SIZE]
+    nn = size * size
+    black = white = 0
+    h = SIDE_KEY if s[C.H_PLAYER] == 1 else np.int64(0)
+    rows = np.zeros(2 * size, dtype=np.int64)  # rows[colour*size + r]: bit c = stone on (r, c)
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v < 0 or v > 2:
+            return C.error(E_CELL, C.HEADER + i)
+        if v:
+            black += v == 1
+            white += v == 2
+            h ^= ZOBRIST[2 * i + v - 1]
+            rows[(v - 1) * size + i // size] |= np.int64(1) << (i % size)
+    if black - white != s[C.H_PLAYER]:
+        return C.error(E_TURN, C.H_PLAYER)
+    if s[C.H_PLY] != black + white:
+        return C.error(E_PLY, C.H_PLY)
+    if h != s[C.H_HASH]:
+        return C.error(E_HASH, C.H_HASH)
+    last = s[C.H_LAST]
+    if last >= 0 and s[C.HEADER + last] != 2 - s[C.H_PLAYER]:
+        return C.error(E_LAST, C.H_LAST)
+    lines = 0  # bit k: colour k + 1 has a winning line
+    for colour in range(2):
+        if _has_line(rows, colour * size, size, p[P_EXACT] != 0):
+            lines |= 1 << colour
+    empty = nn - black - white
+    if s[C.H_STATUS] == C.ONGOING:
+        ok = lines == 0 and empty > 0
+    elif s[C.H_REASON] == FIVE:
+        ok = s[C.H_WINNER] == 1 - s[C.H_PLAYER] and lines == 1 << s[C.H_WINNER]
+    else:
+        ok = s[C.H_WINNER] == C.NO_WINNER and lines == 0 and empty == 0
+    if not ok:
+        return C.error(E_END, C.H_STATUS)
+    return 0
 
 
 @njit(cache=True)

@@ -45,6 +45,15 @@ repetition (0 threefold, 1 first_board), win_at_cap (0 stands, 1 draw).
 Reason codes in H_REASON: CONNECTED, OPPONENT_CONNECTED, BOTH_CONNECTED, REPETITION, MAX_MOVES,
 NO_MOVE (the side to move has no move and no_move="lose").
 
+Invariants (``validate``): the bitboards are disjoint and hold 1 to 12 pieces each; every ply
+(a pass too) alternates the side to move, so the seat to move is the ply's parity, and a side has
+lost no more pieces than its opponent has made moves; the line counts and ``H_HASH`` are what the
+pieces give; the history holds 1 to ply + 1 hashes, the last being ``H_HASH`` (slots after them
+are written before they are read, so they are not checked, which keeps the check's cost
+independent of ``max_moves``), and ``S_IRREV`` points into it; the last action is -1, a pass (if passes exist) or a move whose
+square is now empty; the status is what the end-of-move rules give (an ongoing game has no
+connected side, is below the cap, is no repetition and, under no_move="lose", has a move).
+
 numba caveat: bitboards are int64 (a uint64 mixed with an int64 silently becomes float64), so bit
 63 is the sign bit and ``>>`` is arithmetic; every right shift whose high bits matter is masked.
 """
@@ -81,6 +90,29 @@ NO_MOVE = 6
 
 ZOBRIST = C.zobrist_table(2 * 64 + 1, salt=1)  # [seat*64 + cell], then the side-to-move key
 SIDE_KEY = ZOBRIST[-1]
+
+E_OVERLAP = C.GAME_ERRORS
+E_PIECES = C.GAME_ERRORS + 1
+E_TURN = C.GAME_ERRORS + 2
+E_CAPTURES = C.GAME_ERRORS + 3
+E_LINES = C.GAME_ERRORS + 4
+E_HASH = C.GAME_ERRORS + 5
+E_HISTORY = C.GAME_ERRORS + 6
+E_IRREV = C.GAME_ERRORS + 7
+E_LAST = C.GAME_ERRORS + 8
+E_END = C.GAME_ERRORS + 9
+STATE_ERRORS = {
+    E_OVERLAP: "the two bitboards share a square",
+    E_PIECES: "a side has no piece or more than 12",
+    E_TURN: "the side to move is not the ply's parity (every ply, a pass too, alternates)",
+    E_CAPTURES: "a side has lost more pieces than its opponent has made moves",
+    E_LINES: "a line count differs from the pieces on that line",
+    E_HASH: "the hash is not the Zobrist hash of the pieces and the side to move",
+    E_HISTORY: "the repetition history does not hold 1 to ply + 1 hashes ending with the current hash",
+    E_IRREV: "the last-capture index does not point into the history",
+    E_LAST: "the last action is neither -1, an allowed pass, nor a move whose square is now empty",
+    E_END: "the status, winner or end reason is not what the end-of-move rules give for the pieces",
+}
 
 
 def state_len(max_moves: int) -> int:
@@ -378,6 +410,88 @@ def setup(s, p):
     s[S_IRREV] = 0
     _remember(s)
     _conclude(s, p, 1 - s[C.H_PLAYER], True)
+
+
+@njit(cache=True)
+def _popcount(bb):
+    n = 0
+    while bb != 0:
+        bb &= bb - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def validate(s, p):
+    """0 if ``s`` is a consistent LOA state, else ``C.error(code, cell)`` (invariants in the module
+    docstring, codes in ``STATE_ERRORS``). The pieces are checked first, so every later table
+    lookup (lines, hashes, connection) reads inside its table."""
+    e = C.check_header(s, p)
+    if e:
+        return e
+    black, white = s[S_BB], s[S_BB + 1]
+    if black & white != 0:
+        return C.error(E_OVERLAP, S_BB + 1)
+    ply = s[C.H_PLY]
+    player = s[C.H_PLAYER]
+    for side in range(2):
+        count = _popcount(s[S_BB + side])
+        if count < 1 or count > 12:
+            return C.error(E_PIECES, S_BB + side)
+        if 12 - count > (ply + side) // 2:
+            return C.error(E_CAPTURES, S_BB + side)
+    if ply % 2 != player:
+        return C.error(E_TURN, C.H_PLAYER)
+    lines = np.zeros(NUM_LINES, dtype=np.int64)
+    h = SIDE_KEY if player == 1 else np.int64(0)
+    for side in range(2):
+        rest = s[S_BB + side]
+        while rest != 0:
+            cell = _lowest_cell(rest)
+            rest &= rest - 1
+            for axis in range(4):
+                lines[LINE[cell * 4 + axis]] += 1
+            h ^= ZOBRIST[side * 64 + cell]
+    for i in range(NUM_LINES):
+        if lines[i] != s[S_COUNT + i]:
+            return C.error(E_LINES, S_COUNT + i)
+    if h != s[C.H_HASH]:
+        return C.error(E_HASH, C.H_HASH)
+    nhist = s[S_NHIST]
+    if nhist < 1 or nhist > ply + 1 or s[S_HIST + nhist - 1] != h:
+        return C.error(E_HISTORY, S_NHIST)
+    if s[S_IRREV] < 0 or s[S_IRREV] >= nhist:
+        return C.error(E_IRREV, S_IRREV)
+    last = s[C.H_LAST]
+    if last == PASS:
+        if p[P_NO_MOVE] != 0:
+            return C.error(E_LAST, C.H_LAST)
+    elif last >= 0 and ((black | white) >> (last >> 3)) & 1:
+        return C.error(E_LAST, C.H_LAST)
+    mover = 1 - player  # who made the last move
+    me = connected(s[S_BB + mover])
+    them = connected(s[S_BB + player])
+    winner = s[C.H_WINNER]
+    if s[C.H_STATUS] == C.ONGOING:
+        ok = (not me and not them and ply < p[C.P_MAX_MOVES] and not _repeated(s, p)
+              and (p[P_NO_MOVE] == 0 or _has_move(s, player)))
+    else:
+        reason = s[C.H_REASON]
+        if reason == CONNECTED:
+            ok = me and not them and winner == mover
+        elif reason == OPPONENT_CONNECTED:
+            ok = them and not me and winner == player
+        elif reason == BOTH_CONNECTED:
+            ok = me and them and winner == (mover if p[P_SIMULTANEOUS] == 1 else C.NO_WINNER)
+        elif reason == REPETITION:
+            ok = winner == C.NO_WINNER
+        elif reason == MAX_MOVES:
+            ok = winner == C.NO_WINNER and ply == p[C.P_MAX_MOVES]
+        else:  # NO_MOVE
+            ok = winner == mover and p[P_NO_MOVE] == 1 and not _has_move(s, player)
+    if not ok:
+        return C.error(E_END, C.H_STATUS)
+    return 0
 
 
 @njit(cache=True)

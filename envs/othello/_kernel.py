@@ -41,6 +41,13 @@ Params: P_SIZE = N; P_FAST (1: one-word generator, 0: row generator); P_SHIFT, 8
 dr*N + dc, one per direction; P_MASK, 8 masks of the squares a one-square shift may land on (on
 the board, no wrap round an edge), as int64 bit patterns; P_STEP + 8*cell + d, the neighbour of
 ``cell`` in direction d or -1.
+
+Invariants (``validate``): cells 0..2 with the centre four never empty; the counts are the cells'
+counts; every ply alternates the side to move (passes too), so the seat to move is the ply's
+parity, and ``discs - 4 <= ply <= 2 * (discs - 4)``; ``H_HASH`` is the Zobrist hash of the discs
+and the side to move; the last action is -1, the pass, or a disc of the side that just moved;
+the bitboards (or rows), the cached placements and the end status are what ``setup`` derives
+from the cells and the side to move.
 """
 
 import numpy as np
@@ -67,6 +74,28 @@ DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -
 ZOBRIST = C.zobrist_table(2 * 16 * 16 + 1, salt=2)
 SIDE_KEY = ZOBRIST[-1]
 ONE = np.uint64(1)
+
+E_CELL = C.GAME_ERRORS
+E_CENTRE = C.GAME_ERRORS + 1
+E_COUNT = C.GAME_ERRORS + 2
+E_TURN = C.GAME_ERRORS + 3
+E_PLY = C.GAME_ERRORS + 4
+E_HASH = C.GAME_ERRORS + 5
+E_LAST = C.GAME_ERRORS + 6
+E_DERIVED = C.GAME_ERRORS + 7
+E_END = C.GAME_ERRORS + 8
+STATE_ERRORS = {
+    E_CELL: "a board cell is not 0 (empty), 1 (Black) or 2 (White)",
+    E_CENTRE: "a centre square is empty (the four start discs are never removed)",
+    E_COUNT: "a disc count differs from the number of that colour's discs on the board",
+    E_TURN: "the side to move is not the ply's parity (every ply, a pass too, alternates)",
+    E_PLY: "the ply count does not fit the discs: each placement adds one disc and a pass is "
+           "always followed by a placement, so discs - 4 <= ply <= 2 * (discs - 4)",
+    E_HASH: "the hash is not the Zobrist hash of the discs and the side to move",
+    E_LAST: "the last action is neither -1, the pass, nor a disc of the side that just moved",
+    E_DERIVED: "the bitboards or the cached placements disagree with the cells",
+    E_END: "the status, winner or end reason is not what the board and the side to move give",
+}
 
 
 def state_length(n: int, fast: bool) -> int:
@@ -398,6 +427,64 @@ def apply(s, p, a):
     s[C.H_PLY] += 1
     s[C.H_LAST] = a
     settle(s, p)
+
+
+@njit(cache=True)
+def validate(s, p):
+    """0 if ``s`` is a consistent Othello state, else ``C.error(code, cell)`` (invariants in the
+    module docstring, codes in ``STATE_ERRORS``). The primary fields (cells, seat, ply) are
+    checked by value; everything derived from them is rebuilt on a copy by ``setup`` (which reads
+    only checked cells) and compared cell by cell."""
+    e = C.check_header(s, p)
+    if e:
+        return e
+    n = p[P_SIZE]
+    nn = n * n
+    x = C.HEADER + nn
+    black = white = 0
+    h = SIDE_KEY if s[C.H_PLAYER] == 1 else np.int64(0)
+    for i in range(nn):
+        v = s[C.HEADER + i]
+        if v < 0 or v > 2:
+            return C.error(E_CELL, C.HEADER + i)
+        if v == 1:
+            black += 1
+        elif v == 2:
+            white += 1
+        if v:
+            h ^= ZOBRIST[2 * i + v - 1]
+    m = n // 2
+    for r in range(m - 1, m + 1):
+        for c in range(m - 1, m + 1):
+            if s[C.HEADER + r * n + c] == 0:
+                return C.error(E_CENTRE, C.HEADER + r * n + c)
+    if s[x + S_COUNT] != black:
+        return C.error(E_COUNT, x + S_COUNT)
+    if s[x + S_COUNT + 1] != white:
+        return C.error(E_COUNT, x + S_COUNT + 1)
+    ply = s[C.H_PLY]
+    if ply % 2 != s[C.H_PLAYER]:
+        return C.error(E_TURN, C.H_PLAYER)
+    placements = black + white - 4
+    if ply < placements or ply > 2 * placements:
+        return C.error(E_PLY, C.H_PLY)
+    if h != s[C.H_HASH]:
+        return C.error(E_HASH, C.H_HASH)
+    last = s[C.H_LAST]
+    if 0 <= last < nn and s[C.HEADER + last] != 2 - s[C.H_PLAYER]:
+        return C.error(E_LAST, C.H_LAST)
+    t = s.copy()
+    t[C.H_STATUS] = C.ONGOING
+    t[C.H_WINNER] = C.NO_WINNER
+    t[C.H_REASON] = 0
+    setup(t, p)
+    for i in range(x + S_BITS, s.shape[0]):
+        if t[i] != s[i]:
+            return C.error(E_DERIVED, i)
+    for i in (C.H_STATUS, C.H_WINNER, C.H_REASON):
+        if t[i] != s[i]:
+            return C.error(E_END, i)
+    return 0
 
 
 @njit(cache=True)
