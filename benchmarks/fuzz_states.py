@@ -25,8 +25,8 @@ a new child resumes after it. Counted per game:
                 ``apply`` returns that ``check_state`` then refuses; or a false alarm: an
                 untouched position (also as a read-only, strided or byte-swapped array) refused.
 
-The goal is 0 / 0 / 0 / 0. ``--env-steps`` steps the Gymnasium env, the unwrapped PettingZoo AEC
-env and the vector env with random, out-of-range and wrongly typed actions and counts exceptions
+The goal is 0 / 0 / 0 / 0. ``--env-steps`` steps the Gymnasium env, the PettingZoo AEC env (raw and
+wrapped as ``env()`` returns it) and the vector env with random, out-of-range and wrongly typed actions and counts exceptions
 other than ValueError subclasses (``gymnasium``'s ``ResetNeeded`` after an episode is expected and
 handled by resetting). Exit status 1 if any count is non-zero.
 """
@@ -250,6 +250,7 @@ def run_child_env(game_name, steps, progress, seed):
     import numpy as np
 
     from envs.gym_env import ArbiterEnv
+    from envs.pz_env import env as wrapped_env
     from envs.pz_env import raw_env
     from envs.vector_env import ArbiterVectorEnv
 
@@ -290,14 +291,15 @@ def run_child_env(game_name, steps, progress, seed):
                 env.reset(seed=seed + k)
         log.write("pettingzoo\n")
         log.flush()
-        aec = raw_env(game_name, **params)
-        aec.reset(seed=seed)
-        for k in range(steps):
-            agent = aec.agent_selection
-            if aec.terminations[agent] or aec.truncations[agent]:
-                aec.reset(seed=seed + k)
-                continue
-            guard("pettingzoo.step", aec.step, action(aec.game.num_actions))
+        for label, make in (("pettingzoo.step", raw_env), ("pettingzoo.env().step", wrapped_env)):
+            aec = make(game_name, **params)
+            aec.reset(seed=seed)
+            for k in range(steps // 2):
+                agent = aec.agent_selection
+                if not aec.agents or aec.terminations[agent] or aec.truncations[agent]:
+                    aec.reset(seed=seed + k)
+                    continue
+                guard(label, aec.step, action(aec.unwrapped.game.num_actions))
             guard("pettingzoo.observe", aec.observe, agent)
         log.write("vector\n")
         log.flush()

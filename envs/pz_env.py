@@ -17,7 +17,8 @@ A game that ends by reaching ``max_moves`` (LOA, Go) sets ``truncations`` instea
 
 Illegal moves are handled exactly as PettingZoo classic does: ``env()`` wraps ``raw_env`` in
 ``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game ends),
-``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. ``raw_env`` itself raises
+``CheckActionWrapper`` (PettingZoo's ``AssertOutOfBoundsWrapper`` with a typed error: an action
+outside the action space raises ``envs.IllegalActionError``) and ``OrderEnforcingWrapper``. ``raw_env`` itself raises
 ``envs.IllegalActionError`` on an illegal action.
 
 ``reset(seed=...)`` determines the deal (Calculation); the board games have no chance.
@@ -37,7 +38,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import make_game
-from .core import ParameterError
+from .core import IllegalActionError, ParameterError
 from .gym_env import action_mask, ended_by_max_moves, observation_box
 from .registry import spec as game_spec
 
@@ -159,9 +160,25 @@ def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
     return ArbiterAEC(game, render_mode=render_mode, layout=layout, **params)
 
 
+class CheckActionWrapper(wrappers.BaseWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with a typed error: an action outside the action
+    space (or not an integer) raises ``envs.IllegalActionError``, a ``ValueError``, where the
+    classic wrapper's bare ``assert`` raises ``AssertionError`` (and vanishes under ``python -O``)."""
+
+    def step(self, action):
+        agent = self.agent_selection
+        done = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and done) and not self.action_space(agent).contains(action):
+            raise IllegalActionError(
+                f"action {action!r} is outside the action space Discrete({self.action_space(agent).n})"
+            )
+        super().step(action)
+
+
 def env(game, render_mode=None, layout="arbiter", **params):
-    """The AEC env wrapped as PettingZoo classic envs are (see the module docstring)."""
+    """The AEC env wrapped as PettingZoo classic envs are (see the module docstring), with an
+    out-of-range action a typed error (``CheckActionWrapper``)."""
     wrapped = raw_env(game, render_mode=render_mode, layout=layout, **params)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = CheckActionWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

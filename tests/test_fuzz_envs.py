@@ -77,7 +77,7 @@ def test_aec_env_invariants(name, params, seed, moves):
         choice = next(moves, ("legal", 0))
         action = _pick(choice, obs["action_mask"])
         if not 0 <= action < env.unwrapped.game.num_actions:
-            with pytest.raises(AssertionError):  # AssertOutOfBoundsWrapper, as in PettingZoo classic
+            with pytest.raises(IllegalActionError, match="outside the action space"):  # a typed error
                 env.step(action)
             return
         env.step(action)
