@@ -361,6 +361,11 @@ class Game:
             raise TextBoardError(f"text board: {self._state_error(state, int(code))}")
         return state
 
+    def margin(self, state):
+        """By how much the winner of finished ``state`` won, in the game's own unit (Go: points,
+        Othello: discs), for records (``RE[B+3.5]``); None where a win has no size."""
+        return None
+
     def sample_hidden(self, state, rng=None) -> np.ndarray:
         """A copy of ``state`` with everything the mover cannot see re-drawn at random.
 

@@ -123,7 +123,8 @@ class GameSpec:
     chance_outcomes: int = 0       # > 0: actions that ``reveals`` lead to chance nodes with this many slots
     placement: bool = False        # action r*N + c places on cell (r, c) of an N x N board (N*N: pass)
     gtp: bool = False              # its notation is GTP's (vertices, "pass"): GTP engines can play it
-    sgf: int | None = None         # SGF game number (GM) of a placement game: records can be saved as SGF
+    sgf: int | None = None         # SGF game number (GM): records can be saved as SGF (placement games
+                                   # as points; others through their notation's ``sgf_move``)
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board

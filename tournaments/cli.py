@@ -75,7 +75,8 @@ def _add_tournament(sub):
     p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
     p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
     p.add_argument("--csv", help="write every game record to this CSV file")
-    p.add_argument("--sgf", help="Go: write one SGF file per game into this directory")
+    p.add_argument("--sgf", help="write one SGF file per game into this directory (Go, Othello, Gomoku, LOA; "
+                                 "the records extra)")
 
 
 def _run_tournament(args) -> int:
@@ -218,6 +219,21 @@ def _run_gtp(args, rest) -> int:
     return gtp.main(rest) or 0
 
 
+# -- export ---------------------------------------------------------------------------------------
+def _add_export(sub):
+    p = sub.add_parser("export", help="write the games of a tournament journal as SGF files")
+    p.add_argument("journal", help="the SQLite journal of arbiter tournament --journal")
+    p.add_argument("--sgf", required=True, metavar="DIR", help="directory for one SGF file per game")
+
+
+def _run_export(args) -> int:
+    from .report import load_journal
+
+    paths = load_journal(args.journal).to_sgf(args.sgf)
+    print(f"wrote {len(paths)} SGF files into {args.sgf}")
+    return 0
+
+
 # -- games and agents -------------------------------------------------------------------------------
 def _add_games(sub):
     sub.add_parser("games", help="list the registered games: parameters, values, defaults, rule presets, ids")
@@ -318,7 +334,7 @@ def _run_report(args) -> int:
 COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
             "play": (_add_play, _run_play), "gtp": (_add_gtp, None), "match": (_add_match, _run_match),
             "report": (_add_report, _run_report), "games": (_add_games, _run_games),
-            "agents": (_add_agents, _run_agents)}
+            "agents": (_add_agents, _run_agents), "export": (_add_export, _run_export)}
 
 
 def main(argv=None) -> int:

@@ -163,19 +163,11 @@ class TournamentResult:
                 w.writerow([" ".join(g[c]) if c == "moves" else g[c] for c in cols])
 
     def to_sgf(self, directory) -> list[str]:
-        """One SGF file per game, for games whose spec gives an SGF game number (``GameSpec.sgf``:
-        Go, Othello, Gomoku); returns the paths written."""
-        game = envs.make_game(self.config["game"], **self.config["game_params"])
-        if game.spec.sgf is None:
-            raise ValueError(f"SGF export needs a game with an SGF game number, not {game.name!r}")
-        os.makedirs(directory, exist_ok=True)
-        paths = []
-        for g in self.games:
-            path = os.path.join(directory, f"game{g['index']:05d}.sgf")
-            with open(path, "w") as f:
-                f.write(_sgf(game, g))
-            paths.append(path)
-        return paths
+        """One SGF file per game into ``directory`` (``tournaments.records``: games with an SGF
+        game number, the ``records`` extra); returns the paths written."""
+        from .records import write_sgf
+
+        return write_sgf(self, directory)
 
     def __repr__(self) -> str:
         first = [s.name for s in self.standings() if s.place == 1]
@@ -218,27 +210,6 @@ class TournamentResult:
                 cells += f" {byes[i]:>5}" if byes[i] else "     ."
             lines.append(f"{i + 1:>2} {name:<{width}} " + cells)
         return "\n".join(lines)
-
-
-def _sgf(game, g) -> str:
-    """A placement game's record in SGF: the moves are read back through the game's notation,
-    and action ``r*N + c`` is the point of column ``c`` and row ``r`` (row 0 at the top, as in
-    SGF); any other action (a pass) is an empty move."""
-    letters = "abcdefghijklmnopqrs"
-    n = game.size
-    komi = f"KM[{game.params['komi']}]" if "komi" in game.params else ""
-    props = [f"GM[{game.spec.sgf}]FF[4]SZ[{n}]{komi}PB[{g['black']}]PW[{g['white']}]",
-             "RE[" + {"1-0": "B+", "0-1": "W+", "1/2-1/2": "0"}[g["result"]]
-             + ({NORMAL: "", RESIGN: "R"}.get(g["reason"], "F") if g["result"] != "1/2-1/2" else "") + "]"]
-    nodes = []
-    state = game.initial_state(seed=g["seed"])
-    for mv in g["moves"]:
-        colour = "BW"[game.current_player(state)]
-        action = game.str_to_action(state, mv)
-        r, c = divmod(action, n)
-        nodes.append(f";{colour}[{letters[c]}{letters[r]}]" if action < n * n else f";{colour}[]")
-        state = game.apply(state, action)
-    return "(;" + "".join(props) + "".join(nodes) + ")\n"
 
 
 EXECUTORS = ("process", "inline", "ray")

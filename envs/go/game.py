@@ -76,6 +76,10 @@ class Go(Game):
     def _observation_shape(self):
         return (4, self.size, self.size)
 
+    def margin(self, state):
+        """The winner's lead on the board (Tromp-Taylor points, komi included)."""
+        return abs(self.score(state))
+
     def score(self, state) -> float:
         """Tromp-Taylor score now: Black's area minus White's area minus komi (> 0: Black leads)."""
         return _kernel.score(self.check_state(state), self._p) / 2

@@ -20,7 +20,7 @@ SPEC = GameSpec(
     presets={"standard": {}, "openspiel": {"simultaneous": "mover", "no_move": "lose",
                                           "repetition": "first_board", "max_moves": 1000,
                                           "win_at_cap": "draw"}},
-    render=render.rgb, gym_id="LOA-v0", pettingzoo="loa_v0",
+    render=render.rgb, sgf=9, gym_id="LOA-v0", pettingzoo="loa_v0",
     summary="connect all your pieces into one group; 8x8",
 )
 

@@ -165,3 +165,9 @@ def from_text(game, text):
             raise TextBoardError(f"{END_TOKEN} on a board where a side is connected: the game ended by connection")
         C.finish(s, C.NO_WINNER, K.REPETITION)
     return s
+
+
+def sgf_move(game, state, action) -> str:
+    """The move as SGF's Lines of Action records write it (GM[9]): ``e1-e3``, a capture with ``:``
+    (``c1:a3``), and ``pass``; ``parse_move`` reads all three."""
+    return action_to_str(game, state, action).replace("x", ":")

@@ -60,6 +60,11 @@ class Othello(Game):
     def _observation_shape(self):
         return (3, self.size, self.size)
 
+    def margin(self, state):
+        """The winner's lead in discs."""
+        black, white = self.discs(state)
+        return abs(black - white)
+
     def discs(self, state) -> tuple[int, int]:
         """Disc counts ``(black, white)``."""
         x = C.HEADER + self.size * self.size + _kernel.S_COUNT
