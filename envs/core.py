@@ -361,6 +361,15 @@ class Game:
             raise TextBoardError(f"text board: {self._state_error(state, int(code))}")
         return state
 
+    def summary(self, state) -> str:
+        """One line of counts a person reads beside the board: for board games the pieces of each
+        side (from the observation planes); games add what matters to them (Go's score)."""
+        self.check_state(state)
+        if len(self.observation_shape) != 3 or self.num_players != 2:
+            return ""
+        planes = self.observation(state, 0)
+        return f"pieces: x {int(planes[0].sum())}, o {int(planes[1].sum())}"
+
     def margin(self, state):
         """By how much the winner of finished ``state`` won, in the game's own unit (Go: points,
         Othello: discs), for records (``RE[B+3.5]``); None where a win has no size."""

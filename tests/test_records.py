@@ -77,3 +77,24 @@ def test_arbiter_export_writes_a_journal_as_sgf(tmp_path, capsys):
     assert main(["export", str(journal), "--sgf", str(tmp_path / "sgf")]) == 0
     assert "wrote 2 SGF files" in capsys.readouterr().out
     assert len(list((tmp_path / "sgf").glob("*.sgf"))) == 2
+
+
+def test_arbiter_play_shows_counts_gives_hints_and_saves_the_game(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    saved = tmp_path / "game.sgf"
+    run = subprocess.run([sys.executable, "-m", "tournaments.cli", "play", "--game", "gomoku", "-p", "size=7",
+                          "--black", "human", "--white", "random", "--save", str(saved)],
+                         input="hint\nd4\nresign\n", capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(root)}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "You play Black." in out and "hint (greedy): " in out
+    assert "Black plays d4" in out and "last move: d4" in out and "pieces: x 1, o 0" in out
+    assert "Black resigns." in out and "Result: 0-1" in out
+    root_node = sgf.Sgf_game.from_bytes(saved.read_bytes()).get_root()
+    assert root_node.get("RE") == "W+R" and root_node.get("PB") == "human" and root_node.get("GM") == 4

@@ -165,6 +165,8 @@ def _add_play(sub):
     p.add_argument("--black", default="human", help="agent spec or 'human' (default %(default)s)")
     p.add_argument("--white", default="random", help="agent spec or 'human' (default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hint", default="greedy", metavar="SPEC", help="the agent behind 'hint' (default %(default)s)")
+    p.add_argument("--save", metavar="FILE.sgf", help="write the game as SGF when it ends (the records extra)")
 
 
 def play(game, agents, seed=0, out=print):
@@ -177,7 +179,9 @@ def play(game, agents, seed=0, out=print):
     def watch(state, seat, move):
         if move is not None:
             out(f"{seat_name(game, seat)} plays {move}")
-        out(render.ansi(game, state).rstrip("\n"))
+        out(render.ansi(game, state, move).rstrip("\n"))
+        if game.summary(state):
+            out(game.summary(state))
 
     outcome = play_game(game, agents, seed=seed, takebacks=True, watch=watch)
     if outcome.reason != NORMAL:
@@ -196,15 +200,26 @@ def play(game, agents, seed=0, out=print):
 
 def _run_play(args) -> int:
     game = envs.make_game(args.game, **_game_params(args.param))
+    if args.save and game.spec.sgf is None:
+        raise envs.ParameterError(f"--save: {game.name} games have no SGF format")
     players = []
     for seat, spec in enumerate((args.black, args.white)[:game.num_players]):
         if spec == "human":
-            players.append(HumanAgent())
+            players.append(HumanAgent(hint=args.hint))
         else:
             import agents
 
             players.append(agents.make(spec, seed=args.seed + seat))
-    play(game, players, seed=args.seed)
+    outcome = play(game, players, seed=args.seed)
+    if args.save:
+        from .records import sgf_bytes
+
+        names = [getattr(p, "name", "") or type(p).__name__ for p in players]
+        record = {"black": names[0], "white": names[1], "moves": list(outcome.moves), "index": 0,
+                  "result": outcome.result, "reason": outcome.reason, "seed": args.seed}
+        with open(args.save, "wb") as f:
+            f.write(sgf_bytes(game, record))
+        print(f"saved {args.save}")
     return 0
 
 

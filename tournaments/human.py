@@ -1,7 +1,8 @@
 """A human at the terminal as an agent: ``act`` asks for a move, so a person plays through the
 same ``play_game`` as every program (``arbiter play --black human``).
 
-Besides a move in the game's notation the human may type ``moves`` (the legal moves), ``help``,
+Besides a move in the game's notation the human may type ``moves`` (the legal moves), ``hint``
+(what the ``hint`` agent, greedy by default, would play), ``help``,
 ``resign`` (raises ``agents.Resign``: the game is lost, not crashed; so does the end of input)
 and ``undo``, which raises ``TakeBack``: ``play_game(..., takebacks=True)`` then returns to the
 human's previous turn, taking back the human's last move and the replies to it.
@@ -14,7 +15,7 @@ from envs import ArbiterError
 
 from .play import TakeBack
 
-HELP = "Enter a move in the game's notation, or: undo, resign, moves, help."
+HELP = "Enter a move in the game's notation, or: undo, resign, moves, hint, help."
 
 
 def seat_name(game, seat: int) -> str:
@@ -31,8 +32,10 @@ class HumanAgent:
 
     name = "human"
 
-    def __init__(self, inp=input, out=print):
+    def __init__(self, inp=input, out=print, hint="greedy"):
         self.inp, self.out = inp, out
+        self.hint_spec = hint
+        self._hint = None
         self.reset()
 
     def reset(self) -> None:
@@ -62,6 +65,13 @@ class HumanAgent:
                 raise TakeBack()
             if command in ("help", "?"):
                 self.out(HELP)
+            elif command == "hint":
+                if self._hint is None:
+                    import agents
+
+                    self._hint = agents.make(self.hint_spec, seed=0)
+                action = self._hint.act(game, state)
+                self.out(f"hint ({self.hint_spec}): {game.action_to_str(state, action)}")
             elif command == "moves":
                 self.out(" ".join(game.action_to_str(state, a) for a in game.legal_actions(state)))
             elif text:

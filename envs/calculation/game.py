@@ -83,6 +83,9 @@ class Calculation(Game):
     def _observation_shape(self):
         return (_kernel.OBS_ROWS, 13)
 
+    def summary(self, state) -> str:
+        return f"cards on the foundations: {self.foundation_cards(state)} of 52"
+
     def foundation_cards(self, state) -> int:
         """Cards on the four foundations, 4 (the bases) to 52 (won): the patience's progress,
         what a study reports for lost deals and what a progress reward can count."""

@@ -76,6 +76,11 @@ class Go(Game):
     def _observation_shape(self):
         return (4, self.size, self.size)
 
+    def summary(self, state) -> str:
+        score = self.score(state)
+        lead = "even" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+        return f"{super().summary(state)}; area score now {lead} (komi included)"
+
     def margin(self, state):
         """The winner's lead on the board (Tromp-Taylor points, komi included)."""
         return abs(self.score(state))
