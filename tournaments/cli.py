@@ -43,8 +43,10 @@ def _game_params(pairs) -> dict:
     return params
 
 
-def _add_game(p):
-    p.add_argument("--game", default="loa", choices=sorted(envs.GAMES), help="default %(default)s")
+def _add_game(p, two_players=False):
+    names = [s.name for s in envs.specs() if s.num_players == 2 or not two_players]
+    p.add_argument("--game", default="loa", choices=sorted(names),
+                   help="the game ('arbiter games' lists them with their parameters; default %(default)s)")
     p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
                    help="a game parameter, e.g. -p size=9 (repeatable)")
 
@@ -52,11 +54,14 @@ def _add_game(p):
 # -- tournament ------------------------------------------------------------------------------------
 def _add_tournament(sub):
     p = sub.add_parser("tournament", help="play a tournament between agents and print the standings")
-    _add_game(p)
-    p.add_argument("--system", default="swiss", choices=["round_robin", "olympic", "swiss", "random_order"])
+    _add_game(p, two_players=True)
+    p.add_argument("--system", default="swiss", choices=["round_robin", "olympic", "swiss", "random_order"],
+                   help="round_robin: everyone meets everyone with both colours; olympic: knock-out matches "
+                        "(first to --k wins); swiss: --rounds of pairings among equal scores; random_order: "
+                        "places drawn at random, the study's baseline (default %(default)s)")
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                    help='agent specs, e.g. random greedy "alphabeta:depth=3"')
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes, or Ray actors with --executor ray (0: play in this process)")
     p.add_argument("--executor", choices=["process", "ray"], default="process",
@@ -146,8 +151,9 @@ def _add_study(sub):
     p.add_argument("--out", default="study_out", help="output directory (default %(default)s)")
     p.add_argument("--championships", type=int,
                    help="per cell (default: the study's 1,000,000 for Np=8, 100,000 otherwise)")
-    p.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 64])
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 64],
+                   help="numbers of players of the grid (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
 
 
 def _run_study(args) -> int:
@@ -164,7 +170,7 @@ def _add_play(sub):
     _add_game(p)
     p.add_argument("--black", default="human", help="agent spec or 'human' (default %(default)s)")
     p.add_argument("--white", default="random", help="agent spec or 'human' (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--hint", default="greedy", metavar="SPEC", help="the agent behind 'hint' (default %(default)s)")
     p.add_argument("--save", metavar="FILE.sgf", help="write the game as SGF when it ends (the records extra)")
 
@@ -299,7 +305,7 @@ def _run_agents(args) -> int:
 # -- match ----------------------------------------------------------------------------------------
 def _add_match(sub):
     p = sub.add_parser("match", help="an evaluation match of two agents, fixed-length or sequential (SPRT)")
-    _add_game(p)
+    _add_game(p, two_players=True)
     p.add_argument("--a", required=True, metavar="SPEC", help="agent A, e.g. alphabeta:depth=3")
     p.add_argument("--b", required=True, metavar="SPEC", help="agent B, the reference")
     p.add_argument("--games", type=int, default=100,
@@ -308,7 +314,7 @@ def _add_match(sub):
                    help="stop when the SPRT of H0: A is ELO0 Elo better against H1: ELO1 decides")
     p.add_argument("--sprt-model", default="logistic", choices=["logistic", "normalized"],
                    help="Elo scale of ELO0/ELO1 (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
 
 
 def _run_match(args) -> int:
