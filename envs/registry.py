@@ -135,6 +135,7 @@ class GameSpec:
                                    # ``go_v5``, where it has the game); None: the ``pettingzoo`` name
     classic_params: dict = field(default_factory=dict)  # PettingZoo's parameter names -> ours
     summary: str = ""
+    checked: str = ""              # what the rules are tested against, for the games table
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -248,11 +249,12 @@ def specs() -> tuple:
 def games_table(specs_=None) -> str:
     """A markdown table of the registered games: parameters (values they take, default), rule
     presets and framework ids. The README's games table is this text (a test keeps them equal)."""
-    rows = ["| game | players | parameters (values, default) | rules presets | Gymnasium / PettingZoo |",
-            "|---|---|---|---|---|"]
+    rows = ["| game | players | parameters (values, default) | rules presets | Gymnasium / PettingZoo | rules checked against |",
+            "|---|---|---|---|---|---|"]
     for s in specs_ if specs_ is not None else specs():
         params = "<br>".join(f"`{p.name}`: {p.describe()}, default `{p.default!r}`" for p in s.params) or "none"
         presets = ", ".join(f"`{name}`" for name in s.presets)
         ids = " / ".join(f"`{i}`" for i in (s.gym_id, s.pettingzoo) if i is not None) or "—"
-        rows.append(f"| `{s.name}`: {s.title} ({s.summary}) | {s.num_players} | {params} | {presets} | {ids} |")
+        rows.append(f"| `{s.name}`: {s.title} ({s.summary}) | {s.num_players} | {params} | {presets} | {ids} "
+                    f"| {s.checked or '—'} |")
     return "\n".join(rows) + "\n"

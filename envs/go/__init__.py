@@ -20,6 +20,7 @@ SPEC = GameSpec(
     board_style="intersections", gym_id="Go-v0", pettingzoo="go_v0",
     classic="go_v5", classic_params={"board_size": "size"},
     summary="surround territory; area scoring, positional superko",
+    checked="OpenSpiel, move for move on 130 recorded games (5x5-9x9, komi 0-7.5, `rules=\"openspiel\"`); GNU Go over GTP",
 )
 
 __all__ = ["Go", "SPEC"]

@@ -22,6 +22,7 @@ SPEC = GameSpec(
                                           "win_at_cap": "draw"}},
     render=render.rgb, sgf=9, gym_id="LOA-v0", pettingzoo="loa_v0",
     summary="connect all your pieces into one group; 8x8",
+    checked="OpenSpiel, move for move on 46 recorded games (`rules=\"openspiel\"`); perft; position tests",
 )
 
 __all__ = ["LinesOfAction", "SPEC"]

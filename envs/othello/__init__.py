@@ -11,6 +11,7 @@ SPEC = GameSpec(
     presets={"standard": {}, "openspiel": {}},
     gym_id="Othello-v0", pettingzoo="othello_v0",
     summary="flip discs by outflanking; most discs wins",
+    checked="OpenSpiel, move for move on 46 recorded 8x8 games; perft (6x6, 8x8, larger boards against a second generator); GRhino over GTP",
 )
 
 __all__ = ["Othello", "SPEC"]
