@@ -283,6 +283,14 @@ class ArbiterEnv(gym.Env):
 
     def _render_human(self) -> None:
         if self.render_mode == "human" and self._state is not None:
-            from . import render
+            if getattr(self, "_view", None) is None:
+                from .render import HumanView
 
-            print(render.ansi(self.game, self._state, self._last_move()))
+                self._view = HumanView(self.metadata["render_fps"])
+            self._view.show(self.game, self._state, self._previous, self._last_move())
+
+    def close(self):
+        view = getattr(self, "_view", None)
+        if view is not None:
+            view.close()
+        super().close()

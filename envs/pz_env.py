@@ -146,13 +146,17 @@ class ArbiterAEC(AECEnv, EzPickle):
         return render.rgb(self.game, self.state, self._previous)
 
     def close(self):
-        pass
+        view = getattr(self, "_view", None)
+        if view is not None:
+            view.close()
 
     def _render_human(self):
         if self.render_mode == "human" and self.state is not None:
-            from . import render
+            if getattr(self, "_view", None) is None:
+                from .render import HumanView
 
-            print(render.ansi(self.game, self.state, self._last_move))
+                self._view = HumanView(self.metadata["render_fps"])
+            self._view.show(self.game, self.state, self._previous, self._last_move)
 
 
 def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:

@@ -180,3 +180,54 @@ def png_bytes(img: np.ndarray) -> bytes:
 
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+# -- render_mode="human" ---------------------------------------------------------------------------
+
+def can_open_window() -> bool:
+    """Whether ``render_mode="human"`` can show a window: pygame is installed (the ``bench`` extra
+    has it) and there is a display (X11, Wayland, or an SDL video driver chosen explicitly)."""
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("pygame") is None:
+        return False
+    return any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"))
+
+
+class HumanView:
+    """What ``render_mode="human"`` shows, as PettingZoo's classic envs do: the ``rgb`` picture in
+    a pygame window where a window can be opened, else the ``ansi`` text board on stdout."""
+
+    def __init__(self, fps: float = 4.0):
+        self.fps = fps
+        self.window = None
+        self.clock = None
+        self.mode = None
+
+    def show(self, game, state, previous=None, last_move=None) -> None:
+        if self.mode is None:
+            self.mode = "window" if can_open_window() else "text"
+        if self.mode == "text":
+            print(ansi(game, state, last_move))
+            return
+        import pygame
+
+        frame = rgb(game, state, previous)
+        if self.window is None:
+            pygame.init()
+            pygame.display.set_caption(f"Arbiter: {game.spec.title}")
+            self.window = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
+            self.clock = pygame.time.Clock()
+        self.window.blit(pygame.surfarray.make_surface(frame.swapaxes(0, 1)), (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        self.clock.tick(self.fps)
+
+    def close(self) -> None:
+        if self.window is not None:
+            import pygame
+
+            pygame.display.quit()
+            pygame.quit()
+            self.window = None
