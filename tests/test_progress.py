@@ -36,7 +36,8 @@ def test_plain_lines_in_a_pipe_name_the_total_rate_and_leader():
         progress.tick({"black": black, "white": white, "result": result})
     progress.close()
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("1/4 games,") and "leader a (1 points)" in lines[0]
+    assert lines[0] == "playing 4 games; progress every 0 s"  # at once: a log shows the run started
+    assert lines[1].startswith("1/4 games,") and "leader a (1 points)" in lines[1]
     assert lines[-1].startswith("4/4 games,") and "leader a (2.5 points)" in lines[-1]
     assert "\r" not in out.getvalue()
 
@@ -49,4 +50,5 @@ def test_a_first_compile_is_announced_and_later_runs_are_quiet(tmp_path):
             for _ in range(2)]
     assert all(r.returncode == 0 for r in runs), runs[0].stderr
     assert runs[0].stderr.startswith("compiling the numba code of gomoku and the agents: first run only")
-    assert "compiling" not in runs[1].stderr and "2/2 games" in runs[1].stderr
+    assert "compiling" not in runs[1].stderr and runs[1].stderr.startswith("playing 2 games")
+    assert "2/2 games" in runs[1].stderr

@@ -98,3 +98,8 @@ def test_arbiter_play_shows_counts_gives_hints_and_saves_the_game(tmp_path):
     assert "Black resigns." in out and "Result: 0-1" in out
     root_node = sgf.Sgf_game.from_bytes(saved.read_bytes()).get_root()
     assert root_node.get("RE") == "W+R" and root_node.get("PB") == "human" and root_node.get("GM") == 4
+
+
+def test_setup_stones_of_a_moving_game_are_refused():
+    with pytest.raises(records.RecordError, match="placement games only, not loa"):
+        records.read_sgf(b"(;FF[4]GM[9]SZ[8]AB[aa])")

@@ -220,7 +220,7 @@ def test_bad_options_are_rejected():
         configure("swiss", 8, k=2)
     with pytest.raises(ParameterError, match="rounds"):
         configure("swiss", 8, rounds=0)
-    with pytest.raises(ParameterError, match="n_players"):
+    with pytest.raises(ParameterError, match="1 players: a tournament needs at least 2 agents"):
         configure("round_robin", 1)
 
 

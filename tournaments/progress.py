@@ -41,6 +41,9 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit="game", file=self.out, dynamic_ncols=True, leave=True)
+        elif enabled:  # a pipe or a log hears at once that the run started, then every ``every`` s
+            self.out.write(f"playing {total if total else 'the'} games; progress every {every:g} s\n")
+            self.out.flush()
 
     def tick(self, record) -> None:
         self.done += 1

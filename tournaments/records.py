@@ -155,8 +155,10 @@ def _setup(game, root):
     """The start position: the game's own, or for a placement game with setup stones its text
     board with those stones (and ``PL``'s side to move)."""
     start = game.initial_state(seed=0)
-    if not game.spec.placement or not any(root.has_property(p) for p in ("AB", "AW", "AE")):
+    if not any(root.has_property(p) for p in ("AB", "AW", "AE")):
         return start
+    if not game.spec.placement:
+        raise RecordError(f"setup stones (AB/AW/AE) are read for placement games only, not {game.name}")
     black, white, empty = root.get_setup_stones()
     n = _side(game)
     own = _stones(game, start)

@@ -78,7 +78,7 @@ def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, 
     if system not in S.SYSTEMS:
         raise ParameterError(f"system={system!r}: expected one of {', '.join(S.SYSTEMS)}")
     if not isinstance(n_players, (int, np.integer)) or n_players < 2:
-        raise ParameterError(f"n_players={n_players!r}: expected an integer >= 2")
+        raise ParameterError(f"{n_players!r} players: a tournament needs at least 2 agents")
     n = int(n_players)
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= 100:
         raise ParameterError(f"k={k!r}: expected an integer from 1 to 100 (first to k wins)")

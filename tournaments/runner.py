@@ -310,10 +310,10 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     log = Journal(journal, meta, resume) if journal is not None else None
     executor = make_executor(executor, workers)
     referee = Referee(config, seed)
+    if progress:
+        compile_notice(g.spec)
     records, bar = [], Progress(progress, expected_games(config, seed))
     try:
-        if progress:
-            compile_notice(g.spec)
         executor.start(ctx)
         while batch := referee.next_games():
             jobs, results = [], {}

@@ -111,7 +111,7 @@ def simulate(system, n_players, A, championships, seed=0, **options) -> dict:
     """
     config = configure(system, n_players, **options)
     if n_players < 3:
-        raise ValueError(f"n_players={n_players}: the study's metrics need at least 3 players")
+        raise ValueError(f"{n_players} players: the study's metrics need at least 3")
     if not 0.5 <= A <= 1.0:
         raise ValueError(f"A={A!r}: expected a number in [0.5, 1]")
     if not isinstance(championships, (int, np.integer)) or championships < 2:
