@@ -207,3 +207,15 @@ def encode_stones(s, seat, nn, out):
     to_move = 1.0 if s[H_PLAYER] == seat else 0.0
     for k in range(nn):
         out[2 * nn + k] = to_move
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Set bits of an int64 (bit 63 included). LLVM turns the loop into one popcnt instruction;
+    ``inline="always"`` puts it into each caller at numba-IR level, because LLVM does not inline
+    across separately cached functions and a call per popcount would cost the evaluations dearly."""
+    n = 0
+    while x != 0:
+        x &= x - 1
+        n += 1
+    return n

@@ -413,15 +413,6 @@ def setup(s, p):
 
 
 @njit(cache=True)
-def _popcount(bb):
-    n = 0
-    while bb != 0:
-        bb &= bb - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def validate(s, p):
     """0 if ``s`` is a consistent LOA state, else ``C.error(code, cell)`` (invariants in the module
     docstring, codes in ``STATE_ERRORS``). The pieces are checked first, so every later table
@@ -435,7 +426,7 @@ def validate(s, p):
     ply = s[C.H_PLY]
     player = s[C.H_PLAYER]
     for side in range(2):
-        count = _popcount(s[S_BB + side])
+        count = C.popcount(s[S_BB + side])
         if count < 1 or count > 12:
             return C.error(E_PIECES, S_BB + side)
         if 12 - count > (ply + side) // 2:

@@ -183,27 +183,17 @@ def mobility(s, seat):
 
 
 @njit(cache=True)
-def _popcount(x):
-    """Set bits of an int64 (bit 63 included)."""
-    n = 0
-    while x != 0:  # LLVM turns this loop into one popcnt instruction
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def _weighted_sum(bb, masks):
     """Sum over the pieces of ``bb`` of their index bits: sum_b 2**b * popcount(bb & masks[b])."""
-    return _popcount(bb & masks[0]) + 2 * _popcount(bb & masks[1]) + 4 * _popcount(bb & masks[2])
+    return C.popcount(bb & masks[0]) + 2 * C.popcount(bb & masks[1]) + 4 * C.popcount(bb & masks[2])
 
 
 @njit(cache=True)
 def _pairs(own):
     """Adjacent pairs of pieces (each pair once, in the E, S, SE and SW directions)."""
-    return (_popcount(own & (own >> 1) & NOT_H) + _popcount(own & (own >> 8) & LOW56)
-            + _popcount(own & (own >> 9) & NOT_H & LOW56)
-            + _popcount(own & (own >> 7) & NOT_A & LOW56))
+    return (C.popcount(own & (own >> 1) & NOT_H) + C.popcount(own & (own >> 8) & LOW56)
+            + C.popcount(own & (own >> 9) & NOT_H & LOW56)
+            + C.popcount(own & (own >> 7) & NOT_A & LOW56))
 
 
 @njit(cache=True)
@@ -214,14 +204,14 @@ def _quads(own, cr, cc):
     c = (own >> 8) & LOW56
     d = (own >> 9) & NOT_H & LOW56
     three = (a & b & (c | d)) | (c & d & (a | b))
-    return _popcount(three & WINDOW[int(cr) * 8 + int(cc)])
+    return C.popcount(three & WINDOW[int(cr) * 8 + int(cc)])
 
 
 @njit(cache=True)
 def _static_features(s, seat, out):
     """All features but mobility (``out[4]`` is left alone); see the module docstring."""
     own = s[K.S_BB + seat]
-    n = _popcount(own)
+    n = C.popcount(own)
     if n == 0:
         out[:] = 0.0
         return
@@ -229,7 +219,7 @@ def _static_features(s, seat, out):
     cc = _weighted_sum(own, COL_BIT) / n
     central = 0
     for i in range(PST_VALUE.shape[0]):
-        central += PST_VALUE[i] * _popcount(own & PST_MASK[i])
+        central += PST_VALUE[i] * C.popcount(own & PST_MASK[i])
     cols = own | (own >> 32)
     cols |= cols >> 16
     cols = (cols | (cols >> 8)) & 0xFF

@@ -110,16 +110,6 @@ def _flanks(s, n, a, me):
 
 
 @njit(cache=True)
-def _popcount(x):
-    """Set bits of an int64 (bit 63 included)."""
-    n = 0
-    while x != 0:  # LLVM turns this loop into one popcnt instruction
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def _bitboard_terms(s, p, n, me):
     """Square values and both sides' move counts of a one-word-generator board (N <= 8).
 
@@ -134,17 +124,17 @@ def _bitboard_terms(s, p, n, me):
     m = MASKS[n]
     squares = 0
     for k in range(3):  # corners, plain edge squares, plain inner squares
-        squares += FIXED[k] * (_popcount(own & m[k]) - _popcount(opp & m[k]))
+        squares += FIXED[k] * (C.popcount(own & m[k]) - C.popcount(opp & m[k]))
     occupied = own | opp
     for k in range(3, 15, 3):  # each corner: its cell, C-squares, X-square
-        c_diff = _popcount(own & m[k + 1]) - _popcount(opp & m[k + 1])
-        x_diff = _popcount(own & m[k + 2]) - _popcount(opp & m[k + 2])
+        c_diff = C.popcount(own & m[k + 1]) - C.popcount(opp & m[k + 1])
+        x_diff = C.popcount(own & m[k + 2]) - C.popcount(opp & m[k + 2])
         if occupied & m[k]:
             squares += EDGE * c_diff + INNER * x_diff
         else:
             squares += C_SQUARE * c_diff + X_SQUARE * x_diff
-    mine = _popcount(s[x + K.S_MOVES])
-    theirs = _popcount(np.int64(K._bb_moves(np.uint64(opp), np.uint64(own), p)))
+    mine = C.popcount(s[x + K.S_MOVES])
+    theirs = C.popcount(np.int64(K._bb_moves(np.uint64(opp), np.uint64(own), p)))
     return squares, mine, theirs
 
 
