@@ -1,4 +1,4 @@
-"""Plain depth-limited minimax (STUDY.md §4): the reference every faster search is tested against.
+"""Plain depth-limited minimax: the reference every faster search is tested against.
 
 A preorder traversal in negamax form: at each node the terminal test comes first (a
 finished game scores ``INF - ply`` for a win, so faster wins are preferred), then the repetition

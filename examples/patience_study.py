@@ -1,4 +1,4 @@
-"""Reproduce the patience study (STUDY.md §2): UCT-MCTS with chance nodes on Calculation.
+"""Reproduce the patience study: UCT-MCTS with chance nodes on Calculation.
 
     python examples/patience_study.py --deals 200 --playouts 1000 10000 100000 --seed 0
 

@@ -1,4 +1,4 @@
-"""The championship study (STUDY.md §1): how accurate is each system, and at what cost in games.
+"""The championship study: how accurate is each system, and at what cost in games.
 
 Player model: Np strengths drawn uniformly and rescaled so the weakest is 0 and the strongest 1;
 one game between n and m is won by n with probability 0.5 + (A - 0.5)(F_n - F_m); no draws; the

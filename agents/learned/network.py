@@ -1,6 +1,6 @@
 """The size-independent policy-value network (torch): one set of weights for every board size.
 
-Fully convolutional, after Ben-Assayag & El-Yaniv (STUDY.md §5) with KataGo-style global pooling
+Fully convolutional, after Ben-Assayag & El-Yaniv with KataGo-style global pooling
 in the heads:
 
     planes (B, C, N, N) -> 3x3 conv stem -> ``blocks`` residual blocks (3x3 convs, ``channels``)

@@ -23,7 +23,7 @@ face-down order from the cards still unseen. ``to_text`` does show the stock ord
 format is the full state, for tests and humans.
 
 ## Action Space
-``Discrete(24)``, in the notation of RULES.md (ranks ``A 2 … 9 T J Q K``):
+``Discrete(24)``, in the patience's notation (ranks ``A 2 … 9 T J Q K``):
 
 | ids | move | notation |
 |---|---|---|

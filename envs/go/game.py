@@ -1,4 +1,4 @@
-"""Go on an N x N board, N from 5 to 19 (RULES.md covers 5 to 9), Tromp-Taylor area scoring.
+"""Go on an N x N board, N from 5 to 19, Tromp-Taylor area scoring.
 
 ## Description
 Black (seat 0) and White (seat 1) alternately place a stone on an empty point or pass. After a

@@ -1,4 +1,4 @@
-"""Lines of Action evaluation with Winands' features (STUDY.md §3), over the kernel's bitboards.
+"""Lines of Action evaluation with Winands' features, over the kernel's bitboards.
 
 For each side, with n pieces and centre of mass (CoM) at the mean row and column:
 
