@@ -11,6 +11,7 @@ into one flat float32 row per game (``obs.reshape(n, -1)``). Every function here
 """
 
 import numpy as np
+from numba import prange
 
 from . import _common as C
 from ._specialise import per_game
@@ -52,12 +53,29 @@ def _observe(p, s, seat, pending, legal, obs_row, mask_row):
 
 @per_game
 def reset(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
-    """Start a new episode in every game ``i`` with ``which[i]``; observe every such game."""
-    for i in range(states.shape[0]):
+    """Start a new episode in every game ``i`` with ``which[i]``; observe every such game.
+
+    The games are cut into ``legal.shape[0]`` contiguous blocks, each with its own row of scratch
+    ``legal``, run one after the other here and on numba's threads by ``reset_parallel``; a game's
+    result never depends on its block."""
+    for b in range(legal.shape[0]):
+        _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b)
+
+
+@per_game(parallel=True)
+def reset_parallel(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
+    for b in prange(legal.shape[0]):
+        _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b)
+
+
+@per_game
+def _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b):
+    n, blocks = states.shape[0], legal.shape[0]
+    for i in range(b * n // blocks, (b + 1) * n // blocks):
         if which[i]:
-            _new_episode(p, states[i], rngs[i], seat_mode, seats, i, legal)
+            _new_episode(p, states[i], rngs[i], seat_mode, seats, i, legal[b])
             pending[i] = False
-            _observe(p, states[i], seats[i], False, legal, obs[i], masks[i])
+            _observe(p, states[i], seats[i], False, legal[b], obs[i], masks[i])
 
 
 @per_game
@@ -74,37 +92,64 @@ def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pe
     SAME_STEP autoreset (``same_step == 1``, stable-baselines3's): the step that ends a game writes
     its final observation into ``final[i]``, starts the next episode at once and returns that
     episode's first observation and mask; no step is ever ignored.
+
+    Blocks of games as in ``reset`` (``step_parallel`` runs them on numba's threads); ``legal``
+    and ``returns`` hold one scratch row per block.
     """
-    num_actions = masks.shape[1]
-    for i in range(states.shape[0]):
-        s = states[i]
-        rewards[i] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        illegal[i] = False
-        if pending[i]:
-            _new_episode(p, s, rngs[i], seat_mode, seats, i, legal)
-            pending[i] = False
+    for b in range(legal.shape[0]):
+        _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
+                    obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
+
+
+@per_game(parallel=True)
+def step_parallel(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
+                  obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+    for b in prange(legal.shape[0]):
+        _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
+                    obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
+
+
+@per_game
+def _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
+                obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b):
+    n, blocks = states.shape[0], legal.shape[0]
+    for i in range(b * n // blocks, (b + 1) * n // blocks):
+        _step_game(p, num_players, cap_reason, states[i], rngs[i], seat_mode, seats, i, actions[i],
+                   pending, obs[i], rewards, terminated, truncated, illegal, masks[i], legal[b],
+                   returns[b], same_step, final[i])
+
+
+@per_game
+def _step_game(p, num_players, cap_reason, s, rng, seat_mode, seats, i, a, pending, obs_row,
+               rewards, terminated, truncated, illegal, mask_row, legal, returns, same_step, final_row):
+    """One step of game ``i`` (see ``step``)."""
+    num_actions = mask_row.shape[0]
+    rewards[i] = 0.0
+    terminated[i] = False
+    truncated[i] = False
+    illegal[i] = False
+    if pending[i]:
+        _new_episode(p, s, rng, seat_mode, seats, i, legal)
+        pending[i] = False
+    else:
+        if a < 0 or a >= num_actions or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+            rewards[i] = -1.0
+            terminated[i] = True
+            illegal[i] = True
         else:
-            a = actions[i]
-            if a < 0 or a >= num_actions or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
-                rewards[i] = -1.0
-                terminated[i] = True
-                illegal[i] = True
-            else:
-                G.apply(s, p, a)
-                _opponent_moves(s, p, seats[i], rngs[i], legal)
-                if s[C.H_STATUS] != C.ONGOING:
-                    C.fill_returns(s, num_players, returns)
-                    rewards[i] = returns[seats[i]]
-                    if s[C.H_REASON] == cap_reason and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
-                        truncated[i] = True
-                    else:
-                        terminated[i] = True
-            pending[i] = terminated[i] or truncated[i]
-        _observe(p, s, seats[i], pending[i], legal, obs[i], masks[i])
-        if same_step == 1 and pending[i]:
-            final[i, :] = obs[i]
-            _new_episode(p, s, rngs[i], seat_mode, seats, i, legal)
-            pending[i] = False
-            _observe(p, s, seats[i], False, legal, obs[i], masks[i])
+            G.apply(s, p, a)
+            _opponent_moves(s, p, seats[i], rng, legal)
+            if s[C.H_STATUS] != C.ONGOING:
+                C.fill_returns(s, num_players, returns)
+                rewards[i] = returns[seats[i]]
+                if s[C.H_REASON] == cap_reason and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
+                    truncated[i] = True
+                else:
+                    terminated[i] = True
+        pending[i] = terminated[i] or truncated[i]
+    _observe(p, s, seats[i], pending[i], legal, obs_row, mask_row)
+    if same_step == 1 and pending[i]:
+        final_row[:] = obs_row
+        _new_episode(p, s, rng, seat_mode, seats, i, legal)
+        pending[i] = False
+        _observe(p, s, seats[i], False, legal, obs_row, mask_row)

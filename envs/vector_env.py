@@ -18,6 +18,12 @@ rewards, illegal-action rule and truncation), with these differences, all for sp
 * randomness comes from one SplitMix64 stream per slot seeded from ``reset(seed=...)``, so slot
   i replays identically whatever the batch size.
 
+Large batches run on numba's threads (``num_threads``; by default one per core, and only when each
+thread gets at least ``MIN_GAMES_PER_THREAD`` games, below which waking threads costs more than it
+saves): blocks of games, each with its own scratch, so the games played are the same for every
+thread count. numba's default threading layer (workqueue) must not be entered from two Python
+threads at once: step one vector env per Python thread, or set ``num_threads=1``.
+
 ``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool and ``agent_seat`` (N,).
 """
 
@@ -40,7 +46,8 @@ class ArbiterVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None, **params):
+    def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None,
+                 num_threads=None, **params):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
         if opponent != "random":
@@ -76,8 +83,9 @@ class ArbiterVectorEnv(VectorEnv):
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._illegal = np.zeros(n, dtype=np.bool_)
-        self._legal = np.zeros(g.num_actions, dtype=np.int64)
-        self._returns = np.zeros(g.num_players, dtype=np.float64)
+        blocks = _blocks(n, num_threads)
+        self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
+        self._returns = np.zeros((blocks, g.num_players), dtype=np.float64)
         self._seeded = False
 
     def reset(self, *, seed=None, options=None):
@@ -92,7 +100,8 @@ class ArbiterVectorEnv(VectorEnv):
             which = np.asarray(options["reset_mask"], dtype=np.bool_)
             if which.shape != (self.num_envs,):
                 raise ParameterError(f"reset_mask of shape {which.shape}: expected ({self.num_envs},) booleans")
-        self._kernel.reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
+        reset = self._kernel.reset_parallel if self._legal.shape[0] > 1 else self._kernel.reset
+        reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
                 which, self._pending, self._obs.reshape(self.num_envs, -1), self._masks, self._legal)
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
 
@@ -111,7 +120,8 @@ class ArbiterVectorEnv(VectorEnv):
         if not self._seeded:
             raise ParameterError("step() before reset(): call reset() first")
         flat = self._obs.reshape(self.num_envs, -1)
-        self._kernel.step(self._p, self.game.num_players, self._cap_reason, self._states,
+        step = self._kernel.step_parallel if self._legal.shape[0] > 1 else self._kernel.step
+        step(self._p, self.game.num_players, self._cap_reason, self._states,
                           self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False),
                           self._pending, flat, self._rewards, self._terminated, self._truncated,
                           self._illegal, self._masks, self._legal, self._returns,
@@ -134,3 +144,19 @@ class ArbiterVectorEnv(VectorEnv):
         if self.render_mode == "rgb_array":
             return tuple(render.rgb(self.game, s) for s in self._states)
         return None
+
+
+MIN_GAMES_PER_THREAD = 128
+
+
+def _blocks(num_envs: int, num_threads) -> int:
+    """How many blocks of games one step runs in parallel (one per thread)."""
+    import numba
+
+    available = numba.config.NUMBA_NUM_THREADS
+    if num_threads is None:
+        return max(1, min(available, num_envs // MIN_GAMES_PER_THREAD))
+    if not isinstance(num_threads, (int, np.integer)) or isinstance(num_threads, bool) or not 1 <= num_threads <= available:
+        raise ParameterError(f"num_threads={num_threads!r}: expected None or an integer from 1 to {available} "
+                             "(numba's thread count, NUMBA_NUM_THREADS)")
+    return min(int(num_threads), num_envs)

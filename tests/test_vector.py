@@ -102,6 +102,29 @@ def test_seeding_is_deterministic_and_per_slot():
     assert np.array_equal(run(8, 5)[0], run(16, 5)[0][:8])
 
 
+@pytest.mark.parametrize("game, params", [("go", {"size": 5}), ("calculation", {})])
+def test_threads_change_nothing_but_speed(game, params):
+    """Blocks of games on numba's threads play exactly the games one thread plays, with the
+    learner's own actions and SB3's same-step autoreset as with Gymnasium's."""
+    import numba
+
+    threads = numba.config.NUMBA_NUM_THREADS
+    seat = "random" if game == "go" else 0
+    one = _play(ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=1, **params), 3, 40)
+    many = _play(ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=threads, **params), 3, 40)
+    assert all(np.array_equal(x, y) for x, y in zip(one, many))
+    finals = []
+    for n_threads in (1, threads):
+        vec = ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=n_threads, **params)
+        vec.reset(seed=3)
+        final = np.zeros((9, vec._obs[0].size), dtype=np.float32)
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            vec._advance(_random_actions(vec._masks, rng), final=final)
+        finals.append((vec.states(), final.copy()))
+    assert np.array_equal(finals[0][0], finals[1][0]) and np.array_equal(finals[0][1], finals[1][1])
+
+
 def test_reset_mask_and_argument_errors():
     vec = ArbiterVectorEnv(num_envs=4, game="gomoku", size=7, agent_seat=1)
     obs, info = vec.reset(seed=0)
@@ -114,6 +137,9 @@ def test_reset_mask_and_argument_errors():
         ArbiterVectorEnv(num_envs=4, game="gomoku", opponent="greedy")
     with pytest.raises(ParameterError):
         ArbiterVectorEnv(num_envs=0, game="gomoku")
+    for bad in (0, -1, 10**6, 1.5, True, "2"):
+        with pytest.raises(ParameterError, match="num_threads"):
+            ArbiterVectorEnv(num_envs=4, game="gomoku", num_threads=bad)
 
 
 def test_vector_render_and_registration():
