@@ -19,6 +19,7 @@ from ._specialise import per_game
 G = None  # the game's hook namespace, bound per game by envs._specialise
 
 SEAT_RANDOM = -1  # ``agent_seat="random"``: a fresh seat per episode, drawn from the game's stream
+SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]`` follows the mover
 
 
 # -- episodes ------------------------------------------------------------------------------------
@@ -34,7 +35,10 @@ def _opponent_moves(s, p, seat, rng, legal):
 @per_game
 def _new_episode(p, s, rng, seat_mode, seats, i, legal):
     G.init(s, p, rng)
-    seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
+    if seat_mode == SEAT_SELF:
+        seats[i] = s[C.H_PLAYER]
+    else:
+        seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
     _opponent_moves(s, p, seats[i], rng, legal)
 
 
@@ -80,7 +84,7 @@ def _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, 
 
 @per_game
 def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-         obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+         obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
     """One step of every game.
 
     NEXT_STEP autoreset (``same_step == 0``, Gymnasium's): a game that ended on the previous step
@@ -88,6 +92,10 @@ def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pe
     learner's action is checked (an illegal one ends the episode with -1), played, and the random
     opponent replies until the learner is to move. A finished game's mask is all ones: its next
     action is ignored, and a masked policy must still be able to sample one.
+
+    Self-play (``seat_mode == SEAT_SELF``): no opponent; the action is the mover's, ``seats[i]``
+    becomes the next mover (it stays the last mover when the game ends), ``rewards[i]`` is the
+    return of the seat that moved and ``all_rewards[i]`` every seat's (in both modes).
 
     SAME_STEP autoreset (``same_step == 1``, stable-baselines3's): the step that ends a game writes
     its final observation into ``final[i]``, starts the next episode at once and returns that
@@ -98,33 +106,35 @@ def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pe
     """
     for b in range(legal.shape[0]):
         _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                    obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
+                    obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
 
 
 @per_game(parallel=True)
 def step_parallel(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                  obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+                  obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
     for b in prange(legal.shape[0]):
         _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                    obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
+                    obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
 
 
 @per_game
 def _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b):
+                obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b):
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
         _step_game(p, num_players, cap_reason, states[i], rngs[i], seat_mode, seats, i, actions[i],
-                   pending, obs[i], rewards, terminated, truncated, illegal, masks[i], legal[b],
-                   returns[b], same_step, final[i])
+                   pending, obs[i], rewards, all_rewards[i], terminated, truncated, illegal, masks[i],
+                   legal[b], returns[b], same_step, final[i])
 
 
 @per_game
 def _step_game(p, num_players, cap_reason, s, rng, seat_mode, seats, i, a, pending, obs_row,
-               rewards, terminated, truncated, illegal, mask_row, legal, returns, same_step, final_row):
+               rewards, rewards_row, terminated, truncated, illegal, mask_row, legal, returns, same_step,
+               final_row):
     """One step of game ``i`` (see ``step``)."""
     num_actions = mask_row.shape[0]
     rewards[i] = 0.0
+    rewards_row[:] = 0.0
     terminated[i] = False
     truncated[i] = False
     illegal[i] = False
@@ -134,14 +144,21 @@ def _step_game(p, num_players, cap_reason, s, rng, seat_mode, seats, i, a, pendi
     else:
         if a < 0 or a >= num_actions or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
             rewards[i] = -1.0
+            rewards_row[seats[i]] = -1.0
             terminated[i] = True
             illegal[i] = True
         else:
             G.apply(s, p, a)
-            _opponent_moves(s, p, seats[i], rng, legal)
+            mover = seats[i]
+            if seat_mode == SEAT_SELF:
+                if s[C.H_STATUS] == C.ONGOING:
+                    seats[i] = s[C.H_PLAYER]
+            else:
+                _opponent_moves(s, p, mover, rng, legal)
             if s[C.H_STATUS] != C.ONGOING:
                 C.fill_returns(s, num_players, returns)
-                rewards[i] = returns[seats[i]]
+                rewards_row[:] = returns
+                rewards[i] = returns[mover]
                 if s[C.H_REASON] == cap_reason and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
                     truncated[i] = True
                 else:

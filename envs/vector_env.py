@@ -24,7 +24,16 @@ saves): blocks of games, each with its own scratch, so the games played are the 
 thread count. numba's default threading layer (workqueue) must not be entered from two Python
 threads at once: step one vector env per Python thread, or set ``num_threads=1``.
 
-``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool and ``agent_seat`` (N,).
+``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool, ``agent_seat`` (N,) and
+``rewards`` (N, num_players): every seat's reward this step.
+
+Self-play (``opponent="self"``), for training one policy on both seats of two-player games in
+batches, as pgx and OpenSpiel's ``rl_environment`` do: there is no opponent, every step plays the
+action of the seat to move, ``info["agent_seat"]`` is the seat to move next (whose observation,
+from its own point of view, and mask are returned), and the reward is that of the seat that just
+moved (its return when its move ended the game, else 0; ``info["rewards"]`` has both seats'). At a
+game's end ``agent_seat`` stays the seat that made the last move, so the final observation and the
+reward belong to the same seat.
 """
 
 from __future__ import annotations
@@ -50,13 +59,14 @@ class ArbiterVectorEnv(VectorEnv):
                  num_threads=None, **params):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
-        if opponent != "random":
+        if opponent not in ("random", "self"):
             raise ParameterError(
-                f"opponent={opponent!r}: the vector env plays only the fused 'random' opponent; "
-                "use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
+                f"opponent={opponent!r}: the vector env plays the fused 'random' opponent or 'self' "
+                "(self-play); use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
             )
         self.game = make_game(game, **params)
-        seats = (0, 1, "random") if self.game.num_players == 2 else (0,)
+        self.opponent = opponent
+        seats = (0, 1, "random") if self.game.num_players == 2 and opponent == "random" else (0,)
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
             raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -71,7 +81,7 @@ class ArbiterVectorEnv(VectorEnv):
         n, g = self.num_envs, self.game
         self._p = g.kernel_params
         self._kernel = compiled(K, g.spec)
-        self._seat_mode = K.SEAT_RANDOM if agent_seat == "random" else agent_seat
+        self._seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
         self._cap_reason = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
         self._rngs = np.zeros((n, 1), dtype=np.uint64)
@@ -80,6 +90,7 @@ class ArbiterVectorEnv(VectorEnv):
         self._obs = np.zeros((n, *self.single_observation_space.shape), dtype=np.float32)
         self._masks = np.zeros((n, g.num_actions), dtype=np.int8)
         self._rewards = np.zeros(n, dtype=np.float64)
+        self._all_rewards = np.zeros((n, g.num_players), dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._illegal = np.zeros(n, dtype=np.bool_)
@@ -107,7 +118,8 @@ class ArbiterVectorEnv(VectorEnv):
 
     def step(self, actions):
         self._advance(actions, final=None)
-        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy()}
+        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy(),
+                "rewards": self._all_rewards.copy()}
         return self._obs.copy(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
 
     def _advance(self, actions, final=None):
@@ -123,7 +135,7 @@ class ArbiterVectorEnv(VectorEnv):
         step = self._kernel.step_parallel if self._legal.shape[0] > 1 else self._kernel.step
         step(self._p, self.game.num_players, self._cap_reason, self._states,
                           self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False),
-                          self._pending, flat, self._rewards, self._terminated, self._truncated,
+                          self._pending, flat, self._rewards, self._all_rewards, self._terminated, self._truncated,
                           self._illegal, self._masks, self._legal, self._returns,
                           0 if final is None else 1, flat if final is None else final)
 
