@@ -82,91 +82,100 @@ def _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, 
             _observe(p, states[i], seats[i], False, legal[b], obs[i], masks[i])
 
 
+# ``cfg``, the batch's constants: number of players, the reason code of a game cut off by
+# max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP autoreset
+CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP = range(4)
+# what a step did to one game, as bits
+TERMINATED, TRUNCATED, ILLEGAL, PENDING = 1, 2, 4, 8
+
+
 @per_game
-def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-         obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
+         truncated, illegal, masks, legal, final):
     """One step of every game.
 
-    NEXT_STEP autoreset (``same_step == 0``, Gymnasium's): a game that ended on the previous step
-    (``pending``) starts a new episode and ignores its action (reward 0, not done). Otherwise the
-    learner's action is checked (an illegal one ends the episode with -1), played, and the random
-    opponent replies until the learner is to move. A finished game's mask is all ones: its next
-    action is ignored, and a masked policy must still be able to sample one.
+    NEXT_STEP autoreset (Gymnasium's): a game that ended on the previous step (``pending``)
+    starts a new episode and ignores its action (reward 0, not done). Otherwise the learner's
+    action is checked (an illegal one ends the episode with -1), played, and the random opponent
+    replies until the learner is to move. A finished game's mask is all ones: its next action is
+    ignored, and a masked policy must still be able to sample one.
 
-    Self-play (``seat_mode == SEAT_SELF``): no opponent; the action is the mover's, ``seats[i]``
+    Self-play (seat mode ``SEAT_SELF``): no opponent; the action is the mover's, ``seats[i]``
     becomes the next mover (it stays the last mover when the game ends), ``rewards[i]`` is the
     return of the seat that moved and ``all_rewards[i]`` every seat's (in both modes).
 
-    SAME_STEP autoreset (``same_step == 1``, stable-baselines3's): the step that ends a game writes
-    its final observation into ``final[i]``, starts the next episode at once and returns that
-    episode's first observation and mask; no step is ever ignored.
+    SAME_STEP autoreset (stable-baselines3's): the step that ends a game writes its final
+    observation into ``final[i]``, starts the next episode at once and returns that episode's
+    first observation and mask; no step is ever ignored.
 
     Blocks of games as in ``reset`` (``step_parallel`` runs them on numba's threads); ``legal``
-    and ``returns`` hold one scratch row per block.
+    holds one scratch row per block.
     """
     for b in range(legal.shape[0]):
-        _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                    obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
+        _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
+                    terminated, truncated, illegal, masks, legal, final, b)
 
 
 @per_game(parallel=True)
-def step_parallel(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                  obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+def step_parallel(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
+                  truncated, illegal, masks, legal, final):
     for b in prange(legal.shape[0]):
-        _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                    obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b)
+        _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
+                    terminated, truncated, illegal, masks, legal, final, b)
 
 
 @per_game
-def _step_block(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-                obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final, b):
+def _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
+                truncated, illegal, masks, legal, final, b):
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
-        _step_game(p, num_players, cap_reason, states[i], rngs[i], seat_mode, seats, i, actions[i],
-                   pending, obs[i], rewards, all_rewards[i], terminated, truncated, illegal, masks[i],
-                   legal[b], returns[b], same_step, final[i])
+        mover = seats[i]
+        done = _step_game(p, cfg, states[i], rngs[i], seats, i, actions[i], pending[i], obs[i],
+                          all_rewards[i], masks[i], legal[b], final[i])
+        rewards[i] = all_rewards[i, mover]
+        terminated[i] = (done & TERMINATED) != 0
+        truncated[i] = (done & TRUNCATED) != 0
+        illegal[i] = (done & ILLEGAL) != 0
+        pending[i] = (done & PENDING) != 0
 
 
 @per_game
-def _step_game(p, num_players, cap_reason, s, rng, seat_mode, seats, i, a, pending, obs_row,
-               rewards, rewards_row, terminated, truncated, illegal, mask_row, legal, returns, same_step,
-               final_row):
-    """One step of game ``i`` (see ``step``)."""
-    num_actions = mask_row.shape[0]
-    rewards[i] = 0.0
+def step_one(p, cfg, s, rng, seats, a, pending, obs_row, rewards_row, mask_row, legal, final_row):
+    """``step`` for a batch of one game, with the fewest arguments: the single Gymnasium env's
+    step, where the call itself is most of the cost. Returns the step's bits."""
+    return _step_game(p, cfg, s, rng, seats, 0, a, pending, obs_row, rewards_row, mask_row, legal, final_row)
+
+
+@per_game
+def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row):
+    """One step of game ``i`` (see ``step``): every seat's reward into ``rewards_row``, what
+    happened as bits (``TERMINATED``, ``TRUNCATED``, ``ILLEGAL``, ``PENDING``)."""
+    seat_mode = cfg[CFG_SEAT_MODE]
     rewards_row[:] = 0.0
-    terminated[i] = False
-    truncated[i] = False
-    illegal[i] = False
-    if pending[i]:
+    done = 0
+    if pending:
         _new_episode(p, s, rng, seat_mode, seats, i, legal)
-        pending[i] = False
+    elif a < 0 or a >= mask_row.shape[0] or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        rewards_row[seats[i]] = -1.0
+        done = TERMINATED | ILLEGAL
     else:
-        if a < 0 or a >= num_actions or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
-            rewards[i] = -1.0
-            rewards_row[seats[i]] = -1.0
-            terminated[i] = True
-            illegal[i] = True
+        G.apply(s, p, a)
+        if seat_mode == SEAT_SELF:
+            if s[C.H_STATUS] == C.ONGOING:
+                seats[i] = s[C.H_PLAYER]
         else:
-            G.apply(s, p, a)
-            mover = seats[i]
-            if seat_mode == SEAT_SELF:
-                if s[C.H_STATUS] == C.ONGOING:
-                    seats[i] = s[C.H_PLAYER]
+            _opponent_moves(s, p, seats[i], rng, legal)
+        if s[C.H_STATUS] != C.ONGOING:
+            C.fill_returns(s, cfg[CFG_PLAYERS], rewards_row)
+            if s[C.H_REASON] == cfg[CFG_CAP_REASON] and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
+                done = TRUNCATED
             else:
-                _opponent_moves(s, p, mover, rng, legal)
-            if s[C.H_STATUS] != C.ONGOING:
-                C.fill_returns(s, num_players, returns)
-                rewards_row[:] = returns
-                rewards[i] = returns[mover]
-                if s[C.H_REASON] == cap_reason and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
-                    truncated[i] = True
-                else:
-                    terminated[i] = True
-        pending[i] = terminated[i] or truncated[i]
-    _observe(p, s, seats[i], pending[i], legal, obs_row, mask_row)
-    if same_step == 1 and pending[i]:
+                done = TERMINATED
+    ended = (done & (TERMINATED | TRUNCATED)) != 0
+    _observe(p, s, seats[i], ended, legal, obs_row, mask_row)
+    if cfg[CFG_SAME_STEP] == 1 and ended:
         final_row[:] = obs_row
         _new_episode(p, s, rng, seat_mode, seats, i, legal)
-        pending[i] = False
         _observe(p, s, seats[i], False, legal, obs_row, mask_row)
+        return done
+    return (done | PENDING) if ended else done

@@ -37,9 +37,10 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import _common as C
 from . import make_game
 from .core import IllegalActionError, ParameterError
-from .gym_env import action_mask, ended_by_max_moves, observation_box
+from .gym_env import ended_by_max_moves, observation_box
 from .registry import spec as game_spec
 
 LAYOUTS = ("arbiter", "classic")
@@ -77,9 +78,16 @@ class ArbiterAEC(AECEnv, EzPickle):
         self.observation_spaces = {a: spaces.Dict({"observation": board, "action_mask": mask}) for a in self.agents}
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.agents}
         self.np_random, _ = seeding.np_random(None)
-        self.state = None
+        self._ops, self._p = self.game._ops, self.game.kernel_params
+        self._state = None
         self._previous = None
-        self._last_move = None
+        self._last_action = None
+
+    @property
+    def state(self):
+        """A copy of the current position (None before the first reset): the env steps its own
+        position without validating it again, so it never hands out the array itself."""
+        return None if self._state is None else self._state.copy()
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -90,8 +98,10 @@ class ArbiterAEC(AECEnv, EzPickle):
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
         to_move = agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]
-        mask = action_mask(self.game, self.state) if to_move else np.zeros(self.game.num_actions, dtype=np.int8)
-        planes = self.game.observation(self.state, seat)
+        planes = np.empty(self.game.observation_shape, dtype=np.float32)
+        mask = np.empty(self.game.num_actions, dtype=np.int8)
+        # the env's own position: observed without validating it again (reset and step made it)
+        self._ops.observe_masked(self._state, self._p, seat, to_move, planes.reshape(-1), mask)
         if self.classic and planes.ndim == 3:
             planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
         return {"observation": planes, "action_mask": mask}
@@ -99,37 +109,40 @@ class ArbiterAEC(AECEnv, EzPickle):
     def reset(self, seed=None, options=None):
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
-        self._previous = self._last_move = None
+        self._state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
+        self._previous = self._last_action = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
         self._render_human()
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
+        action = self.game.check_action(action)
+        # ``reset`` and earlier steps made ``self._state``: only the action needs checking
+        nxt = self._ops.play(self._state, self._p, action)
+        if nxt.size == 0:
+            raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal here")
         self._cumulative_rewards[agent] = 0.0
-        self._last_move = self.game.action_to_str(self.state, self.game.check_action(action))
-        self._previous = self.state
-        self.state = self.game.apply(self.state, action)  # raises IllegalActionError if illegal
+        self._previous, self._state, self._last_action = self._state, nxt, action
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.game.is_terminal(self.state):
-            returns = self.game.returns(self.state)
+        if nxt[C.H_STATUS] != C.ONGOING:
+            returns = self.game.returns(nxt)
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
-            ended = self.truncations if ended_by_max_moves(self.game, self.state) else self.terminations
+            ended = self.truncations if ended_by_max_moves(self.game, self._state) else self.terminations
             for a in self.agents:
                 ended[a] = True
             # as in PettingZoo classic, the next seat sees the final rewards first
             seat = self.possible_agents.index(agent)
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+            self.agent_selection = self.possible_agents[nxt.item(C.H_PLAYER)]
         self._accumulate_rewards()
         self._render_human()
 
@@ -142,8 +155,20 @@ class ArbiterAEC(AECEnv, EzPickle):
         from . import render
 
         if self.render_mode == "ansi":
-            return render.ansi(self.game, self.state, self._last_move)
-        return render.rgb(self.game, self.state, self._previous)
+            return render.ansi(self.game, self._state, self._last_move())
+        return render.rgb(self.game, self._state, self._previous)
+
+    def _last_move(self):
+        """The last move in the game's notation (written when shown, not on every step)."""
+        if self._last_action is None:
+            return None
+        return self.game.action_to_str(self._previous, self._last_action)
+
+    def _describe(self, action) -> str:
+        try:
+            return self.game.action_to_str(self._state, action)
+        except ValueError:
+            return "no such move"
 
     def close(self):
         view = getattr(self, "_view", None)
@@ -151,12 +176,12 @@ class ArbiterAEC(AECEnv, EzPickle):
             view.close()
 
     def _render_human(self):
-        if self.render_mode == "human" and self.state is not None:
+        if self.render_mode == "human" and self._state is not None:
             if getattr(self, "_view", None) is None:
                 from .render import HumanView
 
                 self._view = HumanView(self.metadata["render_fps"])
-            self._view.show(self.game, self.state, self._previous, self._last_move)
+            self._view.show(self.game, self._state, self._previous, self._last_move())
 
 
 def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:

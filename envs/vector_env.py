@@ -82,7 +82,10 @@ class ArbiterVectorEnv(VectorEnv):
         self._p = g.kernel_params
         self._kernel = compiled(K, g.spec)
         self._seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
-        self._cap_reason = -1 if g.max_moves_reason is None else g.max_moves_reason
+        self._cfg = np.zeros(4, dtype=np.int64)  # the kernel's batch constants (CFG_*)
+        self._cfg[K.CFG_PLAYERS] = g.num_players
+        self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
+        self._cfg[K.CFG_SEAT_MODE] = self._seat_mode
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
         self._rngs = np.zeros((n, 1), dtype=np.uint64)
         self._seats = np.zeros(n, dtype=np.int64)
@@ -96,7 +99,6 @@ class ArbiterVectorEnv(VectorEnv):
         self._illegal = np.zeros(n, dtype=np.bool_)
         blocks = _blocks(n, num_threads)
         self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
-        self._returns = np.zeros((blocks, g.num_players), dtype=np.float64)
         self._seeded = False
 
     def reset(self, *, seed=None, options=None):
@@ -133,11 +135,10 @@ class ArbiterVectorEnv(VectorEnv):
             raise ParameterError("step() before reset(): call reset() first")
         flat = self._obs.reshape(self.num_envs, -1)
         step = self._kernel.step_parallel if self._legal.shape[0] > 1 else self._kernel.step
-        step(self._p, self.game.num_players, self._cap_reason, self._states,
-                          self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False),
-                          self._pending, flat, self._rewards, self._all_rewards, self._terminated, self._truncated,
-                          self._illegal, self._masks, self._legal, self._returns,
-                          0 if final is None else 1, flat if final is None else final)
+        self._cfg[K.CFG_SAME_STEP] = 0 if final is None else 1
+        step(self._p, self._cfg, self._states, self._rngs, self._seats, actions.astype(np.int64, copy=False),
+             self._pending, flat, self._rewards, self._all_rewards, self._terminated, self._truncated,
+             self._illegal, self._masks, self._legal, flat if final is None else final)
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool legal-action masks (sb3-contrib convention)."""
