@@ -15,11 +15,12 @@ Rewards are given only at the end: each seat's return (+1 / -1 / 0; Calculation 
 A game that ends by reaching ``max_moves`` (LOA, Go) sets ``truncations`` instead of
 ``terminations``, as the Gymnasium env does.
 
-Illegal moves are handled exactly as PettingZoo classic does: ``env()`` wraps ``raw_env`` in
-``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game ends),
-``CheckActionWrapper`` (PettingZoo's ``AssertOutOfBoundsWrapper`` with a typed error: an action
-outside the action space raises ``envs.IllegalActionError``) and ``OrderEnforcingWrapper``. ``raw_env`` itself raises
-``envs.IllegalActionError`` on an illegal action.
+Illegal moves are handled exactly as PettingZoo classic does, whose ``env()`` wraps its raw env
+in ``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game
+ends), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``: ours does the same in one layer,
+``ClassicWrapper`` (an ``OrderEnforcingWrapper``), with a typed error for an action outside the
+action space (``envs.IllegalActionError``). ``raw_env`` itself raises ``envs.IllegalActionError``
+on an illegal action.
 
 ``reset(seed=...)`` determines the deal (Calculation); the board games have no chance.
 
@@ -36,6 +37,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from . import _common as C
 from . import make_game
@@ -125,10 +127,15 @@ class ArbiterAEC(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         action = self.game.check_action(action)
+        if not self._play(agent, action):
+            raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal here")
+
+    def _play(self, agent, action: int) -> bool:
+        """Play ``agent``'s in-range ``action``; False (and nothing changed) if it is illegal."""
         # ``reset`` and earlier steps made ``self._state``: only the action needs checking
         nxt = self._ops.play(self._state, self._p, action)
         if nxt.size == 0:
-            raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal here")
+            return False
         self._cumulative_rewards[agent] = 0.0
         self._previous, self._state, self._last_action = self._state, nxt, action
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -145,6 +152,7 @@ class ArbiterAEC(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[nxt.item(C.H_PLAYER)]
         self._accumulate_rewards()
         self._render_human()
+        return True
 
     def render(self):
         if self.render_mode is None:
@@ -189,25 +197,60 @@ def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
     return ArbiterAEC(game, render_mode=render_mode, layout=layout, **params)
 
 
-class CheckActionWrapper(wrappers.BaseWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with a typed error: an action outside the action
-    space (or not an integer) raises ``envs.IllegalActionError``, a ``ValueError``, where the
-    classic wrapper's bare ``assert`` raises ``AssertionError`` (and vanishes under ``python -O``)."""
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """What PettingZoo classic's three wrappers do, in one layer over ``raw_env``.
+
+    ``OrderEnforcingWrapper`` (it is one: errors for calls before ``reset``, ``agent_iter``'s
+    checks), ``AssertOutOfBoundsWrapper`` with a typed error (an action outside the action space
+    raises ``envs.IllegalActionError``, a ``ValueError``, where the classic wrapper's bare
+    ``assert`` raises ``AssertionError`` and vanishes under ``python -O``) and
+    ``TerminateIllegalWrapper`` (an illegal action ends the game: the offender gets
+    ``illegal_reward``, the others 0, every agent is terminated and truncated, as there).
+
+    One layer because each wrapper reaches the env's attributes through ``__getattr__``: three
+    layers of it cost several times the move itself.
+    """
+
+    def __init__(self, env: ArbiterAEC, illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+        self._terminated = False  # ended by an illegal action
+
+    def reset(self, seed=None, options=None):
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
     def step(self, action):
-        agent = self.agent_selection
-        done = self.terminations[agent] or self.truncations[agent]
-        if not (action is None and done) and not self.action_space(agent).contains(action):
-            raise IllegalActionError(
-                f"action {action!r} is outside the action space Discrete({self.action_space(agent).n})"
-            )
-        super().step(action)
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if not (action is None and done):
+            action = raw.game.check_action(action)  # IllegalActionError outside the action space
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+        elif done:
+            raw.step(action)
+        elif not raw._play(agent, action):
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
 
 
 def env(game, render_mode=None, layout="arbiter", **params):
-    """The AEC env wrapped as PettingZoo classic envs are (see the module docstring), with an
-    out-of-range action a typed error (``CheckActionWrapper``)."""
-    wrapped = raw_env(game, render_mode=render_mode, layout=layout, **params)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = CheckActionWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """The AEC env wrapped as PettingZoo classic envs are (``ClassicWrapper``: order enforcing,
+    an out-of-range action a typed error, an illegal action ends the game with -1)."""
+    return ClassicWrapper(raw_env(game, render_mode=render_mode, layout=layout, **params), illegal_reward=-1)
