@@ -244,21 +244,24 @@ class ArbiterEnv(gym.Env):
 
     def _step_fused(self, action):
         v = self._fused
-        legal = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
-            and 0 <= action < self.game.num_actions and v._masks[0, action] == 1
+        p, cfg, state, rng, seats = self._one
+        flat, rewards, mask, scratch, obs = self._one_out
+        if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
+            legal = 0 <= action < mask.shape[0] and mask[action] == 1
+        else:
+            legal = False
         if not legal and self.illegal_action == "raise":
             raise IllegalActionError(
-                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(v._masks[0]).tolist()}"
+                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(mask).tolist()}"
             )
         if self.render_mode is not None:
             self._previous = self._state.copy()
-        p, cfg, state, rng, seats = self._one
-        flat, rewards, mask, scratch, obs = self._one_out
         done = v._kernel.step_one(p, cfg, state, rng, seats, int(action) if legal else -1, False,
                                   flat, rewards, mask, scratch, flat)
         terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
         self._done = terminated or truncated
-        self._render_human()
+        if self.render_mode == "human":
+            self._render_human()
         info = {"action_mask": np.zeros_like(mask) if self._done else mask.copy(), "illegal_action": not legal}
         return obs.copy(), float(rewards[self._seat]), terminated, truncated, info
 
