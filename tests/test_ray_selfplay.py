@@ -3,7 +3,10 @@ the learner, the learner's new weights are the ones the actors play next, actors
 live for the run, and a fixed seed and actor count give the same run. A real local Ray (2 CPUs,
 no dashboard) runs the actors; the nets and searches are tiny."""
 
+import importlib.util
+import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +14,9 @@ import pytest
 torch = pytest.importorskip("torch", reason='needs the learn extra: pip install "arbiter-games[learn]"')
 ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
 
-from agents.learned import distributed, train  # noqa: E402
+from agents.learned import distributed, train, weights  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 torch.set_num_threads(1)
 
@@ -46,7 +51,9 @@ def test_actors_play_with_the_learners_latest_weights(local_ray):
         assert report["version"] == 0 and report["weights"] == initial and report["positions"] > 2 * 10
     for report in reports_two:  # ... and the learner's new weights in the next iteration
         assert report["version"] == 1 and report["weights"] == after_one and report["positions"] > 2 * 10
-    assert [r["pid"] for r in reports_two] == [r["pid"] for r in reports_one]  # warmed once, kept
+    # every actor warmed its compiled code before its first game, once: the same processes play on
+    assert [r["actor"] for r in executor.ready] == [0, 1] and all(r["warm_up_seconds"] > 0 for r in executor.ready)
+    assert [r["pid"] for r in executor.ready] == [r["pid"] for r in reports_one] == [r["pid"] for r in reports_two]
     assert len({r["pid"] for r in reports_one}) == 2
     assert first["positions"] == sum(r["positions"] for r in reports_one)
     assert first["actors"] == [{"actor": r["actor"], "positions": r["positions"], "weights": r["weights"][:16]}
@@ -59,27 +66,16 @@ def test_a_fixed_seed_and_actor_count_repeat_the_run(local_ray):
     runs = []
     for _ in range(2):
         with train.Trainer(train.Config(**CONFIG), executor=distributed.RaySelfPlay(actors=2)) as trainer:
-            trainer.iteration()
+            entry = trainer.iteration()
             runs.append(trainer)
     a, b = (t.buffer.data[6] for t in runs)
     assert a["count"] == b["count"] > 0
     for name in train.FIELDS:
         np.testing.assert_array_equal(a[name][:a["count"]], b[name][:b["count"]])
     assert digest(runs[0].net) == digest(runs[1].net)
-    with train.Trainer(train.Config(**{**CONFIG, "seed": 6}), executor=distributed.RaySelfPlay(actors=2)) as other:
-        other.iteration()
-    assert other.buffer.data[6]["count"] != a["count"] or \
-        not np.array_equal(other.buffer.data[6]["planes"][:a["count"]], a["planes"][:a["count"]])
-
-
-def test_ready_reports_a_warm_up_per_actor(local_ray):
-    executor = distributed.RaySelfPlay(actors=2)
-    try:
-        ready = executor.start(train.Config(**CONFIG), {"in_planes": 4, "channels": 8, "blocks": 1,
-                                                        "ownership": True})
-    finally:
-        executor.close()
-    assert [r["actor"] for r in ready] == [0, 1] and all(r["warm_up_seconds"] > 0 for r in ready)
+    # the two actors had seeds of their own: their games (same weights, same number) differ
+    n0, n1 = (r["positions"] for r in entry["actors"])
+    assert n0 != n1 or not np.array_equal(a["policy"][:n0], a["policy"][n0:n0 + n1])
 
 
 def test_too_few_games_for_the_actors_is_a_clear_error(local_ray):
@@ -110,3 +106,34 @@ def test_without_ray_the_error_names_the_extra(monkeypatch):
 
 def test_shares_split_the_games_evenly():
     assert distributed.shares(7, 3) == [3, 2, 2] and distributed.shares(4, 4) == [1, 1, 1, 1]
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("train_alphazero_script", ROOT / "examples" / "train_alphazero.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_example_trains_on_ray_and_resumes(local_ray, tmp_path, capsys):
+    example = _example()
+    argv = ["--game", "go", "--sizes", "5", "--channels", "8", "--blocks", "1", "--simulations", "4",
+            "--fast-simulations", "2", "--games", "2", "--executor", "ray", "--actors", "2",
+            "--checkpoint", str(tmp_path / "go.ckpt"), "--out", str(tmp_path / "go.pt")]
+    example.main([*argv, "--iterations", "1"])
+    example.main([*argv, "--iterations", "2"])  # the same command, one more iteration: resumes
+    out = capsys.readouterr().out
+    assert "resumed" in out and "done: 2 iterations" in out
+    assert len(re.findall(r"^iteration=\d .*actors=\[\{'actor': 0, .*'actor': 1, ", out, re.M)) == 2
+    meta = weights.read_meta(tmp_path / "go.pt")
+    assert meta["training"]["iterations"] == 2 and "--executor ray" in meta["training"]["command"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--address", "auto"], "--address and --actors need --executor ray"),
+    (["--executor", "ray", "--actors", "0"], "actors=0"),
+])
+def test_the_example_refuses_bad_options(extra, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        _example().main(["--iterations", "0", *extra])
+    assert e.value.code == 2 and message in capsys.readouterr().err

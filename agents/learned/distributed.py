@@ -151,6 +151,7 @@ class RaySelfPlay:
         self._actors: list = []
         self.replayed = 0  # shares played again because their actor was lost
         self.reports: list[dict] = []  # the last iteration's actor reports (without the samples)
+        self.ready: list[dict] = []  # each actor's pid and warm-up time, once it is up
 
     def start(self, config, architecture: dict) -> list[dict]:
         """Start the actors (each warms up before it answers); returns their ``ready`` reports."""
@@ -171,7 +172,8 @@ class RaySelfPlay:
         self._architecture = dict(architecture)
         self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_SelfPlayActor)
         self._actors = [self._new_actor(k) for k in range(n)]
-        return ray.get([actor.ready.remote() for actor in self._actors])
+        self.ready = ray.get([actor.ready.remote() for actor in self._actors])
+        return self.ready
 
     def _new_actor(self, index: int):
         return self._remote.remote(index, self._config, self._architecture)
