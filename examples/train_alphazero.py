@@ -3,6 +3,8 @@
     python examples/train_alphazero.py --game othello --sizes 6 8 --hours 2
     python examples/train_alphazero.py --game gomoku --sizes 7 9 --hours 2
     python examples/train_alphazero.py --game go --sizes 5 7 --hours 2
+    python examples/train_alphazero.py --game othello --executor ray                  # a local Ray
+    python examples/train_alphazero.py --game othello --executor ray --address auto --actors 16
 
 Runs self-play/training iterations until the time budget (counted across resumptions) is spent.
 After every iteration it saves a resumable checkpoint (``--checkpoint``; run the same command
@@ -10,6 +12,11 @@ again to continue) and exports the weights with their JSON sidecar (``--out``), 
 interrupted run still leaves usable weights. ``--snapshot-minutes M`` also keeps a copy of the
 weights every M minutes of training next to the checkpoint (for learning curves). Evaluate them
 with ``examples/evaluate.py``. Uses one torch thread unless ``--threads`` says otherwise.
+
+``--executor ray`` plays the self-play games on Ray actors (one CPU each; ``--actors``, default
+the cluster's CPUs) while this process trains, ``--address`` joins a running cluster (the
+``distributed`` extra; ``agents.learned.distributed``). A run is reproducible for a fixed
+``--seed`` and number of actors.
 """
 
 import argparse
@@ -50,12 +57,23 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 on a shared machine)")
     parser.add_argument("--checkpoint", type=Path, help="default: runs/alphazero_<game>.ckpt")
     parser.add_argument("--out", type=Path, help="default: agents/learned/weights/alphazero_<game>.pt")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="where self-play runs: this process, or Ray actors")
+    parser.add_argument("--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); "
+                                          "default: start a local Ray")
+    parser.add_argument("--actors", type=int, help="with --executor ray: self-play actors (default: the cluster's CPUs)")
     args = parser.parse_args(argv)
+    if args.executor != "ray" and (args.address or args.actors is not None):
+        parser.error("--address and --actors need --executor ray")
 
+    from agents.base import AgentError
     from agents.learned import train
     from agents.learned.weights import require_torch
 
-    torch = require_torch()
+    try:
+        torch = require_torch()
+    except AgentError as e:
+        parser.error(str(e))
     torch.set_num_threads(args.threads)
     sizes = args.sizes or DEFAULT_SIZES[args.game]
     config = train.Config(game=args.game, sizes=sizes, channels=args.channels, blocks=args.blocks,
@@ -66,7 +84,20 @@ def main(argv=None):
     checkpoint = args.checkpoint or ROOT / "runs" / f"alphazero_{args.game}.ckpt"
     out = args.out or ROOT / "agents" / "learned" / "weights" / f"alphazero_{args.game}.pt"
     command = "python examples/train_alphazero.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    trainer = train.Trainer(config, checkpoint=checkpoint)
+    executor = "local"
+    try:
+        if args.executor == "ray":
+            from agents.learned.distributed import RaySelfPlay
+
+            executor = RaySelfPlay(address=args.address, actors=args.actors)
+        trainer = train.Trainer(config, checkpoint=checkpoint, executor=executor)
+    except AgentError as e:  # a bad option, a checkpoint of another net, Ray not installed
+        parser.error(str(e))
+    with trainer:
+        run(trainer, args, checkpoint, out, command)
+
+
+def run(trainer, args, checkpoint, out, command):
     if trainer.iterations:
         print(f"resumed {checkpoint} at iteration {trainer.iterations}, {trainer.seconds:.0f} s trained")
     budget = args.hours * 3600

@@ -1,8 +1,10 @@
-"""Tournaments on Ray (``executor="ray"``): the same games as the process executor, and a lost
-Ray worker costs no finished game. A real local Ray (2 CPUs, no dashboard) runs in these tests."""
+"""Tournaments on Ray (``executor="ray"``): the same games as the process executor, a lost Ray
+worker costs no finished game, and a killed driver resumes from its journal with none lost. A real local Ray (2 CPUs, no dashboard) runs in these tests."""
 
 import os
 import signal
+import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -77,6 +79,99 @@ def test_a_killed_ray_worker_costs_no_finished_game(local_ray, tmp_path):
     resumed = tournaments.round_robin([SLOW, "random", "greedy"], executor="inline", journal=str(journal),
                                       resume=True, progress=False, **GAME)
     assert _games(resumed) == _games(result)  # the journal holds every game, once
+
+
+DRIVEN = ["mcts:simulations=40000", "mcts:simulations=20000", "greedy", "random"]  # 12 games, ~10 s of play
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _session(sid) -> list:
+    """The live processes of session ``sid``: a driver started in its own session, its local Ray
+    (GCS, raylet, agents) and the actors and game workers under it."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    state, _, _, session = f.read().rsplit(")", 1)[1].split()[:4]
+            except OSError:
+                continue
+            if int(session) == sid and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _journaled(path) -> list:
+    if not os.path.exists(path):
+        return []
+    try:
+        db = sqlite3.connect(path)
+        try:
+            return [row[0] for row in db.execute("SELECT idx FROM games")]
+        finally:
+            db.close()
+    except sqlite3.Error:  # the driver is creating it
+        return []
+
+
+def _reap(sid, grace: float = 10.0) -> list:
+    """Kill what a SIGKILLed driver left of its local Ray (Ray's own agents outlive their raylet)
+    and return the pids that were still there after ``grace`` seconds."""
+    deadline = time.monotonic() + grace
+    while _session(sid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    left = _session(sid)
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 10
+    while _session(sid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+@pytest.mark.slow
+def test_a_killed_driver_resumes_with_no_finished_game_lost(tmp_path):
+    """The CLI on a local Ray is SIGKILLed once games are journaled; the same command with
+    --resume finishes the tournament: every game in the journal once, standings as if never
+    interrupted, and nothing of the killed driver's Ray left running."""
+    journal = str(tmp_path / "run.db")
+    command = [sys.executable, "-m", "tournaments.cli", "tournament", "--game", "gomoku", "-p", "size=7",
+               "--system", "round_robin", "--seed", "5", "--agents", *DRIVEN, "--executor", "ray",
+               "--workers", "2", "--journal", journal]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(HERE), os.environ.get("PYTHONPATH", "")])}
+    driver = subprocess.Popen(command, env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while len(_journaled(journal)) < 2 and driver.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert driver.poll() is None, driver.communicate()[1][-2000:]
+        before = len(_journaled(journal))
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.communicate()
+    finally:
+        if driver.poll() is None:
+            os.kill(driver.pid, signal.SIGKILL)
+            driver.communicate()
+        _reap(driver.pid)
+    assert _session(driver.pid) == []  # no orphan of the killed driver's Ray
+    assert 2 <= before < 12, f"{before} games journaled at the kill: the tournament was not interrupted"
+
+    resumed = subprocess.run([*command, "--resume"], env=env, cwd=str(tmp_path), capture_output=True,
+                             text=True, timeout=600, start_new_session=True)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "round_robin on gomoku: 12 games" in resumed.stdout
+    assert sorted(_journaled(journal)) == list(range(12))  # every game once (idx is the key)
+
+    again = tournaments.round_robin(DRIVEN, executor="inline", journal=journal, resume=True, progress=False,
+                                    **GAME)  # reads the journal back: nothing left to play
+    uninterrupted = tournaments.round_robin(DRIVEN, workers=0, progress=False, **GAME)
+    assert _games(again) == _games(uninterrupted)
+    assert [(s.name, s.place, s.points) for s in again.standings()] == \
+        [(s.name, s.place, s.points) for s in uninterrupted.standings()]
 
 
 def test_without_ray_the_error_names_the_extra(monkeypatch):

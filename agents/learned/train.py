@@ -16,6 +16,10 @@ times the mean squared error of the ownership map (KataGo's auxiliary target). W
 every batch is turned by a random symmetry of the square (the pass logit is unchanged); the net
 is not symmetric by construction, so this is a cheap 8x data multiplier.
 
+Self-play runs in this process by default; ``Trainer(config, executor="ray")`` (or a
+``distributed.RaySelfPlay`` with a cluster address and an actor count) plays it on Ray actors
+instead, this process remaining the one learner (see ``distributed``).
+
 A checkpoint holds the model, the optimizer, the buffers, the iteration count and the training
 seconds, as tensors and plain values, read back with ``torch.load(weights_only=True)``. Every
 iteration draws its randomness from ``(seed, iteration)``, so a resumed run continues exactly.
@@ -32,7 +36,14 @@ import numpy as np
 
 import envs
 
-from . import network, puct, selfplay, weights
+from ..base import AgentError
+from . import distributed, network, puct, selfplay, weights
+
+EXECUTORS = ("local", "ray")
+
+
+class ConfigError(AgentError):
+    """A training option that cannot work (named with its bad value)."""
 
 
 @dataclass
@@ -131,9 +142,17 @@ def symmetry(torch, planes, policy, ownership, n: int, k: int):
 
 
 class Trainer:
-    """Owns the net, optimizer, buffer and counters of one training run (see the module doc)."""
+    """Owns the net, optimizer, buffer and counters of one training run (see the module doc).
 
-    def __init__(self, config: Config, checkpoint=None):
+    ``executor``: ``"local"`` (self-play in this process), ``"ray"`` (self-play on a local Ray,
+    one actor per CPU) or a ``distributed.RaySelfPlay``. With Ray, ``close()`` (or a ``with``
+    block) stops the actors.
+    """
+
+    def __init__(self, config: Config, checkpoint=None, executor="local"):
+        if not (isinstance(executor, str) and executor in EXECUTORS or isinstance(executor, distributed.RaySelfPlay)):
+            raise ConfigError(f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} "
+                              "or a distributed.RaySelfPlay")
         self.torch = torch = weights.require_torch()
         self.config = config
         self.checkpoint = None if checkpoint is None else Path(checkpoint)
@@ -149,6 +168,22 @@ class Trainer:
         self.log: list[dict] = []
         if self.checkpoint is not None and self.checkpoint.is_file():
             self._resume()
+        self.executor = None
+        if executor != "local":
+            self.executor = distributed.RaySelfPlay() if executor == "ray" else executor
+            self.executor.start(config, self.net.config)
+
+    def close(self) -> None:
+        """Stop the self-play actors (if any); the net, buffer and counters stay usable."""
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def _resume(self):
         state = self.torch.load(self.checkpoint, map_location="cpu", weights_only=True)
@@ -188,12 +223,11 @@ class Trainer:
         rng = np.random.default_rng([c.seed, self.iterations])
         new, evaluations, results = 0, 0, []
         self.net.eval()
-        for size in c.sizes:
-            game = envs.make_game(c.game, size=size)
-            evaluator = puct.Evaluator(self.net, game.num_actions)
-            samples = selfplay.play(evaluator, game, c.games, c.simulations, rng, batch=c.leaf_batch,
-                                    encoding=c.encoding, fast_simulations=c.fast_simulations,
-                                    full_fraction=c.full_fraction)
+        if self.executor is None:
+            played = self._self_play(rng)
+        else:  # on the actors, from (seed, iteration, actor); the learner keeps ``rng`` for its batches
+            played = self.executor.play(self.net, self.iterations, c.seed, c.games)
+        for samples in played:
             self.buffer.add(samples)
             new += len(samples.value)
             evaluations += samples.evaluations
@@ -207,8 +241,23 @@ class Trainer:
                  "evaluations": evaluations, "steps": steps, "policy_loss": losses[0],
                  "value_loss": losses[1], "ownership_loss": losses[2],
                  "first_player_score": float(np.mean(np.asarray(results) + 1) / 2)}
+        if self.executor is not None:
+            entry["actors"] = [{"actor": r["actor"], "positions": r["positions"], "weights": r["weights"][:16]}
+                               for r in self.executor.reports]
         self.log.append(entry)
         return entry
+
+    def _self_play(self, rng) -> list:
+        """``Config.games`` games on each training size, in this process."""
+        c = self.config
+        played = []
+        for size in c.sizes:
+            game = envs.make_game(c.game, size=size)
+            evaluator = puct.Evaluator(self.net, game.num_actions)
+            played.append(selfplay.play(evaluator, game, c.games, c.simulations, rng, batch=c.leaf_batch,
+                                        encoding=c.encoding, fast_simulations=c.fast_simulations,
+                                        full_fraction=c.full_fraction))
+        return played
 
     def train_steps(self, steps: int, rng) -> tuple[float, float, float]:
         """``steps`` gradient steps on batches from the buffer; returns the mean policy, value and
