@@ -328,28 +328,66 @@ def timed(log):
     return progress
 
 
+PARTS = ("grid", "models", "placing", "budget")
+
+
 def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, log=print,
-                executor=None, plot_dir=None, rows=None, **model) -> dict:
-    """Run the grid (or take ``rows``) and write ``grid.md`` and ``grid.csv`` into ``outdir``, and
-    with ``plot_dir`` the plots (PNG and SVG; the plot extra); returns {"rows", "seconds",
-    "cpu_seconds", "files"}."""
+                executor=None, plot_dir=None, rows=None, parts=("grid",), **model) -> dict:
+    """Run the study's ``parts`` and write each one's ``<part>.md`` and ``<part>.csv`` into
+    ``outdir``, and with ``plot_dir`` the plots (PNG and SVG; the plot extra). Returns {"rows"
+    (the grid's), "seconds", "cpu_seconds", "files"}.
+
+    grid     every system × Np (``sizes``) × A (``strengths``); ``model`` passes player-model
+             arguments to every cell (``draw=0.3``...); ``rows`` reuses a grid already computed
+             (e.g. ``read_csv("docs/study_grid.csv")``) instead of simulating;
+    models   every system at A = 0.75 under the study's model, draws 0.3, a first-move advantage
+             of 0.05 and both;
+    placing  every system at A = 0.75 placed by points and by a Bradley–Terry fit;
+    budget   accuracy against games for every system and parameter at A = 0.75.
+    ``championships`` per cell defaults to 1,000,000 (Np = 8) / 100,000 for the grid and the
+    models, 20,000 for placing and budget.
+    """
     import os
 
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        from envs.core import ParameterError
+
+        raise ParameterError(f"parts={unknown!r}: expected some of {', '.join(PARTS)}")
     os.makedirs(outdir, exist_ok=True)
     t, cpu = time.perf_counter(), time.process_time()
-    if rows is None:
-        rows = run_grid(sizes, strengths, championships, seed, progress=timed(log), executor=executor, **model)
-    seconds, cpu_seconds = time.perf_counter() - t, time.process_time() - cpu
-    files = [os.path.join(outdir, "grid.md"), os.path.join(outdir, "grid.csv")]
-    with open(files[0], "w") as f:
-        f.write(f"Grid computed in {seconds:.0f} s wall clock, {cpu_seconds:.0f} s CPU in this process "
-                f"(seed {seed}).\n\n## Most accurate system per metric\n\n"
-                + best_systems(rows) + "\n\n## Accuracy against games\n\n" + efficiency(rows)
-                + "\n## The grid\n\n" + to_markdown(rows))
-    with open(files[1], "w") as f:
-        f.write(to_csv(rows))
-    if plot_dir is not None:
-        from .plots import plot_metrics
+    files, progress = [], timed(log)
 
-        files += plot_metrics(rows, plot_dir)
-    return {"rows": rows, "seconds": seconds, "cpu_seconds": cpu_seconds, "files": files}
+    def write(name, text):
+        files.append(os.path.join(outdir, name))
+        with open(files[-1], "w") as f:
+            f.write(text)
+
+    def plots(kind, data):
+        if plot_dir is not None:
+            from . import plots as P
+
+            files.extend(getattr(P, kind)(data, plot_dir))
+
+    if "grid" in parts:
+        if rows is None:
+            rows = run_grid(sizes, strengths, championships, seed, progress=progress, executor=executor, **model)
+        write("grid.md", f"Seed {seed}.\n\n## Most accurate system per metric\n\n" + best_systems(rows)
+              + "\n\n## Accuracy against games\n\n" + efficiency(rows) + "\n## The grid\n\n" + to_markdown(rows))
+        write("grid.csv", to_csv(rows))
+        plots("plot_metrics", rows)
+    if "models" in parts:
+        found = run_specs(model_specs(sizes, championships=championships or 100_000, seed=seed), executor, progress)
+        write("models.md", models_table(found))
+        write("models.csv", to_csv(found, labels=("model", "system", "n", "A")))
+    if "placing" in parts:
+        found = run_specs(placing_specs(sizes, championships=championships or 20_000, seed=seed), executor, progress)
+        write("placing.md", placing_table(found))
+        write("placing.csv", to_csv(found, labels=("placing", "system", "n", "A")))
+    if "budget" in parts:
+        found = run_specs(budget_specs(sizes, championships=championships or 20_000, seed=seed), executor, progress)
+        write("budget.md", budget_table(found))
+        write("budget.csv", to_csv(found, labels=("family", "parameter", "system", "n", "A")))
+        plots("plot_budget", found)
+    return {"rows": rows, "seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
+            "files": files}
