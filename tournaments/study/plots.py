@@ -67,7 +67,7 @@ def plot_metrics(rows, plot_dir, name="study_metrics") -> list[str]:
             ax.grid(alpha=0.3)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center right", fontsize=8.5, frameon=False, title="system")
-    fig.tight_layout(rect=(0, 0, 1 - 2.4 / fig.get_figwidth(), 1))
+    fig.tight_layout(rect=(0, 0, 1 - 2.0 / fig.get_figwidth(), 1))
     paths = _save(fig, plot_dir, name)
     plt.close(fig)
     return paths
@@ -104,7 +104,7 @@ def plot_budget(rows, plot_dir, name="study_budget") -> list[str]:
             ax.grid(alpha=0.3, which="both")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center right", fontsize=8.5, frameon=False)
-    fig.tight_layout(rect=(0, 0, 1 - 2.4 / fig.get_figwidth(), 1))
+    fig.tight_layout(rect=(0, 0, 1 - 2.0 / fig.get_figwidth(), 1))
     paths = _save(fig, plot_dir, name)
     plt.close(fig)
     return paths
