@@ -198,8 +198,8 @@ def model_specs(sizes=GRID_N, A=0.75, championships=100_000, seed=0, models=MODE
 
 
 def models_table(rows) -> str:
-    """Markdown: per Np, each system's D and Win under every model, and each model's most
-    accurate systems for their cost (the D front)."""
+    """Markdown: per Np, each system's D (with its games, which draws raise in knock-out matches)
+    and Win under every model, and each model's most accurate systems for their cost (D front)."""
     models = list(dict.fromkeys(r["model"] for r in rows))
     out = []
     for n in sorted({r["n"] for r in rows}):
@@ -208,16 +208,17 @@ def models_table(rows) -> str:
         fronts = {mod: {r["system"] for r in pareto([r for r in here if r["model"] == mod
                                                      and r["system"] != "no rules"], "d")} for mod in models}
         out += [f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
-                "cell; D and Win per model, `*`: on the D front for its cost)", "",
-                "| system | games | " + " | ".join(f"D: {m}" for m in models) + " | "
+                "cell; D (games) and Win per model; `*`: on the D front for its cost)", "",
+                "| system | " + " | ".join(f"D: {m}" for m in models) + " | "
                 + " | ".join(f"Win: {m}" for m in models) + " |",
-                "|---|---:|" + "---:|" * (2 * len(models))]
+                "|---|" + "---:|" * (2 * len(models))]
         for label in dict.fromkeys(r["system"] for r in here):
             if label == "no rules":
                 continue
-            d = " | ".join(f"{by[m, label]['d']:.1f}{'*' if label in fronts[m] else ''}" for m in models)
+            d = " | ".join(f"{by[m, label]['d']:.1f}{'*' if label in fronts[m] else ''} ({by[m, label]['games']:.0f})"
+                           for m in models)
             w = " | ".join(f"{by[m, label]['win']:.3f}" for m in models)
-            out.append(f"| {label} | {by[models[0], label]['games']:.1f} | {d} | {w} |")
+            out.append(f"| {label} | {d} | {w} |")
         out.append("")
     return "\n".join(out)
 
