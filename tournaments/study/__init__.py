@@ -27,31 +27,8 @@ from .grid import (ACCURACY, GRID_A, GRID_N, LOWER_IS_BETTER, MODELS, best_syste
                    budget_table, efficiency, grid_specs, grid_systems, model_specs, models_table, pareto,
                    placing_specs, placing_table, read_csv, run_grid, run_specs, swiss_rounds_curve, to_csv,
                    to_markdown, write_study, PARTS)
-from .model import make_model, parse_strengths
+from .model import make_model, parse_strengths, rating_places
 from .simulator import CHUNK, METRICS, SYSTEMS, LocalExecutor, plan, simulate, system_config
-
-
-def rating_places(scores, games):
-    """Places ``[(lo, hi)]`` from a Bradley–Terry fit: ``scores[i, j]`` points i took from j (a
-    draw half a point), ``games[i, j]`` games between them; the compiled fit behind
-    ``placing="ratings"`` (``tournaments.ratings.bradley_terry``'s model and prior)."""
-    import numpy as np
-
-    from envs.core import ParameterError
-
-    from . import kernels
-
-    s = np.asarray(scores, dtype=np.float64)
-    g = np.asarray(games, dtype=np.int64)
-    n = s.shape[0] if s.ndim == 2 else -1
-    if s.shape != (n, n) or g.shape != (n, n) or n < 1:
-        raise ParameterError(f"scores {s.shape} and games {g.shape}: expected two square arrays of one size")
-    half = np.rint(2 * s).astype(np.int64)
-    if not np.allclose(half, 2 * s) or (g < 0).any() or (half < 0).any() or (half + half.T != 2 * g).any():
-        raise ParameterError("scores: expected half-points with scores[i, j] + scores[j, i] == games[i, j]")
-    lo, hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    kernels.rating_places(half, g, lo, hi)
-    return list(zip(lo.tolist(), hi.tolist()))
 
 
 __all__ = [

@@ -14,7 +14,7 @@ import io
 import time
 
 from ..referee import study_swiss_rounds
-from .simulator import METRICS, make_executor, plan
+from .simulator import METRICS, make_executor, plan, simulate
 
 GRID_N = (8, 16, 32, 64)
 GRID_A = (0.5, 0.65, 0.75, 0.85, 1.0)
@@ -315,18 +315,12 @@ def swiss_rounds_curve(n=16, A=0.75, rounds=range(1, 16), championships=20_000, 
     """D, Win and games of the study's Swiss for each number of rounds (cost of an extra round)."""
     rows = []
     for k in rounds:
-        r = _simulate("swiss_study", n, A, championships, seed=seed, rounds=k)
+        r = simulate("swiss_study", n, A, championships, seed=seed, rounds=k)
         rows.append({"rounds": k, **{m: r[m][0] for m in METRICS}, "d_se": r["d"][1]})
     return rows
 
 
-def _simulate(*args, **kwargs):
-    from .simulator import simulate
-
-    return simulate(*args, **kwargs)
-
-
-def timed(log):
+def log_rows(log):
     """A progress callback printing each finished row."""
     def progress(r):
         label = " ".join(str(r[k]) for k in ("model", "placing", "system") if k in r)
@@ -363,7 +357,7 @@ def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed
         raise ParameterError(f"parts={unknown!r}: expected some of {', '.join(PARTS)}")
     os.makedirs(outdir, exist_ok=True)
     t, cpu = time.perf_counter(), time.process_time()
-    files, progress = [], timed(log)
+    files, progress = [], log_rows(log)
 
     def write(name, text):
         files.append(os.path.join(outdir, name))

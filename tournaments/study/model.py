@@ -126,3 +126,20 @@ def make_model(n_players, A=None, *, strengths="study", draw=0.0, first_move_adv
     if elo.shape != (n_players,) or not np.isfinite(elo).all():
         raise ParameterError(f"strengths={strengths!r}: expected {n_players} finite Elo ratings, one per player")
     return Model(K.ELO_FIXED, None, draw, shift, 0.0, placing, int(cycles), tuple(elo.tolist()))
+
+
+def rating_places(scores, games):
+    """Places ``[(lo, hi)]`` from a Bradley–Terry fit: ``scores[i, j]`` points i took from j (a
+    draw half a point), ``games[i, j]`` games between them; the compiled fit behind
+    ``placing="ratings"`` (``tournaments.ratings.bradley_terry``'s model and prior)."""
+    s = np.asarray(scores, dtype=np.float64)
+    g = np.asarray(games, dtype=np.int64)
+    n = s.shape[0] if s.ndim == 2 else -1
+    if s.shape != (n, n) or g.shape != (n, n) or n < 1:
+        raise ParameterError(f"scores {s.shape} and games {g.shape}: expected two square arrays of one size")
+    half = np.rint(2 * s).astype(np.int64)
+    if not np.allclose(half, 2 * s) or (g < 0).any() or (half < 0).any() or (half + half.T != 2 * g).any():
+        raise ParameterError("scores: expected half-points with scores[i, j] + scores[j, i] == games[i, j]")
+    lo, hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    K.rating_places(half, g, lo, hi)
+    return list(zip(lo.tolist(), hi.tolist()))
