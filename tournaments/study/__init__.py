@@ -27,13 +27,13 @@ from .grid import (ACCURACY, GRID_A, GRID_N, LOWER_IS_BETTER, MODELS, best_syste
                    budget_table, efficiency, grid_specs, grid_systems, model_specs, models_table, pareto,
                    placing_specs, placing_table, read_csv, run_grid, run_specs, swiss_rounds_curve, to_csv,
                    to_markdown, write_study, PARTS)
-from .model import make_model, parse_strengths, rating_places
+from .model import make_model, rating_places
 from .simulator import CHUNK, METRICS, SYSTEMS, LocalExecutor, plan, simulate, system_config
 
 
 __all__ = [
     "simulate", "plan", "system_config", "SYSTEMS", "METRICS", "CHUNK", "LocalExecutor", "make_model",
-    "parse_strengths", "rating_places", "GRID_N", "GRID_A", "ACCURACY", "LOWER_IS_BETTER", "MODELS",
+    "rating_places", "GRID_N", "GRID_A", "ACCURACY", "LOWER_IS_BETTER", "MODELS",
     "grid_systems", "grid_specs", "run_specs", "run_grid", "to_csv", "read_csv", "to_markdown", "best_systems",
     "efficiency", "pareto", "model_specs", "models_table", "placing_specs", "placing_table", "budget_systems",
     "budget_specs", "budget_table", "swiss_rounds_curve", "write_study", "PARTS",

@@ -45,24 +45,6 @@ def _number(name, value, lo, hi):
     return float(value)
 
 
-def parse_strengths(text: str):
-    """The command line's spelling: ``study``, ``normal:SD``, ``uniform:WIDTH`` or comma-separated
-    Elo ratings (``0,100,200,400``)."""
-    name, colon, arg = text.partition(":")
-    if text == "study":
-        return "study"
-    if name in DISTRIBUTIONS and colon:
-        try:
-            return (name, float(arg))
-        except ValueError:
-            pass
-    try:
-        return [float(x) for x in text.split(",")]
-    except ValueError:
-        raise ParameterError(f"strengths {text!r}: expected study, normal:SD, uniform:WIDTH or "
-                             "comma-separated Elo ratings") from None
-
-
 @dataclass(frozen=True)
 class Model:
     """A validated player model (see the module docstring)."""
