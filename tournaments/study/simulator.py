@@ -127,7 +127,8 @@ def simulate(system, n_players, A=None, championships=10_000, seed=0, *, strengt
     neighbour pairing, rematches allowed; ``rounds=``) or ``random_order`` (the study's "no
     rules"). Swiss defaults to the study's number of rounds (5, 7, 10, 13 for 8, 16, 32, 64).
     The player model (``A``, ``strengths``, ``draw``, ``first_move_advantage``) and ``placing``
-    are described in ``tournaments.study.model``; the defaults are the study's.
+    are described in ``tournaments.study.model``; the defaults are the study's. ``executor``:
+    None (this machine's cores), ``"ray"`` or a ``RayStudyExecutor``; the numbers do not depend on it.
     Returns ``{"win", "d", "mid", "tri", "games", "black"}`` mapped to ``(mean, standard_error)``;
     ``black`` is the first mover's share of the points.
     """
