@@ -3,7 +3,7 @@
     arbiter tournament --game loa --system swiss --agents random greedy "alphabeta:depth=3" \\
                        --workers 2 --journal run.db [--resume]
     (Ctrl-C stops it without a traceback, exit status 130, and prints the line that resumes it)
-    arbiter study [--out study_out] [--championships N]
+    arbiter study [--out study_out] [--parts grid models placing budget] [--plot DIR] [--executor ray]
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
     arbiter match --game othello --a greedy --b random --games 400 --sprt 0 50 0.05 0.05
@@ -147,20 +147,59 @@ def _stopped(args, how) -> str:
 
 # -- study -----------------------------------------------------------------------------------------
 def _add_study(sub):
-    p = sub.add_parser("study", help="simulate the championship study's grid; write tables and a plot")
-    p.add_argument("--out", default="study_out", help="output directory (default %(default)s)")
+    p = sub.add_parser("study", help="simulate the championship study: its grid, other player models, "
+                                     "ratings-based placing, equal budgets; tables and plots")
+    p.add_argument("--out", default="study_out", help="output directory of the tables (default %(default)s)")
+    p.add_argument("--parts", nargs="+", default=["grid"], choices=["grid", "models", "placing", "budget"],
+                   help="grid: every system x Np x A; models: draws and a first-move advantage against the "
+                        "study's model; placing: points against Bradley-Terry ratings; budget: accuracy "
+                        "against games for every system parameter (default %(default)s)")
     p.add_argument("--championships", type=int,
-                   help="per cell (default: the study's 1,000,000 for Np=8, 100,000 otherwise)")
+                   help="per cell (default: the study's 1,000,000 for Np=8, 100,000 otherwise; 20,000 for "
+                        "placing and budget)")
     p.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 64],
                    help="numbers of players of the grid (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
+    p.add_argument("--draw", type=float, default=0.0, help="grid: probability of a drawn game (default 0)")
+    p.add_argument("--first-move-advantage", type=float, default=0.0,
+                   help="grid: added to the first mover's win probability (default 0)")
+    p.add_argument("--placing", choices=["points", "ratings"], default="points",
+                   help="grid: places by the system's points or by a Bradley-Terry fit (default %(default)s)")
+    p.add_argument("--plot", metavar="DIR", help="write the plots, PNG and SVG, into DIR (the plot extra)")
+    p.add_argument("--from-csv", metavar="FILE",
+                   help="grid: take the cells from a grid.csv written earlier instead of simulating")
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="where the chunks run: this machine's cores, or Ray tasks (the distributed extra)")
+    p.add_argument("--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); "
+                                     "default: start a local Ray")
 
 
 def _run_study(args) -> int:
-    from .study import write_study
+    from .study import read_csv, write_study
 
-    out = write_study(args.out, sizes=tuple(args.sizes), championships=args.championships, seed=args.seed)
-    print(f"grid done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU): " + ", ".join(out["files"]))
+    executor = None
+    if args.executor == "ray":
+        from .study.distributed import RayStudyExecutor
+
+        executor = RayStudyExecutor(address=args.address)
+    elif args.address:
+        raise SystemExit("--address needs --executor ray")
+    rows = read_csv(args.from_csv) if args.from_csv else None
+    try:
+        if args.plot:  # the plot extra's install hint now, not after the simulations
+            from .study.plots import _pyplot
+
+            _pyplot()
+        out = write_study(args.out, sizes=tuple(args.sizes), championships=args.championships, seed=args.seed,
+                          executor=executor, plot_dir=args.plot, rows=rows, parts=tuple(args.parts),
+                          draw=args.draw, first_move_advantage=args.first_move_advantage, placing=args.placing)
+    except ImportError as e:  # an optional extra (matplotlib for --plot)
+        raise SystemExit(f"arbiter study: {e}") from None
+    finally:
+        if executor is not None:
+            executor.close()
+    print(f"done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU in this process): "
+          + ", ".join(out["files"]))
     return 0
 
 
