@@ -4,8 +4,11 @@ live for the run, and a fixed seed and actor count give the same run. A real loc
 no dashboard) runs the actors; the nets and searches are tiny."""
 
 import importlib.util
+import os
 import re
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +79,27 @@ def test_a_fixed_seed_and_actor_count_repeat_the_run(local_ray):
     # the two actors had seeds of their own: their games (same weights, same number) differ
     n0, n1 = (r["positions"] for r in entry["actors"])
     assert n0 != n1 or not np.array_equal(a["policy"][:n0], a["policy"][n0:n0 + n1])
+
+
+def test_a_lost_actor_is_replaced_and_its_share_played_again_identically(local_ray):
+    config = train.Config(**{**CONFIG, "simulations": 96, "fast_simulations": 48})
+    net = train.Trainer(config).net
+    executor = distributed.RaySelfPlay(actors=2)
+    executor.start(config, net.config)
+    try:
+        victim = executor.ready[0]["pid"]
+        killer = threading.Timer(0.5, os.kill, (victim, signal.SIGKILL))
+        killer.start()  # actor 0 dies mid-iteration (its share takes several seconds)
+        interrupted = executor.play(net, 0, config.seed, config.games)
+        killer.join()
+        assert executor.replayed == 1 and executor.reports[0]["pid"] != victim
+        again = executor.play(net, 0, config.seed, config.games)  # the same version and seeds, no fault
+    finally:
+        executor.close()
+    assert executor.replayed == 1 and len(interrupted) == len(again) == 2
+    for a, b in zip(interrupted, again):
+        for name in train.FIELDS:
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
 def test_too_few_games_for_the_actors_is_a_clear_error(local_ray):
