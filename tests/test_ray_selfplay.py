@@ -117,6 +117,16 @@ def test_bad_options_are_typed_errors(options, message):
     assert issubclass(distributed.SelfPlayError, ValueError)
 
 
+def test_no_cluster_at_the_address_is_a_clear_error(monkeypatch):
+    def refuse(**options):  # what ray.init says when no cluster answers at the address
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(distributed.SelfPlayError, match=r"address='auto': no Ray cluster to join there"):
+        train.Trainer(train.Config(**CONFIG), executor=distributed.RaySelfPlay(address="auto"))
+
+
 def test_an_unknown_executor_is_named():
     with pytest.raises(train.ConfigError, match="executor='dask'"):
         train.Trainer(train.Config(**CONFIG), executor="dask")
