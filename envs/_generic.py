@@ -154,6 +154,31 @@ def checked_apply(s, p, a):
 
 
 @per_game
+def play(s, p, a):
+    """``checked_apply`` for a state the caller's own compiled calls produced (an env's current
+    position): the action is checked, the state is not validated again. A copy of ``s`` after
+    ``a``, or an empty array if ``a`` is not legal."""
+    if s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        return np.empty(0, dtype=np.int64)
+    t = s.copy()
+    G.apply(t, p, a)
+    return t
+
+
+@per_game
+def observe_masked(s, p, seat, to_move, out, mask):
+    """An env's observation of its own position in one call: ``seat``'s planes into the flat
+    float32 ``out`` and, if ``to_move``, the legal actions into the int8 ``mask`` (else zeros)."""
+    legal = np.empty(mask.shape[0], dtype=np.int64)
+    n = G.legal_actions(s, p, legal) if s[C.H_STATUS] == C.ONGOING else 0
+    G.encode(s, p, seat, legal, n, out)
+    mask[:] = 0
+    if to_move:
+        for j in range(n):
+            mask[legal[j]] = 1
+
+
+@per_game
 def observe(s, p, seat, num_actions, out):
     """``Game.observation(s, seat)`` into the flat float32 ``out``."""
     legal = np.empty(num_actions, dtype=np.int64)

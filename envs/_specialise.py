@@ -37,7 +37,7 @@ _COMPILED: dict = {}     # (module name, spec name, id(spec)) -> module of speci
 _PACKAGES = tuple(Path(__file__).resolve().parent.parent / name for name in ("envs", "agents", "tournaments"))
 
 
-def per_game(fn=None, *, inline=False):
+def per_game(fn=None, *, inline=False, parallel=False):
     """Mark a plain function as generic compiled code that calls game hooks through ``G``.
 
     The function itself is never jitted; ``compiled(module, spec)`` jits one copy per game.
@@ -45,11 +45,13 @@ def per_game(fn=None, *, inline=False):
     the same game. ``inline=True`` (``@per_game(inline=True)``) inlines a small helper into its
     callers at numba-IR level instead of compiling it as a function of its own: each function
     compiled on its own links in and re-optimises the game's kernel code it calls, which is
-    most of a cold compile.
+    most of a cold compile. ``parallel=True`` compiles with numba's ``parallel=True``, for a
+    function whose ``prange`` loops spread independent games over the cores.
     """
     if fn is None:
-        return lambda f: per_game(f, inline=inline)
+        return lambda f: per_game(f, inline=inline, parallel=parallel)
     fn.__per_game_inline__ = inline
+    fn.__per_game_parallel__ = parallel
     module = sys.modules[fn.__module__]
     names = module.__dict__.setdefault(_PER_GAME, [])
     if fn.__name__ not in names:
@@ -120,6 +122,8 @@ def _specialise(module, spec, ns):
         copy.__module__ = fn.__module__
         copy.__doc__ = fn.__doc__
         options = {"inline": "always"} if getattr(fn, "__per_game_inline__", False) else {}
+        if getattr(fn, "__per_game_parallel__", False):
+            options["parallel"] = True
         scope[name] = njit(cache=True, **options)(copy)
     for name, value in scope.items():
         if not name.startswith("__"):

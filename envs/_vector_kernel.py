@@ -11,6 +11,7 @@ into one flat float32 row per game (``obs.reshape(n, -1)``). Every function here
 """
 
 import numpy as np
+from numba import prange
 
 from . import _common as C
 from ._specialise import per_game
@@ -18,6 +19,7 @@ from ._specialise import per_game
 G = None  # the game's hook namespace, bound per game by envs._specialise
 
 SEAT_RANDOM = -1  # ``agent_seat="random"``: a fresh seat per episode, drawn from the game's stream
+SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]`` follows the mover
 
 
 # -- episodes ------------------------------------------------------------------------------------
@@ -33,7 +35,10 @@ def _opponent_moves(s, p, seat, rng, legal):
 @per_game
 def _new_episode(p, s, rng, seat_mode, seats, i, legal):
     G.init(s, p, rng)
-    seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
+    if seat_mode == SEAT_SELF:
+        seats[i] = s[C.H_PLAYER]
+    else:
+        seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
     _opponent_moves(s, p, seats[i], rng, legal)
 
 
@@ -52,59 +57,125 @@ def _observe(p, s, seat, pending, legal, obs_row, mask_row):
 
 @per_game
 def reset(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
-    """Start a new episode in every game ``i`` with ``which[i]``; observe every such game."""
-    for i in range(states.shape[0]):
-        if which[i]:
-            _new_episode(p, states[i], rngs[i], seat_mode, seats, i, legal)
-            pending[i] = False
-            _observe(p, states[i], seats[i], False, legal, obs[i], masks[i])
+    """Start a new episode in every game ``i`` with ``which[i]``; observe every such game.
+
+    The games are cut into ``legal.shape[0]`` contiguous blocks, each with its own row of scratch
+    ``legal``, run one after the other here and on numba's threads by ``reset_parallel``; a game's
+    result never depends on its block."""
+    for b in range(legal.shape[0]):
+        _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b)
+
+
+@per_game(parallel=True)
+def reset_parallel(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
+    for b in prange(legal.shape[0]):
+        _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b)
 
 
 @per_game
-def step(p, num_players, cap_reason, states, rngs, seat_mode, seats, actions, pending,
-         obs, rewards, terminated, truncated, illegal, masks, legal, returns, same_step, final):
+def _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b):
+    n, blocks = states.shape[0], legal.shape[0]
+    for i in range(b * n // blocks, (b + 1) * n // blocks):
+        if which[i]:
+            _new_episode(p, states[i], rngs[i], seat_mode, seats, i, legal[b])
+            pending[i] = False
+            _observe(p, states[i], seats[i], False, legal[b], obs[i], masks[i])
+
+
+# ``cfg``, the batch's constants: number of players, the reason code of a game cut off by
+# max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP autoreset
+CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP = range(4)
+# what a step did to one game, as bits
+TERMINATED, TRUNCATED, ILLEGAL, PENDING = 1, 2, 4, 8
+
+
+@per_game
+def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
+         truncated, illegal, masks, legal, final):
     """One step of every game.
 
-    NEXT_STEP autoreset (``same_step == 0``, Gymnasium's): a game that ended on the previous step
-    (``pending``) starts a new episode and ignores its action (reward 0, not done). Otherwise the
-    learner's action is checked (an illegal one ends the episode with -1), played, and the random
-    opponent replies until the learner is to move. A finished game's mask is all ones: its next
-    action is ignored, and a masked policy must still be able to sample one.
+    NEXT_STEP autoreset (Gymnasium's): a game that ended on the previous step (``pending``)
+    starts a new episode and ignores its action (reward 0, not done). Otherwise the learner's
+    action is checked (an illegal one ends the episode with -1), played, and the random opponent
+    replies until the learner is to move. A finished game's mask is all ones: its next action is
+    ignored, and a masked policy must still be able to sample one.
 
-    SAME_STEP autoreset (``same_step == 1``, stable-baselines3's): the step that ends a game writes
-    its final observation into ``final[i]``, starts the next episode at once and returns that
-    episode's first observation and mask; no step is ever ignored.
+    Self-play (seat mode ``SEAT_SELF``): no opponent; the action is the mover's, ``seats[i]``
+    becomes the next mover (it stays the last mover when the game ends), ``rewards[i]`` is the
+    return of the seat that moved and ``all_rewards[i]`` every seat's (in both modes).
+
+    SAME_STEP autoreset (stable-baselines3's): the step that ends a game writes its final
+    observation into ``final[i]``, starts the next episode at once and returns that episode's
+    first observation and mask; no step is ever ignored.
+
+    Blocks of games as in ``reset`` (``step_parallel`` runs them on numba's threads); ``legal``
+    holds one scratch row per block.
     """
-    num_actions = masks.shape[1]
-    for i in range(states.shape[0]):
-        s = states[i]
-        rewards[i] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        illegal[i] = False
-        if pending[i]:
-            _new_episode(p, s, rngs[i], seat_mode, seats, i, legal)
-            pending[i] = False
+    for b in range(legal.shape[0]):
+        _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
+                    terminated, truncated, illegal, masks, legal, final, b)
+
+
+@per_game(parallel=True)
+def step_parallel(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
+                  truncated, illegal, masks, legal, final):
+    for b in prange(legal.shape[0]):
+        _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
+                    terminated, truncated, illegal, masks, legal, final, b)
+
+
+@per_game
+def _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
+                truncated, illegal, masks, legal, final, b):
+    n, blocks = states.shape[0], legal.shape[0]
+    for i in range(b * n // blocks, (b + 1) * n // blocks):
+        mover = seats[i]
+        done = _step_game(p, cfg, states[i], rngs[i], seats, i, actions[i], pending[i], obs[i],
+                          all_rewards[i], masks[i], legal[b], final[i])
+        rewards[i] = all_rewards[i, mover]
+        terminated[i] = (done & TERMINATED) != 0
+        truncated[i] = (done & TRUNCATED) != 0
+        illegal[i] = (done & ILLEGAL) != 0
+        pending[i] = (done & PENDING) != 0
+
+
+@per_game
+def step_one(p, cfg, s, rng, seats, a, pending, obs_row, rewards_row, mask_row, legal, final_row):
+    """``step`` for a batch of one game, with the fewest arguments: the single Gymnasium env's
+    step, where the call itself is most of the cost. Returns the step's bits."""
+    return _step_game(p, cfg, s, rng, seats, 0, a, pending, obs_row, rewards_row, mask_row, legal, final_row)
+
+
+@per_game
+def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row):
+    """One step of game ``i`` (see ``step``): every seat's reward into ``rewards_row``, what
+    happened as bits (``TERMINATED``, ``TRUNCATED``, ``ILLEGAL``, ``PENDING``)."""
+    seat_mode = cfg[CFG_SEAT_MODE]
+    rewards_row[:] = 0.0
+    done = 0
+    if pending:
+        _new_episode(p, s, rng, seat_mode, seats, i, legal)
+    elif a < 0 or a >= mask_row.shape[0] or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        rewards_row[seats[i]] = -1.0
+        done = TERMINATED | ILLEGAL
+    else:
+        G.apply(s, p, a)
+        if seat_mode == SEAT_SELF:
+            if s[C.H_STATUS] == C.ONGOING:
+                seats[i] = s[C.H_PLAYER]
         else:
-            a = actions[i]
-            if a < 0 or a >= num_actions or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
-                rewards[i] = -1.0
-                terminated[i] = True
-                illegal[i] = True
+            _opponent_moves(s, p, seats[i], rng, legal)
+        if s[C.H_STATUS] != C.ONGOING:
+            C.fill_returns(s, cfg[CFG_PLAYERS], rewards_row)
+            if s[C.H_REASON] == cfg[CFG_CAP_REASON] and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
+                done = TRUNCATED
             else:
-                G.apply(s, p, a)
-                _opponent_moves(s, p, seats[i], rngs[i], legal)
-                if s[C.H_STATUS] != C.ONGOING:
-                    C.fill_returns(s, num_players, returns)
-                    rewards[i] = returns[seats[i]]
-                    if s[C.H_REASON] == cap_reason and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
-                        truncated[i] = True
-                    else:
-                        terminated[i] = True
-            pending[i] = terminated[i] or truncated[i]
-        _observe(p, s, seats[i], pending[i], legal, obs[i], masks[i])
-        if same_step == 1 and pending[i]:
-            final[i, :] = obs[i]
-            _new_episode(p, s, rngs[i], seat_mode, seats, i, legal)
-            pending[i] = False
-            _observe(p, s, seats[i], False, legal, obs[i], masks[i])
+                done = TERMINATED
+    ended = (done & (TERMINATED | TRUNCATED)) != 0
+    _observe(p, s, seats[i], ended, legal, obs_row, mask_row)
+    if cfg[CFG_SAME_STEP] == 1 and ended:
+        final_row[:] = obs_row
+        _new_episode(p, s, rng, seat_mode, seats, i, legal)
+        _observe(p, s, seats[i], False, legal, obs_row, mask_row)
+        return done
+    return (done | PENDING) if ended else done

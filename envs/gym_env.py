@@ -46,6 +46,7 @@ from gymnasium import spaces
 
 from . import _common as C
 from . import make_game
+from ._vector_kernel import TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError
 
 SEED_BOUND = 2**63 - 1
@@ -154,7 +155,10 @@ class ArbiterEnv(gym.Env):
 
         self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, agent_seat=self.agent_seat,
                                        **dict(self.game.params), rules=self.game.rules)
-        self._fused_final = np.zeros((1, int(np.prod(self.observation_space.shape))), dtype=np.float32)
+        v = self._fused
+        # one-game views of its buffers, made once: ``step_one`` takes them as they are
+        self._one = (v._p, v._cfg, v._states[0], v._rngs[0], v._seats)
+        self._one_out = (v._obs.reshape(1, -1)[0], v._all_rewards[0], v._masks[0], v._legal[0], v._obs[0])
 
     @property
     def opponent(self):
@@ -240,21 +244,26 @@ class ArbiterEnv(gym.Env):
 
     def _step_fused(self, action):
         v = self._fused
-        legal = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
-            and 0 <= action < self.game.num_actions and v._masks[0, int(action)] == 1
+        p, cfg, state, rng, seats = self._one
+        flat, rewards, mask, scratch, obs = self._one_out
+        if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
+            legal = 0 <= action < mask.shape[0] and mask[action] == 1
+        else:
+            legal = False
         if not legal and self.illegal_action == "raise":
             raise IllegalActionError(
-                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(v._masks[0]).tolist()}"
+                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(mask).tolist()}"
             )
         if self.render_mode is not None:
             self._previous = self._state.copy()
-        v._advance(np.array([int(action) if legal else -1], dtype=np.int64))
-        terminated, truncated = bool(v._terminated[0]), bool(v._truncated[0])
+        done = v._kernel.step_one(p, cfg, state, rng, seats, int(action) if legal else -1, False,
+                                  flat, rewards, mask, scratch, flat)
+        terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
         self._done = terminated or truncated
-        mask = np.zeros(self.game.num_actions, dtype=np.int8) if self._done else v._masks[0].copy()
-        self._render_human()
-        info = {"action_mask": mask, "illegal_action": bool(v._illegal[0])}
-        return v._obs[0].copy(), float(v._rewards[0]), terminated, truncated, info
+        if self.render_mode == "human":
+            self._render_human()
+        info = {"action_mask": np.zeros_like(mask) if self._done else mask.copy(), "illegal_action": not legal}
+        return obs.copy(), float(rewards[self._seat]), terminated, truncated, info
 
     # -- internals ---------------------------------------------------------------------------
     def _play(self, action: int) -> None:

@@ -15,11 +15,12 @@ Rewards are given only at the end: each seat's return (+1 / -1 / 0; Calculation 
 A game that ends by reaching ``max_moves`` (LOA, Go) sets ``truncations`` instead of
 ``terminations``, as the Gymnasium env does.
 
-Illegal moves are handled exactly as PettingZoo classic does: ``env()`` wraps ``raw_env`` in
-``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game ends),
-``CheckActionWrapper`` (PettingZoo's ``AssertOutOfBoundsWrapper`` with a typed error: an action
-outside the action space raises ``envs.IllegalActionError``) and ``OrderEnforcingWrapper``. ``raw_env`` itself raises
-``envs.IllegalActionError`` on an illegal action.
+Illegal moves are handled exactly as PettingZoo classic does, whose ``env()`` wraps its raw env
+in ``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game
+ends), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``: ours does the same in one layer,
+``ClassicWrapper`` (an ``OrderEnforcingWrapper``), with a typed error for an action outside the
+action space (``envs.IllegalActionError``). ``raw_env`` itself raises ``envs.IllegalActionError``
+on an illegal action.
 
 ``reset(seed=...)`` determines the deal (Calculation); the board games have no chance.
 
@@ -36,10 +37,12 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
+from . import _common as C
 from . import make_game
 from .core import IllegalActionError, ParameterError
-from .gym_env import action_mask, ended_by_max_moves, observation_box
+from .gym_env import ended_by_max_moves, observation_box
 from .registry import spec as game_spec
 
 LAYOUTS = ("arbiter", "classic")
@@ -77,9 +80,16 @@ class ArbiterAEC(AECEnv, EzPickle):
         self.observation_spaces = {a: spaces.Dict({"observation": board, "action_mask": mask}) for a in self.agents}
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.agents}
         self.np_random, _ = seeding.np_random(None)
-        self.state = None
+        self._ops, self._p = self.game._ops, self.game.kernel_params
+        self._state = None
         self._previous = None
-        self._last_move = None
+        self._last_action = None
+
+    @property
+    def state(self):
+        """A copy of the current position (None before the first reset): the env steps its own
+        position without validating it again, so it never hands out the array itself."""
+        return None if self._state is None else self._state.copy()
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -90,8 +100,10 @@ class ArbiterAEC(AECEnv, EzPickle):
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
         to_move = agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]
-        mask = action_mask(self.game, self.state) if to_move else np.zeros(self.game.num_actions, dtype=np.int8)
-        planes = self.game.observation(self.state, seat)
+        planes = np.empty(self.game.observation_shape, dtype=np.float32)
+        mask = np.empty(self.game.num_actions, dtype=np.int8)
+        # the env's own position: observed without validating it again (reset and step made it)
+        self._ops.observe_masked(self._state, self._p, seat, to_move, planes.reshape(-1), mask)
         if self.classic and planes.ndim == 3:
             planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
         return {"observation": planes, "action_mask": mask}
@@ -99,39 +111,48 @@ class ArbiterAEC(AECEnv, EzPickle):
     def reset(self, seed=None, options=None):
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
-        self._previous = self._last_move = None
+        self._state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
+        self._previous = self._last_action = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+        self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
         self._render_human()
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
+        action = self.game.check_action(action)
+        if not self._play(agent, action):
+            raise IllegalActionError(f"action {action} ({self._describe(action)}) is not legal here")
+
+    def _play(self, agent, action: int) -> bool:
+        """Play ``agent``'s in-range ``action``; False (and nothing changed) if it is illegal."""
+        # ``reset`` and earlier steps made ``self._state``: only the action needs checking
+        nxt = self._ops.play(self._state, self._p, action)
+        if nxt.size == 0:
+            return False
         self._cumulative_rewards[agent] = 0.0
-        self._last_move = self.game.action_to_str(self.state, self.game.check_action(action))
-        self._previous = self.state
-        self.state = self.game.apply(self.state, action)  # raises IllegalActionError if illegal
+        self._previous, self._state, self._last_action = self._state, nxt, action
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if self.game.is_terminal(self.state):
-            returns = self.game.returns(self.state)
+        if nxt[C.H_STATUS] != C.ONGOING:
+            returns = self.game.returns(nxt)
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
-            ended = self.truncations if ended_by_max_moves(self.game, self.state) else self.terminations
+            ended = self.truncations if ended_by_max_moves(self.game, self._state) else self.terminations
             for a in self.agents:
                 ended[a] = True
             # as in PettingZoo classic, the next seat sees the final rewards first
             seat = self.possible_agents.index(agent)
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player(self.state)]
+            self.agent_selection = self.possible_agents[nxt.item(C.H_PLAYER)]
         self._accumulate_rewards()
         self._render_human()
+        return True
 
     def render(self):
         if self.render_mode is None:
@@ -142,8 +163,20 @@ class ArbiterAEC(AECEnv, EzPickle):
         from . import render
 
         if self.render_mode == "ansi":
-            return render.ansi(self.game, self.state, self._last_move)
-        return render.rgb(self.game, self.state, self._previous)
+            return render.ansi(self.game, self._state, self._last_move())
+        return render.rgb(self.game, self._state, self._previous)
+
+    def _last_move(self):
+        """The last move in the game's notation (written when shown, not on every step)."""
+        if self._last_action is None:
+            return None
+        return self.game.action_to_str(self._previous, self._last_action)
+
+    def _describe(self, action) -> str:
+        try:
+            return self.game.action_to_str(self._state, action)
+        except ValueError:
+            return "no such move"
 
     def close(self):
         view = getattr(self, "_view", None)
@@ -151,12 +184,12 @@ class ArbiterAEC(AECEnv, EzPickle):
             view.close()
 
     def _render_human(self):
-        if self.render_mode == "human" and self.state is not None:
+        if self.render_mode == "human" and self._state is not None:
             if getattr(self, "_view", None) is None:
                 from .render import HumanView
 
                 self._view = HumanView(self.metadata["render_fps"])
-            self._view.show(self.game, self.state, self._previous, self._last_move)
+            self._view.show(self.game, self._state, self._previous, self._last_move())
 
 
 def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
@@ -164,25 +197,60 @@ def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
     return ArbiterAEC(game, render_mode=render_mode, layout=layout, **params)
 
 
-class CheckActionWrapper(wrappers.BaseWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with a typed error: an action outside the action
-    space (or not an integer) raises ``envs.IllegalActionError``, a ``ValueError``, where the
-    classic wrapper's bare ``assert`` raises ``AssertionError`` (and vanishes under ``python -O``)."""
+class ClassicWrapper(wrappers.OrderEnforcingWrapper):
+    """What PettingZoo classic's three wrappers do, in one layer over ``raw_env``.
+
+    ``OrderEnforcingWrapper`` (it is one: errors for calls before ``reset``, ``agent_iter``'s
+    checks), ``AssertOutOfBoundsWrapper`` with a typed error (an action outside the action space
+    raises ``envs.IllegalActionError``, a ``ValueError``, where the classic wrapper's bare
+    ``assert`` raises ``AssertionError`` and vanishes under ``python -O``) and
+    ``TerminateIllegalWrapper`` (an illegal action ends the game: the offender gets
+    ``illegal_reward``, the others 0, every agent is terminated and truncated, as there).
+
+    One layer because each wrapper reaches the env's attributes through ``__getattr__``: three
+    layers of it cost several times the move itself.
+    """
+
+    def __init__(self, env: ArbiterAEC, illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+        self._terminated = False  # ended by an illegal action
+
+    def reset(self, seed=None, options=None):
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
     def step(self, action):
-        agent = self.agent_selection
-        done = self.terminations[agent] or self.truncations[agent]
-        if not (action is None and done) and not self.action_space(agent).contains(action):
-            raise IllegalActionError(
-                f"action {action!r} is outside the action space Discrete({self.action_space(agent).n})"
-            )
-        super().step(action)
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if not (action is None and done):
+            action = raw.game.check_action(action)  # IllegalActionError outside the action space
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+        elif done:
+            raw.step(action)
+        elif not raw._play(agent, action):
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
 
 
 def env(game, render_mode=None, layout="arbiter", **params):
-    """The AEC env wrapped as PettingZoo classic envs are (see the module docstring), with an
-    out-of-range action a typed error (``CheckActionWrapper``)."""
-    wrapped = raw_env(game, render_mode=render_mode, layout=layout, **params)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    wrapped = CheckActionWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    """The AEC env wrapped as PettingZoo classic envs are (``ClassicWrapper``: order enforcing,
+    an out-of-range action a typed error, an illegal action ends the game with -1)."""
+    return ClassicWrapper(raw_env(game, render_mode=render_mode, layout=layout, **params), illegal_reward=-1)

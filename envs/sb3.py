@@ -51,7 +51,8 @@ MIN_IMAGE_SIDE = 36  # NatureCNN's three convolutions need at least this many pi
 def make_vec_env(env_id, n_envs: int = 16, observation: str = "planes", seed=None,
                  agent_seat=0, **game_params) -> "ArbiterSB3VecEnv":
     """An SB3 ``VecEnv`` of ``n_envs`` games of ``env_id`` (a Gymnasium id such as ``"Go-v0"``,
-    or a game name) against the random opponent; ``game_params`` are the game's parameters."""
+    or a game name) against the random opponent; ``game_params`` are the game's parameters, and
+    ``num_threads`` among them is the vector env's (``envs.vector_env``)."""
     ids = gym_ids()
     name = ids.get(env_id, env_id)
     spec(name)  # ParameterError listing the registered games if unknown

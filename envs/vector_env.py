@@ -18,7 +18,22 @@ rewards, illegal-action rule and truncation), with these differences, all for sp
 * randomness comes from one SplitMix64 stream per slot seeded from ``reset(seed=...)``, so slot
   i replays identically whatever the batch size.
 
-``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool and ``agent_seat`` (N,).
+Large batches run on numba's threads (``num_threads``; by default one per core, and only when each
+thread gets at least ``MIN_GAMES_PER_THREAD`` games, below which waking threads costs more than it
+saves): blocks of games, each with its own scratch, so the games played are the same for every
+thread count. numba's default threading layer (workqueue) must not be entered from two Python
+threads at once: step one vector env per Python thread, or set ``num_threads=1``.
+
+``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool, ``agent_seat`` (N,) and
+``rewards`` (N, num_players): every seat's reward this step.
+
+Self-play (``opponent="self"``), for training one policy on both seats of two-player games in
+batches, as pgx and OpenSpiel's ``rl_environment`` do: there is no opponent, every step plays the
+action of the seat to move, ``info["agent_seat"]`` is the seat to move next (whose observation,
+from its own point of view, and mask are returned), and the reward is that of the seat that just
+moved (its return when its move ended the game, else 0; ``info["rewards"]`` has both seats'). At a
+game's end ``agent_seat`` stays the seat that made the last move, so the final observation and the
+reward belong to the same seat.
 """
 
 from __future__ import annotations
@@ -40,16 +55,18 @@ class ArbiterVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None, **params):
+    def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None,
+                 num_threads=None, **params):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
-        if opponent != "random":
+        if opponent not in ("random", "self"):
             raise ParameterError(
-                f"opponent={opponent!r}: the vector env plays only the fused 'random' opponent; "
-                "use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
+                f"opponent={opponent!r}: the vector env plays the fused 'random' opponent or 'self' "
+                "(self-play); use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
             )
         self.game = make_game(game, **params)
-        seats = (0, 1, "random") if self.game.num_players == 2 else (0,)
+        self.opponent = opponent
+        seats = (0, 1, "random") if self.game.num_players == 2 and opponent == "random" else (0,)
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
             raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -64,8 +81,11 @@ class ArbiterVectorEnv(VectorEnv):
         n, g = self.num_envs, self.game
         self._p = g.kernel_params
         self._kernel = compiled(K, g.spec)
-        self._seat_mode = K.SEAT_RANDOM if agent_seat == "random" else agent_seat
-        self._cap_reason = -1 if g.max_moves_reason is None else g.max_moves_reason
+        self._seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
+        self._cfg = np.zeros(4, dtype=np.int64)  # the kernel's batch constants (CFG_*)
+        self._cfg[K.CFG_PLAYERS] = g.num_players
+        self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
+        self._cfg[K.CFG_SEAT_MODE] = self._seat_mode
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
         self._rngs = np.zeros((n, 1), dtype=np.uint64)
         self._seats = np.zeros(n, dtype=np.int64)
@@ -73,11 +93,12 @@ class ArbiterVectorEnv(VectorEnv):
         self._obs = np.zeros((n, *self.single_observation_space.shape), dtype=np.float32)
         self._masks = np.zeros((n, g.num_actions), dtype=np.int8)
         self._rewards = np.zeros(n, dtype=np.float64)
+        self._all_rewards = np.zeros((n, g.num_players), dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._illegal = np.zeros(n, dtype=np.bool_)
-        self._legal = np.zeros(g.num_actions, dtype=np.int64)
-        self._returns = np.zeros(g.num_players, dtype=np.float64)
+        blocks = _blocks(n, num_threads)
+        self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
         self._seeded = False
 
     def reset(self, *, seed=None, options=None):
@@ -92,13 +113,15 @@ class ArbiterVectorEnv(VectorEnv):
             which = np.asarray(options["reset_mask"], dtype=np.bool_)
             if which.shape != (self.num_envs,):
                 raise ParameterError(f"reset_mask of shape {which.shape}: expected ({self.num_envs},) booleans")
-        self._kernel.reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
+        reset = self._kernel.reset_parallel if self._legal.shape[0] > 1 else self._kernel.reset
+        reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
                 which, self._pending, self._obs.reshape(self.num_envs, -1), self._masks, self._legal)
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
 
     def step(self, actions):
         self._advance(actions, final=None)
-        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy()}
+        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy(),
+                "rewards": self._all_rewards.copy()}
         return self._obs.copy(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
 
     def _advance(self, actions, final=None):
@@ -111,11 +134,11 @@ class ArbiterVectorEnv(VectorEnv):
         if not self._seeded:
             raise ParameterError("step() before reset(): call reset() first")
         flat = self._obs.reshape(self.num_envs, -1)
-        self._kernel.step(self._p, self.game.num_players, self._cap_reason, self._states,
-                          self._rngs, self._seat_mode, self._seats, actions.astype(np.int64, copy=False),
-                          self._pending, flat, self._rewards, self._terminated, self._truncated,
-                          self._illegal, self._masks, self._legal, self._returns,
-                          0 if final is None else 1, flat if final is None else final)
+        step = self._kernel.step_parallel if self._legal.shape[0] > 1 else self._kernel.step
+        self._cfg[K.CFG_SAME_STEP] = 0 if final is None else 1
+        step(self._p, self._cfg, self._states, self._rngs, self._seats, actions.astype(np.int64, copy=False),
+             self._pending, flat, self._rewards, self._all_rewards, self._terminated, self._truncated,
+             self._illegal, self._masks, self._legal, flat if final is None else final)
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool legal-action masks (sb3-contrib convention)."""
@@ -134,3 +157,19 @@ class ArbiterVectorEnv(VectorEnv):
         if self.render_mode == "rgb_array":
             return tuple(render.rgb(self.game, s) for s in self._states)
         return None
+
+
+MIN_GAMES_PER_THREAD = 128
+
+
+def _blocks(num_envs: int, num_threads) -> int:
+    """How many blocks of games one step runs in parallel (one per thread)."""
+    import numba
+
+    available = numba.config.NUMBA_NUM_THREADS
+    if num_threads is None:
+        return max(1, min(available, num_envs // MIN_GAMES_PER_THREAD))
+    if not isinstance(num_threads, (int, np.integer)) or isinstance(num_threads, bool) or not 1 <= num_threads <= available:
+        raise ParameterError(f"num_threads={num_threads!r}: expected None or an integer from 1 to {available} "
+                             "(numba's thread count, NUMBA_NUM_THREADS)")
+    return min(int(num_threads), num_envs)

@@ -60,8 +60,9 @@ def page(game, title):
     lines += ["## Environment conventions", "",
               "Gymnasium: reward 0 until the end, then the learner's return; an illegal action ends the episode "
               "with -1 and `info[\"illegal_action\"] = True`; `info[\"action_mask\"]` is int8. "
-              "PettingZoo: observation `{\"observation\", \"action_mask\"}`, rewards at the end, illegal moves "
-              "handled by `TerminateIllegalWrapper`. See `envs/gym_env.py` and `envs/pz_env.py`.", ""]
+              "PettingZoo: observation `{\"observation\", \"action_mask\"}`, rewards at the end; an illegal move "
+              "ends the game with -1 for its player, as PettingZoo classic's `TerminateIllegalWrapper` does. "
+              "See `envs/gym_env.py` and `envs/pz_env.py`.", ""]
     return "\n".join(lines)
 
 

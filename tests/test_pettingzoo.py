@@ -58,6 +58,49 @@ def test_illegal_move_ends_the_game_as_in_pettingzoo_classic():
         raw.step(0)
 
 
+@pytest.mark.parametrize("module, params", [(othello_v0, {"size": 6}), (go_v0, {"size": 5}), (calculation_v0, {})])
+def test_one_layer_wrapper_behaves_as_pettingzoos_three(module, params):
+    """``env()``'s ``ClassicWrapper`` against PettingZoo's own stack over the same raw env
+    (TerminateIllegal, AssertOutOfBounds, OrderEnforcing): the same ``last()``, rewards,
+    terminations and truncations after every step, illegal actions (1 in 15) and steps of
+    finished agents included."""
+    import warnings
+
+    from pettingzoo.utils import wrappers
+
+    ours = module.env(**params)
+    theirs = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
+        wrappers.TerminateIllegalWrapper(module.raw_env(**params), illegal_reward=-1)))
+    rng = np.random.default_rng(0)
+    games = steps = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for game in range(12):
+            for env in (ours, theirs):
+                env.reset(seed=game)
+            while ours.agents:
+                assert theirs.agents == ours.agents and theirs.agent_selection == ours.agent_selection
+                a, b = ours.last(), theirs.last()
+                assert np.array_equal(a[0]["observation"], b[0]["observation"])
+                assert np.array_equal(a[0]["action_mask"], b[0]["action_mask"]) and a[1:] == b[1:]
+                assert ours.rewards == theirs.rewards and ours.terminations == theirs.terminations
+                assert ours.truncations == theirs.truncations
+                if a[2] or a[3]:
+                    action = None
+                elif rng.random() < 1 / 15 and not a[0]["action_mask"].all():
+                    action = int(rng.choice(np.flatnonzero(a[0]["action_mask"] == 0)))
+                else:
+                    action = int(rng.choice(np.flatnonzero(a[0]["action_mask"])))
+                ours.step(action)
+                theirs.step(action)
+                steps += 1
+            games += 1
+    assert games == 12 and steps > 100
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        ours.reset(seed=0)
+        ours.step(10**6)
+
+
 def test_parameters_and_seeded_deals():
     env = go_v0.env(size=7, komi=0.5)
     env.reset()

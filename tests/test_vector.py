@@ -102,6 +102,29 @@ def test_seeding_is_deterministic_and_per_slot():
     assert np.array_equal(run(8, 5)[0], run(16, 5)[0][:8])
 
 
+@pytest.mark.parametrize("game, params", [("go", {"size": 5}), ("calculation", {})])
+def test_threads_change_nothing_but_speed(game, params):
+    """Blocks of games on numba's threads play exactly the games one thread plays, with the
+    learner's own actions and SB3's same-step autoreset as with Gymnasium's."""
+    import numba
+
+    threads = numba.config.NUMBA_NUM_THREADS
+    seat = "random" if game == "go" else 0
+    one = _play(ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=1, **params), 3, 40)
+    many = _play(ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=threads, **params), 3, 40)
+    assert all(np.array_equal(x, y) for x, y in zip(one, many))
+    finals = []
+    for n_threads in (1, threads):
+        vec = ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=n_threads, **params)
+        vec.reset(seed=3)
+        final = np.zeros((9, vec._obs[0].size), dtype=np.float32)
+        rng = np.random.default_rng(0)
+        for _ in range(40):
+            vec._advance(_random_actions(vec._masks, rng), final=final)
+        finals.append((vec.states(), final.copy()))
+    assert np.array_equal(finals[0][0], finals[1][0]) and np.array_equal(finals[0][1], finals[1][1])
+
+
 def test_reset_mask_and_argument_errors():
     vec = ArbiterVectorEnv(num_envs=4, game="gomoku", size=7, agent_seat=1)
     obs, info = vec.reset(seed=0)
@@ -114,6 +137,9 @@ def test_reset_mask_and_argument_errors():
         ArbiterVectorEnv(num_envs=4, game="gomoku", opponent="greedy")
     with pytest.raises(ParameterError):
         ArbiterVectorEnv(num_envs=0, game="gomoku")
+    for bad in (0, -1, 10**6, 1.5, True, "2"):
+        with pytest.raises(ParameterError, match="num_threads"):
+            ArbiterVectorEnv(num_envs=4, game="gomoku", num_threads=bad)
 
 
 def test_vector_render_and_registration():
@@ -124,3 +150,52 @@ def test_vector_render_and_registration():
     vec.reset(seed=0)
     frames = vec.render()
     assert len(frames) == 2 and frames[0].dtype == np.uint8 and not np.array_equal(frames[0], frames[1])
+
+
+@pytest.mark.parametrize("game, params", [("othello", {"size": 6}), ("go", {"size": 5}), ("calculation", {})])
+def test_self_play_plays_every_seat_like_the_game(game, params):
+    """``opponent="self"``: every action is the mover's; observation and mask are the next
+    mover's; the reward is the mover's return; after an end the slot starts again (NEXT_STEP)."""
+    vec = ArbiterVectorEnv(num_envs=3, game=game, opponent="self", **params)
+    g = vec.game
+    rng = np.random.default_rng(1)
+    obs, info = vec.reset(seed=2)
+    states = list(vec.states())
+    pending = [False] * 3
+    ends = 0
+    for _ in range(400 if game != "calculation" else 150):
+        actions = _random_actions(info["action_mask"], rng)
+        obs, reward, terminated, truncated, info = vec.step(actions)
+        now = vec.states()
+        for i in range(3):
+            if pending[i]:  # a new episode: compare from its first position on
+                states[i] = now[i]
+                pending[i] = False
+                assert reward[i] == 0 and not terminated[i]
+            else:
+                mover = g.current_player(states[i])
+                states[i] = g.apply(states[i], int(actions[i]))
+                assert np.array_equal(states[i], now[i])
+                if g.is_terminal(states[i]):
+                    ends += 1
+                    returns = g.returns(states[i])
+                    assert terminated[i] or truncated[i]
+                    assert reward[i] == returns[mover] and np.array_equal(info["rewards"][i], returns)
+                    assert info["agent_seat"][i] == mover
+                    pending[i] = True
+                else:
+                    assert reward[i] == 0 and not np.any(info["rewards"][i])
+                    assert info["agent_seat"][i] == g.current_player(states[i])
+                    mask = np.zeros(g.num_actions, dtype=np.int8)
+                    mask[g.legal_actions(states[i])] = 1
+                    assert np.array_equal(info["action_mask"][i], mask)
+            seat = int(info["agent_seat"][i])
+            assert np.array_equal(obs[i], g.observation(states[i], seat))
+    assert ends >= 3
+
+
+def test_self_play_errors():
+    with pytest.raises(ParameterError, match="agent_seat"):
+        ArbiterVectorEnv(num_envs=2, game="othello", opponent="self", agent_seat=1)
+    with pytest.raises(ParameterError, match="opponent"):
+        ArbiterVectorEnv(num_envs=2, game="othello", opponent="greedy")
