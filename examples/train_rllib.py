@@ -165,7 +165,10 @@ def main(argv=None):
         options = {"include_dashboard": False, "log_to_driver": False}
         if args.address is None:
             options["num_cpus"] = args.num_cpus
-        ray.init(address=args.address, **options)
+        try:
+            ray.init(address=args.address, **options)
+        except ConnectionError as e:  # --address auto with no cluster running, say
+            sys.exit(f"train_rllib.py: error: --address {args.address}: no Ray cluster to join there ({e})")
         started = True
     log = args.log.open("w") if args.log else None
     try:

@@ -4,8 +4,11 @@ live for the run, and a fixed seed and actor count give the same run. A real loc
 no dashboard) runs the actors; the nets and searches are tiny."""
 
 import importlib.util
+import os
 import re
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +81,27 @@ def test_a_fixed_seed_and_actor_count_repeat_the_run(local_ray):
     assert n0 != n1 or not np.array_equal(a["policy"][:n0], a["policy"][n0:n0 + n1])
 
 
+def test_a_lost_actor_is_replaced_and_its_share_played_again_identically(local_ray):
+    config = train.Config(**{**CONFIG, "simulations": 96, "fast_simulations": 48})
+    net = train.Trainer(config).net
+    executor = distributed.RaySelfPlay(actors=2)
+    executor.start(config, net.config)
+    try:
+        victim = executor.ready[0]["pid"]
+        killer = threading.Timer(0.5, os.kill, (victim, signal.SIGKILL))
+        killer.start()  # actor 0 dies mid-iteration (its share takes several seconds)
+        interrupted = executor.play(net, 0, config.seed, config.games)
+        killer.join()
+        assert executor.replayed == 1 and executor.reports[0]["pid"] != victim
+        again = executor.play(net, 0, config.seed, config.games)  # the same version and seeds, no fault
+    finally:
+        executor.close()
+    assert executor.replayed == 1 and len(interrupted) == len(again) == 2
+    for a, b in zip(interrupted, again):
+        for name in train.FIELDS:
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
 def test_too_few_games_for_the_actors_is_a_clear_error(local_ray):
     with pytest.raises(distributed.SelfPlayError, match=r"games=1 per size cannot give each of 2 actors"):
         train.Trainer(train.Config(**{**CONFIG, "games": 1}), executor=distributed.RaySelfPlay(actors=2))
@@ -91,6 +115,16 @@ def test_bad_options_are_typed_errors(options, message):
     with pytest.raises(distributed.SelfPlayError, match=message):
         distributed.RaySelfPlay(**options)
     assert issubclass(distributed.SelfPlayError, ValueError)
+
+
+def test_no_cluster_at_the_address_is_a_clear_error(monkeypatch):
+    def refuse(**options):  # what ray.init says when no cluster answers at the address
+        raise ConnectionError("Could not find any running Ray instance.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    with pytest.raises(distributed.SelfPlayError, match=r"address='auto': no Ray cluster to join there"):
+        train.Trainer(train.Config(**CONFIG), executor=distributed.RaySelfPlay(address="auto"))
 
 
 def test_an_unknown_executor_is_named():

@@ -160,7 +160,12 @@ class RaySelfPlay:
             options = {"include_dashboard": False, "log_to_driver": False}
             if self.address is None:
                 options["num_cpus"] = self.num_cpus or os.cpu_count()
-            ray.init(address=self.address, **options)
+            try:
+                ray.init(address=self.address, **options)
+            except ConnectionError as exc:  # "auto" with no cluster running, say
+                raise SelfPlayError(f"address={self.address!r}: no Ray cluster to join there ({exc}); "
+                                    "start one with `ray start --head`, or leave the address out "
+                                    "for a local Ray") from None
             self._started_ray = True
         n = self.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         if config.games < n:
