@@ -429,6 +429,264 @@ def apply(s, p, a):
     settle(s, p)
 
 
+# -- random playouts ------------------------------------------------------------------------------
+# A playout (random playouts, MCTS rollouts) needs only the discs and the mover's placements; the
+# cells, counts and hash, which ``apply`` keeps for search and the Game API, are rebuilt once at the
+# end (``_write_back``), not touched per disc.
+
+@njit(cache=True, inline="always")
+def _fill_up(gen, pro, k):
+    """``_fill`` for a shift towards higher squares by ``k`` (``pro``: masked opponent discs)."""
+    run = gen | (pro & (gen << k))
+    pro &= pro << k
+    run |= pro & (run << (k + k))
+    pro &= pro << (k + k)
+    return run | (pro & (run << (k + k + k + k)))
+
+
+@njit(cache=True, inline="always")
+def _fill_down(gen, pro, k):
+    """``_fill`` for a shift towards lower squares by ``k``."""
+    run = gen | (pro & (gen >> k))
+    pro &= pro >> k
+    run |= pro & (run >> (k + k))
+    pro &= pro >> (k + k)
+    return run | (pro & (run >> (k + k + k + k)))
+
+
+@njit(cache=True, inline="always")
+def _word_moves(own, opp, ks, ups, downs):
+    """``_bb_moves`` over the four direction pairs: shift ``ks[i]`` up (landing mask ``ups[i]``)
+    and down (``downs[i]``)."""
+    empty = ~(own | opp)
+    moves = np.uint64(0)
+    for i in range(4):
+        k, up, down = ks[i], ups[i], downs[i]
+        moves |= ((_fill_up(own, opp & up, k) & opp) << k) & up
+        moves |= ((_fill_down(own, opp & down, k) & opp) >> k) & down
+    return moves & empty
+
+
+@njit(cache=True, inline="always")
+def _word_flips(own, opp, bit, ks, ups, downs):
+    """``_bb_flips`` over the four direction pairs."""
+    flips = np.uint64(0)
+    for i in range(4):
+        k, up, down = ks[i], ups[i], downs[i]
+        run = _fill_up(bit, opp & up, k)
+        if (run << k) & up & own:
+            flips |= run & opp
+        run = _fill_down(bit, opp & down, k)
+        if (run >> k) & down & own:
+            flips |= run & opp
+    return flips
+
+
+@njit(cache=True, inline="always")
+def _word_playout(s, p, rng, ks, ups, downs):
+    """The one-word playout: the Kogge-Stone generator on two words held in registers; a ply
+    picks the k-th set bit of the placements, k uniform."""
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    seat = s[C.H_PLAYER]
+    own = np.uint64(s[x + S_BITS + seat])
+    opp = np.uint64(s[x + S_BITS + 1 - seat])
+    ply = s[C.H_PLY]
+    last = s[C.H_LAST]
+    moves = np.uint64(s[x + S_MOVES])
+    while True:
+        if moves == 0:
+            moves = _word_moves(opp, own, ks, ups, downs)
+            if moves == 0:
+                break
+            own, opp = opp, own  # a pass
+            seat = 1 - seat
+            ply += 1
+            last = n * n
+        m = moves
+        for _ in range(C.randint(rng, C.popcount(np.int64(moves)))):
+            m &= m - ONE
+        bit = m & (~m + ONE)
+        flips = _word_flips(own, opp, bit, ks, ups, downs)
+        own, opp = opp & ~flips, own | flips | bit
+        seat = 1 - seat
+        ply += 1
+        last = trailing_zeros(bit)
+        moves = _word_moves(own, opp, ks, ups, downs)
+    black, white = (own, opp) if seat == 0 else (opp, own)
+    for cell in range(n * n):
+        b = (black >> np.uint64(cell)) & ONE
+        s[C.HEADER + cell] = 1 if b else 2 if (white >> np.uint64(cell)) & ONE else 0
+    _write_back(s, p, seat, ply, last)
+
+
+@njit(cache=True, inline="always")
+def _u64(v):
+    return np.uint64(v)
+
+
+@njit(cache=True)
+def _one_word_playout(s, p, rng):
+    """``_word_playout`` with the direction shifts and masks of this size; on 8x8 as constants,
+    which LLVM folds into the shifts (as a C compiler does for a fixed board)."""
+    if p[P_SIZE] == 8:
+        ks = (np.uint64(1), np.uint64(8), np.uint64(9), np.uint64(7))
+        not_a, not_h, every = np.uint64(0xFEFEFEFEFEFEFEFE), np.uint64(0x7F7F7F7F7F7F7F7F), ~np.uint64(0)
+        _word_playout(s, p, rng, ks, (not_a, every, not_a, not_h), (not_h, every, not_h, not_a))
+    else:
+        ks = (_u64(p[P_SHIFT]), _u64(p[P_SHIFT + 2]), _u64(p[P_SHIFT + 4]), _u64(p[P_SHIFT + 5]))
+        ups = (_u64(p[P_MASK]), _u64(p[P_MASK + 2]), _u64(p[P_MASK + 4]), _u64(p[P_MASK + 5]))
+        downs = (_u64(p[P_MASK + 1]), _u64(p[P_MASK + 3]), _u64(p[P_MASK + 7]), _u64(p[P_MASK + 6]))
+        _word_playout(s, p, rng, ks, ups, downs)
+
+
+@njit(cache=True, inline="always")
+def _outflanks(board, at, me, steps):
+    """Whether a disc of colour ``me`` on bordered cell ``at`` outflanks a line (is a placement)."""
+    other = 3 - me
+    for k in steps:
+        y = at + k
+        if board[y] == other:
+            y += k
+            while board[y] == other:
+                y += k
+            if board[y] == me:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _draw(board, frontier, where, count, rng, me, steps):
+    """A uniformly random placement of ``me``, or -1 if it has none: frontier squares drawn
+    without replacement until one outflanks (the first legal square of a random order is uniform
+    over the legal squares)."""
+    m = count
+    while m > 0:
+        i = C.randint(rng, m)
+        at = frontier[i]
+        if _outflanks(board, at, me, steps):
+            return at
+        m -= 1
+        b = frontier[m]
+        frontier[i], frontier[m] = b, at
+        where[b], where[at] = i, m
+    return -1
+
+
+@njit(cache=True)
+def _mailbox_playout(s, p, rng, frontier):
+    """The playout of the larger boards, where a move generator over all N*N squares costs what
+    the rest of a ply costs several times over: a bordered board of int8 cells
+    (``(r + 1) * W + c + 1``, W = N + 1, border 3) and the frontier, the empty squares next to a
+    disc (every placement is one), kept in a list with a position index. A ply draws frontier
+    squares until one outflanks (``_draw``), flips along the 8 rays, and lists the empty
+    neighbours of the new disc: the cost of a ply depends on the frontier, not on N*N."""
+    n = p[P_SIZE]
+    w = n + 1
+    cells = (n + 2) * w + 1
+    board = np.full(cells, 3, dtype=np.int8)
+    where = np.full(cells, -1, dtype=np.int64)
+    action = np.empty(cells, dtype=np.int64)
+    for r in range(n):
+        for c in range(n):
+            at = (r + 1) * w + c + 1
+            action[at] = r * n + c
+            board[at] = s[C.HEADER + r * n + c]
+    steps = (1, -1, w, -w, w + 1, -w - 1, w - 1, 1 - w)
+    count = 0
+    for at in range(cells):
+        if board[at] == 0:
+            for k in steps:
+                if board[at + k] == 1 or board[at + k] == 2:
+                    frontier[count] = at
+                    where[at] = count
+                    count += 1
+                    break
+    seat = s[C.H_PLAYER]
+    ply = s[C.H_PLY]
+    last = s[C.H_LAST]
+    while True:
+        at = _draw(board, frontier, where, count, rng, seat + 1, steps)
+        if at < 0:
+            at = _draw(board, frontier, where, count, rng, 2 - seat, steps)
+            if at < 0:
+                break
+            seat = 1 - seat  # a pass
+            ply += 1
+            last = n * n
+        me = seat + 1
+        other = 3 - me
+        for k in steps:
+            y = at + k
+            if board[y] == other:
+                y += k
+                while board[y] == other:
+                    y += k
+                if board[y] == me:
+                    y -= k
+                    while y != at:
+                        board[y] = me
+                        y -= k
+        board[at] = me
+        count -= 1
+        b = frontier[count]
+        i = where[at]
+        frontier[i] = b
+        where[b] = i
+        where[at] = -1
+        for k in steps:
+            y = at + k
+            if board[y] == 0 and where[y] < 0:
+                frontier[count] = y
+                where[y] = count
+                count += 1
+        seat = 1 - seat
+        ply += 1
+        last = action[at]
+    for r in range(n):
+        for c in range(n):
+            s[C.HEADER + r * n + c] = board[(r + 1) * w + c + 1]
+    _write_back(s, p, seat, ply, last)
+
+
+@njit(cache=True)
+def _write_back(s, p, seat, ply, last):
+    """Finish a playout whose final cells are in ``s``: the counts, hash, seat, ply and last move,
+    then ``setup`` for the bitboards and the end."""
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    black = white = 0
+    h = SIDE_KEY if seat == 1 else np.int64(0)
+    for cell in range(n * n):
+        v = s[C.HEADER + cell]
+        if v:
+            h ^= ZOBRIST[2 * cell + v - 1]
+            if v == 1:
+                black += 1
+            else:
+                white += 1
+    s[x + S_COUNT] = black
+    s[x + S_COUNT + 1] = white
+    s[C.H_HASH] = h
+    s[C.H_PLAYER] = seat
+    s[C.H_PLY] = ply
+    s[C.H_LAST] = last
+    setup(s, p)
+
+
+@njit(cache=True)
+def random_playout(s, p, rng, moves):
+    """Finish the game in ``s`` with uniformly random legal moves (random playouts, MCTS
+    rollouts): the same distribution as drawing from ``legal_actions`` every ply, and the same
+    final state as ``apply`` would leave. ``moves`` (N*N + 1 long) is scratch."""
+    if s[C.H_STATUS] != C.ONGOING:
+        return
+    if p[P_FAST]:
+        _one_word_playout(s, p, rng)
+    else:
+        _mailbox_playout(s, p, rng, moves)
+
+
 @njit(cache=True)
 def validate(s, p):
     """0 if ``s`` is a consistent Othello state, else ``C.error(code, cell)`` (invariants in the
