@@ -52,7 +52,7 @@ from the cells and the side to move.
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from .. import _common as C
 
@@ -540,112 +540,181 @@ def _one_word_playout(s, p, rng):
         _word_playout(s, p, rng, ks, ups, downs)
 
 
-@njit(cache=True, inline="always")
-def _outflanks(board, at, me, steps):
-    """Whether a disc of colour ``me`` on bordered cell ``at`` outflanks a line (is a placement)."""
-    other = 3 - me
-    for k in steps:
-        y = at + k
-        if board[y] == other:
-            y += k
-            while board[y] == other:
-                y += k
-            if board[y] == me:
-                return True
-    return False
+def _line_tables():
+    """LINES[n * 1024 + cell * 4 + o] = 64 * slot + bit: the line through ``cell`` in orientation
+    ``o`` (rows, columns, diagonals r - c, anti-diagonals r + c; 32 slots each) and the cell's bit
+    in it (its column, its row, its column, its column). For the sizes of the line playout
+    (N >= 10); one flat table, so a lookup is one load."""
+    table = np.zeros(17 * 1024, dtype=np.int64)
+    for n in range(10, 17, 2):
+        for r in range(n):
+            for c in range(n):
+                at = n * 1024 + (r * n + c) * 4
+                table[at:at + 4] = (64 * r + c, 64 * (32 + c) + r, 64 * (64 + r - c + n - 1) + c,
+                                    64 * (96 + r + c) + c)
+    return table
+
+
+def _neighbour_tables():
+    """NEIGHBOURS[n * 2048 + cell * 8 + d]: the neighbour of ``cell`` in direction ``d``, or N*N
+    off the board (the line playout keeps cell N*N taken), for N >= 10."""
+    table = np.zeros(17 * 2048, dtype=np.int64)
+    for n in range(10, 17, 2):
+        for r in range(n):
+            for c in range(n):
+                for d, (dr, dc) in enumerate(DIRECTIONS):
+                    on = 0 <= r + dr < n and 0 <= c + dc < n
+                    table[n * 2048 + (r * n + c) * 8 + d] = (r + dr) * n + c + dc if on else n * n
+    return table
+
+
+LINES = _line_tables()
+NEIGHBOURS = _neighbour_tables()
+LINE_SLOTS = 128
+LINE_BITS = np.uint64(0xFFFF)
+BOTH = np.uint64(1 + (1 << 32))  # a bit in both colours' halves of a line word
 
 
 @njit(cache=True, inline="always")
-def _draw(board, frontier, where, count, rng, me, steps):
-    """A uniformly random placement of ``me``, or -1 if it has none: frontier squares drawn
-    without replacement until one outflanks (the first legal square of a random order is uniform
-    over the legal squares)."""
+def _runs(lines, me, entry):
+    """The opponent discs a disc of the colour whose half of a line word starts at bit ``me``
+    (0 Black, 32 White) flips along the line of ``entry`` (``LINES``): (towards higher bits,
+    towards lower bits) counts, 0 where no own disc closes the run. Branch-free: the run is the
+    trailing (leading) ones of the opponent's half shifted to the disc's bit."""
+    word = lines[entry >> 6]
+    i = np.uint64(entry & 63)
+    mine = (word >> me) & LINE_BITS
+    theirs = (word >> (np.uint64(32) - me)) & LINE_BITS
+    up = np.uint64(trailing_zeros(~(theirs >> (i + ONE))))
+    closed_up = ((mine >> (i + ONE)) >> up) & ONE
+    low = np.uint64(63) - i
+    down = np.uint64(leading_zeros(~((theirs << low) << ONE)))
+    closed_down = (((mine << low) << ONE) << down) >> np.uint64(63)
+    return np.int64(up * closed_up), np.int64(down * closed_down)
+
+
+@njit(cache=True, inline="always")
+def _places(lines, me, base, a):
+    """Whether a disc of the colour at half ``me`` on empty ``a`` outflanks a line."""
+    at = base + 4 * a
+    found = 0
+    for o in range(4):  # no early exit: the four lines' dependency chains overlap
+        up, down = _runs(lines, me, LINES[at + o])
+        found |= up | down
+    return found != 0
+
+
+@njit(cache=True, inline="always")
+def _draw(lines, me, base, frontier, where, count, rng):
+    """A uniformly random placement of the colour at half ``me``, or -1 if it has none: frontier
+    squares drawn without replacement until one outflanks (the first legal square of a random
+    order is uniform over the legal squares)."""
     m = count
     while m > 0:
         i = C.randint(rng, m)
-        at = frontier[i]
-        if _outflanks(board, at, me, steps):
-            return at
+        a = frontier[i]
+        if _places(lines, me, base, a):
+            return a
         m -= 1
         b = frontier[m]
-        frontier[i], frontier[m] = b, at
-        where[b], where[at] = i, m
+        frontier[i], frontier[m] = b, a
+        where[b], where[a] = i, m
     return -1
 
 
+@njit(cache=True, inline="always")
+def _place_disc(lines, me, base, cell):
+    """Put a disc of the colour at half ``me`` on empty ``cell``, in its four lines."""
+    at = base + 4 * cell
+    for o in range(4):
+        entry = LINES[at + o]
+        lines[entry >> 6] |= ONE << (np.uint64(entry & 63) + me)
+
+
+@njit(cache=True, inline="always")
+def _flip_disc(lines, base, cell):
+    """Turn the disc on ``cell`` over, in its four lines (one XOR each: both halves)."""
+    at = base + 4 * cell
+    for o in range(4):
+        entry = LINES[at + o]
+        lines[entry >> 6] ^= BOTH << np.uint64(entry & 63)
+
+
 @njit(cache=True)
-def _mailbox_playout(s, p, rng, frontier):
+def _line_playout(s, p, rng, frontier):
     """The playout of the larger boards, where a move generator over all N*N squares costs what
-    the rest of a ply costs several times over: a bordered board of int8 cells
-    (``(r + 1) * W + c + 1``, W = N + 1, border 3) and the frontier, the empty squares next to a
-    disc (every placement is one), kept in a list with a position index. A ply draws frontier
-    squares until one outflanks (``_draw``), flips along the 8 rays, and lists the empty
-    neighbours of the new disc: the cost of a ply depends on the frontier, not on N*N."""
+    the rest of a ply costs several times over. Each colour's discs are held as line words in
+    the four orientations (``_line_tables``), so whether a square is a placement, and how many
+    discs it flips each way, are a few word operations per orientation (``_runs``). The
+    frontier, the empty squares next to a disc (every placement is one), is a list with a
+    position index: a ply draws frontier squares until one is a placement (``_draw``), turns the
+    flipped discs in their four lines, and lists the empty neighbours of the new disc. The cost
+    of a ply depends on the frontier and the flips, not on N*N."""
     n = p[P_SIZE]
-    w = n + 1
-    cells = (n + 2) * w + 1
-    board = np.full(cells, 3, dtype=np.int8)
-    where = np.full(cells, -1, dtype=np.int64)
-    action = np.empty(cells, dtype=np.int64)
-    for r in range(n):
-        for c in range(n):
-            at = (r + 1) * w + c + 1
-            action[at] = r * n + c
-            board[at] = s[C.HEADER + r * n + c]
-    steps = (1, -1, w, -w, w + 1, -w - 1, w - 1, 1 - w)
+    nn = n * n
+    base = 1024 * n
+    nbase = 2048 * n
+    lines = np.zeros(LINE_SLOTS, dtype=np.uint64)  # Black's bits 0..15, White's 32..47
+    taken = np.zeros(nn + 1, dtype=np.int8)
+    taken[nn] = 1
+    where = np.full(nn + 1, -1, dtype=np.int64)
+    for a in range(nn):
+        v = s[C.HEADER + a]
+        if v:
+            taken[a] = 1
+            _place_disc(lines, np.uint64(32 * (v - 1)), base, a)
     count = 0
-    for at in range(cells):
-        if board[at] == 0:
-            for k in steps:
-                if board[at + k] == 1 or board[at + k] == 2:
-                    frontier[count] = at
-                    where[at] = count
+    for a in range(nn):
+        if taken[a] == 0:
+            for d in range(8):
+                t = p[P_STEP + 8 * a + d]
+                if t >= 0 and taken[t]:
+                    frontier[count] = a
+                    where[a] = count
                     count += 1
                     break
     seat = s[C.H_PLAYER]
     ply = s[C.H_PLY]
     last = s[C.H_LAST]
     while True:
-        at = _draw(board, frontier, where, count, rng, seat + 1, steps)
-        if at < 0:
-            at = _draw(board, frontier, where, count, rng, 2 - seat, steps)
-            if at < 0:
+        me = np.uint64(32 * seat)
+        a = _draw(lines, me, base, frontier, where, count, rng)
+        if a < 0:
+            me = np.uint64(32) - me
+            a = _draw(lines, me, base, frontier, where, count, rng)
+            if a < 0:
                 break
             seat = 1 - seat  # a pass
             ply += 1
-            last = n * n
-        me = seat + 1
-        other = 3 - me
-        for k in steps:
-            y = at + k
-            if board[y] == other:
-                y += k
-                while board[y] == other:
-                    y += k
-                if board[y] == me:
-                    y -= k
-                    while y != at:
-                        board[y] = me
-                        y -= k
-        board[at] = me
+            last = nn
+        for o in range(4):
+            up, down = _runs(lines, me, LINES[base + 4 * a + o])
+            step = p[P_SHIFT + 2 * o]  # directions 0, 2, 4, 6: +1, +N, +N+1, 1-N
+            for k in range(1, up + 1):
+                _flip_disc(lines, base, a + k * step)
+            for k in range(1, down + 1):
+                _flip_disc(lines, base, a - k * step)
+        _place_disc(lines, me, base, a)
+        taken[a] = 1
         count -= 1
         b = frontier[count]
-        i = where[at]
+        i = where[a]
         frontier[i] = b
         where[b] = i
-        where[at] = -1
-        for k in steps:
-            y = at + k
-            if board[y] == 0 and where[y] < 0:
-                frontier[count] = y
-                where[y] = count
-                count += 1
+        where[a] = -1
+        for d in range(8):  # branch-free: an off-board neighbour is the always-taken cell nn
+            t = NEIGHBOURS[nbase + 8 * a + d]
+            new = (taken[t] == 0) & (where[t] < 0)
+            frontier[count] = t
+            where[t] = count if new else where[t]
+            count += new
         seat = 1 - seat
         ply += 1
-        last = action[at]
+        last = a
     for r in range(n):
+        word = np.int64(lines[r])
         for c in range(n):
-            s[C.HEADER + r * n + c] = board[(r + 1) * w + c + 1]
+            s[C.HEADER + r * n + c] = 1 if (word >> c) & 1 else 2 if (word >> (32 + c)) & 1 else 0
     _write_back(s, p, seat, ply, last)
 
 
@@ -684,7 +753,7 @@ def random_playout(s, p, rng, moves):
     if p[P_FAST]:
         _one_word_playout(s, p, rng)
     else:
-        _mailbox_playout(s, p, rng, moves)
+        _line_playout(s, p, rng, moves)
 
 
 @njit(cache=True)
