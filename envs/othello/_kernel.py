@@ -543,10 +543,10 @@ def _one_word_playout(s, p, rng):
 def _line_tables():
     """LINES[n * 1024 + cell * 4 + o] = 64 * slot + bit: the line through ``cell`` in orientation
     ``o`` (rows, columns, diagonals r - c, anti-diagonals r + c; 32 slots each) and the cell's bit
-    in it (its column, its row, its column, its column). For the sizes of the line playout
-    (N >= 10); one flat table, so a lookup is one load."""
+    in it (its column, its row, its column, its column). For every size (the line playout runs
+    on N >= 10; the tests force it on 6x6 and 8x8 too); one flat table, so a lookup is one load."""
     table = np.zeros(17 * 1024, dtype=np.int64)
-    for n in range(10, 17, 2):
+    for n in range(6, 17, 2):
         for r in range(n):
             for c in range(n):
                 at = n * 1024 + (r * n + c) * 4
@@ -557,9 +557,9 @@ def _line_tables():
 
 def _neighbour_tables():
     """NEIGHBOURS[n * 2048 + cell * 8 + d]: the neighbour of ``cell`` in direction ``d``, or N*N
-    off the board (the line playout keeps cell N*N taken), for N >= 10."""
+    off the board (the line playout keeps cell N*N taken), for every size."""
     table = np.zeros(17 * 2048, dtype=np.int64)
-    for n in range(10, 17, 2):
+    for n in range(6, 17, 2):
         for r in range(n):
             for c in range(n):
                 for d, (dr, dc) in enumerate(DIRECTIONS):
