@@ -15,6 +15,10 @@ State (int64), after the common header of ``envs/_common.py``:
 Params: P_GAME = N, P_GAME+1 = exact_five (1: exactly five wins, 0: five or more wins).
 Reason codes in H_REASON: FIVE (the mover made a winning line), FULL (board full, draw).
 
+``apply`` counts the four lines through the new stone only. Random playouts (``random_playout``)
+list the empty points once and draw from the list, swap-removing each stone's point, so a ply costs
+the same at every stage of the game instead of a scan of the board.
+
 Invariants (``validate``): cells 0..2; Black moves first and players alternate, so black stones
 minus white stones is the seat to move and the ply is the number of stones; ``H_HASH`` is the
 Zobrist hash of the stones and the side to move; the last action, if known, holds a stone of the

@@ -29,7 +29,19 @@ Two move generators share all the rules around them, chosen per game by ``P_FAST
     neighbour table (``P_STEP``), which is cheap for a single placement.
 Either way ``apply`` leaves the new mover's placements in the state, so ``legal_actions`` and
 ``is_legal`` only read bits. Both generators pass the same perft numbers (the test suite forces
-the second onto 6x6 and 8x8).
+the second onto 6x6 and 8x8). ``apply`` turns the flipped cells over with one precomputed key per
+cell for the hash and a popcount for the counts.
+
+Random playouts (``random_playout``: ``Game.random_playouts`` and MCTS rollouts) do not go
+through ``apply``: only the end of a playout is observed, so they keep a board of their own and
+write the cells, counts, hash and cached fields back once, at the end (``_write_back``):
+  * N <= 8: the two bitboards in registers, Kogge-Stone placements every ply (shifts and masks
+    as constants on 8x8) and the k-th placement, k uniform;
+  * N >= 10: each colour's discs as line words in the four orientations (``LINES``), where
+    whether a square is a placement and how far it flips are a few branch-free word operations,
+    and the frontier (empty squares next to a disc) as a list drawn from without replacement
+    until a placement comes up: a ply costs about the same on every size, where the row
+    generator pays for all N*N squares.
 
 Termination depends on the board and the side to move only: after every ply ``settle`` ends the
 game when the board is full (reason FULL) or neither side can place (NO_MOVES, which includes a
@@ -73,6 +85,7 @@ S_ROWS = 5
 DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1))
 ZOBRIST = C.zobrist_table(2 * 16 * 16 + 1, salt=2)
 SIDE_KEY = ZOBRIST[-1]
+TURN_KEY = ZOBRIST[0:-1:2] ^ ZOBRIST[1::2]  # per cell: a disc turned over (Black's key ^ White's)
 ONE = np.uint64(1)
 
 E_CELL = C.GAME_ERRORS
@@ -403,6 +416,7 @@ def apply(s, p, a):
     seat = s[C.H_PLAYER]
     if a != n * n:
         if p[P_FAST]:
+            # the flips as one word: counts by a popcount, the hash by one key per turned disc
             x = C.HEADER + n * n
             own = np.uint64(s[x + S_BITS + seat])
             opp = np.uint64(s[x + S_BITS + 1 - seat])
@@ -410,9 +424,18 @@ def apply(s, p, a):
             flips = _bb_flips(own, opp, bit, p)
             s[x + S_BITS + seat] = np.int64(own | flips | bit)
             s[x + S_BITS + 1 - seat] = np.int64(opp & ~flips)
+            turned = C.popcount(np.int64(flips))
+            s[x + S_COUNT + seat] += turned + 1
+            s[x + S_COUNT + 1 - seat] -= turned
+            colour = seat + 1
+            h = s[C.H_HASH] ^ ZOBRIST[2 * a + seat]
             while flips:
-                _set(s, p, np.int64(trailing_zeros(flips)), seat)
+                cell = trailing_zeros(flips)
+                s[C.HEADER + cell] = colour
+                h ^= TURN_KEY[cell]
                 flips &= flips - ONE
+            s[C.HEADER + a] = colour
+            s[C.H_HASH] = h
         else:
             for d in range(8):
                 cell = a
@@ -421,7 +444,7 @@ def apply(s, p, a):
                     _set(s, p, cell, seat)
                     _set_row_bit(s, p, cell, seat)
             _set_row_bit(s, p, a, seat)
-        _set(s, p, a, seat)
+            _set(s, p, a, seat)
     s[C.H_PLAYER] = 1 - seat
     s[C.H_HASH] ^= SIDE_KEY
     s[C.H_PLY] += 1
