@@ -506,6 +506,22 @@ def _word_flips(own, opp, bit, ks, ups, downs):
 
 
 @njit(cache=True, inline="always")
+def _kth_bit(x, k):
+    """The ``k``-th lowest set bit of ``x`` (k < popcount(x)), as a one-bit word: a binary search
+    on popcounts of the low halves, branch-free (LLVM selects), where clearing k low bits in a
+    loop would mispredict its exit every ply."""
+    at = np.uint64(0)
+    for width in (32, 16, 8, 4, 2, 1):
+        w = np.uint64(width)
+        low = np.uint64(C.popcount(np.int64(x & ((ONE << w) - ONE))))
+        up = k >= low
+        k = k - low if up else k
+        x = x >> w if up else x
+        at = at + w if up else at
+    return ONE << at
+
+
+@njit(cache=True, inline="always")
 def _word_playout(s, p, rng, ks, ups, downs):
     """The one-word playout: the Kogge-Stone generator on two words held in registers; a ply
     picks the k-th set bit of the placements, k uniform."""
@@ -526,10 +542,7 @@ def _word_playout(s, p, rng, ks, ups, downs):
             seat = 1 - seat
             ply += 1
             last = n * n
-        m = moves
-        for _ in range(C.randint(rng, C.popcount(np.int64(moves)))):
-            m &= m - ONE
-        bit = m & (~m + ONE)
+        bit = _kth_bit(moves, np.uint64(C.randint(rng, C.popcount(np.int64(moves)))))
         flips = _word_flips(own, opp, bit, ks, ups, downs)
         own, opp = opp & ~flips, own | flips | bit
         seat = 1 - seat
