@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import envs
+from envs import _common as C
 from envs.core import NotationError, ParameterError, TextBoardError
+from envs.gomoku import _kernel as K
 
 OVERLINE = """
 7 . . . . . . .
@@ -128,3 +130,76 @@ def test_observation_planes_are_from_the_seat_view():
     black, white = game.observation(state, 0), game.observation(state, 1)
     assert black[0].sum() == 1 and black[1].sum() == 0 and black[2].max() == 0
     assert np.array_equal(white[1], black[0]) and white[2].min() == 1
+
+
+# -- compiled random playouts ------------------------------------------------------------------
+# ``random_playout`` draws from a list of the empty points and counts lines on a bordered board of
+# its own; these tests hold it to ``legal_actions`` + ``apply``.
+
+def late_position(game, empties, seed):
+    """A position of a uniformly random game with at most ``empties`` empty points, ongoing."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            if state[C.HEADER:C.HEADER + game.size ** 2].tolist().count(0) <= empties:
+                return state
+            legal = game.legal_actions(state)
+            state = game.apply(state, int(legal[rng.integers(len(legal))]))
+
+
+def final_states(game, state):
+    """Every final state reachable from ``state`` under uniformly random play (``apply`` over
+    ``legal_actions``, the reference), with its probability, keyed by the state's bytes."""
+    out = {}
+
+    def walk(s, prob):
+        if game.is_terminal(s):
+            out[s.tobytes()] = out.get(s.tobytes(), 0.0) + prob
+            return
+        legal = game.legal_actions(s)
+        for a in legal:
+            walk(game.apply(s, int(a)), prob / len(legal))
+
+    walk(state, 1.0)
+    return out
+
+
+@pytest.mark.parametrize("params", [{"size": 7}, {"size": 7, "exact_five": True}, {"size": 9, "exact_five": True}])
+def test_playouts_end_exactly_where_apply_does(params):
+    """From positions a few empty points from the end, every playout ends in a final state that
+    ``apply`` reaches (cells, hash, ply, last move, result), each as often as uniform play
+    reaches it (within 5 standard errors)."""
+    game = envs.make_game("gomoku", **params)
+    times = 1500
+    for seed in range(3):
+        state = late_position(game, 5, seed)
+        expected = final_states(game, state)
+        rng, moves, counts = C.new_rng(seed), np.zeros(game.num_actions, dtype=np.int64), {}
+        for _ in range(times):
+            s = state.copy()
+            K.random_playout(s, game.kernel_params, rng, moves)
+            counts[s.tobytes()] = counts.get(s.tobytes(), 0) + 1
+        assert set(counts) <= set(expected)
+        for key, q in expected.items():
+            assert abs(counts.get(key, 0) / times - q) <= 5 * np.sqrt(q * (1 - q) / times) + 1 / times
+
+
+@pytest.mark.parametrize("params", [{"size": 9}, {"size": 15}, {"size": 9, "exact_five": True}])
+def test_compiled_playouts_draw_like_a_uniform_choice_among_legal_moves(params):
+    """Game length and Black's result of compiled playouts against games choosing uniformly
+    from ``legal_actions`` through the Game API (within 4 standard errors)."""
+    game = envs.make_game("gomoku", **params)
+    fast = game.random_playouts(3000, seed=7)
+    rng = np.random.default_rng(7)
+    lengths, black = [], []
+    for _ in range(1000):
+        s = game.initial_state()
+        while not game.is_terminal(s):
+            moves = game.legal_actions(s)
+            s = game.apply(s, int(moves[rng.integers(len(moves))]))
+        lengths.append(s[C.H_PLY])
+        black.append(game.returns(s)[0])
+    for ours, reference in ((fast["lengths"], np.array(lengths)), (fast["returns"][:, 0], np.array(black))):
+        se = np.sqrt(ours.var() / len(ours) + reference.var() / len(reference))
+        assert abs(ours.mean() - reference.mean()) < 4 * se

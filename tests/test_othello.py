@@ -186,6 +186,125 @@ def test_random_playouts_are_reproducible_and_bounded():
     assert ((a["lengths"] >= 9) & (a["lengths"] <= 2 * 60)).all()  # the shortest wipe-out takes 9 plies
 
 
+# -- compiled random playouts ------------------------------------------------------------------
+# ``random_playout`` keeps its own board (one-word bitboards for N <= 8, line words and a frontier
+# list for N >= 10) and writes the cells, counts and hash back at the end; these tests hold it to
+# ``legal_actions`` + ``apply``.
+
+def line_params(game):
+    """The game's params with the one-word generator off: the line playout on 6x6 and 8x8."""
+    p = game.kernel_params.copy()
+    p[K.P_FAST] = 0
+    p.flags.writeable = False
+    return p
+
+
+def line_state(game, state):
+    """``state`` in the layout of the row generator (for ``line_params``)."""
+    t = np.zeros(K.state_length(game.size, fast=False), dtype=np.int64)
+    t[:C.HEADER + game.size ** 2 + K.S_ROWS] = state[:C.HEADER + game.size ** 2 + K.S_ROWS]
+    t[C.HEADER + game.size ** 2 + K.S_MOVES] = 0
+    K.setup(t, line_params(game))
+    return t
+
+
+def near_the_end(game, empties, seed):
+    """A position of a uniformly random game with at most ``empties`` empty squares, ongoing."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state = game.initial_state()
+        while not game.is_terminal(state):
+            if (state[C.HEADER:C.HEADER + game.size ** 2] == 0).sum() <= empties:
+                return state
+            legal = game.legal_actions(state)
+            state = game.apply(state, int(legal[rng.integers(len(legal))]))
+
+
+def final_states(game, state, p=None):
+    """Every final state reachable from ``state`` under uniformly random play (``apply`` over
+    ``legal_actions``, the reference), with its probability, keyed by the state's bytes."""
+    p = game.kernel_params if p is None else p
+    out = {}
+
+    def walk(s, prob):
+        if s[C.H_STATUS] != C.ONGOING:
+            out[s.tobytes()] = out.get(s.tobytes(), 0.0) + prob
+            return
+        moves = np.zeros(game.num_actions, dtype=np.int64)
+        n = K.legal_actions(s, p, moves)
+        for a in moves[:n]:
+            child = s.copy()
+            K.apply(child, p, a)
+            walk(child, prob / n)
+
+    walk(state, 1.0)
+    return out
+
+
+def playout_counts(game, state, times, seed, p=None):
+    p = game.kernel_params if p is None else p
+    rng, moves, counts = C.new_rng(seed), np.zeros(game.num_actions, dtype=np.int64), {}
+    for _ in range(times):
+        s = state.copy()
+        K.random_playout(s, p, rng, moves)
+        counts[s.tobytes()] = counts.get(s.tobytes(), 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("size, line", [(6, False), (8, False), (6, True), (8, True), (10, True), (16, True)])
+def test_playouts_end_exactly_where_apply_does(size, line):
+    """From positions a few empty squares from the end, every playout ends in a final state that
+    ``apply`` reaches (the whole state: cells, counts, hash, bitboards, last move, result), each as
+    often as uniform play reaches it (within 5 standard errors)."""
+    game = envs.make_game("othello", size=size)
+    times = 1500
+    for seed in range(3):
+        state = near_the_end(game, 6, seed)
+        p = line_params(game) if line else game.kernel_params
+        if line:
+            state = line_state(game, state)
+        expected = final_states(game, state, p)
+        counts = playout_counts(game, state, times, seed, p)
+        assert set(counts) <= set(expected)
+        for key, q in expected.items():
+            assert abs(counts.get(key, 0) / times - q) <= 5 * np.sqrt(q * (1 - q) / times) + 1 / times
+
+
+@pytest.mark.parametrize("size", [6, 8, 10, 12, 14, 16])
+def test_playouts_from_midgame_leave_valid_final_states(size):
+    game = envs.make_game("othello", size=size)
+    rng, moves = C.new_rng(size), np.zeros(game.num_actions, dtype=np.int64)
+    pick = np.random.default_rng(size)
+    for _ in range(40):
+        state = game.initial_state()
+        for _ in range(int(pick.integers(0, 2 * size))):
+            legal = game.legal_actions(state)
+            state = game.apply(state, int(legal[pick.integers(len(legal))]))
+        K.random_playout(state, game.kernel_params, rng, moves)
+        game.check_state(state)  # every invariant: counts, hash, bitboards, end status
+        assert game.is_terminal(state)
+
+
+@pytest.mark.parametrize("size, games", [(6, 4000), (8, 3000), (10, 1000)])
+def test_compiled_playouts_draw_like_a_uniform_choice_among_legal_moves(size, games):
+    """Game length and Black's result of compiled playouts against games choosing uniformly
+    from ``legal_actions`` through the Game API (within 4 standard errors)."""
+    game = envs.make_game("othello", size=size)
+    fast = game.random_playouts(games, seed=7)
+    rng = np.random.default_rng(7)
+    lengths, black = [], []
+    for _ in range(games // 2):
+        s = game.initial_state()
+        while not game.is_terminal(s):
+            moves = game.legal_actions(s)
+            s = game.apply(s, int(moves[rng.integers(len(moves))]))
+        lengths.append(s[C.H_PLY])
+        black.append(game.returns(s)[0])
+    for ours, reference in ((fast["lengths"], np.array(lengths)), (fast["returns"][:, 0], np.array(black))):
+        se = np.sqrt(ours.var() / len(ours) + reference.var() / len(reference))
+        assert abs(ours.mean() - reference.mean()) < 4 * se
+
+
 # -- positions as text boards -----------------------------------------------------------------
 
 START_6 = """

@@ -15,6 +15,10 @@ State (int64), after the common header of ``envs/_common.py``:
 Params: P_GAME = N, P_GAME+1 = exact_five (1: exactly five wins, 0: five or more wins).
 Reason codes in H_REASON: FIVE (the mover made a winning line), FULL (board full, draw).
 
+``apply`` counts the four lines through the new stone only. Random playouts (``random_playout``)
+list the empty points once and draw from the list, swap-removing each stone's point, so a ply costs
+the same at every stage of the game instead of a scan of the board.
+
 Invariants (``validate``): cells 0..2; Black moves first and players alternate, so black stones
 minus white stones is the seat to move and the ply is the number of stones; ``H_HASH`` is the
 Zobrist hash of the stones and the side to move; the last action, if known, holds a stone of the
@@ -105,6 +109,77 @@ def apply(s, p, a):
             C.finish(s, seat, FIVE)
             return
     if s[C.H_PLY] == size * size:
+        C.finish(s, C.NO_WINNER, FULL)
+
+
+@njit(cache=True)
+def random_playout(s, p, rng, moves):
+    """Finish the game in ``s`` with uniformly random moves (random playouts, MCTS rollouts).
+
+    The same distribution as drawing from ``legal_actions`` every ply, without listing them: the
+    empty points are listed once (in ``moves``) and each ply draws one and swap-removes it. The
+    stones also go on a bordered board of int8 cells (``(r + 1) * W + c + 1``, W = N + 1; the
+    border is 0), on which the lines through the new stone are counted without bounds checks. The cells,
+    hash, ply, seat and last move of ``s`` are kept as ``apply`` keeps them.
+    """
+    if s[C.H_STATUS] != C.ONGOING:
+        return
+    size = p[P_SIZE]
+    exact = p[P_EXACT] != 0
+    w = size + 1
+    cells = (size + 2) * w + 1
+    board = np.zeros(cells, dtype=np.int8)
+    action = np.empty(cells, dtype=np.int64)  # bordered cell -> action id
+    count = 0
+    for r in range(size):
+        for c in range(size):
+            at = (r + 1) * w + c + 1
+            a = r * size + c
+            action[at] = a
+            board[at] = s[C.HEADER + a]
+            if board[at] == 0:
+                moves[count] = at
+                count += 1
+    steps = (1, w, w + 1, w - 1)
+    seat = s[C.H_PLAYER]
+    h = s[C.H_HASH]
+    ply = s[C.H_PLY]
+    a = s[C.H_LAST]
+    winner = C.NO_WINNER
+    while count > 0:
+        i = C.randint(rng, count)
+        at = moves[i]
+        count -= 1
+        moves[i] = moves[count]
+        colour = seat + 1
+        board[at] = colour
+        a = action[at]
+        s[C.HEADER + a] = colour
+        h ^= ZOBRIST[2 * a + seat] ^ SIDE_KEY
+        ply += 1
+        seat = 1 - seat
+        for k in steps:
+            length = 1
+            x = at + k
+            while board[x] == colour:
+                length += 1
+                x += k
+            x = at - k
+            while board[x] == colour:
+                length += 1
+                x -= k
+            if length == 5 or (length > 5 and not exact):
+                winner = colour - 1
+                break
+        if winner != C.NO_WINNER:
+            break
+    s[C.H_PLAYER] = seat
+    s[C.H_HASH] = h
+    s[C.H_PLY] = ply
+    s[C.H_LAST] = a
+    if winner != C.NO_WINNER:
+        C.finish(s, winner, FIVE)
+    else:
         C.finish(s, C.NO_WINNER, FULL)
 
 

@@ -29,7 +29,19 @@ Two move generators share all the rules around them, chosen per game by ``P_FAST
     neighbour table (``P_STEP``), which is cheap for a single placement.
 Either way ``apply`` leaves the new mover's placements in the state, so ``legal_actions`` and
 ``is_legal`` only read bits. Both generators pass the same perft numbers (the test suite forces
-the second onto 6x6 and 8x8).
+the second onto 6x6 and 8x8). ``apply`` turns the flipped cells over with one precomputed key per
+cell for the hash and a popcount for the counts.
+
+Random playouts (``random_playout``: ``Game.random_playouts`` and MCTS rollouts) do not go
+through ``apply``: only the end of a playout is observed, so they keep a board of their own and
+write the cells, counts, hash and cached fields back once, at the end (``_write_back``):
+  * N <= 8: the two bitboards in registers, Kogge-Stone placements every ply (shifts and masks
+    as constants on 8x8) and the k-th placement, k uniform;
+  * N >= 10: each colour's discs as line words in the four orientations (``LINES``), where
+    whether a square is a placement and how far it flips are a few branch-free word operations,
+    and the frontier (empty squares next to a disc) as a list drawn from without replacement
+    until a placement comes up: a ply costs about the same on every size, where the row
+    generator pays for all N*N squares.
 
 Termination depends on the board and the side to move only: after every ply ``settle`` ends the
 game when the board is full (reason FULL) or neither side can place (NO_MOVES, which includes a
@@ -52,7 +64,7 @@ from the cells and the side to move.
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from .. import _common as C
 
@@ -73,6 +85,7 @@ S_ROWS = 5
 DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1))
 ZOBRIST = C.zobrist_table(2 * 16 * 16 + 1, salt=2)
 SIDE_KEY = ZOBRIST[-1]
+TURN_KEY = ZOBRIST[0:-1:2] ^ ZOBRIST[1::2]  # per cell: a disc turned over (Black's key ^ White's)
 ONE = np.uint64(1)
 
 E_CELL = C.GAME_ERRORS
@@ -403,6 +416,7 @@ def apply(s, p, a):
     seat = s[C.H_PLAYER]
     if a != n * n:
         if p[P_FAST]:
+            # the flips as one word: counts by a popcount, the hash by one key per turned disc
             x = C.HEADER + n * n
             own = np.uint64(s[x + S_BITS + seat])
             opp = np.uint64(s[x + S_BITS + 1 - seat])
@@ -410,9 +424,18 @@ def apply(s, p, a):
             flips = _bb_flips(own, opp, bit, p)
             s[x + S_BITS + seat] = np.int64(own | flips | bit)
             s[x + S_BITS + 1 - seat] = np.int64(opp & ~flips)
+            turned = C.popcount(np.int64(flips))
+            s[x + S_COUNT + seat] += turned + 1
+            s[x + S_COUNT + 1 - seat] -= turned
+            colour = seat + 1
+            h = s[C.H_HASH] ^ ZOBRIST[2 * a + seat]
             while flips:
-                _set(s, p, np.int64(trailing_zeros(flips)), seat)
+                cell = trailing_zeros(flips)
+                s[C.HEADER + cell] = colour
+                h ^= TURN_KEY[cell]
                 flips &= flips - ONE
+            s[C.HEADER + a] = colour
+            s[C.H_HASH] = h
         else:
             for d in range(8):
                 cell = a
@@ -421,12 +444,352 @@ def apply(s, p, a):
                     _set(s, p, cell, seat)
                     _set_row_bit(s, p, cell, seat)
             _set_row_bit(s, p, a, seat)
-        _set(s, p, a, seat)
+            _set(s, p, a, seat)
     s[C.H_PLAYER] = 1 - seat
     s[C.H_HASH] ^= SIDE_KEY
     s[C.H_PLY] += 1
     s[C.H_LAST] = a
     settle(s, p)
+
+
+# -- random playouts ------------------------------------------------------------------------------
+# A playout (random playouts, MCTS rollouts) needs only the discs and the mover's placements; the
+# cells, counts and hash, which ``apply`` keeps for search and the Game API, are rebuilt once at the
+# end (``_write_back``), not touched per disc.
+
+@njit(cache=True, inline="always")
+def _fill_up(gen, pro, k):
+    """``_fill`` for a shift towards higher squares by ``k`` (``pro``: masked opponent discs)."""
+    run = gen | (pro & (gen << k))
+    pro &= pro << k
+    run |= pro & (run << (k + k))
+    pro &= pro << (k + k)
+    return run | (pro & (run << (k + k + k + k)))
+
+
+@njit(cache=True, inline="always")
+def _fill_down(gen, pro, k):
+    """``_fill`` for a shift towards lower squares by ``k``."""
+    run = gen | (pro & (gen >> k))
+    pro &= pro >> k
+    run |= pro & (run >> (k + k))
+    pro &= pro >> (k + k)
+    return run | (pro & (run >> (k + k + k + k)))
+
+
+@njit(cache=True, inline="always")
+def _word_moves(own, opp, ks, ups, downs):
+    """``_bb_moves`` over the four direction pairs: shift ``ks[i]`` up (landing mask ``ups[i]``)
+    and down (``downs[i]``)."""
+    empty = ~(own | opp)
+    moves = np.uint64(0)
+    for i in range(4):
+        k, up, down = ks[i], ups[i], downs[i]
+        moves |= ((_fill_up(own, opp & up, k) & opp) << k) & up
+        moves |= ((_fill_down(own, opp & down, k) & opp) >> k) & down
+    return moves & empty
+
+
+@njit(cache=True, inline="always")
+def _word_flips(own, opp, bit, ks, ups, downs):
+    """``_bb_flips`` over the four direction pairs."""
+    flips = np.uint64(0)
+    for i in range(4):
+        k, up, down = ks[i], ups[i], downs[i]
+        run = _fill_up(bit, opp & up, k)
+        if (run << k) & up & own:
+            flips |= run & opp
+        run = _fill_down(bit, opp & down, k)
+        if (run >> k) & down & own:
+            flips |= run & opp
+    return flips
+
+
+@njit(cache=True, inline="always")
+def _kth_bit(x, k):
+    """The ``k``-th lowest set bit of ``x`` (k < popcount(x)), as a one-bit word: a binary search
+    on popcounts of the low halves, branch-free (LLVM selects), where clearing k low bits in a
+    loop would mispredict its exit every ply."""
+    at = np.uint64(0)
+    for width in (32, 16, 8, 4, 2, 1):
+        w = np.uint64(width)
+        low = np.uint64(C.popcount(np.int64(x & ((ONE << w) - ONE))))
+        up = k >= low
+        k = k - low if up else k
+        x = x >> w if up else x
+        at = at + w if up else at
+    return ONE << at
+
+
+@njit(cache=True, inline="always")
+def _word_playout(s, p, rng, ks, ups, downs):
+    """The one-word playout: the Kogge-Stone generator on two words held in registers; a ply
+    picks the k-th set bit of the placements, k uniform."""
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    seat = s[C.H_PLAYER]
+    own = np.uint64(s[x + S_BITS + seat])
+    opp = np.uint64(s[x + S_BITS + 1 - seat])
+    ply = s[C.H_PLY]
+    last = s[C.H_LAST]
+    moves = np.uint64(s[x + S_MOVES])
+    while True:
+        if moves == 0:
+            moves = _word_moves(opp, own, ks, ups, downs)
+            if moves == 0:
+                break
+            own, opp = opp, own  # a pass
+            seat = 1 - seat
+            ply += 1
+            last = n * n
+        bit = _kth_bit(moves, np.uint64(C.randint(rng, C.popcount(np.int64(moves)))))
+        flips = _word_flips(own, opp, bit, ks, ups, downs)
+        own, opp = opp & ~flips, own | flips | bit
+        seat = 1 - seat
+        ply += 1
+        last = trailing_zeros(bit)
+        moves = _word_moves(own, opp, ks, ups, downs)
+    black, white = (own, opp) if seat == 0 else (opp, own)
+    for cell in range(n * n):
+        b = (black >> np.uint64(cell)) & ONE
+        s[C.HEADER + cell] = 1 if b else 2 if (white >> np.uint64(cell)) & ONE else 0
+    _write_back(s, p, seat, ply, last)
+
+
+@njit(cache=True, inline="always")
+def _u64(v):
+    return np.uint64(v)
+
+
+@njit(cache=True)
+def _one_word_playout(s, p, rng):
+    """``_word_playout`` with the direction shifts and masks of this size; on 8x8 as constants,
+    which LLVM folds into the shifts (as a C compiler does for a fixed board)."""
+    if p[P_SIZE] == 8:
+        ks = (np.uint64(1), np.uint64(8), np.uint64(9), np.uint64(7))
+        not_a, not_h, every = np.uint64(0xFEFEFEFEFEFEFEFE), np.uint64(0x7F7F7F7F7F7F7F7F), ~np.uint64(0)
+        _word_playout(s, p, rng, ks, (not_a, every, not_a, not_h), (not_h, every, not_h, not_a))
+    else:
+        ks = (_u64(p[P_SHIFT]), _u64(p[P_SHIFT + 2]), _u64(p[P_SHIFT + 4]), _u64(p[P_SHIFT + 5]))
+        ups = (_u64(p[P_MASK]), _u64(p[P_MASK + 2]), _u64(p[P_MASK + 4]), _u64(p[P_MASK + 5]))
+        downs = (_u64(p[P_MASK + 1]), _u64(p[P_MASK + 3]), _u64(p[P_MASK + 7]), _u64(p[P_MASK + 6]))
+        _word_playout(s, p, rng, ks, ups, downs)
+
+
+def _line_tables():
+    """LINES[n * 1024 + cell * 4 + o] = 64 * slot + bit: the line through ``cell`` in orientation
+    ``o`` (rows, columns, diagonals r - c, anti-diagonals r + c; 32 slots each) and the cell's bit
+    in it (its column, its row, its column, its column). For every size (the line playout runs
+    on N >= 10; the tests force it on 6x6 and 8x8 too); one flat table, so a lookup is one load."""
+    table = np.zeros(17 * 1024, dtype=np.int64)
+    for n in range(6, 17, 2):
+        for r in range(n):
+            for c in range(n):
+                at = n * 1024 + (r * n + c) * 4
+                table[at:at + 4] = (64 * r + c, 64 * (32 + c) + r, 64 * (64 + r - c + n - 1) + c,
+                                    64 * (96 + r + c) + c)
+    return table
+
+
+def _neighbour_tables():
+    """NEIGHBOURS[n * 2048 + cell * 8 + d]: the neighbour of ``cell`` in direction ``d``, or N*N
+    off the board (the line playout keeps cell N*N taken), for every size."""
+    table = np.zeros(17 * 2048, dtype=np.int64)
+    for n in range(6, 17, 2):
+        for r in range(n):
+            for c in range(n):
+                for d, (dr, dc) in enumerate(DIRECTIONS):
+                    on = 0 <= r + dr < n and 0 <= c + dc < n
+                    table[n * 2048 + (r * n + c) * 8 + d] = (r + dr) * n + c + dc if on else n * n
+    return table
+
+
+LINES = _line_tables()
+NEIGHBOURS = _neighbour_tables()
+LINE_SLOTS = 128
+LINE_BITS = np.uint64(0xFFFF)
+BOTH = np.uint64(1 + (1 << 32))  # a bit in both colours' halves of a line word
+
+
+@njit(cache=True, inline="always")
+def _runs(lines, me, entry):
+    """The opponent discs a disc of the colour whose half of a line word starts at bit ``me``
+    (0 Black, 32 White) flips along the line of ``entry`` (``LINES``): (towards higher bits,
+    towards lower bits) counts, 0 where no own disc closes the run. Branch-free: the run is the
+    trailing (leading) ones of the opponent's half shifted to the disc's bit."""
+    word = lines[entry >> 6]
+    i = np.uint64(entry & 63)
+    mine = (word >> me) & LINE_BITS
+    theirs = (word >> (np.uint64(32) - me)) & LINE_BITS
+    up = np.uint64(trailing_zeros(~(theirs >> (i + ONE))))
+    closed_up = ((mine >> (i + ONE)) >> up) & ONE
+    low = np.uint64(63) - i
+    down = np.uint64(leading_zeros(~((theirs << low) << ONE)))
+    closed_down = (((mine << low) << ONE) << down) >> np.uint64(63)
+    return np.int64(up * closed_up), np.int64(down * closed_down)
+
+
+@njit(cache=True, inline="always")
+def _places(lines, me, base, a):
+    """Whether a disc of the colour at half ``me`` on empty ``a`` outflanks a line."""
+    at = base + 4 * a
+    found = 0
+    for o in range(4):  # no early exit: the four lines' dependency chains overlap
+        up, down = _runs(lines, me, LINES[at + o])
+        found |= up | down
+    return found != 0
+
+
+@njit(cache=True, inline="always")
+def _draw(lines, me, base, frontier, where, count, rng):
+    """A uniformly random placement of the colour at half ``me``, or -1 if it has none: frontier
+    squares drawn without replacement until one outflanks (the first legal square of a random
+    order is uniform over the legal squares)."""
+    m = count
+    while m > 0:
+        i = C.randint(rng, m)
+        a = frontier[i]
+        if _places(lines, me, base, a):
+            return a
+        m -= 1
+        b = frontier[m]
+        frontier[i], frontier[m] = b, a
+        where[b], where[a] = i, m
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _place_disc(lines, me, base, cell):
+    """Put a disc of the colour at half ``me`` on empty ``cell``, in its four lines."""
+    at = base + 4 * cell
+    for o in range(4):
+        entry = LINES[at + o]
+        lines[entry >> 6] |= ONE << (np.uint64(entry & 63) + me)
+
+
+@njit(cache=True, inline="always")
+def _flip_disc(lines, base, cell):
+    """Turn the disc on ``cell`` over, in its four lines (one XOR each: both halves)."""
+    at = base + 4 * cell
+    for o in range(4):
+        entry = LINES[at + o]
+        lines[entry >> 6] ^= BOTH << np.uint64(entry & 63)
+
+
+@njit(cache=True)
+def _line_playout(s, p, rng, frontier):
+    """The playout of the larger boards, where a move generator over all N*N squares costs what
+    the rest of a ply costs several times over. Each colour's discs are held as line words in
+    the four orientations (``_line_tables``), so whether a square is a placement, and how many
+    discs it flips each way, are a few word operations per orientation (``_runs``). The
+    frontier, the empty squares next to a disc (every placement is one), is a list with a
+    position index: a ply draws frontier squares until one is a placement (``_draw``), turns the
+    flipped discs in their four lines, and lists the empty neighbours of the new disc. The cost
+    of a ply depends on the frontier and the flips, not on N*N."""
+    n = p[P_SIZE]
+    nn = n * n
+    base = 1024 * n
+    nbase = 2048 * n
+    lines = np.zeros(LINE_SLOTS, dtype=np.uint64)  # Black's bits 0..15, White's 32..47
+    taken = np.zeros(nn + 1, dtype=np.int8)
+    taken[nn] = 1
+    where = np.full(nn + 1, -1, dtype=np.int64)
+    for a in range(nn):
+        v = s[C.HEADER + a]
+        if v:
+            taken[a] = 1
+            _place_disc(lines, np.uint64(32 * (v - 1)), base, a)
+    count = 0
+    for a in range(nn):
+        if taken[a] == 0:
+            for d in range(8):
+                t = p[P_STEP + 8 * a + d]
+                if t >= 0 and taken[t]:
+                    frontier[count] = a
+                    where[a] = count
+                    count += 1
+                    break
+    seat = s[C.H_PLAYER]
+    ply = s[C.H_PLY]
+    last = s[C.H_LAST]
+    while True:
+        me = np.uint64(32 * seat)
+        a = _draw(lines, me, base, frontier, where, count, rng)
+        if a < 0:
+            me = np.uint64(32) - me
+            a = _draw(lines, me, base, frontier, where, count, rng)
+            if a < 0:
+                break
+            seat = 1 - seat  # a pass
+            ply += 1
+            last = nn
+        for o in range(4):
+            up, down = _runs(lines, me, LINES[base + 4 * a + o])
+            step = p[P_SHIFT + 2 * o]  # directions 0, 2, 4, 6: +1, +N, +N+1, 1-N
+            for k in range(1, up + 1):
+                _flip_disc(lines, base, a + k * step)
+            for k in range(1, down + 1):
+                _flip_disc(lines, base, a - k * step)
+        _place_disc(lines, me, base, a)
+        taken[a] = 1
+        count -= 1
+        b = frontier[count]
+        i = where[a]
+        frontier[i] = b
+        where[b] = i
+        where[a] = -1
+        for d in range(8):  # branch-free: an off-board neighbour is the always-taken cell nn
+            t = NEIGHBOURS[nbase + 8 * a + d]
+            new = (taken[t] == 0) & (where[t] < 0)
+            frontier[count] = t
+            where[t] = count if new else where[t]
+            count += new
+        seat = 1 - seat
+        ply += 1
+        last = a
+    for r in range(n):
+        word = np.int64(lines[r])
+        for c in range(n):
+            s[C.HEADER + r * n + c] = 1 if (word >> c) & 1 else 2 if (word >> (32 + c)) & 1 else 0
+    _write_back(s, p, seat, ply, last)
+
+
+@njit(cache=True)
+def _write_back(s, p, seat, ply, last):
+    """Finish a playout whose final cells are in ``s``: the counts, hash, seat, ply and last move,
+    then ``setup`` for the bitboards and the end."""
+    n = p[P_SIZE]
+    x = C.HEADER + n * n
+    black = white = 0
+    h = SIDE_KEY if seat == 1 else np.int64(0)
+    for cell in range(n * n):
+        v = s[C.HEADER + cell]
+        if v:
+            h ^= ZOBRIST[2 * cell + v - 1]
+            if v == 1:
+                black += 1
+            else:
+                white += 1
+    s[x + S_COUNT] = black
+    s[x + S_COUNT + 1] = white
+    s[C.H_HASH] = h
+    s[C.H_PLAYER] = seat
+    s[C.H_PLY] = ply
+    s[C.H_LAST] = last
+    setup(s, p)
+
+
+@njit(cache=True)
+def random_playout(s, p, rng, moves):
+    """Finish the game in ``s`` with uniformly random legal moves (random playouts, MCTS
+    rollouts): the same distribution as drawing from ``legal_actions`` every ply, and the same
+    final state as ``apply`` would leave. ``moves`` (N*N + 1 long) is scratch."""
+    if s[C.H_STATUS] != C.ONGOING:
+        return
+    if p[P_FAST]:
+        _one_word_playout(s, p, rng)
+    else:
+        _line_playout(s, p, rng, moves)
 
 
 @njit(cache=True)
