@@ -46,11 +46,13 @@ class MCTSAgent(Agent):
     ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
     move, exploration constant ``c`` and expansion ``threshold`` (the study's 0.5 and 5), and
     ``max_nodes``: the tree stops growing there (the search goes on with leaf playouts), which
-    bounds memory at about 48 bytes per node.
+    bounds memory at about 64 bytes per node; ``rave``: the RAVE equivalence parameter k of
+    two-player games (0: plain UCT; see ``_mcts_kernel``), default (None) the game's spec's
+    ``rave`` (Go: on).
     """
 
     def __init__(self, simulations=None, seconds=None, c: float = 0.5, threshold: int = 5,
-                 playout: str | None = None, max_nodes: int = 2_000_000, seed=None):
+                 playout: str | None = None, max_nodes: int = 2_000_000, rave=None, seed=None):
         super().__init__(seed=seed)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
@@ -66,12 +68,13 @@ class MCTSAgent(Agent):
             raise AgentError(f"playout={playout!r}: expected one of {', '.join(map(repr, known))} "
                              "(the registered games' policies) or None for the game's default")
         self.playout = playout
+        self.rave = None if rave is None else check_option("rave", rave, float, 0.0)
 
     def warm_up(self, game):
         """A 16-simulation search with this agent's options: the same compiled code, any budget."""
         if self.applies_to(game):
             MCTSAgent(simulations=16, c=self.c, threshold=self.threshold, playout=self.playout,
-                      max_nodes=self.max_nodes, seed=0).act(game, game.initial_state(seed=0))
+                      max_nodes=self.max_nodes, rave=self.rave, seed=0).act(game, game.initial_state(seed=0))
 
     def _act(self, game, state) -> int:
         start = time.perf_counter()
@@ -92,8 +95,11 @@ class MCTSAgent(Agent):
             # move is the child of highest value; visits break ties (all zero early in a deal).
             best = children[np.lexsort((-visits, -value[children]))[0]]
         else:
-            # Two players: the robust child, most visits; equal counts go to the higher value.
-            best = children[np.lexsort((-value[children], -visits))[0]]
+            # Two players: the robust child, most visits; equal counts go to the higher value;
+            # but never a move after which the opponent can end the game at once as a win.
+            ranked = children[np.lexsort((-value[children], -visits))]
+            best = next((c for c in ranked if not _loses_at_once(game, state, int(links[c, K.KEY]))),
+                        ranked[0])
         self.last_stats = {
             "simulations": done,
             "seconds": time.perf_counter() - start,
@@ -112,6 +118,15 @@ class MCTSAgent(Agent):
                              f"{', '.join(map(repr, playouts))}")
         return playouts.index(name)
 
+    def _rave(self, game) -> float:
+        """The RAVE parameter k for ``game`` (0: off); a one-player game with chance has none."""
+        k = game.spec.rave if self.rave is None else self.rave
+        if k > 0 and self._chance(game):
+            if self.rave is None:
+                return 0.0
+            raise AgentError(f"rave={self.rave!r}: RAVE needs a two-player game, not {game.name}")
+        return float(k)
+
     @staticmethod
     def _chance(game) -> bool:
         """One player against chance: the patience study's decision and chance nodes."""
@@ -122,6 +137,7 @@ class MCTSAgent(Agent):
         p = game.kernel_params
         chance = int(self._chance(game))
         run = compiled(K, game.spec).run
+        rave = self._rave(game)
         deadline = None if self.seconds is None else start + self.seconds
         limit = self.simulations if self.simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
@@ -133,8 +149,8 @@ class MCTSAgent(Agent):
             want = min(chunk, limit - done)
             t0 = time.perf_counter()
             ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
-                      tree.links, tree.value, tree.meta, want, self.c, self.threshold,
-                      int(tree.frozen(self.max_nodes)), policy, self.rng)
+                      tree.links, tree.value, tree.amaf, tree.meta, want, self.c, self.threshold,
+                      int(tree.frozen(self.max_nodes)), policy, rave, self.rng)
             done += ran
             if ran < want:
                 tree.grow(self.max_nodes)
@@ -146,11 +162,27 @@ class MCTSAgent(Agent):
         return done
 
 
+def _loses_at_once(game, state, action) -> bool:
+    """Whether after ``action`` the opponent has a move that ends the game won for it (in Go:
+    after our pass, passing ends the game, and the position is counted as it stands, dead
+    stones and all). A tree of a few thousand simulations usually sees this, but a robust-child
+    choice among nearly equal moves late in a won game can still pick such a pass."""
+    me = game.current_player(state)
+    child = game.apply(state, action)
+    if game.is_terminal(child):
+        return game.returns(child)[me] < 0
+    for reply in game.legal_actions(child):
+        after = game.apply(child, int(reply))
+        if game.is_terminal(after) and game.returns(after)[me] < 0:
+            return True
+    return False
+
+
 class _Tree:
     """The node arrays of one search (see ``_mcts_kernel``), grown by doubling up to a limit."""
 
     def __init__(self, capacity: int):
-        self.links, self.value, self.meta = K.new_tree(capacity)
+        self.links, self.value, self.amaf, self.meta = K.new_tree(capacity)
 
     def frozen(self, max_nodes: int) -> bool:
         return self.links.shape[0] >= max_nodes
@@ -158,7 +190,8 @@ class _Tree:
     def grow(self, max_nodes: int) -> None:
         used = int(self.meta[K.USED])
         capacity = min(2 * self.links.shape[0], max_nodes)
-        links, value, _ = K.new_tree(capacity)
+        links, value, amaf, _ = K.new_tree(capacity)
         links[:used] = self.links[:used]
         value[:used] = self.value[:used]
-        self.links, self.value = links, value
+        amaf[:used] = self.amaf[:used]
+        self.links, self.value, self.amaf = links, value, amaf
