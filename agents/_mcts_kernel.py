@@ -68,6 +68,32 @@ def new_tree(capacity: int):
     return links, value, amaf, meta
 
 
+@njit(cache=True)
+def extract(links, value, amaf, node, new_links, new_value, new_amaf):
+    """Copy the subtree under ``node`` into the empty arrays ``new_*`` as a tree of its own, rooted
+    at 0, and return its node count (tree reuse: the search after the next two plies starts from
+    what this one learnt about them). Breadth first, so each node's children stay contiguous."""
+    old = np.empty(new_links.shape[0], dtype=np.int64)  # the old index of each copied node
+    new_links[0, :] = links[node, :]
+    new_value[0] = value[node]
+    new_amaf[0, :] = amaf[node, :]
+    old[0] = node
+    used, head = 1, 0
+    while head < used:
+        o = old[head]
+        first, count = links[o, FIRST], links[o, COUNT]
+        if first >= 0:
+            new_links[head, FIRST] = used
+            for i in range(count):
+                new_links[used + i, :] = links[first + i, :]
+                new_value[used + i] = value[first + i]
+                new_amaf[used + i, :] = amaf[first + i, :]
+                old[used + i] = first + i
+            used += count
+        head += 1
+    return used
+
+
 @per_game(inline=True)
 def _add_children(s, p, links, value, amaf, meta, parent, keys, n, chance):
     """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys)."""

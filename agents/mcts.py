@@ -2,7 +2,7 @@
 
     bot = agents.make("mcts:simulations=5000,c=0.5,threshold=5", seed=0)
     action = bot.act(game, state)
-    bot.last_stats   # {"simulations", "seconds", "nodes", "depth", "value"}
+    bot.last_stats   # {"simulations", "reused", "seconds", "nodes", "depth", "value"}
 
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
@@ -48,11 +48,13 @@ class MCTSAgent(Agent):
     ``max_nodes``: the tree stops growing there (the search goes on with leaf playouts), which
     bounds memory at about 64 bytes per node; ``rave``: the RAVE equivalence parameter k of
     two-player games (0: plain UCT; see ``_mcts_kernel``), default (None) the game's spec's
-    ``rave`` (Go: on).
+    ``rave`` (Go: on); ``reuse`` (two-player games): keep the subtree of the move played and the
+    opponent's reply for the next move's search, whose budget then comes on top of it.
     """
 
     def __init__(self, simulations=None, seconds=None, c: float = 0.5, threshold: int = 5,
-                 playout: str | None = None, max_nodes: int = 2_000_000, rave=None, seed=None):
+                 playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
+                 reuse: bool = True, seed=None):
         super().__init__(seed=seed)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
@@ -69,6 +71,14 @@ class MCTSAgent(Agent):
                              "(the registered games' policies) or None for the game's default")
         self.playout = playout
         self.rave = None if rave is None else check_option("rave", rave, float, 0.0)
+        if not isinstance(reuse, (bool, np.bool_)):
+            raise AgentError(f"reuse={reuse!r}: expected True or False")
+        self.reuse = bool(reuse)
+        self._memory = None  # (game, root state, tree, chosen node) of the last search
+
+    def reset(self) -> None:
+        """A new game: forget the last search tree."""
+        self._memory = None
 
     def warm_up(self, game):
         """A 16-simulation search with this agent's options: the same compiled code, any budget."""
@@ -81,10 +91,14 @@ class MCTSAgent(Agent):
         policy = self._policy(game)
         legal = game.legal_actions(state)
         if len(legal) == 1:
-            self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start,
+            self._memory = None
+            self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
                                "nodes": 0, "depth": 0, "value": float("nan")}
             return int(legal[0])
-        tree = _Tree(min(_INITIAL_NODES, self.max_nodes))
+        tree = self._reused_tree(game, state)
+        reused = 0 if tree is None else int(tree.links[0, K.VISITS])
+        if tree is None:
+            tree = _Tree(min(_INITIAL_NODES, self.max_nodes))
         done = self._search(game, state, tree, start, policy)
         links, value = tree.links, tree.value
         first, count = links[0, K.FIRST], links[0, K.COUNT]
@@ -100,14 +114,40 @@ class MCTSAgent(Agent):
             ranked = children[np.lexsort((-value[children], -visits))]
             best = next((c for c in ranked if not _loses_at_once(game, state, int(links[c, K.KEY]))),
                         ranked[0])
+        if self.reuse and not self._chance(game):
+            self._memory = (game, state.copy(), tree, int(best))
         self.last_stats = {
             "simulations": done,
+            "reused": reused,
             "seconds": time.perf_counter() - start,
             "nodes": int(tree.meta[K.USED]),
             "depth": int(tree.meta[K.DEPTH]),
             "value": float(value[best]),
         }
         return int(links[best, K.KEY])
+
+    def _reused_tree(self, game, state):
+        """The subtree of the last search that ``state`` is in, two plies on (our move, then the
+        opponent's reply), as a tree of its own; None when there is none (a new game, another
+        position, a reply the tree never expanded)."""
+        memory, self._memory = self._memory, None
+        if memory is None or not self.reuse:
+            return None
+        old_game, old_state, tree, chosen = memory
+        if old_game.spec is not game.spec or not np.array_equal(old_game.kernel_params, game.kernel_params):
+            return None
+        links = tree.links
+        mid = game.apply(old_state, int(links[chosen, K.KEY]))
+        first = links[chosen, K.FIRST]
+        if first < 0 or game.is_terminal(mid):
+            return None
+        for node in range(first, first + links[chosen, K.COUNT]):
+            if links[node, K.VISITS] > 0 and np.array_equal(game.apply(mid, int(links[node, K.KEY])), state):
+                fresh = _Tree(links.shape[0])
+                fresh.meta[K.USED] = K.extract(links, tree.value, tree.amaf, node,
+                                               fresh.links, fresh.value, fresh.amaf)
+                return fresh
+        return None
 
     def _policy(self, game) -> int:
         """The playout policy's code for ``game`` (an index into its spec's ``playouts``)."""

@@ -169,7 +169,7 @@ def test_single_legal_move_is_played_without_search():
 @pytest.mark.parametrize("options, message", [
     ({"c": -1.0}, "c="), ({"threshold": 0}, "threshold="), ({"simulations": 0}, "simulations="),
     ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="), ({"rave": -1.0}, "rave="),
-    ({"rave": "lots"}, "rave="),
+    ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="),
 ])
 def test_bad_options_raise_agent_error(options, message):
     with pytest.raises(AgentError, match=message):
@@ -302,6 +302,34 @@ def test_rave_needs_two_players():
     agents.make("mcts", simulations=50, seed=0).act(calc, calc.initial_state(seed=1))  # default: off
     with pytest.raises(AgentError, match="rave=.*two-player"):
         agents.make("mcts", simulations=50, rave=500, seed=0).act(calc, calc.initial_state(seed=1))
+
+
+def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
+    s = GO7.initial_state()
+    bot = agents.make("mcts", simulations=2000, seed=6)
+    a = bot.act(GO7, s)
+    _, _, tree, chosen = bot._memory
+    links = tree.links
+    kids = np.arange(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT])
+    reply = kids[np.argmax(links[kids, K.VISITS])]
+    expected = links[reply, K.VISITS]
+    after = GO7.apply(GO7.apply(s, a), int(links[reply, K.KEY]))
+    bot.act(GO7, after)
+    assert bot.last_stats["reused"] == expected > 0
+    new = bot._memory[2].links
+    assert new[0, K.VISITS] == expected + 2000  # the budget comes on top of what was kept
+    first, count = new[0, K.FIRST], new[0, K.COUNT]
+    assert new[first:first + count, K.VISITS].sum() <= new[0, K.VISITS]
+    # Another position, a new game or reuse=False: a fresh tree.
+    bot.act(GO7, GO7.apply(after, GO7.str_to_action(after, "A1")))
+    assert bot.last_stats["reused"] == 0
+    bot.reset()
+    bot.act(GO7, s)
+    assert bot.last_stats["reused"] == 0
+    plain = agents.make("mcts", simulations=2000, reuse=False, seed=6)
+    plain.act(GO7, s)
+    plain.act(GO7, after)
+    assert plain.last_stats["reused"] == 0
 
 
 def test_never_passes_into_a_lost_count():
