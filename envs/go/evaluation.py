@@ -1,4 +1,5 @@
-"""Go evaluation (area estimate plus atari) and the greedy tactical score, any board size.
+"""Go evaluation (area estimate plus atari), the greedy tactical score, and MCTS's light playout
+policy (true eyes kept, the last move's ataris answered; see the section below), any board size.
 
 The static value is an area count as Tromp-Taylor scoring would give it now: stones plus empty
 regions that touch one colour only, with komi, then adjusted for groups in atari (the side to
