@@ -9,6 +9,8 @@ The tree lives in preallocated arrays owned by the caller, so a search can run i
     links[i, VISITS]  simulations through i
     links[i, KIND]    DECISION or CHANCE
     value[i]          estimated value of i from the view of the seat that moved into it, in [0, 1]
+    amaf[i, 0]        RAVE: simulations through i's parent in which i's action was played later
+                      by the same seat (all moves as first, AMAF), and amaf[i, 1] their mean value
     meta[USED]        nodes in use; node 0 is the root
     meta[DEPTH]       deepest tree node reached (plies from the root, chance steps included)
 
@@ -17,6 +19,17 @@ Nodes store no positions: a simulation copies the root state and replays the key
 Two-player games: every node is a decision node; rewards are mapped to [0, 1] (win 1, draw 1/2,
 loss 0) and each node keeps the mean reward of the seat that chose it (values from the mover's
 view), as in plain UCT.
+
+RAVE (``rave_k`` > 0, two-player games; Gelly and Silver's rapid action value estimate): every
+simulation also credits, at each tree node on its path, the children whose action the seat to
+move there played later in the simulation (in the tree or in the playout, first play of the
+action counting; the playout reports its moves through the ``traced_playout`` hook). Selection
+mixes the two means, ``(1 - beta) * value + beta * amaf`` with ``beta = sqrt(k / (3 n + k))`` for
+a child of n visits (the "hand-selected" schedule, k the equivalence parameter), so a move's
+AMAF value guides the search until the move has a few hundred simulations of its own; an
+unvisited child is rated by its AMAF value with the exploration term of one visit, so good moves
+are tried first and bad ones may wait. Shares of the same action from other positions are what
+makes AMAF fast and biased; the schedule fades it out.
 
 One-player games with chance (``chance=1``; Calculation, as in the patience study): a decision
 node's children are its moves; a move that ``reveals`` a hidden card leads to a CHANCE node whose
@@ -50,12 +63,39 @@ def new_tree(capacity: int):
     links = np.zeros((capacity, NUM_FIELDS), dtype=np.int64)
     links[0, FIRST] = -1
     value = np.zeros(capacity, dtype=np.float64)
+    amaf = np.zeros((capacity, 2), dtype=np.float64)
     meta = np.array([1, 0], dtype=np.int64)
-    return links, value, meta
+    return links, value, amaf, meta
+
+
+@njit(cache=True)
+def extract(links, value, amaf, node, new_links, new_value, new_amaf):
+    """Copy the subtree under ``node`` into the empty arrays ``new_*`` as a tree of its own, rooted
+    at 0, and return its node count (tree reuse: the search after the next two plies starts from
+    what this one learnt about them). Breadth first, so each node's children stay contiguous."""
+    old = np.empty(new_links.shape[0], dtype=np.int64)  # the old index of each copied node
+    new_links[0, :] = links[node, :]
+    new_value[0] = value[node]
+    new_amaf[0, :] = amaf[node, :]
+    old[0] = node
+    used, head = 1, 0
+    while head < used:
+        o = old[head]
+        first, count = links[o, FIRST], links[o, COUNT]
+        if first >= 0:
+            new_links[head, FIRST] = used
+            for i in range(count):
+                new_links[used + i, :] = links[first + i, :]
+                new_value[used + i] = value[first + i]
+                new_amaf[used + i, :] = amaf[first + i, :]
+                old[used + i] = first + i
+            used += count
+        head += 1
+    return used
 
 
 @per_game(inline=True)
-def _add_children(s, p, links, value, meta, parent, keys, n, chance):
+def _add_children(s, p, links, value, amaf, meta, parent, keys, n, chance):
     """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys)."""
     base = meta[USED]
     for i in range(n):
@@ -69,25 +109,60 @@ def _add_children(s, p, links, value, meta, parent, keys, n, chance):
             kind = CHANCE
         links[row, KIND] = kind
         value[row] = 0.0
+        amaf[row, 0] = 0.0
+        amaf[row, 1] = 0.0
     links[parent, FIRST] = base
     links[parent, COUNT] = n
     meta[USED] = base + n
 
 
 @njit(cache=True)
-def _select(links, value, node, c):
-    """UCB1 child of decision ``node``; an unvisited child first (children are in random order)."""
+def _select(links, value, amaf, node, c, rave_k):
+    """UCB1 child of decision ``node``: without RAVE an unvisited child first (children are in
+    random order); with RAVE the mixed value (module docstring) plus the exploration term."""
     first = links[node, FIRST]
     log_n = np.log(max(links[node, VISITS], 1))
     best, best_u = first, -np.inf
     for i in range(first, first + links[node, COUNT]):
         n = links[i, VISITS]
-        if n == 0:
-            return i
-        u = value[i] + c * np.sqrt(2.0 * log_n / n)
+        if rave_k > 0.0:
+            q = value[i]
+            if amaf[i, 0] > 0.0:
+                beta = np.sqrt(rave_k / (3.0 * n + rave_k))
+                q = (1.0 - beta) * q + beta * amaf[i, 1]
+            elif n == 0:
+                q = 1.0  # nothing known: try it
+            u = q + c * np.sqrt(2.0 * log_n / max(n, 1))
+        else:
+            if n == 0:
+                return i
+            u = value[i] + c * np.sqrt(2.0 * log_n / n)
         if u > best_u:
             best, best_u = i, u
     return best
+
+
+@njit(cache=True)
+def _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret):
+    """RAVE backup of one simulation: at each tree node of ``path`` (deepest first), credit the
+    children whose action the seat to move there played first among the later moves (the tree's
+    below it, then the playout's ``trace[:traced]``). ``first_by[a]`` is the seat that played
+    action ``a`` first from the current point on (-1: nobody), built from the end backwards."""
+    first_by[:] = -1
+    for j in range(traced - 1, -1, -1):
+        first_by[trace[j, 0]] = trace[j, 1]
+    for d in range(depth - 1, -1, -1):
+        first_by[links[path[d + 1], KEY]] = movers[d]
+        nd = path[d]
+        first = links[nd, FIRST]
+        if first < 0:
+            continue
+        seat = movers[d]
+        reward = 0.5 * (ret[seat] + 1.0)
+        for i in range(first, first + links[nd, COUNT]):
+            if first_by[links[i, KEY]] == seat:
+                amaf[i, 0] += 1.0
+                amaf[i, 1] += (reward - amaf[i, 1]) / amaf[i, 0]
 
 
 @njit(cache=True)
@@ -108,20 +183,26 @@ def _backed_up(links, value, node):
 
 
 @per_game(inline=True)
-def _playout(s, p, moves, rng, policy):
+def _playout(s, p, moves, rng, policy, trace):
     """Finish the game in ``s`` with the playout ``policy``: RANDOM, uniformly random legal moves
     (the study's playouts; the game's ``random_playout``), or one of the game's own policies
-    (its ``playout`` hook; Calculation's "greedy" and "foundation-first")."""
+    (its ``playout`` hook; Calculation's "greedy" and "foundation-first"). With a ``trace`` of
+    non-zero length (RAVE) the game's ``traced_playout`` plays and records the moves; returns
+    how many it recorded."""
+    if trace.shape[0] > 0:
+        return G.traced_playout(s, p, rng, moves, policy, trace)
     if policy == RANDOM:
         G.random_playout(s, p, rng, moves)
     else:
         G.playout(s, p, rng, moves, policy)
+    return 0
 
 
 @per_game
-def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, meta,
-        n_sims, c, threshold, frozen, policy, rng):
-    """Run up to ``n_sims`` simulations from ``root``; return how many ran.
+def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
+        n_sims, c, threshold, frozen, policy, rave_k, rng):
+    """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave_k`` > 0
+    turns RAVE on (two-player games only: the caller's business).
 
     Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
     and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
@@ -134,6 +215,9 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, m
     path = np.empty(2 * p[C.P_MAX_MOVES] + 4, dtype=np.int64)
     movers = np.empty_like(path)
     ret = np.zeros(num_players, dtype=np.float64)
+    rave = rave_k > 0.0 and chance == 0
+    trace = np.empty((p[C.P_MAX_MOVES] + 1 if rave else 0, 2), dtype=np.int64)
+    first_by = np.empty(num_actions, dtype=np.int64)
     for sim in range(n_sims):
         s[:] = root
         if chance == 1:
@@ -150,24 +234,26 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, m
                         return sim
                     break
                 if links[node, KIND] == CHANCE:
-                    _add_children(s, p, links, value, meta, node, slots, num_outcomes, chance)
+                    _add_children(s, p, links, value, amaf, meta, node, slots, num_outcomes, chance)
                 else:
                     n = G.legal_actions(s, p, moves)
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
                         j = C.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]
-                    _add_children(s, p, links, value, meta, node, moves, n, chance)
+                    _add_children(s, p, links, value, amaf, meta, node, moves, n, chance)
             movers[depth] = s[C.H_PLAYER]
             if links[node, KIND] == CHANCE:
                 node = links[node, FIRST] + G.revealed(s, p)
             else:
-                node = _select(links, value, node, c)
+                node = _select(links, value, amaf, node, c, rave_k if rave else 0.0)
                 G.apply(s, p, links[node, KEY])
             depth += 1
             path[depth] = node
         meta[DEPTH] = max(meta[DEPTH], depth)
-        _playout(s, p, moves, rng, policy)
+        traced = _playout(s, p, moves, rng, policy, trace)
         C.fill_returns(s, num_players, ret)
+        if rave:
+            _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
         links[0, VISITS] += 1
         if chance == 0:
             for d in range(depth, 0, -1):

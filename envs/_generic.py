@@ -103,6 +103,35 @@ def default_playout(s, p, rng, moves, policy):
     G.random_playout(s, p, rng, moves)
 
 
+@per_game
+def default_traced_playout(s, p, rng, moves, policy, trace):
+    """Uniformly random moves drawn as ``default_random_playout`` draws them, each written with its
+    mover into ``trace`` while there is room; returns how many were written. A game's own policy
+    (``policy`` > 0) without a traced version of its own is played untraced (returns 0: RAVE then
+    learns only from the tree's moves)."""
+    if policy != 0:
+        G.playout(s, p, rng, moves, policy)
+        return 0
+    num_actions = moves.shape[0]
+    length = 0
+    while s[C.H_STATUS] == C.ONGOING:
+        a = -1
+        for _ in range(REJECTION_TRIES):
+            b = C.randint(rng, num_actions)
+            if G.is_legal(s, p, b):
+                a = b
+                break
+        if a < 0:
+            n = G.legal_actions(s, p, moves)
+            a = moves[C.randint(rng, n)]
+        if length < trace.shape[0]:
+            trace[length, 0] = a
+            trace[length, 1] = s[C.H_PLAYER]
+            length += 1
+        G.apply(s, p, a)
+    return length
+
+
 # -- entry points of the Game facade ----------------------------------------------------------------
 
 @per_game

@@ -54,6 +54,8 @@ HOOKS = {
     "live_length": "evaluation",  # live_length(s) -> int: leading cells a search copy must carry
     "filter_moves": "evaluation",  # filter_moves(s, p, moves, n) -> n': moves search considers
     "playout": "evaluation",     # playout(s, p, rng, moves, policy): finish s with a named policy
+    "traced_playout": "evaluation",  # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
+                                 # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -127,6 +129,7 @@ class GameSpec:
                                    # as points; others through their notation's ``sgf_move``)
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
+    rave: float = 0.0              # MCTS's default RAVE equivalence parameter k (0: plain UCT)
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
     board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None

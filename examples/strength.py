@@ -279,6 +279,17 @@ def resigned(record: dict) -> bool:
     return record["reason"] == "resign" or (record["reason"] != "normal" and "resigned" in record["detail"])
 
 
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (a draw counts half a win): unlike mean ± 2 SE it
+    stays inside [0, 1] and is honest for 16 games at a rate near 0 or 1."""
+    if n == 0:
+        return float("nan"), float("nan")
+    rate = wins / n
+    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def summary(row: Row) -> dict:
     """Mean outcome ± standard error, W/D/L, per-game means and forfeits of a played row."""
     x = np.array([outcome(row, r) for r in row.records])
@@ -288,6 +299,7 @@ def summary(row: Row) -> dict:
     return {
         "n": n,
         "score": f"{x.mean():.3f} ± {se:.3f}",
+        "wilson": "{:.2f}-{:.2f}".format(*wilson(float(x.sum()), n)),
         "wdl": f"{int((x == 1).sum())}/{int((x == 0.5).sum())}/{int((x == 0).sum())}",
         "seconds": float(np.median([r["seconds"] for r in row.records])),
         "plies": float(np.mean([r["plies"] for r in row.records])),
@@ -298,17 +310,18 @@ def summary(row: Row) -> dict:
 
 
 def table(rows: list[Row]) -> list[str]:
-    lines = ["| agent | opponent | game | N | mean outcome ± SE | W/D/L | s/game | plies/game | distinct games |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| agent | opponent | game | N | mean outcome ± SE | 95% Wilson | W/D/L | s/game | plies/game "
+             "| distinct games |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         head = f"| {row.agent} | {row.opponent} | {row.game} | {row.games} |"
         if row.problem:
-            lines.append(f"{head} not run: {row.problem} | | | | |")
+            lines.append(f"{head} not run: {row.problem} | | | | | |")
         elif len(row.records) < row.games:
-            lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | |")
+            lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | | |")
         else:
             s = summary(row)
-            lines.append(f"{head} {s['score']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
+            lines.append(f"{head} {s['score']} | {s['wilson']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
                          f"{s['distinct']} |")
     return lines
 
@@ -361,7 +374,8 @@ def render(rows, meta) -> str:
         "Each row plays N games in colour pairs: both games of a pair start from the same opening of",
         f"{meta['plies'][0]}-{meta['plies'][1]} uniformly random plies (seeded by the row and the pair), the agent Black in the",
         "first and White in the second. **Mean outcome** is the row agent's average result (win 1,",
-        "draw 0.5, loss 0) ± its standard error (sample standard deviation / √N), W/D/L are the",
+        "draw 0.5, loss 0) ± its standard error (sample standard deviation / √N), with the 95% Wilson",
+        "score interval of that rate (a draw counts half a win); W/D/L are the",
         "agent's wins, draws and losses, s/game the median wall-clock seconds of a game (both",
         "players' thinking, on the machine below; the median leaves out each worker's one-off",
         "warm-up), plies/game includes the opening, and *distinct games* counts different move",
@@ -425,6 +439,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of every game and agent (default 0)")
     parser.add_argument("--opening-plies", type=int, nargs=2, default=(2, 4), metavar=("MIN", "MAX"),
                         help="random plies before the agents take over, per colour pair (default 2 4; 0 0: none)")
+    parser.add_argument("--agent", action="append", default=[], metavar="LABEL=SPEC",
+                        help="play agent LABEL (one of " + ", ".join(AGENTS) + ") with another "
+                             "agents.make spec, e.g. mcts=mcts:seconds=2 (repeatable)")
     parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
                         help="play only rows whose 'agent vs opponent on game' contains one of these")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
@@ -439,6 +456,11 @@ def main(argv=None) -> int:
     if args.resume and args.records is None:
         parser.error("--resume needs the --records file of the interrupted run")
 
+    for item in args.agent:
+        label, _, spec = item.partition("=")
+        if label not in AGENTS or not spec:
+            parser.error(f"--agent {item!r}: expected LABEL=SPEC with LABEL one of {', '.join(AGENTS)}")
+        AGENTS[label] = spec
     start = time.monotonic()
     rows = table_rows(args.games, search_games, engine_games)
     if args.only:

@@ -137,10 +137,12 @@ def test_stats_and_simulation_budget():
 
 
 def test_time_budget_is_respected():
+    # The search stops within a chunk of the deadline (chunks are sized to ~20 ms of search; on a
+    # machine shared with other jobs a chunk can take several times that, hence the margin).
     bot = agents.make("mcts", seconds=0.2, seed=0)
     bot.act(GOMOKU, GOMOKU.initial_state())
     assert bot.last_stats["simulations"] > 100
-    assert bot.last_stats["seconds"] < 0.2 + 0.1
+    assert 0.2 <= bot.last_stats["seconds"] < 0.2 + 0.4
 
 
 def test_node_limit_freezes_the_tree_but_keeps_searching():
@@ -168,7 +170,8 @@ def test_single_legal_move_is_played_without_search():
 
 @pytest.mark.parametrize("options, message", [
     ({"c": -1.0}, "c="), ({"threshold": 0}, "threshold="), ({"simulations": 0}, "simulations="),
-    ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="),
+    ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="), ({"rave": -1.0}, "rave="),
+    ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="),
 ])
 def test_bad_options_raise_agent_error(options, message):
     with pytest.raises(AgentError, match=message):
@@ -222,10 +225,10 @@ def test_calculation_never_reads_the_stock_order(seed, plies):
 
 def test_calculation_tree_invariants():
     s = _midgame(4, 10)
-    links, value, meta = K.new_tree(1 << 16)
+    links, value, amaf, meta = K.new_tree(1 << 16)
     sims = 4000
     compiled(K, CALC.spec).run(CALC.kernel_params, s, CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value,
-                               meta, sims, 0.5, 5, 0, K.RANDOM, C.new_rng(9))
+                               amaf, meta, sims, 0.5, 5, 0, K.RANDOM, 0.0, C.new_rng(9))
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
     kinds_seen = set()
@@ -254,6 +257,92 @@ def test_calculation_tree_invariants():
 
 
 
+# -- RAVE ---------------------------------------------------------------------------------------------
+
+GO7 = envs.make_game("go", size=7)
+
+
+def _go_tree(rave_k, sims=3000, seed=2):
+    s = GO7.apply(GO7.initial_state(), GO7.str_to_action(GO7.initial_state(), "D4"))
+    links, value, amaf, meta = K.new_tree(1 << 16)
+    compiled(K, GO7.spec).run(GO7.kernel_params, s, GO7.num_actions, 2, 0, 0, links, value, amaf, meta,
+                              sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, C.new_rng(seed))
+    return links, value, amaf, meta
+
+
+def test_rave_statistics_are_consistent_with_the_tree():
+    links, value, amaf, meta = _go_tree(1000.0)
+    root_kids = np.arange(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT])
+    # AMAF credits a child for every simulation through its parent in which its action came up:
+    # never more than the parent's simulations, and far more often than the child was chosen.
+    for node in range(meta[K.USED]):
+        first, count = links[node, K.FIRST], links[node, K.COUNT]
+        if first < 0:
+            continue
+        kids = np.arange(first, first + count)
+        assert (amaf[kids, 0] <= links[node, K.VISITS]).all()
+        assert ((0.0 <= amaf[kids, 1]) & (amaf[kids, 1] <= 1.0)).all()
+    stone_kids = root_kids[links[root_kids, K.KEY] < 49]
+    assert amaf[stone_kids, 0].sum() > 10 * links[stone_kids, K.VISITS].sum()
+    # Without RAVE nothing is recorded.
+    links, value, amaf, meta = _go_tree(0.0)
+    assert not amaf[:meta[K.USED]].any()
+
+
+def test_rave_is_the_go_default_and_seeded():
+    assert GO7.spec.rave > 0
+    s = GO7.initial_state()
+    runs = []
+    for _ in range(2):
+        bot = agents.make("mcts", simulations=1500, seed=4)
+        runs.append(([bot.act(GO7, s) for _ in range(2)], bot.last_stats["value"]))
+    assert runs[0] == runs[1]
+
+
+def test_rave_needs_two_players():
+    calc = envs.make_game("calculation")
+    agents.make("mcts", simulations=50, seed=0).act(calc, calc.initial_state(seed=1))  # default: off
+    with pytest.raises(AgentError, match="rave=.*two-player"):
+        agents.make("mcts", simulations=50, rave=500, seed=0).act(calc, calc.initial_state(seed=1))
+
+
+def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
+    s = GO7.initial_state()
+    bot = agents.make("mcts", simulations=2000, seed=6)
+    a = bot.act(GO7, s)
+    _, _, tree, chosen = bot._memory
+    links = tree.links
+    kids = np.arange(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT])
+    reply = kids[np.argmax(links[kids, K.VISITS])]
+    expected = links[reply, K.VISITS]
+    after = GO7.apply(GO7.apply(s, a), int(links[reply, K.KEY]))
+    bot.act(GO7, after)
+    assert bot.last_stats["reused"] == expected > 0
+    new = bot._memory[2].links
+    assert new[0, K.VISITS] == expected + 2000  # the budget comes on top of what was kept
+    first, count = new[0, K.FIRST], new[0, K.COUNT]
+    assert new[first:first + count, K.VISITS].sum() <= new[0, K.VISITS]
+    # Another position, a new game or reuse=False: a fresh tree.
+    bot.act(GO7, GO7.apply(after, GO7.str_to_action(after, "A1")))
+    assert bot.last_stats["reused"] == 0
+    bot.reset()
+    bot.act(GO7, s)
+    assert bot.last_stats["reused"] == 0
+    plain = agents.make("mcts", simulations=2000, reuse=False, seed=6)
+    plain.act(GO7, s)
+    plain.act(GO7, after)
+    assert plain.last_stats["reused"] == 0
+
+
+def test_never_passes_into_a_lost_count():
+    # After Black passes, White can pass and end the game: on an empty 5x5 board that is a win
+    # by komi. Any stone keeps the game going.
+    game = envs.make_game("go", size=5)
+    s = game.initial_state()
+    assert agents.mcts._loses_at_once(game, s, game.str_to_action(s, "pass"))
+    assert not agents.mcts._loses_at_once(game, s, game.str_to_action(s, "C3"))
+
+
 # -- Calculation: the rule-based playout policy ---------------------------------------------------
 
 def _playout_wins(policy, deals):
@@ -265,7 +354,7 @@ def _playout_wins(policy, deals):
     wins = 0
     for deal in range(deals):
         s = CALC.initial_state(seed=deal)
-        playout(s, p, moves, rng, policy)
+        playout(s, p, moves, rng, policy, np.empty((0, 2), dtype=np.int64))
         wins += CALC.returns(s)[0] > 0
     return wins
 

@@ -503,3 +503,124 @@ def test_random_games_match_pyspiel(size, komi):
             ours = game.apply(ours, action)
             state.apply_action(theirs(action))
         assert game.is_terminal(ours) and list(game.returns(ours)) == state.returns()
+
+
+# -- the light playout policy (MCTS's default for Go) ----------------------------------------------
+from envs.go import evaluation as E  # noqa: E402
+
+
+def _light_choices(game, state, draws=60):
+    """Every move the light policy picks in ``state`` over ``draws`` random streams."""
+    p, nn = game.kernel_params, game.size * game.size
+    rng = C.new_rng(0)
+    picked = set()
+    for _ in range(draws):
+        empty, where, cands = (np.empty(nn, dtype=np.int64) for _ in range(3))
+        n = K._list_empty(state, p, empty, where)
+        picked.add(game.action_to_str(state, int(E.light_move(state.copy(), p, rng, empty, where, n, cands))))
+    return picked
+
+
+EYES = """
+5 . x . x x
+4 x x x x x
+3 x x x x .
+2 x x x x x
+1 x x x . x
+  a b c d e
+to_move=x ply=40 passes=0 ko=-
+"""
+
+
+def test_light_playouts_pass_rather_than_fill_their_own_eyes():
+    game = envs.make_game("go", size=5)
+    state = game.from_text(EYES)
+    assert {"A5", "C5", "E3", "D1"} <= {game.action_to_str(state, int(a)) for a in game.legal_actions(state)}
+    assert _light_choices(game, state) == {"pass"}
+
+
+@pytest.mark.parametrize("rows, point, eye", [
+    ((". x .", "x x .", ". . ."), "A5", True),     # corner, no enemy diagonal
+    ((". x .", "x o .", ". . ."), "A5", False),    # corner, one enemy diagonal: false eye
+    ((". . .", "x x .", ". . ."), "A5", False),    # an empty orthogonal neighbour: not an eye
+    ((". . . .", "o x . .", "x . x .", ". x . ."), "B3", True),  # middle, one enemy diagonal
+    ((". . . .", "o x o .", "x . x .", ". x . ."), "B3", False),  # middle, two: false eye
+])
+def test_true_single_point_eyes(rows, point, eye):
+    game = envs.make_game("go", size=5)
+    lines = [f"{5 - r} " + " ".join((row.split() + ["."] * 5)[:5]) for r, row in enumerate(rows)]
+    lines += [f"{5 - r} . . . . ." for r in range(len(rows), 5)]
+    state = game.from_text("\n".join(lines) + "\n  a b c d e\nto_move=x ply=20 passes=0 ko=-\n")
+    a = game.str_to_action(game.initial_state(), point)
+    assert E.is_eye(state, game.kernel_params, a, 1) == eye
+
+
+def test_light_playouts_capture_a_chain_the_last_move_left_in_atari():
+    game = envs.make_game("go", size=5)
+    before = game.from_text(".\n".join(["5 . . . . ", "4 . . x . ", "3 . x . . ", "2 . . x . ",
+                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=5 passes=0 ko=-\n")
+    state = play(game, before, "C3")  # White plays into atari; its one liberty is D3
+    assert _light_choices(game, state) == {"D3"}
+
+
+def test_light_playouts_extend_out_of_atari_when_that_gains_liberties():
+    game = envs.make_game("go", size=5)
+    before = game.from_text(".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ",
+                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n")
+    state = play(game, before, "C2")  # Black's C3 in atari: D3 makes it three liberties
+    assert _light_choices(game, state) == {"D3"}
+
+
+def test_light_playouts_refuse_self_atari_of_two_stones_or_more():
+    game = envs.make_game("go", size=5)
+    state = game.from_text("5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n"
+                           "  a b c d e\nto_move=x ply=4 passes=0 ko=-\n")
+    p = game.kernel_params
+    a5, a4 = (game.str_to_action(state, v) for v in ("A5", "A4"))
+    assert E.liberties_after(state, p, a5, 1) == (1, 2)  # A5 joins B5: two stones, one liberty
+    assert E.liberties_after(state, p, a4, 1)[0] == 2
+    assert game.is_legal(state, a5)
+    choices = _light_choices(game, state, draws=300)
+    assert "A5" not in choices and len(choices) > 15
+
+
+@pytest.mark.parametrize("policy", [0, E.LIGHT])
+def test_traced_playouts_record_the_game_they_play(policy):
+    # RAVE learns from the trace: replaying it from the start must give the same game.
+    game = envs.make_game("go", size=7)
+    p = game.kernel_params
+    start = play(game, game.initial_state(), "D4", "C3")
+    for seed in range(5):
+        s = start.copy()
+        trace = np.empty((p[C.P_MAX_MOVES] + 1, 2), dtype=np.int64)
+        n = E.traced_playout(s, p, C.new_rng(seed), np.empty(game.num_actions, dtype=np.int64), policy, trace)
+        assert game.is_terminal(s) and n == s[C.H_PLY] - start[C.H_PLY]
+        replay = start
+        for a, seat in trace[:n]:
+            assert game.current_player(replay) == seat
+            replay = game.apply(replay, int(a))
+        assert np.array_equal(replay, s)
+
+
+def test_light_playouts_are_seeded_and_end_with_only_eyes_left():
+    # Uniform playouts pass at random and fill their own eyes, so their final boards say little
+    # about who owns what; light ones play on until (nearly) every empty point is a true eye.
+    game = envs.make_game("go", size=9)
+    p = game.kernel_params
+    moves = np.empty(game.num_actions, dtype=np.int64)
+    eye_share = {}
+    for policy in (0, E.LIGHT):
+        rng = C.new_rng(4)
+        eyes = empty = 0
+        for k in range(200):
+            s = game.initial_state()
+            E.playout(s, p, rng, moves, policy)
+            if k == 0:
+                again = game.initial_state()
+                E.playout(again, p, C.new_rng(4), moves, policy)
+                assert np.array_equal(again, s)
+            for a in np.flatnonzero(s[C.HEADER:C.HEADER + 81] == 0):
+                empty += 1
+                eyes += E.is_eye(s, p, a, 1) or E.is_eye(s, p, a, 2)
+        eye_share[policy] = eyes / empty
+    assert eye_share[E.LIGHT] > 0.95 and eye_share[0] < 0.5

@@ -1,4 +1,5 @@
-"""Go evaluation (area estimate plus atari) and the greedy tactical score, any board size.
+"""Go evaluation (area estimate plus atari), the greedy tactical score, and MCTS's light playout
+policy (true eyes kept, the last move's ataris answered; see the section below), any board size.
 
 The static value is an area count as Tromp-Taylor scoring would give it now: stones plus empty
 regions that touch one colour only, with komi, then adjusted for groups in atari (the side to
@@ -11,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from .. import _common as C
+from . import _kernel as K
 
 # weights: area point, atari (per stone), capture (per stone), self-atari, eye fill, liberty
 WEIGHTS = np.array([1.0, 0.5, 3.0, 4.0, 100.0, 0.3], dtype=np.float64)
@@ -160,3 +162,221 @@ def tactical(s, child, p, a, w):
         score -= w[3] * size
     score += w[5] * min(libs, 4)
     return score + 0.1 * hint(s, p, a)
+
+
+# -- the playout policy ------------------------------------------------------------------------------
+# Uniformly random playouts fill their own eyes, so every group dies in the end and the final count
+# says little about the position. The "light" policy (MoGo-style light heuristics) keeps groups
+# with two eyes alive and answers the last move's ataris, which is what makes MCTS count territory
+# the way a Go player does. Everything runs on the kernel's incremental chain records (a chain in
+# atari is one test, its liberty one division); only the self-atari test walks a chain's stones.
+PLAYOUTS = ("random", "light")  # the spec's playout names; code = index
+LIGHT = 1
+_SELF_ATARI_SIZE = 2  # a move leaving its group in atari is refused from this many stones on
+
+
+@njit(cache=True, inline="always")
+def _atari_point(s, p, h):
+    """The one liberty of chain ``h`` (a head) in atari: all its pseudo-liberties are that point."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    return s[x + K.LSUM * nn + h] // s[x + K.NLIB * nn + h]
+
+
+@njit(cache=True)
+def is_eye(s, p, a, colour):
+    """Whether empty point ``a`` is a true single-point eye of ``colour``: every orthogonal
+    neighbour is a ``colour`` stone, and of the diagonal points the enemy holds none when ``a``
+    is on the edge or in a corner, at most one in the middle (else the eye is false: the enemy
+    can cut it off by an atari)."""
+    n = p[K.P_SIZE]
+    for d in range(4):
+        t = p[K.P_NBR + 4 * a + d]
+        if t >= 0 and s[C.HEADER + t] != colour:
+            return False
+    r, c = a // n, a % n
+    enemy = 0
+    edge = False
+    for dr in (-1, 1):
+        for dc in (-1, 1):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < n and 0 <= cc < n:
+                enemy += s[C.HEADER + rr * n + cc] == 3 - colour
+            else:
+                edge = True
+    return enemy == 0 if edge else enemy < 2
+
+
+@njit(cache=True)
+def liberties_after(s, p, a, colour):
+    """``(liberties, stones)`` of the group a ``colour`` stone on empty point ``a`` would make,
+    liberties counted up to 2 (0, 1 or "2 or more"): the empty neighbours, the points of enemy
+    chains it captures, and the other liberties of the own chains it joins."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    first = -1
+    libs = 0
+    stones = 1
+    seen0 = seen1 = seen2 = -1
+    for d in range(4):
+        t = p[K.P_NBR + 4 * a + d]
+        if t < 0:
+            continue
+        v = s[C.HEADER + t]
+        if v == 0 or (v == 3 - colour and K._in_atari(s, p, s[x + K.HEAD * nn + t])):
+            if t != first:  # an empty neighbour, or a stone of a chain this move captures
+                if first < 0:
+                    first, libs = t, 1
+                else:
+                    return 2, stones
+            continue
+        if v != colour:
+            continue
+        k = s[x + K.HEAD * nn + t]
+        if k == seen0 or k == seen1 or k == seen2:
+            continue
+        if d == 0:
+            seen0 = k
+        elif d == 1:
+            seen1 = k
+        else:
+            seen2 = k
+        stones += s[x + K.SIZE * nn + k]
+        if K._in_atari(s, p, k):
+            continue  # its one liberty is a
+        q = k
+        while True:  # the chain's liberties other than a
+            for e in range(4):
+                u = p[K.P_NBR + 4 * q + e]
+                if u >= 0 and u != a and u != first and s[C.HEADER + u] == 0:
+                    if first < 0:
+                        first, libs = u, 1
+                    else:
+                        return 2, stones
+            q = s[x + K.NEXT * nn + q]
+            if q == k:
+                break
+    return libs, stones
+
+
+@njit(cache=True, inline="always")
+def _acceptable(s, p, a, colour):
+    """A random playout move the light policy allows: legal, not filling a true own eye, and not
+    putting a group of ``_SELF_ATARI_SIZE`` or more stones into atari."""
+    if is_eye(s, p, a, colour) or not K._allowed(s, p, a):
+        return False
+    libs, stones = liberties_after(s, p, a, colour)
+    return libs >= 2 or stones < _SELF_ATARI_SIZE
+
+
+@njit(cache=True, inline="always")
+def _add(cands, n, a):
+    """Append ``a`` to the first ``n`` candidates unless already there; return the new count."""
+    for i in range(n):
+        if cands[i] == a:
+            return n
+    cands[n] = a
+    return n + 1
+
+
+@njit(cache=True)
+def _answers(s, p, cands):
+    """Moves answering the last move (an enemy stone at ``H_LAST``) into ``cands``; their count.
+
+    Capture the chain of the last stone if it is in atari; for each own chain next to it that
+    the move put in atari, capture an enemy chain in atari around it, or extend on its liberty
+    when that leaves the group two liberties or more.
+    """
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    last = s[C.H_LAST]
+    colour = s[C.H_PLAYER] + 1
+    if last < 0 or last >= nn or s[C.HEADER + last] != 3 - colour:
+        return 0
+    n = 0
+    h = s[x + K.HEAD * nn + last]
+    if K._in_atari(s, p, h):
+        n = _add(cands, n, _atari_point(s, p, h))
+    for d in range(4):
+        t = p[K.P_NBR + 4 * last + d]
+        if t < 0 or s[C.HEADER + t] != colour:
+            continue
+        k = s[x + K.HEAD * nn + t]
+        if not K._in_atari(s, p, k):
+            continue
+        q = k
+        while True:  # enemy chains in atari around the threatened chain
+            for e in range(4):
+                u = p[K.P_NBR + 4 * q + e]
+                if u >= 0 and s[C.HEADER + u] == 3 - colour:
+                    j = s[x + K.HEAD * nn + u]
+                    if K._in_atari(s, p, j):
+                        n = _add(cands, n, _atari_point(s, p, j))
+            q = s[x + K.NEXT * nn + q]
+            if q == k:
+                break
+        escape = _atari_point(s, p, k)
+        if liberties_after(s, p, escape, colour)[0] >= 2:
+            n = _add(cands, n, escape)
+    return n
+
+
+@njit(cache=True)
+def light_move(s, p, rng, empty, where, n, cands):
+    """The light policy's move: an answer to the last move if one is legal (chosen at random among
+    them), else a uniformly random move among the ``n`` listed empty points that ``_acceptable``
+    allows, else pass. Rejected points are swapped past the live part of the list, as in the
+    kernel's random playouts, so each draw is uniform over the points not yet tried."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    colour = s[C.H_PLAYER] + 1
+    m = _answers(s, p, cands)
+    while m > 0:
+        k = C.randint(rng, m)
+        a = cands[k]
+        if K._allowed(s, p, a):
+            return a
+        m -= 1
+        cands[k] = cands[m]
+    live = n
+    while live > 0:
+        k = C.randint(rng, live)
+        a = empty[k]
+        if _acceptable(s, p, a, colour):
+            return a
+        live -= 1
+        K._swap(empty, where, k, live)
+    return nn
+
+
+@njit(cache=True)
+def traced_playout(s, p, rng, moves, policy, trace):
+    """Finish the game in ``s`` with ``policy`` (LIGHT, or uniformly random moves as the kernel's
+    ``random_playout`` draws them), writing each move and its mover into ``trace[i, 0]`` and
+    ``trace[i, 1]`` while there is room; return how many were written (RAVE's record).
+
+    Under the light policy both sides pass only when nothing but own eyes and large self-ataris
+    is left, so the end is scored as a Go player would count it."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    scratch = np.empty(3 * nn, dtype=np.int64)  # answers are distinct points: at most nn
+    empty, where, cands = scratch[:nn], scratch[nn:2 * nn], scratch[2 * nn:]
+    n = K._list_empty(s, p, empty, where)
+    length = 0
+    while s[C.H_STATUS] == C.ONGOING:
+        if policy == LIGHT:
+            a = light_move(s, p, rng, empty, where, n, cands)
+        else:
+            a = K._random_move(s, p, rng, empty, where, n)
+        if length < trace.shape[0]:
+            trace[length, 0] = a
+            trace[length, 1] = s[C.H_PLAYER]
+            length += 1
+        captured = K._play(s, p, a)
+        if a < nn:
+            n = K._relist(s, p, a, captured, empty, where, n)
+    return length
+
+
+@njit(cache=True)
+def playout(s, p, rng, moves, policy):
+    """Finish the game in ``s`` with a Go playout policy: LIGHT (above) or uniformly random."""
+    traced_playout(s, p, rng, moves, policy, np.empty((0, 2), dtype=np.int64))
