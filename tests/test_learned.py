@@ -299,14 +299,15 @@ def test_shipped_ppo_weights_play_legal_games_on_their_size_only():
 
 
 @needs_sb3
-def test_ppo_smoke_run_learns_to_beat_random(tmp_path):
+def test_ppo_pool_smoke_run_learns_to_beat_random(tmp_path):
     sys.path.insert(0, str(ROOT / "examples"))
     import train_ppo
 
     # 6144 steps at lr 1e-3 beat random (score - 2 SE > 0.5 over 40 games) for seeds 0-3; an
     # untrained policy scored 0.24-0.61 against random (docs/learned.md)
-    args = train_ppo.parse(["--game", "othello", "--size", "6", "--steps", "6144", "--n-steps", "512",
-                            "--lr", "1e-3", "--snapshot-every", "2048", "--net", "64", "64", "--eval-games", "40",
+    args = train_ppo.parse(["--game", "othello", "--size", "6", "--opponent", "pool", "--steps", "6144",
+                            "--n-steps", "512", "--lr", "1e-3", "--snapshot-every", "2048", "--net", "64", "64",
+                            "--eval-games", "40",
                             "--checkpoint", str(tmp_path / "ppo.zip"), "--out", str(tmp_path / "ppo.pt")])
     out, evaluation = train_ppo.train(args, command="test")
     result = evaluation["vs random size=6"]
