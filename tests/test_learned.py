@@ -292,8 +292,10 @@ def test_shipped_ppo_weights_play_legal_games_on_their_size_only():
         players = [bot] if game.num_players == 1 else [bot, agents.make("random", seed=1)]
         outcome = play_game(game, players, seed=0)  # an illegal action would forfeit
         assert outcome.reason == "normal", outcome.detail
-        if game.num_players == 2:
-            other = make_game(meta["game"], size=meta["params"]["size"] + 2)
+        others = [make_game("othello", size=6) if game.name == "calculation" else make_game("calculation")]
+        if "size" in meta["params"]:
+            others.append(make_game(meta["game"], size=meta["params"]["size"] + 2))
+        for other in others:
             with pytest.raises(agents.AgentError, match="cannot play"):
                 bot.act(other, other.initial_state())
 
