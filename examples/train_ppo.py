@@ -30,7 +30,6 @@ greedy (two players) or over seeded deals (Calculation); the results go to the c
 the weights' sidecar.
 """
 
-
 import argparse
 import copy
 import shlex
