@@ -292,21 +292,24 @@ def test_shipped_ppo_weights_play_legal_games_on_their_size_only():
         players = [bot] if game.num_players == 1 else [bot, agents.make("random", seed=1)]
         outcome = play_game(game, players, seed=0)  # an illegal action would forfeit
         assert outcome.reason == "normal", outcome.detail
-        if game.num_players == 2:
-            other = make_game(meta["game"], size=meta["params"]["size"] + 2)
+        others = [make_game("othello", size=6) if game.name == "calculation" else make_game("calculation")]
+        if "size" in meta["params"]:
+            others.append(make_game(meta["game"], size=meta["params"]["size"] + 2))
+        for other in others:
             with pytest.raises(agents.AgentError, match="cannot play"):
                 bot.act(other, other.initial_state())
 
 
 @needs_sb3
-def test_ppo_smoke_run_learns_to_beat_random(tmp_path):
+def test_ppo_pool_smoke_run_learns_to_beat_random(tmp_path):
     sys.path.insert(0, str(ROOT / "examples"))
     import train_ppo
 
     # 6144 steps at lr 1e-3 beat random (score - 2 SE > 0.5 over 40 games) for seeds 0-3; an
     # untrained policy scored 0.24-0.61 against random (docs/learned.md)
-    args = train_ppo.parse(["--game", "othello", "--size", "6", "--steps", "6144", "--n-steps", "512",
-                            "--lr", "1e-3", "--snapshot-every", "2048", "--net", "64", "64", "--eval-games", "40",
+    args = train_ppo.parse(["--game", "othello", "--size", "6", "--opponent", "pool", "--steps", "6144",
+                            "--n-steps", "512", "--lr", "1e-3", "--snapshot-every", "2048", "--net", "64", "64",
+                            "--eval-games", "40",
                             "--checkpoint", str(tmp_path / "ppo.zip"), "--out", str(tmp_path / "ppo.pt")])
     out, evaluation = train_ppo.train(args, command="test")
     result = evaluation["vs random size=6"]

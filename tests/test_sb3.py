@@ -95,3 +95,67 @@ def test_maskable_ppo_trains_on_it(policy, observation, env_id, params, n_envs, 
     obs = venv.reset()
     actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
     assert all(venv.action_masks()[i, a] for i, a in enumerate(actions))
+
+
+# -- examples/train_ppo.py on the VecEnv ----------------------------------------------------------
+def _train_ppo_module():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+    import train_ppo
+
+    return train_ppo
+
+
+def test_vectorised_progress_reward_counts_the_cards_each_step_put_on_a_foundation():
+    train_ppo = _train_ppo_module()
+    venv = make_vec_env("Calculation-v0", n_envs=8, seed=5)
+    wrapped = train_ppo._vec_progress_reward_wrapper()(venv, 2.0)
+    game = venv.game
+    rng = np.random.default_rng(1)
+    wrapped.reset()
+    finished = 0
+    for _ in range(150):  # a deal lasts at most 96 moves: every slot finishes at least once
+        before, masks = venv.vec.states(), venv.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, rewards, dones, infos = wrapped.step(actions)
+        for i in range(8):  # the reference: the state this slot's move led to, counted by the game
+            after = game.apply(before[i], int(actions[i]))
+            gained = game.foundation_cards(after) - game.foundation_cards(before[i])
+            won = float(game.is_terminal(after) and game.returns(after)[0] > 0)
+            assert rewards[i] == pytest.approx(won + 2.0 * gained / 48, abs=1e-6)
+            assert dones[i] == game.is_terminal(after)
+            if dones[i]:
+                finished += 1
+                assert game.foundation_cards(after) == wrapped.observed_foundation_cards(
+                    infos[i]["terminal_observation"][None])[0]
+    assert finished >= 8
+
+
+@pytest.mark.parametrize("game, params", [("othello", ["--size", "6"]), ("calculation", [])])
+def test_train_ppo_on_the_vec_env_saves_weights_the_ppo_agent_plays_and_resumes(tmp_path, game, params):
+    import agents
+    from agents.learned import weights
+    from tournaments import play_game
+
+    train_ppo = _train_ppo_module()
+    argv = ["--game", game, *params, "--n-envs", "4", "--n-steps", "64", "--batch", "128", "--epochs", "1",
+            "--snapshot-every", "256", "--eval-games", "2", "--net", "16",
+            "--checkpoint", str(tmp_path / "run.zip"), "--out", str(tmp_path / "ppo.pt")]
+    args = train_ppo.parse(["--steps", "256", *argv])
+    assert args.opponent == "random" and args.n_envs == 4
+    out, evaluation = train_ppo.train(args, command="test")
+    meta = weights.read_meta(out)
+    assert meta["training"]["steps"] == 256 and meta["training"]["hyper_parameters"]["n_envs"] == 4
+    assert meta["evaluation"] == evaluation and len(evaluation) == (2 if game == "othello" else 3)
+    assert (tmp_path / "run.zip").is_file()
+
+    out, _ = train_ppo.train(train_ppo.parse(["--steps", "512", *argv]), command="test")  # resumes
+    assert weights.read_meta(out)["training"]["steps"] == 512
+    g = envs.make_game(game, **({"size": 6} if params else {}))
+    bot = agents.make("ppo", path=str(out), seed=0)
+    players = [bot] if g.num_players == 1 else [bot, agents.make("random", seed=1)]
+    for seed in range(3):
+        outcome = play_game(g, players, seed=seed)  # an illegal move would forfeit
+        assert outcome.reason == "normal", outcome.detail
