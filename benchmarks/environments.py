@@ -99,8 +99,9 @@ def aec_rate(make_env, seconds):
     return _timed(burst, seconds)
 
 
-def vector_rate(env_id, params, num_envs, seconds):
-    vec = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **params)
+def vector_rate(env_id, params, num_envs, seconds, num_threads=1):
+    vec = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                             num_threads=num_threads, **params)
     rng = np.random.default_rng(0)
     state = {"mask": vec.reset(seed=0)[1]["action_mask"]}
 
@@ -130,6 +131,7 @@ def run(seconds):
         gym = gym_rate(env_id, params, seconds)
         aec = aec_rate(lambda: module.env(**params), seconds)
         vec = {n: vector_rate(env_id, params, n, seconds) for n in (64, 256, 1024)}
+        vec["1024x2"] = vector_rate(env_id, params, 1024, seconds, num_threads=2)
         rows.append((name, gym, aec, vec))
         print(f"{name:22s} gym {gym:10.0f}  aec {aec:10.0f}  " + "  ".join(f"vec{n} {r:12.0f}" for n, r in vec.items()), flush=True)
     refs = [("PettingZoo go_v5 9x9", aec_rate(lambda: go_v5.env(board_size=9), seconds)),
@@ -151,22 +153,24 @@ def table(rows, refs, seconds):
         "Gymnasium and AEC: CPU time of the calling thread. Gymnasium: `gymnasium.make` with its default wrappers, "
         "one step = learner move + random reply. AEC: one ply through the wrapped `env()`. "
         "Vector: `make_vec(..., vectorization_mode=\"vector_entry_point\")`, all N games counted, wall-clock "
-        "time (batches of 128 games or more per thread step on numba's threads), so these columns need a quiet machine.",
+        "time, one thread unless named, so these columns need a quiet machine.",
         "",
-        "| env | Gymnasium | AEC | vector N=64 | vector N=256 | vector N=1024 | best vector / Gymnasium |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| env | Gymnasium | AEC | vector N=64 | vector N=256 | vector N=1024 | N=1024, 2 threads | best vector / Gymnasium |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, gym, aec, vec in rows:
         best = max(vec.values())
-        lines.append(f"| {name} | {gym:,.0f} | {aec:,.0f} | " + " | ".join(f"{vec[n]:,.0f}" for n in (64, 256, 1024))
+        lines.append(f"| {name} | {gym:,.0f} | {aec:,.0f} | " + " | ".join(f"{vec[n]:,.0f}" for n in (64, 256, 1024, "1024x2"))
                      + f" | {best / gym:.0f}x |")
     for name, rate in refs:
-        lines.append(f"| {name} (reference) | | {rate:,.0f} | | | | |")
+        lines.append(f"| {name} (reference) | | {rate:,.0f} | | | | | |")
     lines += [
         "",
         f"Go 9x9: Gymnasium env / PettingZoo `go_v5` = **{go[1] / go_v5:.1f}x** (goal 20x); "
         f"AEC / `go_v5` = **{go[2] / go_v5:.1f}x** (goal 10x). Vector N=1024 / N=64: "
-        + ", ".join(f"{r[0].split('-')[0]} {r[3][1024] / r[3][64]:.2f}x" for r in rows) + " (goal 1.5x).",
+        + ", ".join(f"{r[0].split('-')[0]} {r[3][1024] / r[3][64]:.2f}x" for r in rows) + " (goal 1.5x); "
+        "N=1024 on 2 threads / N=64: "
+        + ", ".join(f"{r[0].split('-')[0]} {r[3]['1024x2'] / r[3][64]:.2f}x" for r in rows) + ".",
         "",
     ]
     return "\n".join(lines)

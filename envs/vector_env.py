@@ -18,11 +18,13 @@ rewards, illegal-action rule and truncation), with these differences, all for sp
 * randomness comes from one SplitMix64 stream per slot seeded from ``reset(seed=...)``, so slot
   i replays identically whatever the batch size.
 
-Large batches run on numba's threads (``num_threads``; by default one per core, and only when each
-thread gets at least ``MIN_GAMES_PER_THREAD`` games, below which waking threads costs more than it
-saves): blocks of games, each with its own scratch, so the games played are the same for every
-thread count. numba's default threading layer (workqueue) must not be entered from two Python
-threads at once: step one vector env per Python thread, or set ``num_threads=1``.
+``num_threads=k`` steps the batch as k blocks of games on numba's threads, each block with its own
+scratch, so the games played are the same for every k. It pays where a game's step is dear and
+the batch large (Go 9x9, LOA, Gomoku 15x15: 1.4-2.5x with 2 threads at 256-1,024 games on two
+cores); where a step is cheap (Othello, Calculation) the Python work around the call dominates,
+and numba's OpenMP workers, which spin for a while after each step, take the core it needs: slower.
+Hence the default, 1. GNU OpenMP is not fork-safe: start worker processes with "spawn" (or before
+the first threaded step), and step one vector env per Python thread.
 
 ``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool, ``agent_seat`` (N,) and
 ``rewards`` (N, num_players): every seat's reward this step.
@@ -56,7 +58,7 @@ class ArbiterVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"]}
 
     def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None,
-                 num_threads=None, **params):
+                 num_threads=1, **params):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
         if opponent not in ("random", "self"):
@@ -159,17 +161,12 @@ class ArbiterVectorEnv(VectorEnv):
         return None
 
 
-MIN_GAMES_PER_THREAD = 128
-
-
 def _blocks(num_envs: int, num_threads) -> int:
     """How many blocks of games one step runs in parallel (one per thread)."""
     import numba
 
     available = numba.config.NUMBA_NUM_THREADS
-    if num_threads is None:
-        return max(1, min(available, num_envs // MIN_GAMES_PER_THREAD))
     if not isinstance(num_threads, (int, np.integer)) or isinstance(num_threads, bool) or not 1 <= num_threads <= available:
-        raise ParameterError(f"num_threads={num_threads!r}: expected None or an integer from 1 to {available} "
+        raise ParameterError(f"num_threads={num_threads!r}: expected an integer from 1 to {available} "
                              "(numba's thread count, NUMBA_NUM_THREADS)")
     return min(int(num_threads), num_envs)

@@ -137,7 +137,7 @@ def test_reset_mask_and_argument_errors():
         ArbiterVectorEnv(num_envs=4, game="gomoku", opponent="greedy")
     with pytest.raises(ParameterError):
         ArbiterVectorEnv(num_envs=0, game="gomoku")
-    for bad in (0, -1, 10**6, 1.5, True, "2"):
+    for bad in (None, 0, -1, 10**6, 1.5, True, "2"):
         with pytest.raises(ParameterError, match="num_threads"):
             ArbiterVectorEnv(num_envs=4, game="gomoku", num_threads=bad)
 
