@@ -8,7 +8,7 @@ import os
 import re
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,17 @@ def test_a_fixed_seed_and_actor_count_repeat_the_run(local_ray):
     assert n0 != n1 or not np.array_equal(a["policy"][:n0], a["policy"][n0:n0 + n1])
 
 
+def _wait_gone(pid, seconds=30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} still alive {seconds} s after SIGKILL")
+
+
 def test_a_lost_actor_is_replaced_and_its_share_played_again_identically(local_ray):
     config = train.Config(**{**CONFIG, "simulations": 96, "fast_simulations": 48})
     net = train.Trainer(config).net
@@ -88,10 +99,11 @@ def test_a_lost_actor_is_replaced_and_its_share_played_again_identically(local_r
     executor.start(config, net.config)
     try:
         victim = executor.ready[0]["pid"]
-        killer = threading.Timer(0.5, os.kill, (victim, signal.SIGKILL))
-        killer.start()  # actor 0 dies mid-iteration (its share takes several seconds)
+        # actor 0 dies before its share comes back (killed before the iteration starts: a kill
+        # timed to land mid-share would race a fast machine finishing the share first)
+        os.kill(victim, signal.SIGKILL)
+        _wait_gone(victim)
         interrupted = executor.play(net, 0, config.seed, config.games)
-        killer.join()
         assert executor.replayed == 1 and executor.reports[0]["pid"] != victim
         again = executor.play(net, 0, config.seed, config.games)  # the same version and seeds, no fault
     finally:
