@@ -20,23 +20,29 @@ REJECTION_TRIES = 4  # random action ids tried per playout move before listing t
 
 # -- defaults of the optional hooks ---------------------------------------------------------------
 
-@per_game
-def default_random_playout(s, p, rng, moves):
-    """Finish ``s`` with uniformly random legal moves. A uniform action id that happens to be
+@per_game(inline=True)
+def _uniform_move(s, p, rng, moves):
+    """A uniformly random legal move of ongoing ``s``. A uniform action id that happens to be
     legal is a uniform legal move, and on open boards trying a few saves listing all moves; when
     they miss, the legal moves are listed (also uniform)."""
     num_actions = moves.shape[0]
+    a = -1
+    for _ in range(REJECTION_TRIES):
+        b = C.randint(rng, num_actions)
+        if G.is_legal(s, p, b):
+            a = b
+            break
+    if a < 0:
+        n = G.legal_actions(s, p, moves)
+        a = moves[C.randint(rng, n)]
+    return a
+
+
+@per_game
+def default_random_playout(s, p, rng, moves):
+    """Finish ``s`` with uniformly random legal moves (``_uniform_move``)."""
     while s[C.H_STATUS] == C.ONGOING:
-        a = -1
-        for _ in range(REJECTION_TRIES):
-            b = C.randint(rng, num_actions)
-            if G.is_legal(s, p, b):
-                a = b
-                break
-        if a < 0:
-            n = G.legal_actions(s, p, moves)
-            a = moves[C.randint(rng, n)]
-        G.apply(s, p, a)
+        G.apply(s, p, _uniform_move(s, p, rng, moves))
 
 
 @per_game
@@ -112,18 +118,9 @@ def default_traced_playout(s, p, rng, moves, policy, trace):
     if policy != 0:
         G.playout(s, p, rng, moves, policy)
         return 0
-    num_actions = moves.shape[0]
     length = 0
     while s[C.H_STATUS] == C.ONGOING:
-        a = -1
-        for _ in range(REJECTION_TRIES):
-            b = C.randint(rng, num_actions)
-            if G.is_legal(s, p, b):
-                a = b
-                break
-        if a < 0:
-            n = G.legal_actions(s, p, moves)
-            a = moves[C.randint(rng, n)]
+        a = _uniform_move(s, p, rng, moves)
         if length < trace.shape[0]:
             trace[length, 0] = a
             trace[length, 1] = s[C.H_PLAYER]
