@@ -172,14 +172,10 @@ def checked_apply(s, p, a):
     e = G.validate(s, p)
     if e:
         return _invalid(e)
-    if s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
-        return np.empty(0, dtype=np.int64)
-    t = s.copy()
-    G.apply(t, p, a)
-    return t
+    return play(s, p, a)
 
 
-@per_game
+@per_game(inline=True)
 def play(s, p, a):
     """``checked_apply`` for a state the caller's own compiled calls produced (an env's current
     position): the action is checked, the state is not validated again. A copy of ``s`` after

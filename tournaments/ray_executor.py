@@ -37,11 +37,12 @@ from .play import Context
 INSTALL_HINT = 'executor="ray" needs Ray: pip install "arbiter-games[distributed]"'
 
 
-def _ray():
+def require_ray(error=ExecutorError):
+    """The ``ray`` module, or ``error`` with the install hint when the extra is missing."""
     try:
         import ray
     except ImportError as exc:
-        raise ExecutorError(INSTALL_HINT) from exc
+        raise error(INSTALL_HINT) from exc
     return ray
 
 
@@ -78,7 +79,7 @@ class RayExecutor:
 
     def __init__(self, address: str | None = None, workers: int | None = None, retries: int = 3,
                  num_cpus: int | None = None):
-        _ray()  # the install hint now, not at the first game
+        require_ray()  # the install hint now, not at the first game
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise ExecutorError(f"workers={workers!r}: expected a positive number of Ray actors")
         self.address, self.workers, self.retries, self.num_cpus = address, workers, retries, num_cpus
@@ -88,7 +89,7 @@ class RayExecutor:
         self.replayed = 0  # games sent again because their actor was lost
 
     def start(self, ctx: Context) -> None:
-        ray = _ray()
+        ray = require_ray()
         if not ray.is_initialized():
             options = {"include_dashboard": False, "log_to_driver": False}
             if self.address is None:
@@ -107,7 +108,7 @@ class RayExecutor:
         return [pid for actor, pid in zip(self._actors, self._pids) if actor is not None]
 
     def run(self, jobs):
-        ray = _ray()
+        ray = require_ray()
         pending = deque(jobs)
         idle = [i for i, actor in enumerate(self._actors) if actor is not None]
         busy: dict = {}      # object ref of a game -> (actor slot, job)
@@ -153,7 +154,7 @@ class RayExecutor:
                 yield record
 
     def close(self) -> None:
-        ray = _ray()
+        ray = require_ray()
         live = [a for a in self._actors if a is not None]
         try:  # each actor stops its worker process before the actor itself goes
             ray.get([a.close.remote() for a in live], timeout=10)

@@ -17,15 +17,7 @@ import time
 
 from envs.core import ParameterError
 
-INSTALL_HINT = 'executor="ray" needs Ray: pip install -e ".[distributed]"'
-
-
-def _ray():
-    try:
-        import ray
-    except ImportError as exc:
-        raise ParameterError(INSTALL_HINT) from exc
-    return ray
+from ..ray_executor import require_ray
 
 
 def _run_chunks(args):
@@ -51,14 +43,14 @@ class RayStudyExecutor:
     """
 
     def __init__(self, address: str | None = None, num_cpus: int | None = None, chunks_per_task: int = 4):
-        _ray()  # the install hint now, not at the first cell
+        require_ray(ParameterError)  # the install hint now, not at the first cell
         if isinstance(chunks_per_task, bool) or not isinstance(chunks_per_task, int) or chunks_per_task < 1:
             raise ParameterError(f"chunks_per_task={chunks_per_task!r}: expected a positive integer")
         self.address, self.num_cpus, self.chunks_per_task = address, num_cpus, chunks_per_task
         self._started = False
 
     def _start(self):
-        ray = _ray()
+        ray = require_ray(ParameterError)
         if not ray.is_initialized():
             options = {"include_dashboard": False, "log_to_driver": False}
             if self.address is None:
@@ -100,5 +92,5 @@ class RayStudyExecutor:
 
     def close(self):
         if self._started:
-            _ray().shutdown()
+            require_ray(ParameterError).shutdown()
             self._started = False
