@@ -1,8 +1,9 @@
 """Random-playout throughput of the rule engines against OpenSpiel, measured in the same run.
 
 For each game: (a) ``game.random_playouts`` (the whole game loop compiled), (b) a plain Python loop
-over the Game API (``legal_actions`` + ``apply``), and (c) OpenSpiel's Python-driven loop
-(``state.legal_actions()`` + ``apply_action``) on the same rules. Rates are per CPU-second of this
+over the Game API (``legal_actions`` + ``apply``, each validating the array it is given), (c) the
+same loop over an ``envs.State`` (``state.legal_actions()`` + ``apply_action``, in place), and
+OpenSpiel's Python-driven loop written the same way as (c) on the same rules. Rates are per CPU-second of this
 process (``time.process_time``), so a busy second core does not distort them. Also the start-up
 time of a fresh process up to the first ``legal_actions`` of all five games, with an empty numba
 cache (cold) and with the cache filled (warm).
@@ -72,6 +73,23 @@ def python_loop(game, seconds):
     return rate(batch, seconds)
 
 
+def state_loop(game, seconds):
+    """(c): OpenSpiel's loop, word for word, over an ``envs.State``."""
+    rng = random.Random(0)
+
+    def batch():
+        state = game.new_initial_state(seed=rng.randrange(2**31))
+        moves = 0
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.randrange(len(legal))]))
+            moves += 1
+        return 1, moves
+
+    batch()
+    return rate(batch, seconds)
+
+
 def openspiel_loop(name, params, seconds):
     import pyspiel
 
@@ -115,21 +133,22 @@ def main(argv=None):
     except ImportError:
         sys.exit("OpenSpiel is the peer of this benchmark: pip install -e '.[bench]'")
 
-    print("| game | (a) random_playouts games/s | moves/s | (b) Python loop moves/s | OpenSpiel loop games/s"
-          " | moves/s | (a)/OpenSpiel games | (b)/OpenSpiel moves |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| game | (a) random_playouts games/s | moves/s | (b) Game-API loop moves/s | (c) State loop moves/s"
+          " | OpenSpiel loop games/s | moves/s | (a)/OpenSpiel games | (b)/OpenSpiel moves | (c)/OpenSpiel moves |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for label, name, params, os_name, os_params in CASES:
         if args.only and name not in args.only:
             continue
         game = envs.make_game(name, **params)
         ga, ma = compiled(game, args.seconds)
         _, mb = python_loop(game, args.seconds)
+        _, mc = state_loop(game, args.seconds)
         if os_name is None:
-            print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | – | – | – | – |", flush=True)
+            print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {mc:,.0f} | – | – | – | – | – |", flush=True)
             continue
         go, mo = openspiel_loop(os_name, os_params, args.seconds)
-        print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {go:,.0f} | {mo:,.0f} | "
-              f"{ga / go:.1f}x | {mb / mo:.2f}x |", flush=True)
+        print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {mc:,.0f} | {go:,.0f} | {mo:,.0f} | "
+              f"{ga / go:.1f}x | {mb / mo:.2f}x | {mc / mo:.2f}x |", flush=True)
 
     if args.no_startup:
         return

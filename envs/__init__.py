@@ -16,6 +16,7 @@ from .core import (
     TextBoardError,
 )
 from .registration import gym_ids, register_envs
+from .state import State
 from .registry import GameSpec, Param, names, register, spec, specs, unregister
 
 # The built-in games: each folder declares its game as ``SPEC``; adding a game adds one name here.
@@ -37,6 +38,6 @@ def __getattr__(attr):
 
 __all__ = [
     "GAMES", "make_game", "register", "unregister", "spec", "specs", "names", "GameSpec", "Param", "Game",
-    "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError",
+    "State",    "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError",
     "TextBoardError", "gym_ids", "register_envs",
 ]

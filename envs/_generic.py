@@ -175,6 +175,28 @@ def checked_apply(s, p, a):
     return play(s, p, a)
 
 
+@per_game
+def advance(s, p, a, legal):
+    """Play ``a`` in ``s`` in place and list the next legal actions into ``legal``: the one
+    compiled call of ``State.apply_action``. Returns how many legal actions follow (0 once the
+    game is over), or -1 (``s`` untouched) if ``a`` is not legal. ``s`` is a state this module's
+    own calls produced, so it is not validated again; ``a`` must lie in the action space."""
+    if s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        return -1
+    G.apply(s, p, a)
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    return G.legal_actions(s, p, legal)
+
+
+@per_game
+def list_legal(s, p, legal):
+    """The legal actions of a validated ``s`` into ``legal``; how many (0 once the game is over)."""
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    return G.legal_actions(s, p, legal)
+
+
 @per_game(inline=True)
 def play(s, p, a):
     """``checked_apply`` for a state the caller's own compiled calls produced (an env's current
