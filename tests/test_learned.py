@@ -17,9 +17,9 @@ import pytest
 import agents
 from agents.learned import _puct_kernel as K
 from agents.learned import puct, weights
-from envs import make_game
+from envs import ParameterError, make_game
 import tournaments
-from tournaments import match, play_game, solitaire
+from tournaments import duplicate, match, play_game, solitaire
 
 ROOT = Path(__file__).resolve().parent.parent
 try:
@@ -168,6 +168,20 @@ def test_solitaire_reports_wins_and_progress_over_seeded_deals():
         assert 0 <= r.won <= 40 and r.score == r.won / 40
         assert 4 <= r.cards <= 52 and r.cards_se > 0
     assert greedy.cards > random.cards + 4 * (greedy.cards_se + random.cards_se)
+
+
+def test_duplicate_compares_agents_on_the_same_deals():
+    game = make_game("calculation")
+    r = duplicate(game, "greedy", "random", games=30, seed=3)
+    assert r.wins + r.draws + r.losses == 30 and r.beats  # greedy places far more cards
+    assert r.as_dict() == duplicate(game, "greedy", "random", games=30, seed=3).as_dict() | {"seconds": r.seconds}
+    twins = agents.make("random", seed=9), agents.make("random", seed=9)  # the same play on every deal
+    mirror = duplicate(game, *twins, games=20, seed=3)
+    assert (mirror.draws, mirror.score) == (20, 0.5)
+    with pytest.raises(ParameterError, match="use match"):
+        duplicate(make_game("othello", size=6), "greedy", "random")
+    with pytest.raises(ParameterError, match="duplicate"):
+        match(game, "greedy", "random", games=2)
 
 
 # -- torch ---------------------------------------------------------------------------------------

@@ -20,14 +20,14 @@ from . import report, sprt, study
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .human import HumanAgent
 from .journal import JournalError
-from .matches import MatchError, MatchResult, SolitaireResult, match, solitaire
+from .matches import MatchError, MatchResult, SolitaireResult, duplicate, match, solitaire
 from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, GameOutcome, TakeBack, play_game, random_opening
 from .ratings import bradley_terry
 from .referee import Referee, configure, study_swiss_rounds, swiss_rounds
 from .runner import TournamentResult, olympic, random_order, round_robin, run, swiss
 
 __all__ = [
-    "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "MatchResult",
+    "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "duplicate", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
     "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "sprt", "report", "InlineExecutor", "ProcessExecutor",

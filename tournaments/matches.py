@@ -6,6 +6,7 @@
                                sprt=(0, 50, 0.05, 0.05), games=400)     # sequential: stops early
     result.sprt.decision, result.sprt.llr, result.pentanomial
     tournaments.solitaire(envs.make_game("calculation"), agents.make("greedy"), games=100)
+    tournaments.duplicate(envs.make_game("calculation"), "ppo", "random", games=100)  # same deals
 
 A match of ``games`` games (even) is played in pairs: both games of a pair start from the same
 opening of 2-4 uniformly random plies drawn from ``seed`` (so deterministic agents do not replay
@@ -136,7 +137,8 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     elif game_params:
         raise ParameterError(f"game_params={game_params!r}: only with a game name, not a Game object")
     if game.num_players != 2:
-        raise ParameterError(f"match: {game.name} has {game.num_players} player(s); use solitaire() for it")
+        raise ParameterError(f"match: {game.name} has {game.num_players} player(s); "
+                             "use solitaire() or duplicate() for it")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 2 or games % 2:
         raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
     test = SPRT.of(sprt) if sprt is not None else None
@@ -202,6 +204,39 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
     return SolitaireResult(games=games, won=int(s.sum()), score=float(s.mean()), se=_se(s),
                            cards=float(cards.mean()), cards_se=_se(cards),
                            seconds=round(time.perf_counter() - start, 1))
+
+
+def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
+    """Compare two agents of a one-player game on the same deals (duplicate scoring).
+
+    Both agents play each of ``games`` seeded deals (agents built from specs are seeded ``seed``
+    and ``seed + 1``); on each deal A wins if it won the deal and B did not, or both won or both
+    lost and A put more cards on the foundations; equal results are a draw. The result reads like
+    a match's: score = (wins + draws/2) / games with its standard error, and "A beats B" when
+    score - 2 SE > 0.5. Comparing on the same deals removes the luck of the deal, which decides
+    most of a patience's outcome, so far fewer deals tell two agents apart than two
+    ``solitaire`` runs would.
+    """
+    if game.num_players != 1:
+        raise ParameterError(f"duplicate: {game.name} has {game.num_players} players; use match() for it")
+    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
+        raise ParameterError(f"games={games!r}: expected a positive number of deals")
+    a, b = _agent(a, seed), _agent(b, seed + 1)
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    scores = []
+    for k in range(games):
+        deal = int(rng.integers(2**62))
+        results = []
+        for agent in (a, b):
+            outcome = play_game(game, [agent], seed=deal)
+            end = _checked(game, [agent], outcome, f"duplicate, deal {k + 1} of {games}").state
+            results.append((game.returns(end)[0], game.foundation_cards(end)))
+        scores.append(0.5 if results[0] == results[1] else float(results[0] > results[1]))
+    s = np.asarray(scores)
+    wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
+    return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
+                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1))
 
 
 def _se(x: np.ndarray) -> float:
