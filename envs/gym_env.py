@@ -127,23 +127,31 @@ class ArbiterEnv(gym.Env):
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = observation_box(self.game)
+        self._state = None
+        self._seat = 0
+        self._done = True
+        self._previous = None
         self._opponent_spec = None
+        self._next_opponent = None  # set mid-episode: takes over at the next reset
         self._fused = None
         if two_players:
             self.set_opponent(opponent)
         else:
             self._fuse()
-        self._state = None
-        self._seat = 0
-        self._done = True
-        self._previous = None
 
     # -- opponents ---------------------------------------------------------------------------
     def set_opponent(self, opponent) -> None:
         """Replace the opponent from the next ``reset`` on (self-play pools swap opponents here)."""
         if self.game.num_players == 1:
             raise ParameterError(f"{self.game.name} is a one-player game: it has no opponent")
-        self._opponent = resolve_agent(opponent, seed=None)  # fails now, not at the next reset
+        self._next_opponent = (resolve_agent(opponent, seed=None), opponent)  # fails now, not at reset
+        if self._done:  # no episode under way: nothing to finish first
+            self._switch_opponent()
+
+    def _switch_opponent(self) -> None:
+        agent, opponent = self._next_opponent
+        self._next_opponent = None
+        self._opponent = agent
         self._opponent_spec = opponent if isinstance(opponent, str) else None
         self._fused = None
         if opponent == "random":
@@ -155,10 +163,14 @@ class ArbiterEnv(gym.Env):
 
         self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, agent_seat=self.agent_seat,
                                        **dict(self.game.params), rules=self.game.rules)
+        self._bind_fused()
+
+    def _bind_fused(self) -> None:
+        """Pack the one-game env's buffers into one array (``step_one`` takes three arguments)
+        and keep views of what a step reads back."""
         v = self._fused
-        # one-game views of its buffers, made once: ``step_one`` takes them as they are
-        self._one = (v._p, v._cfg, v._states[0], v._rngs[0], v._seats)
-        self._one_out = (v._obs.reshape(1, -1)[0], v._all_rewards[0], v._masks[0], v._legal[0], v._obs[0])
+        self._one = v._pack_one()
+        self._one_out = (v._all_rewards[0], v._masks[0], v._obs[0])
 
     @property
     def opponent(self):
@@ -168,13 +180,30 @@ class ArbiterEnv(gym.Env):
     def state(self):
         """A copy of the current position as a Game-protocol state (None before the first
         reset): what wrappers and agents need to look past the observation."""
-        if self._fused is not None and self._state is not None:
-            return self._fused._states[0].copy()
         return None if self._state is None else self._state.copy()
 
     # -- the Gymnasium API -------------------------------------------------------------------
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_one", None)  # views of one buffer: a copy would split them, so they are rebuilt
+        state.pop("_one_out", None)
+        state["_view"] = None  # a window does not travel
+        state["_state_in_fused"] = (self._fused is not None and self._state is not None
+                                    and np.shares_memory(self._state, self._fused._states))
+        return state
+
+    def __setstate__(self, state):
+        in_fused = state.pop("_state_in_fused")
+        self.__dict__.update(state)
+        if self._fused is not None:
+            self._bind_fused()
+            if in_fused:  # the position was a view of the packed buffers: it is one again
+                self._state = self._fused._states[0]
+
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
+        if self._next_opponent is not None:
+            self._switch_opponent()
         if self._fused is not None:
             return self._reset_fused()
         deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
@@ -244,8 +273,7 @@ class ArbiterEnv(gym.Env):
 
     def _step_fused(self, action):
         v = self._fused
-        p, cfg, state, rng, seats = self._one
-        flat, rewards, mask, scratch, obs = self._one_out
+        rewards, mask, obs = self._one_out
         if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
             legal = 0 <= action < mask.shape[0] and mask[action] == 1
         else:
@@ -256,8 +284,7 @@ class ArbiterEnv(gym.Env):
             )
         if self.render_mode is not None:
             self._previous = self._state.copy()
-        done = v._kernel.step_one(p, cfg, state, rng, seats, int(action) if legal else -1, False,
-                                  flat, rewards, mask, scratch, flat)
+        done = v._kernel.step_one(v._p, self._one, int(action) if legal else -1)
         terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
         self._done = terminated or truncated
         if self.render_mode == "human":

@@ -103,6 +103,35 @@ class ArbiterVectorEnv(VectorEnv):
         self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
         self._seeded = False
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_kernel")  # compiled functions do not pickle; rebuilt from the game's spec
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._kernel = compiled(K, self.game.spec)
+
+    def _pack_one(self) -> np.ndarray:
+        """Move a one-game env's buffers into one int64 array (``_vector_kernel.step_one``) and
+        keep views of it as the buffers, so both paths see the same memory. Returns the array."""
+        if self.num_envs != 1:
+            raise ParameterError("_pack_one: only a one-game env packs its buffers")
+        parts = [("cfg", self._cfg), ("seats", self._seats), ("rng", self._rngs), ("legal", self._legal),
+                 ("state", self._states), ("rewards", self._all_rewards), ("mask", self._masks), ("obs", self._obs)]
+        words = [-(-a.nbytes // 8) for _, a in parts]
+        one = np.zeros(K.ONE_HEADER + sum(words), dtype=np.int64)
+        start = K.ONE_HEADER
+        for k, ((_, a), n) in enumerate(zip(parts, words)):
+            one[2 * k], one[2 * k + 1] = start, a.size
+            view = one[start:start + n].view(a.dtype)[:a.size].reshape(a.shape)
+            view[...] = a
+            start += n
+            parts[k] = view
+        (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, self._masks,
+         self._obs) = parts
+        return one
+
     def reset(self, *, seed=None, options=None):
         """Reset every slot (or those in ``options["reset_mask"]``); an int seed reseeds all slots."""
         if seed is not None or not self._seeded:

@@ -1,7 +1,9 @@
 """The Gymnasium env: Gymnasium's own checker on every id, and the conventions of issue 3."""
 
 import contextlib
+import copy
 import io
+import pickle
 
 import gymnasium
 import numpy as np
@@ -148,6 +150,45 @@ def test_set_opponent_between_episodes():
         env.unwrapped.set_opponent("no-such-agent")
     with pytest.raises(ParameterError):
         env.unwrapped.set_opponent(42)
+
+
+def test_set_opponent_mid_episode_takes_over_at_the_next_reset():
+    env = gymnasium.make("Gomoku-v0", size=7).unwrapped
+    reference = gymnasium.make("Gomoku-v0", size=7).unwrapped
+    first = FirstLegal()
+    _, info = env.reset(seed=3)
+    _, ref_info = reference.reset(seed=3)
+    env.set_opponent(first)  # the random opponent finishes this episode
+    for _ in range(3):
+        a = int(_legal(info)[0])
+        out, ref = env.step(a), reference.step(a)
+        info = out[4]
+        np.testing.assert_array_equal(out[0], ref[0])
+    assert first.calls == 0
+    _, info = env.reset(seed=3)
+    assert first.calls == 0  # agent_seat 0 opens; the new opponent answers the first step
+    env.step(int(_legal(info)[0]))
+    assert first.calls == 1
+
+
+@pytest.mark.parametrize("copy_env", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_a_copied_env_plays_on_like_the_original(copy_env):
+    env = gymnasium.make("Go-v0", size=5).unwrapped
+    _, info = env.reset(seed=1)
+    for _ in range(2):
+        _, _, _, _, info = env.step(int(_legal(info)[0]))
+    twin = copy_env(env)
+    np.testing.assert_array_equal(twin.state, env.state)
+    for _ in range(4):
+        a = int(_legal(info)[1])
+        out, again = env.step(a), twin.step(a)
+        info = out[4]
+        for x, y in zip(out, again):
+            if isinstance(x, dict):
+                np.testing.assert_array_equal(x["action_mask"], y["action_mask"])
+            else:
+                np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(twin.state, env.state)
 
 
 def test_truncation_at_max_moves():
