@@ -370,6 +370,10 @@ def evaluate(game, path, games: int, seed: int) -> dict:
             r = tournaments.solitaire(game, agent, games=games, seed=seed)
             results[f"{name} size={game.params.get('size', '-')}"] = r.as_dict()
             print(f"{name}: {r}", flush=True)
+        for name in ("random", "greedy"):  # deal by deal on the same deals: the luck of the deal cancels
+            r = tournaments.duplicate(game, player, agents.make(name, seed=seed), games=games, seed=seed)
+            results[f"duplicate vs {name}"] = r.as_dict()
+            print(f"ppo vs {name}, same deals: {r}", flush=True)
         return results
     for name in ("random", "greedy"):
         r = tournaments.match(game, player, agents.make(name, seed=seed + 1), games=games, seed=seed)

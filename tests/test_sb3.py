@@ -148,7 +148,7 @@ def test_train_ppo_on_the_vec_env_saves_weights_the_ppo_agent_plays_and_resumes(
     out, evaluation = train_ppo.train(args, command="test")
     meta = weights.read_meta(out)
     assert meta["training"]["steps"] == 256 and meta["training"]["hyper_parameters"]["n_envs"] == 4
-    assert meta["evaluation"] == evaluation and len(evaluation) == (2 if game == "othello" else 3)
+    assert meta["evaluation"] == evaluation and len(evaluation) == (2 if game == "othello" else 5)
     assert (tmp_path / "run.zip").is_file()
 
     out, _ = train_ppo.train(train_ppo.parse(["--steps", "512", *argv]), command="test")  # resumes
