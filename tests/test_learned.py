@@ -184,6 +184,27 @@ def test_duplicate_compares_agents_on_the_same_deals():
         match(game, "greedy", "random", games=2)
 
 
+def test_selfplay_with_one_walk_per_fast_search_plays_by_the_priors():
+    from agents.learned import selfplay
+
+    game = make_game("othello", size=6)
+    prefer = np.zeros(game.num_actions, dtype=np.float32)
+    prefer[::2] = 3.0  # a network that likes even squares
+
+    def evaluator(obs):
+        return np.tile(prefer, (len(obs), 1)), np.zeros(len(obs), dtype=np.float32)
+
+    samples = selfplay.play(evaluator, game, games=2, simulations=4, rng=np.random.default_rng(0),
+                            fast_simulations=1, full_fraction=0.0, temperature_plies=0)
+    assert len(samples.policy) > 20 and np.isfinite(samples.policy).all()
+    np.testing.assert_allclose(samples.policy.sum(axis=1), 1.0, rtol=1e-5)
+    assert (samples.policy_weight == 0).all()  # fast searches give no policy target
+    legal = samples.policy > 0
+    even_legal = legal[:, ::2].any(axis=1)
+    assert even_legal.sum() > 10
+    np.testing.assert_array_equal(samples.policy.argmax(axis=1)[even_legal] % 2, 0)  # the top prior
+
+
 # -- torch ---------------------------------------------------------------------------------------
 
 @needs_torch

@@ -69,8 +69,10 @@ def play(evaluator, game, games: int, simulations: int, rng: np.random.Generator
                                  c_puct=c_puct, noise_rng=rng if is_full else None, noise_alpha=alpha,
                                  encoding=encoding)
             evaluations += result.evaluations
-            for g, visits in zip(group, result.visits):
+            for g, visits, priors in zip(group, result.visits, result.priors):
                 state = states[g]
+                if visits.sum() == 0:  # one walk only expands the root: play by the network's priors
+                    visits = priors
                 pi = visits / visits.sum()
                 records[g].append((puct.encode(game, state, encoding), pi.astype(np.float32), is_full,
                                    game.current_player(state)))
