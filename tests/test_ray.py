@@ -29,6 +29,16 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_an_address_where_nothing_answers_fails_in_seconds_naming_it(address, monkeypatch):
+    if ray.is_initialized():
+        pytest.skip("Ray is already initialised in this process: connect() would reuse it")
+    # ray.init itself would wait minutes for a refused port; the TCP check answers first
+    monkeypatch.setattr(ray, "init", lambda **kw: pytest.fail("ray.init must not be reached"))
+    with pytest.raises(ExecutorError, match=f"address='{address}': no Ray cluster answers there"):
+        RayExecutor(address=address).start(None)
+
+
 def _games(result):
     return sorted(({k: v for k, v in g.items() if k != "seconds"} for g in result.games), key=lambda g: g["index"])
 

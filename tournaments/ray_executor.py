@@ -31,19 +31,16 @@ import os
 import tempfile
 from collections import deque
 
+from agents import ray_cluster
+
 from .executor import ExecutorError, ProcessExecutor
 from .play import Context
 
-INSTALL_HINT = 'executor="ray" needs Ray: pip install "arbiter-games[distributed]"'
 
 
 def require_ray(error=ExecutorError):
     """The ``ray`` module, or ``error`` with the install hint when the extra is missing."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise error(INSTALL_HINT) from exc
-    return ray
+    return ray_cluster.require_ray(error)
 
 
 class _Player:
@@ -90,12 +87,7 @@ class RayExecutor:
 
     def start(self, ctx: Context) -> None:
         ray = require_ray()
-        if not ray.is_initialized():
-            options = {"include_dashboard": False, "log_to_driver": False}
-            if self.address is None:
-                options["num_cpus"] = self.num_cpus or os.cpu_count()
-            ray.init(address=self.address, **options)
-            self._started_ray = True
+        self._started_ray = ray_cluster.connect(self.address, self.num_cpus, ExecutorError)
         self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_Player)
         self._ctx = ray.put(ctx)
         n = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -44,22 +44,16 @@ import numpy as np
 
 import envs
 
+from .. import ray_cluster
 from ..base import AgentError
 from . import network, puct, selfplay
-
-INSTALL_HINT = 'executor="ray" needs Ray: pip install "arbiter-games[distributed]"'
-
 
 class SelfPlayError(AgentError):
     """Distributed self-play that cannot run as asked: a bad option, a lost actor, stale weights."""
 
 
 def _ray():
-    try:
-        import ray
-    except ImportError:
-        raise SelfPlayError(INSTALL_HINT) from None
-    return ray
+    return ray_cluster.require_ray(SelfPlayError)
 
 
 def weights_digest(tensors: dict) -> str:
@@ -156,16 +150,7 @@ class RaySelfPlay:
     def start(self, config, architecture: dict) -> list[dict]:
         """Start the actors (each warms up before it answers); returns their ``ready`` reports."""
         ray = _ray()
-        if not ray.is_initialized():
-            options = {"include_dashboard": False, "log_to_driver": False}
-            if self.address is None:
-                options["num_cpus"] = self.num_cpus or os.cpu_count()
-            try:
-                ray.init(address=self.address, **options)
-            except ConnectionError as exc:  # "auto" with no cluster running, say
-                raise SelfPlayError(f"address={self.address!r}: no Ray cluster to join there ({exc}); "
-                                    "start one with `ray start --head`, or leave the address out "
-                                    "for a local Ray") from None
+        if ray_cluster.connect(self.address, self.num_cpus, SelfPlayError):
             self._started_ray = True
         n = self.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         if config.games < n:

@@ -12,9 +12,9 @@ local run with the same seed, on any number of nodes.
 
 from __future__ import annotations
 
-import os
 import time
 
+from agents import ray_cluster
 from envs.core import ParameterError
 
 from ..ray_executor import require_ray
@@ -51,11 +51,7 @@ class RayStudyExecutor:
 
     def _start(self):
         ray = require_ray(ParameterError)
-        if not ray.is_initialized():
-            options = {"include_dashboard": False, "log_to_driver": False}
-            if self.address is None:
-                options["num_cpus"] = self.num_cpus or os.cpu_count()
-            ray.init(address=self.address, **options)
+        if ray_cluster.connect(self.address, self.num_cpus, ParameterError):
             self._started = True
         return ray
 
