@@ -160,16 +160,12 @@ def main(argv=None):
     args = parse(argv)
     import ray
 
-    started = False
-    if not ray.is_initialized():
-        options = {"include_dashboard": False, "log_to_driver": False}
-        if args.address is None:
-            options["num_cpus"] = args.num_cpus
-        try:
-            ray.init(address=args.address, **options)
-        except ConnectionError as e:  # --address auto with no cluster running, say
-            sys.exit(f"train_rllib.py: error: --address {args.address}: no Ray cluster to join there ({e})")
-        started = True
+    from agents import ray_cluster
+
+    try:
+        started = ray_cluster.connect(args.address, args.num_cpus)
+    except ConnectionError as e:  # --address auto with no cluster running, say
+        sys.exit(f"train_rllib.py: error: {e}")
     log = args.log.open("w") if args.log else None
     try:
         algo = build(args)
