@@ -714,3 +714,56 @@ def test_pattern_playouts_are_seeded_and_keep_their_eyes():
         assert sum(E.is_eye(s, p, a, 1) or E.is_eye(s, p, a, 2) for a in empty) >= len(empty) - 1
     assert np.array_equal(ends[0], ends[1])
 
+
+# -- prior knowledge for MCTS's tree -----------------------------------------------------------------
+
+def _priors(game, state):
+    """Go's priors of every legal move of ``state``: {move text: (virtual simulations, value)}."""
+    legal = game.legal_actions(state)
+    out = np.zeros((len(legal), 2))
+    E.priors(state, game.kernel_params, legal, len(legal), out)
+    return {game.action_to_str(state, int(a)): tuple(out[i]) for i, a in enumerate(legal)}
+
+
+CAPTURE = """
+5 . x . . .
+4 x x o x .
+3 . . x . .
+2 . . . . .
+1 . . . o .
+  a b c d e
+to_move=x ply=8 passes=0 ko=-
+"""
+
+
+def test_priors_favour_the_capture_and_never_the_own_eye_fill():
+    game = envs.make_game("go", size=5)
+    state = game.from_text(CAPTURE)
+    prior = _priors(game, state)
+    value = {move: v for move, (_, v) in prior.items() if move != "pass"}
+    assert max(value, key=value.get) == "C5"          # captures C4
+    assert min(value, key=value.get) == "A5"          # Black's own true eye
+    assert value["A5"] < 0.1 and value["C5"] > 0.7
+    assert prior["pass"] == (0.0, 0.0)                 # no knowledge about passing
+    assert all(n >= E.PRIOR_EVEN for move, (n, _) in prior.items() if move != "pass")
+
+
+def test_priors_save_a_chain_in_atari_and_refuse_self_atari():
+    game = envs.make_game("go", size=5)
+    before = game.from_text(".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ",
+                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n")
+    state = play(game, before, "C2")  # Black's C3 in atari: D3 saves it
+    value = {move: v for move, (_, v) in _priors(game, state).items() if move != "pass"}
+    assert max(value, key=value.get) == "D3"
+    selfish = game.from_text("5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n"
+                             "  a b c d e\nto_move=x ply=4 passes=0 ko=-\n")
+    value = {move: v for move, (_, v) in _priors(game, selfish).items() if move != "pass"}
+    assert value["A5"] < 0.5 and value["A5"] < value["A4"]  # A5: two stones, one liberty
+
+
+def test_priors_penalise_lonely_first_and_second_line_moves():
+    game = envs.make_game("go", size=9)
+    prior = _priors(game, game.initial_state())
+    assert prior["A1"][1] < prior["B2"][1] < prior["C3"][1] == prior["E5"][1] == 0.5
+    near = play(game, game.initial_state(), "C3", "G7")
+    assert _priors(game, near)["B2"][1] >= 0.5  # a stone close by: no penalty

@@ -497,3 +497,96 @@ def playout(s, p, rng, moves, policy):
     """Finish the game in ``s`` with a Go playout policy: LIGHT (above) or uniformly random."""
     traced_playout(s, p, rng, moves, policy, np.empty((0, 2), dtype=np.int64))
 
+
+# -- prior knowledge for the search tree ----------------------------------------------------------
+# MCTS with RAVE rates a new node by its AMAF value until it has simulations of its own; a node's
+# priors start that value from virtual simulations (Gelly and Silver 2007, MoGo's "heuristic
+# MC-RAVE"; the terms as Pachi's): every move EVEN of them at 1/2, and then virtual wins or losses
+# for what a Go player sees at once. In virtual simulations (real AMAF counts of a node's children
+# reach such numbers after a few dozen simulations through it, so priors steer young nodes and
+# fade from the old ones):
+PRIOR_EVEN = 20.0        # every move but pass, at 1/2 (no move looks better than the others untried)
+PRIOR_EYE = 200.0        # losses: filling an own true eye (never, unless nothing else is left)
+PRIOR_CAPTURE = 30.0     # wins: capturing a chain
+PRIOR_ANSWER = 20.0      # wins: the light playout's answers to the last move (capture it, save
+                         # the chain it put in atari)
+PRIOR_ESCAPE = 20.0      # wins: saving an own chain in atari (to two liberties or more)
+PRIOR_SELF_ATARI = 40.0  # losses: putting a group of two stones or more into atari
+PRIOR_NEAR = 10.0        # wins: one of the eight points around the last move
+PRIOR_SHAPE = 15.0       # wins: a ``PATTERNS`` shape
+PRIOR_EDGE = (20.0, 10.0)  # losses: a first- or second-line move with no stone two points around
+
+
+@njit(cache=True, inline="always")
+def _alone(s, p, a):
+    """Whether no stone stands within Manhattan distance 2 of point ``a``."""
+    n = p[K.P_SIZE]
+    r, c = a // n, a % n
+    for dr in range(-2, 3):
+        for dc in range(abs(dr) - 2, 3 - abs(dr)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < n and 0 <= cc < n and s[C.HEADER + rr * n + cc] != 0:
+                return False
+    return True
+
+
+@njit(cache=True)
+def priors(s, p, moves, n, out):
+    """Prior knowledge of the ``n`` legal ``moves`` of ``s`` for a new tree node: virtual
+    simulations into ``out[i, 0]`` and their mean value for the mover into ``out[i, 1]``
+    (the ``PRIOR_*`` terms above)."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    size = p[K.P_SIZE]
+    x = C.HEADER + nn
+    colour = s[C.H_PLAYER] + 1
+    last = s[C.H_LAST]
+    on_board = 0 <= last < nn and s[C.HEADER + last] == 3 - colour
+    cands = np.empty(nn, dtype=np.int64)
+    m = _answers(s, p, cands)
+    for i in range(n):
+        a = moves[i]
+        if a == nn:  # pass: no knowledge (AMAF alone rates it; it ends won games at once)
+            out[i, 0] = 0.0
+            out[i, 1] = 0.0
+            continue
+        visits, wins = PRIOR_EVEN, 0.5 * PRIOR_EVEN
+        if is_eye(s, p, a, colour):
+            visits += PRIOR_EYE
+        else:
+            captured = 0
+            escape = False
+            for d in range(4):
+                t = p[K.P_NBR + 4 * a + d]
+                if t < 0 or s[C.HEADER + t] == 0:
+                    continue
+                h = s[x + K.HEAD * nn + t]
+                if K._in_atari(s, p, h):
+                    if s[C.HEADER + t] == colour:
+                        escape = True
+                    else:
+                        captured += 1
+            libs, stones = liberties_after(s, p, a, colour)
+            if captured > 0:
+                visits += PRIOR_CAPTURE
+                wins += PRIOR_CAPTURE
+            elif libs < 2 and stones >= _SELF_ATARI_SIZE:
+                visits += PRIOR_SELF_ATARI
+            if escape and libs >= 2:
+                visits += PRIOR_ESCAPE
+                wins += PRIOR_ESCAPE
+            for j in range(m):
+                if cands[j] == a:
+                    visits += PRIOR_ANSWER
+                    wins += PRIOR_ANSWER
+                    break
+            if on_board and max(abs(a // size - last // size), abs(a % size - last % size)) == 1:
+                visits += PRIOR_NEAR
+                wins += PRIOR_NEAR
+            if PATTERN_TABLE[shape(s, p, a)]:
+                visits += PRIOR_SHAPE
+                wins += PRIOR_SHAPE
+            line = min(a // size, a % size, size - 1 - a // size, size - 1 - a % size)
+            if line < 2 and _alone(s, p, a):
+                visits += PRIOR_EDGE[line]
+        out[i, 0] = visits
+        out[i, 1] = wins / visits
