@@ -1,5 +1,7 @@
-"""Go evaluation (area estimate plus atari), the greedy tactical score, and MCTS's light playout
-policy (true eyes kept, the last move's ataris answered; see the section below), any board size.
+"""Go evaluation (area estimate plus atari), the greedy tactical score, MCTS's playout policies
+(light: true eyes kept, the last move's ataris answered; pattern, the default: light plus MoGo's
+3x3 shapes around the last move; see the section below) and its prior knowledge for new tree
+nodes, any board size.
 
 The static value is an area count as Tromp-Taylor scoring would give it now: stones plus empty
 regions that touch one colour only, with komi, then adjusted for groups in atari (the side to
@@ -168,8 +170,11 @@ def tactical(s, child, p, a, w):
 # Uniformly random playouts fill their own eyes, so every group dies in the end and the final count
 # says little about the position. The "light" policy (MoGo-style light heuristics) keeps groups
 # with two eyes alive and answers the last move's ataris, which is what makes MCTS count territory
-# the way a Go player does. Everything runs on the kernel's incremental chain records (a chain in
-# atari is one test, its liberty one division); only the self-atari test walks a chain's stones.
+# the way a Go player does. The "pattern" policy (the Go default) then looks, before a random
+# move, for a point next to the last move where a stone makes a MoGo shape (hane, cut, edge moves):
+# local answers make playouts fight over what the last move fought over. Everything runs on the
+# kernel's incremental chain records (a chain in atari is one test, its liberty one division);
+# only the self-atari test walks a chain's stones.
 PLAYOUTS = ("random", "light", "pattern")  # the spec's playout names; code = index
 LIGHT = 1
 PATTERN = 2  # light, and MoGo's 3x3 shapes around the last move before a random move
