@@ -31,6 +31,12 @@ unvisited child is rated by its AMAF value with the exploration term of one visi
 are tried first and bad ones may wait. Shares of the same action from other positions are what
 makes AMAF fast and biased; the schedule fades it out.
 
+Prior knowledge (with RAVE, ``use_priors``; the game's ``priors`` hook): a new node's children
+start their AMAF statistics from virtual simulations the game gives each move (Go: captures,
+answers to the last move and good shapes count as wins, own-eye fills and self-ataris as losses),
+as MoGo's heuristic MC-RAVE does; real AMAF counts soon outweigh them. A game without the hook
+gives none, and its search is the one without priors, move for move.
+
 One-player games with chance (``chance=1``; Calculation, as in the patience study): a decision
 node's children are its moves; a move that ``reveals`` a hidden card leads to a CHANCE node whose
 children, one slot per possible outcome (the game's ``chance_outcomes``; ``revealed`` says which
@@ -95,8 +101,9 @@ def extract(links, value, amaf, node, new_links, new_value, new_amaf):
 
 
 @per_game(inline=True)
-def _add_children(s, p, links, value, amaf, meta, parent, keys, n, chance):
-    """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys)."""
+def _add_children(s, p, links, value, amaf, meta, parent, keys, n, chance, prior):
+    """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys),
+    their AMAF statistics starting from ``prior[i]`` (virtual simulations, mean value)."""
     base = meta[USED]
     for i in range(n):
         row = base + i
@@ -109,8 +116,8 @@ def _add_children(s, p, links, value, amaf, meta, parent, keys, n, chance):
             kind = CHANCE
         links[row, KIND] = kind
         value[row] = 0.0
-        amaf[row, 0] = 0.0
-        amaf[row, 1] = 0.0
+        amaf[row, 0] = prior[i, 0]
+        amaf[row, 1] = prior[i, 1]
     links[parent, FIRST] = base
     links[parent, COUNT] = n
     meta[USED] = base + n
@@ -200,9 +207,10 @@ def _playout(s, p, moves, rng, policy, trace):
 
 @per_game
 def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
-        n_sims, c, threshold, frozen, policy, rave_k, rng):
+        n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):
     """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave_k`` > 0
-    turns RAVE on (two-player games only: the caller's business).
+    turns RAVE on (two-player games only: the caller's business), and with it ``use_priors``
+    the game's prior knowledge for new nodes (the ``priors`` hook: virtual AMAF simulations).
 
     Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
     and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
@@ -218,6 +226,8 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, a
     rave = rave_k > 0.0 and chance == 0
     trace = np.empty((p[C.P_MAX_MOVES] + 1 if rave else 0, 2), dtype=np.int64)
     first_by = np.empty(num_actions, dtype=np.int64)
+    prior = np.zeros((room, 2), dtype=np.float64)  # stays zero without RAVE and priors
+    with_priors = rave and use_priors != 0
     for sim in range(n_sims):
         s[:] = root
         if chance == 1:
@@ -234,13 +244,15 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, a
                         return sim
                     break
                 if links[node, KIND] == CHANCE:
-                    _add_children(s, p, links, value, amaf, meta, node, slots, num_outcomes, chance)
+                    _add_children(s, p, links, value, amaf, meta, node, slots, num_outcomes, chance, prior)
                 else:
                     n = G.legal_actions(s, p, moves)
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
                         j = C.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]
-                    _add_children(s, p, links, value, amaf, meta, node, moves, n, chance)
+                    if with_priors:
+                        G.priors(s, p, moves, n, prior)
+                    _add_children(s, p, links, value, amaf, meta, node, moves, n, chance, prior)
             movers[depth] = s[C.H_PLAYER]
             if links[node, KIND] == CHANCE:
                 node = links[node, FIRST] + G.revealed(s, p)

@@ -55,12 +55,14 @@ class MCTSAgent(Agent):
     bounds memory at about 64 bytes per node; ``rave``: the RAVE equivalence parameter k of
     two-player games (0: plain UCT; see ``_mcts_kernel``), default (None) the game's spec's
     ``rave`` (Go: on); ``reuse`` (two-player games): keep the subtree of the move played and the
-    opponent's reply for the next move's search, whose budget then comes on top of it.
+    opponent's reply for the next move's search, whose budget then comes on top of it;
+    ``priors``: with RAVE, start new nodes from the game's prior knowledge (its ``priors`` hook,
+    virtual simulations per move; Go's: ``envs/go/evaluation.py``); False: none.
     """
 
     def __init__(self, simulations=None, seconds=None, c=None, threshold: int = 5,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
-                 reuse: bool = True, seed=None):
+                 reuse: bool = True, priors: bool = True, seed=None):
         super().__init__(seed=seed)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
@@ -80,6 +82,9 @@ class MCTSAgent(Agent):
         if not isinstance(reuse, (bool, np.bool_)):
             raise AgentError(f"reuse={reuse!r}: expected True or False")
         self.reuse = bool(reuse)
+        if not isinstance(priors, (bool, np.bool_)):
+            raise AgentError(f"priors={priors!r}: expected True or False")
+        self.priors = bool(priors)
         self._memory = None  # (game, root state, tree, chosen node) of the last search
 
     def reset(self) -> None:
@@ -90,7 +95,7 @@ class MCTSAgent(Agent):
         """A 16-simulation search with this agent's options: the same compiled code, any budget."""
         if self.applies_to(game):
             MCTSAgent(simulations=16, c=self.c, threshold=self.threshold, playout=self.playout,
-                      max_nodes=self.max_nodes, rave=self.rave, seed=0).act(game, game.initial_state(seed=0))
+                      max_nodes=self.max_nodes, rave=self.rave, priors=self.priors, seed=0).act(game, game.initial_state(seed=0))
 
     def _act(self, game, state) -> int:
         start = time.perf_counter()
@@ -197,7 +202,7 @@ class MCTSAgent(Agent):
             t0 = time.perf_counter()
             ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
                       tree.links, tree.value, tree.amaf, tree.meta, want, c, self.threshold,
-                      int(tree.frozen(self.max_nodes)), policy, rave, self.rng)
+                      int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), self.rng)
             done += ran
             if ran < want:
                 tree.grow(self.max_nodes)

@@ -129,6 +129,15 @@ def default_traced_playout(s, p, rng, moves, policy, trace):
     return length
 
 
+@per_game
+def default_priors(s, p, moves, n, out):
+    """No prior knowledge: no virtual simulations for any move (MCTS then searches as it would
+    without the hook)."""
+    for i in range(n):
+        out[i, 0] = 0.0
+        out[i, 1] = 0.0
+
+
 # -- entry points of the Game facade ----------------------------------------------------------------
 
 @per_game

@@ -56,6 +56,9 @@ HOOKS = {
     "playout": "evaluation",     # playout(s, p, rng, moves, policy): finish s with a named policy
     "traced_playout": "evaluation",  # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
                                  # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
+    "priors": "evaluation",      # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
+                                 # new MCTS node, as virtual simulations out[i, 0] of mean value
+                                 # out[i, 1] for the mover (RAVE starts from them; default none: 0)
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")

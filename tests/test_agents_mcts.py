@@ -171,7 +171,7 @@ def test_single_legal_move_is_played_without_search():
 @pytest.mark.parametrize("options, message", [
     ({"c": -1.0}, "c="), ({"threshold": 0}, "threshold="), ({"simulations": 0}, "simulations="),
     ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="), ({"rave": -1.0}, "rave="),
-    ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="),
+    ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="), ({"priors": 1}, "priors="),
 ])
 def test_bad_options_raise_agent_error(options, message):
     with pytest.raises(AgentError, match=message):
@@ -228,7 +228,7 @@ def test_calculation_tree_invariants():
     links, value, amaf, meta = K.new_tree(1 << 16)
     sims = 4000
     compiled(K, CALC.spec).run(CALC.kernel_params, s, CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value,
-                               amaf, meta, sims, 0.5, 5, 0, K.RANDOM, 0.0, C.new_rng(9))
+                               amaf, meta, sims, 0.5, 5, 0, K.RANDOM, 0.0, 1, C.new_rng(9))
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
     kinds_seen = set()
@@ -262,11 +262,12 @@ def test_calculation_tree_invariants():
 GO7 = envs.make_game("go", size=7)
 
 
-def _go_tree(rave_k, sims=3000, seed=2):
+def _go_tree(rave_k, sims=3000, seed=2, priors=0):
     s = GO7.apply(GO7.initial_state(), GO7.str_to_action(GO7.initial_state(), "D4"))
     links, value, amaf, meta = K.new_tree(1 << 16)
     compiled(K, GO7.spec).run(GO7.kernel_params, s, GO7.num_actions, 2, 0, 0, links, value, amaf, meta,
-                              sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, C.new_rng(seed))
+                              sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, priors,
+                              C.new_rng(seed))
     return links, value, amaf, meta
 
 
@@ -297,6 +298,42 @@ def test_rave_is_the_go_default_and_seeded():
         bot = agents.make("mcts", simulations=1500, seed=4)
         runs.append(([bot.act(GO7, s) for _ in range(2)], bot.last_stats["value"]))
     assert runs[0] == runs[1]
+
+
+def test_go_priors_start_every_new_node_and_need_rave():
+    # Each expanded node's children start from Go's prior knowledge: at least the even virtual
+    # simulations each, and an own true eye is never rated above a loss-heavy prior.
+    from envs.go import evaluation as E
+
+    links, value, amaf, meta = _go_tree(1000.0, sims=1000, priors=1)
+    expanded = [n for n in range(meta[K.USED]) if links[n, K.FIRST] >= 0]
+    assert len(expanded) > 10
+    for node in expanded:
+        kids = np.arange(links[node, K.FIRST], links[node, K.FIRST] + links[node, K.COUNT])
+        stones = kids[links[kids, K.KEY] < 49]  # pass has no prior
+        assert (amaf[stones, 0] >= E.PRIOR_EVEN).all()
+    # Without RAVE the priors are not read, and nothing is recorded.
+    links, value, amaf, meta = _go_tree(0.0, sims=1000, priors=1)
+    assert not amaf[:meta[K.USED]].any()
+
+
+@pytest.mark.parametrize("name, params", [("othello", {"size": 6}), ("gomoku", {"size": 9}),
+                                          ("loa", {}), ("go", {"size": 7})])
+def test_priors_change_nothing_where_a_game_has_none(name, params):
+    # The hook's default gives no virtual simulations: with RAVE on, a game without priors plays
+    # the same moves with the same statistics whether the agent asks for priors or not; Go has
+    # priors, and they change its search.
+    game = envs.make_game(name, **params)
+    s = game.initial_state(seed=3)
+    runs = []
+    for priors in (True, False):
+        bot = agents.make("mcts", simulations=600, rave=300.0, priors=priors, seed=5)
+        runs.append([(bot.act(game, s), bot.last_stats["value"], bot.last_stats["nodes"])
+                     for _ in range(2)])
+    if name == "go":
+        assert runs[0] != runs[1]
+    else:
+        assert runs[0] == runs[1]
 
 
 def test_rave_needs_two_players():

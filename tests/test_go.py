@@ -624,3 +624,146 @@ def test_light_playouts_are_seeded_and_end_with_only_eyes_left():
                 eyes += E.is_eye(s, p, a, 1) or E.is_eye(s, p, a, 2)
         eye_share[policy] = eyes / empty
     assert eye_share[E.LIGHT] > 0.95 and eye_share[0] < 0.5
+
+
+# -- MoGo's 3x3 patterns and the pattern playout policy -----------------------------------------------
+
+def _random_positions(game, count, seed):
+    """Positions from seeded random games, some plies in."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        s = game.initial_state()
+        for _ in range(int(rng.integers(5, 40))):
+            if game.is_terminal(s):
+                break
+            s = game.apply(s, int(rng.choice(game.legal_actions(s))))
+        if not game.is_terminal(s):
+            out.append(s)
+    return out
+
+
+def test_pattern_shapes_hold_in_every_rotation_reflection_and_colouring():
+    game = envs.make_game("go", size=7)
+    p = game.kernel_params
+    matched = 0
+    for s in _random_positions(game, 40, seed=3):
+        board = s[C.HEADER:C.HEADER + 49].reshape(7, 7)
+        variants = [board, board.T, board[::-1], board[:, ::-1], np.rot90(board, 2),
+                    np.where(board > 0, 3 - board, 0)]
+        for a in np.flatnonzero(board.ravel() == 0):
+            r, c = divmod(int(a), 7)
+            expect = E.PATTERN_TABLE[E.shape(s, p, a)]
+            matched += expect
+            for k, v in enumerate(variants):
+                t = s.copy()
+                t[C.HEADER:C.HEADER + 49] = v.ravel()
+                rr, cc = [(r, c), (c, r), (6 - r, c), (r, 6 - c), (6 - r, 6 - c), (r, c)][k]
+                assert E.PATTERN_TABLE[E.shape(t, p, rr * 7 + cc)] == expect
+    assert matched > 20
+
+
+@pytest.mark.parametrize("rows, match", [
+    (("x o x", ". . .", ". . ."), True),    # enclosing hane
+    (("x o .", ". . .", ". . ."), True),    # non-cutting hane
+    (("x o .", "o . .", ". . ."), True),    # cut
+    ((". x .", "x . .", ". . ."), False),   # stones of one colour only: no pattern holds
+    ((". . .", ". . .", ". . ."), False),   # nothing around
+])
+def test_pattern_shapes(rows, match):
+    # The 3x3 rows around C3 of an otherwise empty 5x5 board, Black to move.
+    game = envs.make_game("go", size=5)
+    lines = ["5 . . . . ."] + [f"{4 - r} . {row} ." for r, row in enumerate(rows)] + ["1 . . . . ."]
+    state = game.from_text("\n".join(lines) + "\n  a b c d e\nto_move=x ply=20 passes=0 ko=-\n")
+    a = game.str_to_action(state, "C3")
+    assert bool(E.PATTERN_TABLE[E.shape(state, game.kernel_params, a)]) == match
+
+
+def test_pattern_playouts_answer_the_last_move_with_a_shape():
+    # White's D4 touches Black's C3 diagonally; the points around D4 that make a pattern shape
+    # (hane, cut, attachment) are what the pattern policy plays, the light one plays anywhere.
+    game = envs.make_game("go", size=7)
+    before = play(game, game.initial_state(), "C3")
+    state = play(game, before, "D4")
+    p, nn = game.kernel_params, 49
+    around = {a for a in range(nn) if max(abs(a // 7 - 3), abs(a % 7 - 3)) == 1 and state[C.HEADER + a] == 0}
+    shapes = {a for a in around if E.PATTERN_TABLE[E.shape(state, p, a)]}
+    assert shapes and shapes < around
+    rng = C.new_rng(0)
+    picked = {"pattern": set(), "light": set()}
+    for _ in range(60):
+        for name, move in (("pattern", E.pattern_move), ("light", E.light_move)):
+            empty, where, cands = (np.empty(nn, dtype=np.int64) for _ in range(3))
+            n = K._list_empty(state, p, empty, where)
+            picked[name].add(int(move(state.copy(), p, rng, empty, where, n, cands)))
+    assert picked["pattern"] == shapes
+    assert len(picked["light"]) > 20
+
+
+def test_pattern_playouts_are_seeded_and_keep_their_eyes():
+    game = envs.make_game("go", size=9)
+    p = game.kernel_params
+    moves = np.empty(game.num_actions, dtype=np.int64)
+    ends = []
+    for _ in range(2):
+        s = play(game, game.initial_state(), "E5")
+        E.playout(s, p, C.new_rng(8), moves, E.PATTERN)
+        ends.append(s)
+        empty = np.flatnonzero(s[C.HEADER:C.HEADER + 81] == 0)
+        assert game.is_terminal(s)
+        assert sum(E.is_eye(s, p, a, 1) or E.is_eye(s, p, a, 2) for a in empty) >= len(empty) - 1
+    assert np.array_equal(ends[0], ends[1])
+
+
+# -- prior knowledge for MCTS's tree -----------------------------------------------------------------
+
+def _priors(game, state):
+    """Go's priors of every legal move of ``state``: {move text: (virtual simulations, value)}."""
+    legal = game.legal_actions(state)
+    out = np.zeros((len(legal), 2))
+    E.priors(state, game.kernel_params, legal, len(legal), out)
+    return {game.action_to_str(state, int(a)): tuple(out[i]) for i, a in enumerate(legal)}
+
+
+CAPTURE = """
+5 . x . . .
+4 x x o x .
+3 . . x . .
+2 . . . . .
+1 . . . o .
+  a b c d e
+to_move=x ply=8 passes=0 ko=-
+"""
+
+
+def test_priors_favour_the_capture_and_never_the_own_eye_fill():
+    game = envs.make_game("go", size=5)
+    state = game.from_text(CAPTURE)
+    prior = _priors(game, state)
+    value = {move: v for move, (_, v) in prior.items() if move != "pass"}
+    assert max(value, key=value.get) == "C5"          # captures C4
+    assert min(value, key=value.get) == "A5"          # Black's own true eye
+    assert value["A5"] < 0.1 and value["C5"] > 0.7
+    assert prior["pass"] == (0.0, 0.0)                 # no knowledge about passing
+    assert all(n >= E.PRIOR_EVEN for move, (n, _) in prior.items() if move != "pass")
+
+
+def test_priors_save_a_chain_in_atari_and_refuse_self_atari():
+    game = envs.make_game("go", size=5)
+    before = game.from_text(".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ",
+                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n")
+    state = play(game, before, "C2")  # Black's C3 in atari: D3 saves it
+    value = {move: v for move, (_, v) in _priors(game, state).items() if move != "pass"}
+    assert max(value, key=value.get) == "D3"
+    selfish = game.from_text("5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n"
+                             "  a b c d e\nto_move=x ply=4 passes=0 ko=-\n")
+    value = {move: v for move, (_, v) in _priors(game, selfish).items() if move != "pass"}
+    assert value["A5"] < 0.5 and value["A5"] < value["A4"]  # A5: two stones, one liberty
+
+
+def test_priors_penalise_lonely_first_and_second_line_moves():
+    game = envs.make_game("go", size=9)
+    prior = _priors(game, game.initial_state())
+    assert prior["A1"][1] < prior["B2"][1] < prior["C3"][1] == prior["E5"][1] == 0.5
+    near = play(game, game.initial_state(), "C3", "G7")
+    assert _priors(game, near)["B2"][1] >= 0.5  # a stone close by: no penalty

@@ -17,7 +17,7 @@ SPEC = GameSpec(
               low=1, optional=True),
     ),
     presets={"standard": {}, "openspiel": {"superko": "draw", "suicide": False}},
-    playouts=evaluation.PLAYOUTS, default_playout="light", rave=1000.0,
+    playouts=evaluation.PLAYOUTS, default_playout="pattern", rave=1000.0,
     board_style="intersections", gym_id="Go-v0", pettingzoo="go_v0",
     classic="go_v5", classic_params={"board_size": "size"},
     summary="surround territory; area scoring, positional superko",

@@ -1,5 +1,7 @@
-"""Go evaluation (area estimate plus atari), the greedy tactical score, and MCTS's light playout
-policy (true eyes kept, the last move's ataris answered; see the section below), any board size.
+"""Go evaluation (area estimate plus atari), the greedy tactical score, MCTS's playout policies
+(light: true eyes kept, the last move's ataris answered; pattern, the default: light plus MoGo's
+3x3 shapes around the last move; see the section below) and its prior knowledge for new tree
+nodes, any board size.
 
 The static value is an area count as Tromp-Taylor scoring would give it now: stones plus empty
 regions that touch one colour only, with komi, then adjusted for groups in atari (the side to
@@ -168,11 +170,84 @@ def tactical(s, child, p, a, w):
 # Uniformly random playouts fill their own eyes, so every group dies in the end and the final count
 # says little about the position. The "light" policy (MoGo-style light heuristics) keeps groups
 # with two eyes alive and answers the last move's ataris, which is what makes MCTS count territory
-# the way a Go player does. Everything runs on the kernel's incremental chain records (a chain in
-# atari is one test, its liberty one division); only the self-atari test walks a chain's stones.
-PLAYOUTS = ("random", "light")  # the spec's playout names; code = index
+# the way a Go player does. The "pattern" policy (the Go default) then looks, before a random
+# move, for a point next to the last move where a stone makes a MoGo shape (hane, cut, edge moves):
+# local answers make playouts fight over what the last move fought over. Everything runs on the
+# kernel's incremental chain records (a chain in atari is one test, its liberty one division);
+# only the self-atari test walks a chain's stones.
+PLAYOUTS = ("random", "light", "pattern")  # the spec's playout names; code = index
 LIGHT = 1
+PATTERN = 2  # light, and MoGo's 3x3 shapes around the last move before a random move
 _SELF_ATARI_SIZE = 2  # a move leaving its group in atari is refused from this many stones on
+
+# MoGo's 3x3 playout patterns (Gelly, Wang, Munos and Teytaud 2006, as Michi writes them): the
+# centre is the empty point to play; X and O are the two colours (each pattern stands for both
+# ways round), x is anything but X (empty, O or off the board), o anything but O, # off the
+# board, ? anything. A pattern holds in all eight rotations and reflections.
+PATTERNS = (
+    ("XOX", "...", "???"),  # hane: enclosing hane
+    ("XO.", "...", "?.?"),  # hane: non-cutting hane
+    ("XO?", "X..", "x.?"),  # hane: magari
+    (".O.", "X..", "..."),  # katatsuke or diagonal attachment
+    ("XO?", "O.o", "?o?"),  # cut: unprotected cut
+    ("XO?", "O.X", "???"),  # cut: peeped cut
+    ("?X?", "O.O", "ooo"),  # cut: de (push between)
+    ("OX?", "o.O", "???"),  # cut: keima
+    ("X.?", "O.?", "##?"),  # edge: chase
+    ("OX?", "X.O", "###"),  # edge: block side cut
+    ("?X?", "x.O", "###"),  # edge: block side connection
+    ("?XO", "x.x", "###"),  # edge: sagari
+    ("?OX", "X.O", "###"),  # edge: cut
+)
+# what each letter allows, as a bit mask over the point codes 0 empty, 1 Black, 2 White, 3 off
+_MEANS = {".": 0b0001, "X": 0b0010, "O": 0b0100, "#": 0b1000, "x": 0b1101, "o": 0b1011, "?": 0b1111}
+
+
+def _pattern_table() -> np.ndarray:
+    """``table[shape]``: whether a 3x3 neighbourhood code (``shape``) matches one of ``PATTERNS``
+    in any rotation, reflection and colouring; 65,536 booleans, built with numpy at import."""
+    codes = np.arange(1 << 16)
+    bits = [1 << ((codes >> (2 * k)) & 3) for k in range(8)]  # the 8 neighbours, row by row
+    rotate = (6, 3, 0, 7, 4, 1, 8, 5, 2)  # new[i] = old[rotate[i]]: a quarter turn
+    mirror = (2, 1, 0, 5, 4, 3, 8, 7, 6)
+    swap = str.maketrans("XOxo", "OXox")
+    table = np.zeros(1 << 16, dtype=np.bool_)
+    for rows in PATTERNS:
+        grid = "".join(rows)
+        for colours in (grid, grid.translate(swap)):
+            for flip in (False, True):
+                g = "".join(colours[i] for i in mirror) if flip else colours
+                for _ in range(4):
+                    ok = np.ones(1 << 16, dtype=np.bool_)
+                    for k, i in enumerate((0, 1, 2, 3, 5, 6, 7, 8)):
+                        ok &= (bits[k] & _MEANS[g[i]]) != 0
+                    table |= ok
+                    g = "".join(g[i] for i in rotate)
+    return table
+
+
+PATTERN_TABLE = _pattern_table()
+
+
+@njit(cache=True, inline="always")
+def shape(s, p, a):
+    """The 3x3 neighbourhood of point ``a`` as a 16-bit code: its eight neighbours row by row
+    (top left first), two bits each: 0 empty, 1 Black, 2 White, 3 off the board."""
+    n = p[K.P_SIZE]
+    r, c = a // n, a % n
+    code = 0
+    k = 0
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            if dr == 0 and dc == 0:
+                continue
+            rr, cc = r + dr, c + dc
+            v = 3
+            if 0 <= rr < n and 0 <= cc < n:
+                v = s[C.HEADER + rr * n + cc]
+            code |= v << (2 * k)
+            k += 1
+    return code
 
 
 @njit(cache=True, inline="always")
@@ -321,12 +396,32 @@ def _answers(s, p, cands):
     return n
 
 
-@njit(cache=True)
-def light_move(s, p, rng, empty, where, n, cands):
-    """The light policy's move: an answer to the last move if one is legal (chosen at random among
-    them), else a uniformly random move among the ``n`` listed empty points that ``_acceptable``
-    allows, else pass. Rejected points are swapped past the live part of the list, as in the
-    kernel's random playouts, so each draw is uniform over the points not yet tried."""
+@njit(cache=True, inline="always")
+def _pattern_answers(s, p, cands):
+    """Empty points around the last move (its eight neighbours) where a stone would make one of
+    the ``PATTERNS`` shapes, into ``cands``; their count."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    n_side = p[K.P_SIZE]
+    last = s[C.H_LAST]
+    if last < 0 or last >= nn:
+        return 0
+    r, c = last // n_side, last % n_side
+    m = 0
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            rr, cc = r + dr, c + dc
+            if (dr != 0 or dc != 0) and 0 <= rr < n_side and 0 <= cc < n_side:
+                a = rr * n_side + cc
+                if s[C.HEADER + a] == 0 and PATTERN_TABLE[shape(s, p, a)]:
+                    cands[m] = a
+                    m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def _policy_move(s, p, rng, empty, where, n, cands, patterns):
+    """The light policy's move (``light_move``), with ``patterns`` the pattern step before the
+    random one."""
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     colour = s[C.H_PLAYER] + 1
     m = _answers(s, p, cands)
@@ -337,6 +432,15 @@ def light_move(s, p, rng, empty, where, n, cands):
             return a
         m -= 1
         cands[k] = cands[m]
+    if patterns:
+        m = _pattern_answers(s, p, cands)
+        while m > 0:
+            k = C.randint(rng, m)
+            a = cands[k]
+            if _acceptable(s, p, a, colour):
+                return a
+            m -= 1
+            cands[k] = cands[m]
     live = n
     while live > 0:
         k = C.randint(rng, live)
@@ -346,6 +450,23 @@ def light_move(s, p, rng, empty, where, n, cands):
         live -= 1
         K._swap(empty, where, k, live)
     return nn
+
+
+@njit(cache=True)
+def light_move(s, p, rng, empty, where, n, cands):
+    """The light policy's move: an answer to the last move if one is legal (chosen at random among
+    them), else a uniformly random move among the ``n`` listed empty points that ``_acceptable``
+    allows, else pass. Rejected points are swapped past the live part of the list, as in the
+    kernel's random playouts, so each draw is uniform over the points not yet tried."""
+    return _policy_move(s, p, rng, empty, where, n, cands, False)
+
+
+@njit(cache=True)
+def pattern_move(s, p, rng, empty, where, n, cands):
+    """The pattern policy's move: ``light_move`` with one more step between the answers and the
+    random move: a point next to the last move (of its eight) that matches a ``PATTERNS`` shape
+    and that ``_acceptable`` allows, chosen at random among them (MoGo's playout order)."""
+    return _policy_move(s, p, rng, empty, where, n, cands, True)
 
 
 @njit(cache=True)
@@ -362,8 +483,8 @@ def traced_playout(s, p, rng, moves, policy, trace):
     n = K._list_empty(s, p, empty, where)
     length = 0
     while s[C.H_STATUS] == C.ONGOING:
-        if policy == LIGHT:
-            a = light_move(s, p, rng, empty, where, n, cands)
+        if policy == LIGHT or policy == PATTERN:
+            a = _policy_move(s, p, rng, empty, where, n, cands, policy == PATTERN)
         else:
             a = K._random_move(s, p, rng, empty, where, n)
         if length < trace.shape[0]:
@@ -380,3 +501,97 @@ def traced_playout(s, p, rng, moves, policy, trace):
 def playout(s, p, rng, moves, policy):
     """Finish the game in ``s`` with a Go playout policy: LIGHT (above) or uniformly random."""
     traced_playout(s, p, rng, moves, policy, np.empty((0, 2), dtype=np.int64))
+
+
+# -- prior knowledge for the search tree ----------------------------------------------------------
+# MCTS with RAVE rates a new node by its AMAF value until it has simulations of its own; a node's
+# priors start that value from virtual simulations (Gelly and Silver 2007, MoGo's "heuristic
+# MC-RAVE"; the terms as Pachi's): every move EVEN of them at 1/2, and then virtual wins or losses
+# for what a Go player sees at once. In virtual simulations (real AMAF counts of a node's children
+# reach such numbers after a few dozen simulations through it, so priors steer young nodes and
+# fade from the old ones):
+PRIOR_EVEN = 20.0        # every move but pass, at 1/2 (no move looks better than the others untried)
+PRIOR_EYE = 200.0        # losses: filling an own true eye (never, unless nothing else is left)
+PRIOR_CAPTURE = 30.0     # wins: capturing a chain
+PRIOR_ANSWER = 20.0      # wins: the light playout's answers to the last move (capture it, save
+                         # the chain it put in atari)
+PRIOR_ESCAPE = 20.0      # wins: saving an own chain in atari (to two liberties or more)
+PRIOR_SELF_ATARI = 40.0  # losses: putting a group of two stones or more into atari
+PRIOR_NEAR = 10.0        # wins: one of the eight points around the last move
+PRIOR_SHAPE = 15.0       # wins: a ``PATTERNS`` shape
+PRIOR_EDGE = (20.0, 10.0)  # losses: a first- or second-line move with no stone two points around
+
+
+@njit(cache=True, inline="always")
+def _alone(s, p, a):
+    """Whether no stone stands within Manhattan distance 2 of point ``a``."""
+    n = p[K.P_SIZE]
+    r, c = a // n, a % n
+    for dr in range(-2, 3):
+        for dc in range(abs(dr) - 2, 3 - abs(dr)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < n and 0 <= cc < n and s[C.HEADER + rr * n + cc] != 0:
+                return False
+    return True
+
+
+@njit(cache=True)
+def priors(s, p, moves, n, out):
+    """Prior knowledge of the ``n`` legal ``moves`` of ``s`` for a new tree node: virtual
+    simulations into ``out[i, 0]`` and their mean value for the mover into ``out[i, 1]``
+    (the ``PRIOR_*`` terms above)."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    size = p[K.P_SIZE]
+    x = C.HEADER + nn
+    colour = s[C.H_PLAYER] + 1
+    last = s[C.H_LAST]
+    on_board = 0 <= last < nn and s[C.HEADER + last] == 3 - colour
+    cands = np.empty(nn, dtype=np.int64)
+    m = _answers(s, p, cands)
+    for i in range(n):
+        a = moves[i]
+        if a == nn:  # pass: no knowledge (AMAF alone rates it; it ends won games at once)
+            out[i, 0] = 0.0
+            out[i, 1] = 0.0
+            continue
+        visits, wins = PRIOR_EVEN, 0.5 * PRIOR_EVEN
+        if is_eye(s, p, a, colour):
+            visits += PRIOR_EYE
+        else:
+            captured = 0
+            escape = False
+            for d in range(4):
+                t = p[K.P_NBR + 4 * a + d]
+                if t < 0 or s[C.HEADER + t] == 0:
+                    continue
+                h = s[x + K.HEAD * nn + t]
+                if K._in_atari(s, p, h):
+                    if s[C.HEADER + t] == colour:
+                        escape = True
+                    else:
+                        captured += 1
+            libs, stones = liberties_after(s, p, a, colour)
+            if captured > 0:
+                visits += PRIOR_CAPTURE
+                wins += PRIOR_CAPTURE
+            elif libs < 2 and stones >= _SELF_ATARI_SIZE:
+                visits += PRIOR_SELF_ATARI
+            if escape and libs >= 2:
+                visits += PRIOR_ESCAPE
+                wins += PRIOR_ESCAPE
+            for j in range(m):
+                if cands[j] == a:
+                    visits += PRIOR_ANSWER
+                    wins += PRIOR_ANSWER
+                    break
+            if on_board and max(abs(a // size - last // size), abs(a % size - last % size)) == 1:
+                visits += PRIOR_NEAR
+                wins += PRIOR_NEAR
+            if PATTERN_TABLE[shape(s, p, a)]:
+                visits += PRIOR_SHAPE
+                wins += PRIOR_SHAPE
+            line = min(a // size, a % size, size - 1 - a // size, size - 1 - a % size)
+            if line < 2 and _alone(s, p, a):
+                visits += PRIOR_EDGE[line]
+        out[i, 0] = visits
+        out[i, 1] = wins / visits
