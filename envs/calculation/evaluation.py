@@ -201,17 +201,19 @@ def _placement(s, card, w, wts, on_piles, king_pile, empties, kings_to_come):
     which cost more than the rule itself (this runs for every pile on every playout move).
     """
     top = _top(s, w)
-    return _placement_cost(card, w == king_pile, s[K.WLEN + w], top, _foundations(s),
-                           on_piles[card], on_piles[top], empties, king_pile, kings_to_come,
-                           _weights(wts))
+    found = _foundations(s)
+    return _placement_cost(card, w == king_pile, s[K.WLEN + w], top, found,
+                           _distance(found, card, on_piles[card]), on_piles[top], empties,
+                           king_pile, kings_to_come, _weights(wts))
 
 
-@njit(cache=True)
-def _placement_cost(card, on_king_pile, height, top, found, on_card, on_top, empties, king_pile,
+@njit(cache=True, inline="always")
+def _placement_cost(card, on_king_pile, height, top, found, d, on_top, empties, king_pile,
                     kings_to_come, wt):
-    """``_placement`` on scalars: ``card`` onto a pile of ``height`` cards with ``top`` on top
-    (0: empty), ``on_card`` and ``on_top`` copies of the two ranks on the piles, the weights
-    ``wt`` as a tuple (``_weights``)."""
+    """``_placement`` on scalars: ``card``, needed in ``d`` steps (``_distance``), onto a pile
+    of ``height`` cards with ``top`` on top (0: empty) and ``on_top`` copies of that rank on the
+    piles, the weights ``wt`` as a tuple (``_weights``). Inlined: the playout calls it for every
+    pile on every move."""
     if card == KING:
         if on_king_pile:
             return 0.0
@@ -227,7 +229,6 @@ def _placement_cost(card, on_king_pile, height, top, found, on_card, on_top, emp
     chain = _chain_gap(found, card, top)
     if chain < FAR:
         return -(cost + wt[I_CHAIN] * chain)
-    d = _distance(found, card, on_card)
     dt = _distance(found, top, on_top - 1)  # the top itself is one of the copies on piles
     if d <= dt:
         return -(cost + wt[I_CROSS] + dt - d)
@@ -503,7 +504,7 @@ def _greedy_playout(s, p, rng, moves):
         n = K.legal_actions(s, p, moves)
         king_pile, empties, kings_to_come = _layout(s, on_piles, plain)
         found, tops, heights, up = _foundations(s), _tops(s), _heights(s), K.face_up(s, p)
-        on_up = on_piles[max(up, 0)]
+        d_up = _distance(found, max(up, 1), on_piles[max(up, 0)])  # up = -1: no placement
         best = -np.inf
         choice = moves[0]
         ties = 0
@@ -512,7 +513,7 @@ def _greedy_playout(s, p, rng, moves):
             if a >= K.TO_FOUND:
                 score = _foundation_score(found, tops, up, a)
             else:
-                score = _placement_cost(up, a == king_pile, heights[a], tops[a], found, on_up,
+                score = _placement_cost(up, a == king_pile, heights[a], tops[a], found, d_up,
                                         on_piles[tops[a]], empties, king_pile, kings_to_come, wt)
             if score > best:
                 best, choice, ties = score, a, 1
