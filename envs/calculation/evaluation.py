@@ -1,7 +1,7 @@
 """Calculation (patience) policy: play up whenever a card fits, else keep the waste piles in order.
 
 Used by the greedy agent (``tactical``) and as the ``playout="greedy"`` policy of MCTS
-(``policy_move``). It reads only what the player sees: foundations, waste piles, the face-up card
+(``playout``, the game's default). It reads only what the player sees: foundations, waste piles, the face-up card
 and the counts of unseen cards, never the stock order.
 
 **Foundations first**, and a waste top before the face-up card: a waste top can leave its pile only
@@ -468,9 +468,10 @@ def playout(s, p, rng, moves, policy):
     policy, code 0, through the kernel's ``random_playout`` instead).
 
     FOUNDATION_FIRST: a card that fits a foundation goes there at once; only the other moves are
-    random. GREEDY: the rule-based waste-pile policy of ``policy_move`` without its lookahead term
-    (``PLAYOUT_WEIGHTS``), ties at random. Both read only what the player sees; the cards they
-    turn come from the simulation's redrawn stock, so playouts differ between simulations.
+    random. GREEDY: the rule-based waste-pile policy of ``tactical`` without its unwinding checks
+    and lookahead (``PLAYOUT_WEIGHTS``), ties at random (``_greedy_playout``). Both read only
+    what the player sees; the cards they turn come from the simulation's redrawn stock, so
+    playouts differ between simulations.
     """
     if policy == GREEDY:
         _greedy_playout(s, p, rng, moves)
