@@ -357,3 +357,45 @@ def test_ply_range(game):
     assert game.from_text(text + "\nply: 7")[C.H_PLY] == 7
     with pytest.raises(TextBoardError, match="from 4 to 7"):
         game.from_text(text + "\nply: 8")
+
+
+def _playout_move_by_move(s, p, rng):
+    """The greedy playout policy as the greedy agent scores a move (``tactical`` with the
+    playout weights, the piles counted anew each time), ties broken as the playout breaks them."""
+    from envs.calculation import evaluation as E
+
+    moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    while s[C.H_STATUS] == C.ONGOING:
+        n = K.legal_actions(s, p, moves)
+        best, choice, ties = -np.inf, moves[0], 0
+        for a in moves[:n]:
+            score = E.tactical(s, s, p, a, E.PLAYOUT_WEIGHTS)
+            if score > best:
+                best, choice, ties = score, a, 1
+            elif score == best:
+                ties += 1
+                if C.randint(rng, ties) == 0:
+                    choice = a
+        K.apply(s, p, choice)
+
+
+@pytest.mark.parametrize("plies", [0, 25])
+def test_greedy_playout_plays_the_moves_its_rule_scores_best(game, plies):
+    # The playout keeps a census of the piles up to date move by move instead of counting them
+    # for every candidate; it must still play exactly the moves the rule scores best.
+    from envs.calculation import evaluation as E
+
+    p = game.kernel_params
+    moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    for deal in range(40):
+        start = game.initial_state(seed=deal)
+        rng = C.new_rng(deal)
+        for _ in range(plies):  # a position with piles built by random play
+            if game.is_terminal(start):
+                break
+            legal = game.legal_actions(start)
+            start = game.apply(start, int(legal[C.randint(rng, len(legal))]))
+        fast, slow = start.copy(), start.copy()
+        E.playout(fast, p, C.new_rng(deal), moves, E.GREEDY)
+        _playout_move_by_move(slow, p, C.new_rng(deal))
+        assert np.array_equal(fast, slow), deal

@@ -101,17 +101,25 @@ _ZU = _ZW + NW * NSTOCK * 14
 ZOBRIST = C.zobrist_table(_ZU + 14, salt=5)
 
 
+# SEQUENCE[k, i]: rank of the i-th card (1-based) of foundation k (0-based), (i*(k+1) - 1) % 13 + 1;
+# SEQUENCE[k, 14] = 0 so that a complete foundation (13 cards) "needs" no card. A table lookup
+# costs less than the modulo in the loops that ask it on every move of a playout.
+SEQUENCE = np.zeros((NF, 15), dtype=np.int64)
+for _k in range(NF):
+    for _i in range(1, 14):
+        SEQUENCE[_k, _i] = (_i * (_k + 1) - 1) % 13 + 1
+
+
 @njit(cache=True)
 def card_on_foundation(k, i):
-    """Rank of the ``i``-th card (1-based) of foundation ``k`` (0-based)."""
-    return (i * (k + 1) - 1) % 13 + 1
+    """Rank of the ``i``-th card (1-based, 1..13) of foundation ``k`` (0-based)."""
+    return SEQUENCE[k, i]
 
 
 @njit(cache=True)
 def needed(s, k):
     """Rank foundation ``k`` (0-based) needs next, or 0 when it is complete."""
-    n = s[FOUND + k]
-    return 0 if n == 13 else card_on_foundation(k, n + 1)
+    return SEQUENCE[k, s[FOUND + k] + 1]
 
 
 @njit(cache=True)
@@ -121,7 +129,8 @@ def face_up(s, p):
     MCTS indexes chance-node children by this after a face-up move has turned the next card.
     """
     pos = s[POS]
-    return s[STOCK + pos] if pos < NSTOCK else -1
+    card = s[STOCK + min(pos, NSTOCK - 1)]  # read unconditionally: see evaluation._placement
+    return card if pos < NSTOCK else -1
 
 
 @njit(cache=True)
@@ -151,8 +160,22 @@ def shuffle_hidden(s, p, rng):
     and on ``rng``: two deals differing only in stock order give the same redraw.
     """
     lo = STOCK + s[POS] + 1
-    s[lo:STOCK + NSTOCK] = np.sort(s[lo:STOCK + NSTOCK])
+    _sort_ranks(s, lo, STOCK + NSTOCK)
     _shuffle(s, lo, STOCK + NSTOCK, rng)
+
+
+@njit(cache=True)
+def _sort_ranks(a, lo, hi):
+    """Sort the ranks ``a[lo:hi]`` in place by counting (what ``np.sort`` gives, without the
+    allocation and the comparisons: this runs before every simulation of a search)."""
+    counts = np.zeros(14, dtype=np.int64)
+    for i in range(lo, hi):
+        counts[a[i]] += 1
+    i = lo
+    for rank in range(1, 14):
+        for _ in range(counts[rank]):
+            a[i] = rank
+            i += 1
 
 
 @njit(cache=True)
@@ -198,39 +221,36 @@ def is_legal(s, p, a):
 
 @njit(cache=True)
 def legal_actions(s, p, out):
-    """Same answers as ``is_legal`` over all 24 ids, with each foundation's need computed once."""
+    """Same answers as ``is_legal`` over all 24 ids, with each foundation's need computed once.
+    ``out`` holds ``NUM_ACTIONS`` cells; those past the returned count are scratch."""
     if s[C.H_STATUS] != C.ONGOING:
         return 0
-    need0, need1, need2, need3 = needed(s, 0), needed(s, 1), needed(s, 2), needed(s, 3)
+    needs = (needed(s, 0), needed(s, 1), needed(s, 2), needed(s, 3))
     n = 0
     pos = s[POS]
     if pos < NSTOCK:
         for w in range(NW):
             out[n] = TO_WASTE + w
             n += 1
-        n = _fits(s[STOCK + pos], need0, need1, need2, need3, TO_FOUND, out, n)
+        n = _append_fits(s[STOCK + pos], needs, TO_FOUND, out, n)
     for w in range(NW):
         m = s[WLEN + w]
         if m > 0:
-            n = _fits(s[WASTE + w * NSTOCK + m - 1], need0, need1, need2, need3, FROM_WASTE + w * NF, out, n)
+            n = _append_fits(s[WASTE + w * NSTOCK + m - 1], needs, FROM_WASTE + w * NF, out, n)
     return n
 
 
 @njit(cache=True)
-def _fits(card, need0, need1, need2, need3, first, out, n):
-    """Append ``first + k`` for every foundation k that needs ``card``; return the new count."""
-    if card == need0:
-        out[n] = first
-        n += 1
-    if card == need1:
-        out[n] = first + 1
-        n += 1
-    if card == need2:
-        out[n] = first + 2
-        n += 1
-    if card == need3:
-        out[n] = first + 3
-        n += 1
+def _append_fits(card, needs, first, out, n):
+    """Append ``first + k`` for every foundation k that needs ``card``; return the new count.
+
+    Every cell is written (past the count where the card does not fit): numba releases an array
+    argument where it is last used, and a write on some branches only left an atomic reference
+    count increment and decrement around every call, which cost more than the work itself.
+    """
+    for k in range(NF):
+        out[n] = first + k
+        n += card == needs[k]
     return n
 
 
@@ -252,7 +272,8 @@ def _turn(s):
         s[C.H_HASH] ^= ZOBRIST[_ZU + s[STOCK + pos + 1]]
 
 
-@njit(cache=True)
+# Inlined into ``apply``: one call less per move, and no reference count updates on ``s`` around it.
+@njit(cache=True, inline="always")
 def check_end(s):
     """Finish the game if it is won or no move remains; the only way a game ends."""
     total = 0

@@ -1,7 +1,7 @@
 """Calculation (patience) policy: play up whenever a card fits, else keep the waste piles in order.
 
 Used by the greedy agent (``tactical``) and as the ``playout="greedy"`` policy of MCTS
-(``policy_move``). It reads only what the player sees: foundations, waste piles, the face-up card
+(``playout``, the game's default). It reads only what the player sees: foundations, waste piles, the face-up card
 and the counts of unseen cards, never the stock order.
 
 **Foundations first**, and a waste top before the face-up card: a waste top can leave its pile only
@@ -87,28 +87,46 @@ PLAYOUT_WEIGHTS[I_DEAD_NEXT] = 0.0
 @njit(cache=True)
 def _top(s, w):
     """Top card of waste pile ``w``, 0 when it is empty."""
-    n = s[K.WLEN + w]
-    return s[K.WASTE + K.NSTOCK * w + n - 1] if n > 0 else 0
+    return s[K.WASTE + K.NSTOCK * w + max(s[K.WLEN + w], 1) - 1]  # the cell past a pile's top is 0
 
 
 @njit(cache=True)
-def _on_piles(s, rank):
-    """Copies of ``rank`` on the waste piles."""
-    k = 0
-    for w in range(K.NW):
-        for d in range(s[K.WLEN + w]):
-            k += s[K.WASTE + K.NSTOCK * w + d] == rank
-    return k
+def _tops(s):
+    """The four waste tops as a tuple (0: an empty pile)."""
+    return _top(s, 0), _top(s, 1), _top(s, 2), _top(s, 3)
 
 
 @njit(cache=True)
-def _distance(s, rank, ahead):
-    """Steps until a foundation wants the copy of ``rank`` that has ``ahead`` copies before it.
+def _heights(s):
+    """The four waste pile heights as a tuple."""
+    return s[K.WLEN], s[K.WLEN + 1], s[K.WLEN + 2], s[K.WLEN + 3]
+
+
+@njit(cache=True)
+def _weights(wts):
+    """The weights array as a tuple, read once: the scoring helpers take tuples and scalars
+    rather than arrays (see ``_placement`` on why)."""
+    return (wts[0], wts[1], wts[2], wts[3], wts[4], wts[5], wts[6], wts[7], wts[8], wts[9],
+            wts[10])
+
+
+@njit(cache=True)
+def _foundations(s):
+    """The four foundation counts as a tuple: the scoring helpers below take it, and scalars,
+    rather than the state array (see ``_placement`` on why)."""
+    return s[K.FOUND], s[K.FOUND + 1], s[K.FOUND + 2], s[K.FOUND + 3]
+
+
+@njit(cache=True)
+def _distance(found, rank, ahead):
+    """Steps until a foundation wants the copy of ``rank`` that has ``ahead`` copies before it
+    (``found``: the foundation counts).
 
     The foundations still wanting ``rank`` want it at step distances e1 <= e2 <= ...; copies
     already on the piles serve the nearer ones, so one more copy most likely serves e(ahead+1).
     """
-    e0, e1, e2, e3 = _step(s, 0, rank), _step(s, 1, rank), _step(s, 2, rank), _step(s, 3, rank)
+    e0, e1 = _step(found[0], 0, rank), _step(found[1], 1, rank)
+    e2, e3 = _step(found[2], 2, rank), _step(found[3], 3, rank)
     # sorting network on four scalars (no allocation: this runs in every playout move)
     e0, e1 = min(e0, e1), max(e0, e1)
     e2, e3 = min(e2, e3), max(e2, e3)
@@ -121,78 +139,100 @@ def _distance(s, rank, ahead):
 
 
 @njit(cache=True)
-def _step(s, f, rank):
-    """Steps until foundation ``f`` wants ``rank``, FAR when it has passed it."""
-    have = s[K.FOUND + f]
+def _step(have, f, rank):
+    """Steps until foundation ``f``, holding ``have`` cards, wants ``rank``; FAR when it has
+    passed it."""
     need = SEQ_POS[f, rank]
     return need - have if need > have else FAR
 
 
 @njit(cache=True)
-def _chain_gap(s, card, top):
-    """Fewest steps from ``card`` to ``top`` along one foundation that still needs both, else FAR.
+def _chain_gap(found, card, top):
+    """Fewest steps from ``card`` to ``top`` along one foundation that still needs both, else FAR
+    (``found``: the foundation counts).
 
     A gap of 1 means that foundation takes ``top`` right after ``card``: the pile feeds it in order.
     """
     best = FAR
     for f in range(4):
-        have = s[K.FOUND + f]
         a, b = SEQ_POS[f, card], SEQ_POS[f, top]
-        if have < a < b and b - a < best:
+        if found[f] < a < b and b - a < best:
             best = b - a
     return best
 
 
 @njit(cache=True)
-def _only_kings(s, w):
-    """Whether waste pile ``w`` is non-empty and holds Kings only."""
-    n = s[K.WLEN + w]
-    for d in range(n):
-        if s[K.WASTE + K.NSTOCK * w + d] != KING:
-            return False
-    return n > 0
+def _census(s, on_piles, plain):
+    """Count what lies on the waste piles: ``on_piles[r]`` copies of rank ``r``, ``plain[w]``
+    non-Kings on pile ``w`` (one pass; a playout keeps both up to date move by move instead)."""
+    on_piles[:] = 0
+    for w in range(K.NW):
+        plain[w] = 0
+        for d in range(s[K.WLEN + w]):
+            card = s[K.WASTE + K.NSTOCK * w + d]
+            on_piles[card] += 1
+            plain[w] += card != KING
 
 
 @njit(cache=True)
-def _kings_to_come(s):
-    """Kings neither on a foundation nor on a waste pile (face up or in the stock)."""
-    left = 4 - _on_piles(s, KING)
-    for f in range(4):
-        left -= s[K.FOUND + f] == 13
-    return left
-
-
-@njit(cache=True)
-def _placement(s, card, w, wts):
-    """Score (<= 0, higher is better) of putting ``card`` on waste pile ``w`` of ``s``."""
-    height = s[K.WLEN + w]
+def _layout(s, on_piles, plain):
+    """``(king_pile, empties, kings_to_come)`` of ``s``: the first pile of Kings only (-1: none),
+    the empty piles, and the Kings neither on a foundation nor on a pile (face up or unseen)."""
     king_pile, empties = -1, 0
     for v in range(K.NW):
         if s[K.WLEN + v] == 0:
             empties += 1
-        elif king_pile < 0 and _only_kings(s, v):
+        elif king_pile < 0 and plain[v] == 0:
             king_pile = v
+    left = 4 - on_piles[KING]
+    for f in range(4):
+        left -= s[K.FOUND + f] == 13
+    return king_pile, empties, left
+
+
+@njit(cache=True)
+def _placement(s, card, w, wts, on_piles, king_pile, empties, kings_to_come):
+    """Score (<= 0, higher is better) of putting ``card`` on waste pile ``w`` of ``s``, whose
+    piles hold ``on_piles`` and are laid out as ``_layout`` says.
+
+    Every array is read first, unconditionally, and the rule then works on scalars: numba
+    releases an array argument where it is last used, and releases on several branches keep
+    its reference-count pass from removing the atomic increment and decrement around each call,
+    which cost more than the rule itself (this runs for every pile on every playout move).
+    """
+    top = _top(s, w)
+    found = _foundations(s)
+    return _placement_cost(card, w == king_pile, s[K.WLEN + w], top, found,
+                           _distance(found, card, on_piles[card]), on_piles[top], empties,
+                           king_pile, kings_to_come, _weights(wts))
+
+
+@njit(cache=True, inline="always")
+def _placement_cost(card, on_king_pile, height, top, found, d, on_top, empties, king_pile,
+                    kings_to_come, wt):
+    """``_placement`` on scalars: ``card``, needed in ``d`` steps (``_distance``), onto a pile
+    of ``height`` cards with ``top`` on top (0: empty) and ``on_top`` copies of that rank on the
+    piles, the weights ``wt`` as a tuple (``_weights``). Inlined: the playout calls it for every
+    pile on every move."""
     if card == KING:
-        if w == king_pile:
+        if on_king_pile:
             return 0.0
         if height == 0:
             return -1.0
     elif height == 0:
-        if empties == 1 and king_pile < 0 and _kings_to_come(s) > 0:
-            return -(wts[I_EMPTY] + wts[I_LAST_EMPTY])
-        return -wts[I_EMPTY]
-    top = s[K.WASTE + K.NSTOCK * w + height - 1]
+        if empties == 1 and king_pile < 0 and kings_to_come > 0:
+            return -(wt[I_EMPTY] + wt[I_LAST_EMPTY])
+        return -wt[I_EMPTY]
     cost = 0.0
-    if card != KING and w == king_pile and _kings_to_come(s) > 0:
-        cost += wts[I_KING_PILE]
-    chain = _chain_gap(s, card, top)
+    if card != KING and on_king_pile and kings_to_come > 0:
+        cost += wt[I_KING_PILE]
+    chain = _chain_gap(found, card, top)
     if chain < FAR:
-        return -(cost + wts[I_CHAIN] * chain)
-    d = _distance(s, card, _on_piles(s, card))
-    dt = _distance(s, top, _on_piles(s, top) - 1)  # the top itself is one of the copies on piles
+        return -(cost + wt[I_CHAIN] * chain)
+    dt = _distance(found, top, on_top - 1)  # the top itself is one of the copies on piles
     if d <= dt:
-        return -(cost + wts[I_CROSS] + dt - d)
-    return -(cost + wts[I_BURY] + wts[I_SLOPE] * (d - dt) + wts[I_SOON] * (13 - dt))
+        return -(cost + wt[I_CROSS] + dt - d)
+    return -(cost + wt[I_BURY] + wt[I_SLOPE] * (d - dt) + wt[I_SOON] * (13 - dt))
 
 
 @njit(cache=True)
@@ -226,9 +266,13 @@ def _best_placement(s, card, counts, wts):
     best placement first and the first one that keeps the piles alive ends the search: this runs
     for every unseen rank of every candidate move.
     """
+    on_piles = np.empty(14, dtype=np.int64)
+    plain = np.empty(K.NW, dtype=np.int64)
+    _census(s, on_piles, plain)
+    king_pile, empties, kings_to_come = _layout(s, on_piles, plain)
     scores = np.empty(K.NW)
     for v in range(K.NW):
-        scores[v] = _placement(s, card, v, wts)
+        scores[v] = _placement(s, card, v, wts, on_piles, king_pile, empties, kings_to_come)
     if wts[I_DEAD_NEXT] <= 0:
         return scores.max()
     for v in np.argsort(-scores, kind="mergesort"):
@@ -356,18 +400,29 @@ def _dead_cost(s, card, w, wts):
 
 
 @njit(cache=True)
-def _up_score(s, card, f):
-    """1 if the card after ``card`` on foundation ``f`` is at hand (face up or a waste top)."""
-    n = s[K.FOUND + f] + 1
+def _up_score(found, tops, up, card, f):
+    """1 if the card after ``card`` on foundation ``f`` is at hand: face up (``up``) or a waste
+    top (``tops``); ``found``: the foundation counts."""
+    n = found[f] + 1
     if n == 13:
         return 1.0
     following = K.card_on_foundation(f, n + 1)
-    if K.face_up(s, 0) == following:
+    if up == following:
         return 1.0
     for w in range(K.NW):
-        if _top(s, w) == following:
+        if tops[w] == following:
             return 1.0
     return 0.0
+
+
+@njit(cache=True)
+def _foundation_score(found, tops, up, a):
+    """Score of move ``a`` (``a >= TO_FOUND``) that plays a card up: a waste top before the
+    face-up card ``up``, either one better where the card after it is at hand."""
+    if a >= K.FROM_WASTE:
+        src, f = (a - K.FROM_WASTE) // K.NF, (a - K.FROM_WASTE) % K.NF
+        return PLAY_WASTE + _up_score(found, tops, up, tops[src], f)
+    return PLAY_FACE_UP + _up_score(found, tops, up, up, a - K.TO_FOUND)
 
 
 @njit(cache=True)
@@ -377,36 +432,19 @@ def tactical(s, child, p, a, w):
     ``child`` is unused: after a face-up move it shows the next stock card, which the policy must
     not see.
     """
-    if a >= K.FROM_WASTE:
-        src, f = (a - K.FROM_WASTE) // K.NF, (a - K.FROM_WASTE) % K.NF
-        return PLAY_WASTE + _up_score(s, _top(s, src), f)
-    card = s[K.STOCK + s[K.POS]]
     if a >= K.TO_FOUND:
-        return PLAY_FACE_UP + _up_score(s, card, a - K.TO_FOUND)
-    score = _placement(s, card, a, w)
+        return _foundation_score(_foundations(s), _tops(s), K.face_up(s, p), a)
+    on_piles = np.empty(14, dtype=np.int64)
+    plain = np.empty(K.NW, dtype=np.int64)
+    _census(s, on_piles, plain)
+    king_pile, empties, kings_to_come = _layout(s, on_piles, plain)
+    card = s[K.STOCK + s[K.POS]]
+    score = _placement(s, card, a, w, on_piles, king_pile, empties, kings_to_come)
     if w[I_DEAD] > 0:
         score -= _dead_cost(s, card, a, w)
     if w[I_LOOKAHEAD] > 0:
         score += w[I_LOOKAHEAD] * _next_card_cost(s, card, a, w)
     return score
-
-
-@njit(cache=True)
-def policy_move(s, p, w, moves, n, rng):
-    """The policy's move among the ``n`` legal ``moves`` of ``s``; ties broken at random."""
-    best = -np.inf
-    choice = moves[0]
-    ties = 0
-    for i in range(n):
-        a = moves[i]
-        score = tactical(s, s, p, a, w)
-        if score > best:
-            best, choice, ties = score, a, 1
-        elif score == best:
-            ties += 1
-            if C.randint(rng, ties) == 0:
-                choice = a
-    return choice
 
 
 @njit(cache=True)
@@ -430,15 +468,16 @@ def playout(s, p, rng, moves, policy):
     policy, code 0, through the kernel's ``random_playout`` instead).
 
     FOUNDATION_FIRST: a card that fits a foundation goes there at once; only the other moves are
-    random. GREEDY: the rule-based waste-pile policy of ``policy_move`` without its lookahead term
-    (``PLAYOUT_WEIGHTS``), ties at random. Both read only what the player sees; the cards they
-    turn come from the simulation's redrawn stock, so playouts differ between simulations.
+    random. GREEDY: the rule-based waste-pile policy of ``tactical`` without its unwinding checks
+    and lookahead (``PLAYOUT_WEIGHTS``), ties at random (``_greedy_playout``). Both read only
+    what the player sees; the cards they turn come from the simulation's redrawn stock, so
+    playouts differ between simulations.
     """
+    if policy == GREEDY:
+        _greedy_playout(s, p, rng, moves)
+        return
     while s[C.H_STATUS] == C.ONGOING:
         n = K.legal_actions(s, p, moves)
-        if policy == GREEDY:
-            K.apply(s, p, policy_move(s, p, PLAYOUT_WEIGHTS, moves, n, rng))
-            continue
         a = moves[C.randint(rng, n)]
         if policy == FOUNDATION_FIRST and moves[n - 1] >= K.TO_FOUND:
             for i in range(n):  # ascending ids: the first foundation move, face-up card first
@@ -446,3 +485,48 @@ def playout(s, p, rng, moves, policy):
                     a = moves[i]
                     break
         K.apply(s, p, a)
+
+
+@njit(cache=True)
+def _greedy_playout(s, p, rng, moves):
+    """Finish the deal with the rule-based policy without its unwinding checks and lookahead
+    (``PLAYOUT_WEIGHTS``): the best move by ``_foundation_score`` and ``_placement_cost``, ties
+    broken at random.
+
+    Written for speed, as one loop: the census of the piles is taken once and then kept up to
+    date by the one card each move lays or lifts, the position is read into tuples once per
+    move, and no array is handed to a helper on the way (see ``_placement`` on why).
+    """
+    on_piles = np.empty(14, dtype=np.int64)
+    plain = np.empty(K.NW, dtype=np.int64)
+    _census(s, on_piles, plain)
+    wt = _weights(PLAYOUT_WEIGHTS)
+    while s[C.H_STATUS] == C.ONGOING:
+        n = K.legal_actions(s, p, moves)
+        king_pile, empties, kings_to_come = _layout(s, on_piles, plain)
+        found, tops, heights, up = _foundations(s), _tops(s), _heights(s), K.face_up(s, p)
+        d_up = _distance(found, max(up, 1), on_piles[max(up, 0)])  # up = -1: no placement
+        best = -np.inf
+        choice = moves[0]
+        ties = 0
+        for i in range(n):
+            a = moves[i]
+            if a >= K.TO_FOUND:
+                score = _foundation_score(found, tops, up, a)
+            else:
+                score = _placement_cost(up, a == king_pile, heights[a], tops[a], found, d_up,
+                                        on_piles[tops[a]], empties, king_pile, kings_to_come, wt)
+            if score > best:
+                best, choice, ties = score, a, 1
+            elif score == best:
+                ties += 1
+                if C.randint(rng, ties) == 0:
+                    choice = a
+        if choice < K.TO_FOUND:
+            on_piles[up] += 1
+            plain[choice] += up != KING
+        elif choice >= K.FROM_WASTE:
+            pile = (choice - K.FROM_WASTE) // K.NF
+            on_piles[tops[pile]] -= 1
+            plain[pile] -= tops[pile] != KING
+        K.apply(s, p, choice)
