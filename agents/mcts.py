@@ -7,9 +7,10 @@
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
 playouts, finishes the game with a playout policy (the game's default: uniformly random moves,
-light playouts on Go, the greedy waste-pile rule on Calculation) and backs the result up. The
+pattern playouts on Go, the greedy waste-pile rule on Calculation) and backs the result up. The
 tree and the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
-watches the clock and reads the answer: the root child with the most visits.
+watches the clock and reads the answer: the root child with the most visits in a two-player game,
+the one of highest value in a one-player game with chance (as the patience study plays).
 
 Two-player games use plain UCT with values from the mover's view. A one-player game with chance
 (Calculation) uses the decision and chance nodes of the patience study and never reads hidden
