@@ -129,6 +129,13 @@ def default_traced_playout(s, p, rng, moves, policy, trace):
     return length
 
 
+@per_game
+def default_solve(s, p, limit, deadline, out):
+    """No exact solver: never attempted (search alone decides)."""
+    out[2] = 0
+    return 0
+
+
 # -- entry points of the Game facade ----------------------------------------------------------------
 
 @per_game

@@ -56,6 +56,10 @@ HOOKS = {
     "playout": "evaluation",     # playout(s, p, rng, moves, policy): finish s with a named policy
     "traced_playout": "evaluation",  # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
                                  # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
+    "solve": "evaluation",       # solve(s, p, limit, deadline, out) -> 1 solved (out[0]: 1 won, 0
+                                 # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
+                                 # attempted (more than ``limit`` left to play), -1 out of time;
+                                 # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -130,6 +134,10 @@ class GameSpec:
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
     rave: float = 0.0              # MCTS's default RAVE equivalence parameter k (0: plain UCT)
+    search_seconds: float = 0.0    # alpha-beta's clock per move when given neither depth nor time
+                                   # (iterative deepening; 0: depth 4, no clock)
+    endgame: int = 0               # the ``limit`` alpha-beta on a clock passes to the ``solve`` hook
+                                   # (Othello: empty squares); 0: no exact solving by default
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
     board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None
