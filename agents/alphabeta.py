@@ -321,7 +321,9 @@ class AlphaBetaAgent(SearchAgent):
     for a fixed depth, so ``depth=`` runs keep their cost and their moves. On a clock the solver
     may use ``SOLVER_SHARE`` of the move's time; if it runs out, or proves the game lost, the
     usual search plays on with what is left (against a fallible opponent a lost position is
-    better played for the largest chances than by the first losing move).
+    better played for the largest chances than by the first losing move). A solved move's
+    ``last_stats`` has ``solved`` set and the score ``WIN_BOUND + 1`` (won: a forced win whose
+    distance the solver does not report), 0 (drawn) or their negation (lost).
     """
 
     def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
