@@ -1,14 +1,20 @@
-"""Othello evaluation for any even board size: square classes, mobility and disc count.
+"""Othello evaluation for any even board size: square classes, mobility, disc count, stable
+discs, frontier discs and region parity; and the search hooks built on them.
 
 Square values follow the classic 8x8 table, generalised by position class so they apply to every
 size: corners are stable for ever (+), the X- and C-squares next to an empty corner hand it to the
 opponent (-), other edge squares are semi-stable (+), the rest are neutral. Mobility (moves
 available to each side) dominates the middlegame; the raw disc count matters only at the end,
-so its weight grows with the number of discs on the board.
+so its weight grows with the number of discs on the board. Stable discs (``_stable``) can never
+be lost; frontier discs, next to an empty square, give the opponent moves (potential mobility);
+late in the game the side that can play into the odd regions of empty squares tends to get the
+last move in each (region parity). The weights were chosen by self-play at fixed depth
+(``examples/othello_weights.py``; the measurements are in docs/strength.md).
 
-Boards of N <= 8 are evaluated on the kernel's bitboards (square classes as masks, the mover's
-placements cached in the state, the opponent's by one Kogge-Stone pass); larger ones by a walk
-over the squares. Both give the same integer on every board.
+Boards of N <= 8 are evaluated on the kernel's bitboards (square classes and lines as masks, the
+mover's placements cached in the state, the opponent's by one Kogge-Stone pass, stability and
+regions by shifts of whole words); larger ones by a walk over the squares. Both give the same
+integer on every board. The exact endgame solver (the ``solve`` hook) is ``endgame.py``.
 """
 
 import numpy as np
@@ -184,7 +190,7 @@ def _bitboard_terms(s, p, n, me):
     Each square class is a mask (``MASKS``), so the square term is a few popcounts; the mover's
     placements are cached in the state by the kernel and the opponent's take one Kogge-Stone
     pass; stability, frontier and regions are shifts of whole words. Equal to ``_scan_terms``
-    on every board (tests/test_othello.py compares them on random games of 6x6 and 8x8).
+    on every board (tests/test_agents_search.py compares them on random games of 6x6 and 8x8).
     """
     x = C.HEADER + n * n
     own = s[x + K.S_BITS + me - 1]
