@@ -32,7 +32,7 @@ from envs import _common as C
 from envs._specialise import compiled, per_game
 
 from . import evaluation as E
-from .base import Agent, check_option, register
+from .base import Agent, AgentError, check_option, register
 
 G = None  # the game's hook namespace, bound per game by envs._specialise
 
@@ -263,6 +263,16 @@ def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
                          fr, ply)
 
 
+@per_game
+def solve_root(s, p, limit, deadline, out):
+    """The game's exact solver on ``s`` (``solve`` hook; see ``AlphaBetaAgent``)."""
+    return G.solve(s, p, limit, deadline, out)
+
+
+SOLVED, OUT_OF_TIME = 1, -1
+SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
+
+
 class SearchAgent(Agent):
     """Shared plumbing of the compiled search agents: lazy buffers that never get pickled."""
 
@@ -300,14 +310,29 @@ class AlphaBetaAgent(SearchAgent):
 
     Options: ``depth`` (plies; 0 = up to 64 when ``time`` is set, else 4), ``time`` (seconds per
     move, 0 = no limit), ``tt_bits`` (table of 2**tt_bits entries; 0: no table), ``weights``
-    (evaluation weights, default the game's), ``seed``.
+    (evaluation weights, default the game's), ``endgame``, ``seed``.
+
+    Given neither ``depth`` nor ``time``, the agent plays on the game's default clock
+    (``GameSpec.search_seconds`` per move, Othello 1 s) when it has one, else to depth 4.
+
+    ``endgame`` is the limit handed to the game's exact solver (the ``solve`` hook; Othello:
+    positions with at most that many empty squares are solved to the end, win/draw/loss). By
+    default (``None``) it is the game's ``GameSpec.endgame`` when playing on a clock and 0 (off)
+    for a fixed depth, so ``depth=`` runs keep their cost and their moves. On a clock the solver
+    may use ``SOLVER_SHARE`` of the move's time; if it runs out, or proves the game lost, the
+    usual search plays on with what is left (against a fallible opponent a lost position is
+    better played for the largest chances than by the first losing move). A solved move's
+    ``last_stats`` has ``solved`` set and the score ``WIN_BOUND + 1`` (won: a forced win whose
+    distance the solver does not report), 0 (drawn) or their negation (lost).
     """
 
-    def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None, seed=None):
+    def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
+                 endgame=None, seed=None):
         super().__init__(seed=seed)
         self.depth = check_option("depth", depth, int, 0, MAX_PLY)
         self.time = check_option("time", time, float, 0.0)
         self.tt_bits = check_option("tt_bits", tt_bits, int, 0, 26)
+        self.endgame = None if endgame is None else check_option("endgame", endgame, int, 0, 256)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
         self._tt = None
 
@@ -324,6 +349,19 @@ class AlphaBetaAgent(SearchAgent):
         if self.applies_to(game):
             AlphaBetaAgent(depth=1, tt_bits=self.tt_bits, weights=self.weights, seed=0).act(
                 game, game.initial_state(seed=0))
+            compiled(__name__, game.spec).solve_root(  # compiles the solver; 0: solves nothing
+                game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(3, np.int64))
+
+    def budget(self, game):
+        """(depth, seconds, endgame limit) this agent searches ``game`` with (see the class)."""
+        seconds = self.time
+        if self.depth == 0 and seconds == 0:
+            seconds = float(game.spec.search_seconds)
+        depth = self.depth or (MAX_PLY if seconds > 0 else 4)
+        endgame = self.endgame
+        if endgame is None:
+            endgame = int(game.spec.endgame) if seconds > 0 and self.depth == 0 else 0
+        return depth, seconds, endgame
 
     def _table(self, game):
         """The transposition table, kept between moves of a game; one row means "no table"."""
@@ -335,8 +373,22 @@ class AlphaBetaAgent(SearchAgent):
     def _act(self, game, state):
         p = game.kernel_params
         w = self.weights if self.weights is not None else E.default_weights(game)
-        search_root = compiled(__name__, game.spec).search_root
-        max_depth = self.depth or (MAX_PLY if self.time > 0 else 4)
+        if self.weights is not None and len(w) != len(E.default_weights(game)):
+            raise AgentError(f"weights={self.weights.tolist()}: {game.name} takes "
+                             f"{len(E.default_weights(game))} evaluation weights")
+        code = compiled(__name__, game.spec)
+        max_depth, seconds, endgame = self.budget(game)
+        start = time.perf_counter()
+        deadline = start + seconds if seconds > 0 else 0.0
+        if endgame > 0:
+            out = np.zeros(3, dtype=np.int64)
+            status = code.solve_root(state, p, endgame, start + SOLVER_SHARE * seconds if seconds > 0
+                                     else 0.0, out)
+            if status == SOLVED and (out[0] >= 0 or deadline == 0.0 or time.perf_counter() >= deadline):
+                self.last_stats = {"nodes": int(out[2]), "depth": 0, "seconds": time.perf_counter() - start,
+                                   "score": int(out[0]) * (E.WIN_BOUND + 1), "solved": True}
+                return int(out[1])
+        search_root = code.search_root
         states, moves, keys = self._stack(game, max_depth)
         tt = self._table(game)
         killers = np.full((max_depth + 1, 2), -1, dtype=np.int64)
@@ -344,8 +396,6 @@ class AlphaBetaAgent(SearchAgent):
         info = np.zeros(5, dtype=np.int64)
         frames = np.zeros((MAX_PLY + 2, F_COLUMNS), dtype=np.int64)
         states[0] = state
-        start = time.perf_counter()
-        deadline = start + self.time if self.time > 0 else 0.0
         best, score, reached, nodes = int(game.legal_actions(state)[0]), 0, 0, 0
         for depth in range(1, max_depth + 1):
             v = search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,

@@ -157,12 +157,62 @@ def othello_value(state):
     my_moves = sum(1 for a in state.legal_actions() if a < 64)  # 64 is the pass
     their_moves = _othello_placements(opp, own).bit_count()
     mine, theirs = own.bit_count(), opp.bit_count()
+    occupied = own | opp
+    stable = _othello_stable(own, occupied).bit_count() - _othello_stable(opp, occupied).bit_count()
+    empty = ~occupied & U64
+    near_empty = _othello_near(empty)
+    frontier = (opp & near_empty).bit_count() - (own & near_empty).bit_count()
+    parity = 0
+    if empty.bit_count() <= 64 // othello_eval.PARITY_SHARE:
+        mine_at = sum(1 << a for a in state.legal_actions() if a < 64)
+        theirs_at = _othello_placements(opp, own)
+        left = empty
+        while left:
+            region = left & -left
+            while (grown := (region | _othello_near(region)) & empty) != region:
+                region = grown
+            left &= ~region
+            if region.bit_count() & 1:
+                parity += bool(mine_at & region) - bool(theirs_at & region)
     w = othello_eval.WEIGHTS
     total = my_moves + their_moves
     mobility = 0.0 if total == 0 else 100.0 * (my_moves - their_moves) / total
     phase = (mine + theirs) / 64
-    value = w[0] * squares + w[1] * mobility / 10.0 + w[2] * phase * phase * (mine - theirs)
+    value = (w[0] * squares + w[1] * mobility / 10.0 + w[2] * phase * phase * (mine - theirs)
+             + w[3] * stable + w[4] * frontier + w[5] * parity)
     return int(10.0 * value)
+
+
+_O_LINES = [[int(m) & U64 for m in axis if m] for axis in othello_eval.LINES[8]]
+_O_AXES = [(0, 1), (2, 3), (4, 7), (5, 6)]  # pairs of _O_SHIFTS along rows, columns, diagonals
+_O_EDGES = [0x8181818181818181, 0xFF000000000000FF, 0xFF818181818181FF, 0xFF818181818181FF]
+
+
+def _othello_near(x):
+    """The squares next to some square of ``x``."""
+    out = 0
+    for k, mask in _O_SHIFTS:
+        out |= _shift(x, k, mask)
+    return out
+
+
+def _othello_stable(own, occupied):
+    """``envs.othello.evaluation._stable`` on 8x8."""
+    blocked = []
+    for lines, edge in zip(_O_LINES, _O_EDGES):  # full lines, and squares off the board beside
+        full = 0
+        for m in lines:
+            if occupied & m == m:
+                full |= m
+        blocked.append(full | edge)
+    stable = 0
+    while True:
+        grown = own
+        for b, (d0, d1) in zip(blocked, _O_AXES):
+            grown &= b | _shift(stable, *_O_SHIFTS[d0]) | _shift(stable, *_O_SHIFTS[d1])
+        if grown == stable:
+            return stable
+        stable = grown
 
 
 _L = {name: _python_ints(getattr(loa_eval, name)) for name in (

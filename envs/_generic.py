@@ -138,6 +138,13 @@ def default_priors(s, p, moves, n, out):
         out[i, 1] = 0.0
 
 
+@per_game
+def default_solve(s, p, limit, deadline, out):
+    """No exact solver: never attempted (search alone decides)."""
+    out[2] = 0
+    return 0
+
+
 # -- entry points of the Game facade ----------------------------------------------------------------
 
 @per_game

@@ -59,6 +59,10 @@ HOOKS = {
     "priors": "evaluation",      # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
                                  # new MCTS node, as virtual simulations out[i, 0] of mean value
                                  # out[i, 1] for the mover (RAVE starts from them; default none: 0)
+    "solve": "evaluation",       # solve(s, p, limit, deadline, out) -> 1 solved (out[0]: 1 won, 0
+                                 # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
+                                 # attempted (more than ``limit`` left to play), -1 out of time;
+                                 # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
@@ -133,6 +137,10 @@ class GameSpec:
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
     rave: float = 0.0              # MCTS's default RAVE equivalence parameter k (0: plain UCT)
+    search_seconds: float = 0.0    # alpha-beta's clock per move when given neither depth nor time
+                                   # (iterative deepening; 0: depth 4, no clock)
+    endgame: int = 0               # the ``limit`` alpha-beta on a clock passes to the ``solve`` hook
+                                   # (Othello: empty squares); 0: no exact solving by default
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
     board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None

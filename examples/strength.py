@@ -6,7 +6,7 @@
 Rows are (agent vs opponent, game): every agent (random, greedy, minimax, alpha-beta, MCTS at the
 budgets of ``AGENTS``) against random and against greedy on LOA, Othello 8x8, Gomoku 15x15 and
 Go 9x9, then MCTS and alpha-beta against GNU Go (levels 1 and 10, Go 7x7 and 9x9) and GRhino
-(levels 1-3, Othello 8x8). Each row plays N games in colour pairs: games 2k and 2k+1 start from
+(levels 1-3, or those of ``--grhino-levels``, up to 5; Othello 8x8). Each row plays N games in colour pairs: games 2k and 2k+1 start from
 the same opening of 2-4 uniformly random plies (``--opening-plies``; seeded by the row and k),
 the agent Black in the first and White in the second, so deterministic pairs of agents do not
 replay one game and neither colour is favoured. It reports the agent's mean outcome (win 1, draw 0.5, loss 0) with its
@@ -127,14 +127,19 @@ class Row:
         return self.opponent not in AGENTS
 
 
-def table_rows(games: int, search_games: int, engine_games: int) -> list[Row]:
+GRHINO_LEVELS = (1, 2, 3)  # the table's default GRhino rows; ``--grhino-levels`` picks others (1-5)
+
+
+def table_rows(games: int, search_games: int, engine_games: int,
+               grhino_levels=GRHINO_LEVELS) -> list[Row]:
     """Every row of the table, in the order the document prints them. ``search_games``
-    applies to the search agents on the games where their games take seconds (``SLOW``)."""
+    applies to the search agents on the games where their games take seconds (``SLOW``);
+    ``grhino_levels`` are the GRhino levels played (level 5 takes minutes per game)."""
     rows = [Row(a, b, g, search_games if (a, g) in SLOW else games)
             for g in BASELINE_GAMES for b in BASELINES for a in AGENTS]
     for size in ("7x7", "9x9"):
         rows += [Row(a, f"gnugo-{lv}", f"Go {size}", engine_games) for lv in (1, 10) for a in ENGINE_AGENTS]
-    rows += [Row(a, f"grhino-{lv}", "Othello 8x8", engine_games) for lv in (1, 2, 3) for a in ENGINE_AGENTS]
+    rows += [Row(a, f"grhino-{lv}", "Othello 8x8", engine_games) for lv in grhino_levels for a in ENGINE_AGENTS]
     return rows
 
 
@@ -428,6 +433,7 @@ def render(rows, meta) -> str:
 # -- command line ----------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
+    global ENGINE_MOVE_TIME
     parser = argparse.ArgumentParser(description="Play the strength table and write it as markdown.")
     parser.add_argument("--games", type=int, default=100, help="games per row against random/greedy (default 100)")
     parser.add_argument("--search-games", type=int, default=None,
@@ -444,6 +450,12 @@ def main(argv=None) -> int:
                              "agents.make spec, e.g. mcts=mcts:seconds=2 (repeatable)")
     parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
                         help="play only rows whose 'agent vs opponent on game' contains one of these")
+    parser.add_argument("--grhino-levels", type=int, nargs="+", default=list(GRHINO_LEVELS),
+                        metavar="LEVEL", help="GRhino levels of the Othello engine rows, 1-5 "
+                                              "(default 1 2 3; level 5 takes minutes per game)")
+    parser.add_argument("--engine-move-time", type=float, default=ENGINE_MOVE_TIME, metavar="SECONDS",
+                        help="seconds an engine may think on one move before it forfeits (default "
+                             f"{ENGINE_MOVE_TIME:g}; GRhino level 5 needs several minutes on a busy machine)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
     parser.add_argument("--records", type=Path, default=None, help="also write every game record (JSON lines)")
     parser.add_argument("--resume", action="store_true",
@@ -453,6 +465,11 @@ def main(argv=None) -> int:
     engine_games = args.games if args.engine_games is None else args.engine_games
     if min(args.games, search_games, engine_games, args.workers) < 1:
         parser.error("--games, --search-games, --engine-games and --workers must be positive")
+    if any(not 1 <= lv <= 5 for lv in args.grhino_levels):
+        parser.error(f"--grhino-levels {args.grhino_levels}: GRhino's levels are 1 to 5")
+    if args.engine_move_time <= 0:
+        parser.error("--engine-move-time must be positive")
+    ENGINE_MOVE_TIME = args.engine_move_time
     if args.resume and args.records is None:
         parser.error("--resume needs the --records file of the interrupted run")
 
@@ -462,7 +479,7 @@ def main(argv=None) -> int:
             parser.error(f"--agent {item!r}: expected LABEL=SPEC with LABEL one of {', '.join(AGENTS)}")
         AGENTS[label] = spec
     start = time.monotonic()
-    rows = table_rows(args.games, search_games, engine_games)
+    rows = table_rows(args.games, search_games, engine_games, tuple(dict.fromkeys(args.grhino_levels)))
     if args.only:
         rows = [r for r in rows if any(t.lower() in r.key.lower() for t in args.only)]
     engines = {}

@@ -53,3 +53,15 @@ def test_resume_refuses_records_of_other_options(strength, tmp_path):
     run(strength, tmp_path, records, tmp_path / "a.md")
     with pytest.raises(SystemExit, match="other options"):
         run(strength, tmp_path, records, tmp_path / "b.md", "--resume", "--seed", "1")
+
+
+def test_grhino_levels_choose_the_engine_rows(strength, tmp_path):
+    rows = strength.table_rows(4, 4, 16, (5, 3))
+    grhino = [(r.agent, r.opponent, r.games) for r in rows if r.opponent.startswith("grhino")]
+    assert grhino == [("mcts", "grhino-5", 16), ("alphabeta", "grhino-5", 16),
+                      ("mcts", "grhino-3", 16), ("alphabeta", "grhino-3", 16)]
+    assert strength.engine_command("grhino-5")[1:] == ["-l", "5"]
+    default = [r.opponent for r in strength.table_rows(4, 4, 4) if r.opponent.startswith("grhino")]
+    assert sorted(set(default)) == ["grhino-1", "grhino-2", "grhino-3"]  # the table's rows as before
+    with pytest.raises(SystemExit):
+        strength.main(["--grhino-levels", "6", "--out", str(tmp_path / "x.md")])

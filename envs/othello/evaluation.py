@@ -1,14 +1,20 @@
-"""Othello evaluation for any even board size: square classes, mobility and disc count.
+"""Othello evaluation for any even board size: square classes, mobility, disc count, stable
+discs, frontier discs and region parity; and the search hooks built on them.
 
 Square values follow the classic 8x8 table, generalised by position class so they apply to every
 size: corners are stable for ever (+), the X- and C-squares next to an empty corner hand it to the
 opponent (-), other edge squares are semi-stable (+), the rest are neutral. Mobility (moves
 available to each side) dominates the middlegame; the raw disc count matters only at the end,
-so its weight grows with the number of discs on the board.
+so its weight grows with the number of discs on the board. Stable discs (``_stable``) can never
+be lost; frontier discs, next to an empty square, give the opponent moves (potential mobility);
+late in the game the side that can play into the odd regions of empty squares tends to get the
+last move in each (region parity). The weights were chosen by self-play at fixed depth
+(``examples/othello_weights.py``; the measurements are in docs/strength.md).
 
-Boards of N <= 8 are evaluated on the kernel's bitboards (square classes as masks, the mover's
-placements cached in the state, the opponent's by one Kogge-Stone pass); larger ones by a walk
-over the squares. Both give the same integer on every board.
+Boards of N <= 8 are evaluated on the kernel's bitboards (square classes and lines as masks, the
+mover's placements cached in the state, the opponent's by one Kogge-Stone pass, stability and
+regions by shifts of whole words); larger ones by a walk over the squares. Both give the same
+integer on every board. The exact endgame solver (the ``solve`` hook) is ``endgame.py``.
 """
 
 import numpy as np
@@ -16,9 +22,12 @@ from numba import njit
 
 from .. import _common as C
 from . import _kernel as K
+from .endgame import solve  # noqa: F401  (the game's ``solve`` hook: exact endgames, N <= 8)
 
-# weights: square value, mobility, disc count at a full board
-WEIGHTS = np.array([1.0, 8.0, 4.0], dtype=np.float64)
+# weights: square value, mobility, disc count at a full board, stable discs, frontier discs,
+# region parity (see ``_scan_terms``; chosen by self-play, docs/strength.md)
+WEIGHTS = np.array([1.0, 8.0, 4.0, 10.0, 3.0, 4.0], dtype=np.float64)
+PARITY_SHARE = 4  # region parity counts once at most N*N / 4 squares are empty
 CORNER, X_SQUARE, C_SQUARE, EDGE, INNER = 40, -15, -6, 3, 0
 FIXED = np.array([CORNER, EDGE, INNER], dtype=np.int64)  # values of the classes in MASKS[n, :3]
 
@@ -109,14 +118,79 @@ def _flanks(s, n, a, me):
     return False
 
 
+def _line_masks(n):
+    """The board's lines as masks, for N <= 8: per axis (rows, columns, diagonals r - c constant,
+    anti-diagonals r + c constant) up to 2N - 1 lines, unused slots 0."""
+    lines = [[0] * 15 for _ in range(4)]
+    for r in range(n):
+        for c in range(n):
+            bit = 1 << (r * n + c)
+            lines[0][r] |= bit
+            lines[1][c] |= bit
+            lines[2][r - c + n - 1] |= bit
+            lines[3][r + c] |= bit
+    return [[m - (1 << 64) if m >= 1 << 63 else m for m in axis] for axis in lines]
+
+
+LINES = np.zeros((9, 4, 15), dtype=np.int64)
+for _n in range(4, 9, 2):
+    LINES[_n] = _line_masks(_n)
+# the kernel's direction pairs (``K.DIRECTIONS``) along each axis of ``LINES``
+AXIS_DIRECTIONS = ((0, 1), (2, 3), (4, 7), (5, 6))
+AXIS_STEPS = ((0, 1), (1, 0), (1, 1), (1, -1))  # (dr, dc) of each axis, for the scan
+
+
+@njit(cache=True)
+def _step(x, p, d):
+    """The squares of ``x`` moved one square in the kernel's direction ``d`` (off-board dropped)."""
+    return K._shift(x, p[K.P_SHIFT + d]) & np.uint64(p[K.P_MASK + d])
+
+
+@njit(cache=True)
+def _neighbours(x, p):
+    """The squares next to (8-neighbourhood) some square of ``x``."""
+    out = np.uint64(0)
+    for d in range(8):
+        out |= _step(x, p, d)
+    return out
+
+
+@njit(cache=True)
+def _stable(own, occupied, board, p, n):
+    """Stable discs of ``own``: discs no sequence of moves can flip, found as the smallest set
+    closed under the rule "a disc is stable when along each of the four axes its line is full,
+    or a neighbour on that axis is off the board or a stable disc of its colour". Corners start
+    it, and edges and full lines grow it; a disc in it can never flip (every axis is blocked),
+    though a few more stable discs exist (it is the usual conservative count)."""
+    blocked = np.zeros(4, dtype=np.uint64)
+    for axis in range(4):
+        full = np.uint64(0)
+        for k in range(2 * n - 1):
+            m = np.uint64(LINES[n, axis, k])
+            if m != 0 and (occupied & m) == m:
+                full |= m
+        d0, d1 = AXIS_DIRECTIONS[axis]
+        edge = board & ~(np.uint64(p[K.P_MASK + d0]) & np.uint64(p[K.P_MASK + d1]))
+        blocked[axis] = full | edge
+    stable = np.uint64(0)
+    while True:
+        grown = own
+        for axis in range(4):
+            d0, d1 = AXIS_DIRECTIONS[axis]
+            grown &= blocked[axis] | _step(stable, p, d0) | _step(stable, p, d1)
+        if grown == stable:
+            return stable
+        stable = grown
+
+
 @njit(cache=True)
 def _bitboard_terms(s, p, n, me):
-    """Square values and both sides' move counts of a one-word-generator board (N <= 8).
+    """The evaluation's terms on a one-word-generator board (N <= 8); see ``_scan_terms``.
 
-    Each class is a mask (``MASKS``), so the square term is a few popcounts; the mover's
+    Each square class is a mask (``MASKS``), so the square term is a few popcounts; the mover's
     placements are cached in the state by the kernel and the opponent's take one Kogge-Stone
-    pass. Equal to ``_scan_terms`` (compared on every position of 450 random games on 6x6, 8x8
-    and 10x10 when written: same integers).
+    pass; stability, frontier and regions are shifts of whole words. Equal to ``_scan_terms``
+    on every board (tests/test_agents_search.py compares them on random games of 6x6 and 8x8).
     """
     x = C.HEADER + n * n
     own = s[x + K.S_BITS + me - 1]
@@ -133,42 +207,166 @@ def _bitboard_terms(s, p, n, me):
             squares += EDGE * c_diff + INNER * x_diff
         else:
             squares += C_SQUARE * c_diff + X_SQUARE * x_diff
-    mine = C.popcount(s[x + K.S_MOVES])
-    theirs = C.popcount(np.int64(K._bb_moves(np.uint64(opp), np.uint64(own), p)))
-    return squares, mine, theirs
+    mine_at = np.uint64(s[x + K.S_MOVES])
+    theirs_at = K._bb_moves(np.uint64(opp), np.uint64(own), p)
+    mine = C.popcount(np.int64(mine_at))
+    theirs = C.popcount(np.int64(theirs_at))
+
+    o, t = np.uint64(own), np.uint64(opp)
+    occ = o | t
+    board = ~np.uint64(0) if n == 8 else (np.uint64(1) << np.uint64(n * n)) - np.uint64(1)
+    stable = (C.popcount(np.int64(_stable(o, occ, board, p, n)))
+              - C.popcount(np.int64(_stable(t, occ, board, p, n))))
+    empty = board & ~occ
+    near_empty = _neighbours(empty, p)
+    frontier = C.popcount(np.int64(t & near_empty)) - C.popcount(np.int64(o & near_empty))
+    parity = 0
+    if C.popcount(np.int64(empty)) <= n * n // PARITY_SHARE:
+        left = empty
+        while left:
+            region = left & (~left + np.uint64(1))  # lowest empty square, grown to its region
+            while True:
+                grown = (region | _neighbours(region, p)) & empty
+                if grown == region:
+                    break
+                region = grown
+            left &= ~region
+            if C.popcount(np.int64(region)) & 1:
+                parity += ((mine_at & region) != 0) - ((theirs_at & region) != 0)
+    return squares, mine, theirs, stable, frontier, parity
+
+
+@njit(cache=True)
+def _line_full(s, n, a, dr, dc):
+    """Whether the line through ``a`` along (dr, dc) has no empty square."""
+    for sign in (1, -1):
+        r, c = a // n + sign * dr, a % n + sign * dc
+        while 0 <= r < n and 0 <= c < n:
+            if s[C.HEADER + r * n + c] == 0:
+                return False
+            r += sign * dr
+            c += sign * dc
+    return True
+
+
+@njit(cache=True)
+def _scan_stable(s, n, colour):
+    """``_stable`` by a walk over the squares, for any N: the same smallest closed set, grown
+    square by square until nothing changes."""
+    stable = np.zeros(n * n, dtype=np.bool_)
+    count = 0
+    changed = True
+    while changed:
+        changed = False
+        for a in range(n * n):
+            if stable[a] or s[C.HEADER + a] != colour:
+                continue
+            r, c = a // n, a % n
+            ok = True
+            for axis in range(4):
+                dr, dc = AXIS_STEPS[axis]
+                r0, c0, r1, c1 = r + dr, c + dc, r - dr, c - dc
+                if not (0 <= r0 < n and 0 <= c0 < n) or not (0 <= r1 < n and 0 <= c1 < n):
+                    continue
+                if stable[r0 * n + c0] or stable[r1 * n + c1] or _line_full(s, n, a, dr, dc):
+                    continue
+                ok = False
+                break
+            if ok:
+                stable[a] = True
+                count += 1
+                changed = True
+    return count
 
 
 @njit(cache=True)
 def _scan_terms(s, n, me):
-    """Square values and both sides' move counts by a walk over every square (any N)."""
+    """The evaluation's terms by a walk over every square (any N): the mover's square values
+    minus the opponent's, both sides' move counts, stable discs (mover's minus opponent's),
+    frontier discs (discs next to an empty square; opponent's minus mover's) and, late in the
+    game (at most N*N / PARITY_SHARE empties), region parity: over the odd-sized regions of
+    empty squares (8-connected), those the mover can play into minus those the opponent can."""
+    nn = n * n
     squares = 0
     my_moves = 0
     their_moves = 0
-    for a in range(n * n):
+    mine_at = np.zeros(nn, dtype=np.bool_)
+    theirs_at = np.zeros(nn, dtype=np.bool_)
+    frontier = 0
+    empties = 0
+    for a in range(nn):
         v = s[C.HEADER + a]
         if v == 0:
-            my_moves += _flanks(s, n, a, me)
-            their_moves += _flanks(s, n, a, 3 - me)
+            empties += 1
+            mine_at[a] = _flanks(s, n, a, me)
+            theirs_at[a] = _flanks(s, n, a, 3 - me)
+            my_moves += mine_at[a]
+            their_moves += theirs_at[a]
         else:
             squares += (1 if v == me else -1) * square_value(s, n, a)
-    return squares, my_moves, their_moves
+            r, c = a // n, a % n
+            near = False
+            for dr in range(-1, 2):
+                for dc in range(-1, 2):
+                    rr, cc = r + dr, c + dc
+                    if 0 <= rr < n and 0 <= cc < n and s[C.HEADER + rr * n + cc] == 0:
+                        near = True
+            if near:
+                frontier += -1 if v == me else 1
+    stable = _scan_stable(s, n, me) - _scan_stable(s, n, 3 - me)
+    parity = 0
+    if empties <= nn // PARITY_SHARE:
+        region = np.full(nn, -1, dtype=np.int64)
+        todo = np.empty(nn, dtype=np.int64)
+        for a in range(nn):
+            if s[C.HEADER + a] != 0 or region[a] >= 0:
+                continue
+            region[a] = a
+            todo[0] = a
+            top, size, mine_in, theirs_in = 1, 0, False, False
+            while top:
+                top -= 1
+                b = todo[top]
+                size += 1
+                mine_in |= mine_at[b]
+                theirs_in |= theirs_at[b]
+                for dr in range(-1, 2):
+                    for dc in range(-1, 2):
+                        rr, cc = b // n + dr, b % n + dc
+                        if 0 <= rr < n and 0 <= cc < n:
+                            q = rr * n + cc
+                            if s[C.HEADER + q] == 0 and region[q] < 0:
+                                region[q] = a
+                                todo[top] = q
+                                top += 1
+            if size & 1:
+                parity += int(mine_in) - int(theirs_in)
+    return squares, my_moves, their_moves, stable, frontier, parity
+
+
+@njit(cache=True)
+def terms(s, p):
+    """The evaluation's terms of ``s`` for its side to move, by the path ``evaluate`` takes."""
+    n = _size(p)
+    me = s[C.H_PLAYER] + 1
+    if p[K.P_FAST]:
+        return _bitboard_terms(s, p, n, me)
+    return _scan_terms(s, n, me)
 
 
 @njit(cache=True)
 def evaluate(s, p, w):
     n = _size(p)
+    squares, my_moves, their_moves, stable, frontier, parity = terms(s, p)
     me = s[C.H_PLAYER] + 1
-    if p[K.P_FAST]:
-        squares, my_moves, their_moves = _bitboard_terms(s, p, n, me)
-    else:
-        squares, my_moves, their_moves = _scan_terms(s, n, me)
     x = C.HEADER + n * n
     mine, theirs = s[x + K.S_COUNT + me - 1], s[x + K.S_COUNT + 2 - me]
     discs = mine - theirs
     total = my_moves + their_moves
     mobility = 0.0 if total == 0 else 100.0 * (my_moves - their_moves) / total
     phase = (mine + theirs) / (n * n)
-    value = w[0] * squares + w[1] * mobility / 10.0 + w[2] * phase * phase * discs
+    value = (w[0] * squares + w[1] * mobility / 10.0 + w[2] * phase * phase * discs
+             + w[3] * stable + w[4] * frontier + w[5] * parity)
     return np.int64(10.0 * value)
 
 
