@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -43,14 +42,6 @@ NODES, ABORT, BEST, ROOT_DONE, SCORE = 0, 1, 2, 3, 4
 T_KEY, T_DATA = 0, 1
 EXACT, LOWER, UPPER = 0, 1, 2
 KILLER, TT_FIRST = 1 << 40, 1 << 50
-
-
-@njit(cache=True)
-def now():
-    """Wall-clock seconds (``time.perf_counter``), readable from compiled code."""
-    with numba.objmode(t="float64"):
-        t = time.perf_counter()
-    return t
 
 
 @njit(cache=True)
@@ -120,7 +111,7 @@ def _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, 
     """
     s = states[ply]
     info[NODES] += 1
-    if deadline > 0.0 and (info[NODES] & 1023) == 0 and now() > deadline:
+    if deadline > 0.0 and (info[NODES] & 1023) == 0 and C.now() > deadline:
         info[ABORT] = 1
     depth = fr[ply, F_DEPTH]
     if info[ABORT]:

@@ -35,6 +35,9 @@ same stream on every platform, so a seed replays identically everywhere (numba's
 
 from __future__ import annotations
 
+import time
+
+import numba
 import numpy as np
 from numba import njit
 
@@ -207,6 +210,15 @@ def encode_stones(s, seat, nn, out):
     to_move = 1.0 if s[H_PLAYER] == seat else 0.0
     for k in range(nn):
         out[2 * nn + k] = to_move
+
+
+@njit(cache=True)
+def now():
+    """Wall-clock seconds (``time.perf_counter``) read from compiled code: searches on a clock
+    check it every few thousand nodes."""
+    with numba.objmode(t="float64"):
+        t = time.perf_counter()
+    return t
 
 
 @njit(cache=True, inline="always")

@@ -75,24 +75,18 @@ def read_records(path: Path, options: dict) -> list[dict]:
     are refused rather than mixed in."""
     if not path.exists():
         return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+    from tournaments.records import RecordError, read_json_lines
+
     records = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise SystemExit(f"{path}:{n}: not a JSON record; is this the --records file of a patience study?")
+    try:
+        for n, record in read_json_lines(path, "a patience study"):
             theirs = {k: record.get(k) for k in OPTIONS}
             if theirs != options:
                 raise SystemExit(f"{path}:{n}: deal {record.get('deal')} was played with other options "
                                  f"({theirs}, this run: {options}); resume with the original command")
             records.append(record)
+    except RecordError as exc:
+        raise SystemExit(str(exc)) from None
     return records
 
 

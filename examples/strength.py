@@ -243,19 +243,11 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
             continue
         _, jobs, owner = group_jobs(game_label, group, seed, 0, plies)
         expected.update({(owner[j.index].key, j.game): (j.seed, len(j.opening)) for j in jobs})
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):  # the interruption cut the last record short: drop it
-        with open(path, "r+b") as f:
-            f.truncate(data.rfind(b"\n") + 1)
+    from tournaments.records import RecordError, read_json_lines
+
     read = 0
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                raise SystemExit(f"{path}:{n}: not a JSON record; is this the --records file of a strength run?")
+    try:
+        for n, record in read_json_lines(path, "a strength run"):
             key, k = record.get("row"), record.get("game")
             if key not in by_key:
                 continue  # a row this run does not play (e.g. left out by --only)
@@ -266,6 +258,8 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
             if k < row.games and all(r["game"] != k for r in row.records):
                 row.records.append(record)
                 read += 1
+    except RecordError as exc:
+        raise SystemExit(str(exc)) from None
     return read
 
 

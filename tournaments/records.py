@@ -200,3 +200,28 @@ def write_sgf(result, directory) -> list[str]:
             f.write(sgf_bytes(game, record))
         paths.append(path)
     return paths
+
+
+def read_json_lines(path, what: str):
+    """Yield ``(line number, record)`` for every record of the JSON-lines file ``path``, the
+    ``--records`` file a resumable script appends one finished game or deal to at a time.
+
+    A last line cut short by an interruption is dropped from the file first, so the next record
+    starts a line of its own; a line that is not JSON is a ``RecordError`` naming ``what`` the
+    file should have been."""
+    import json
+
+    with open(path, "rb") as f:
+        data = f.read()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield n, json.loads(line)
+            except json.JSONDecodeError:
+                raise RecordError(f"{path}:{n}: not a JSON record; is this the --records file of {what}?") from None
+

@@ -24,9 +24,6 @@ exact disc difference; ``disc_difference`` gives the latter (full window), for t
 analysis.
 """
 
-import time
-
-import numba
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -64,13 +61,6 @@ CORNERS = _corner_masks()
 
 
 @njit(cache=True)
-def _now():
-    with numba.objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True)
 def _count(x):
     return C.popcount(np.int64(x))
 
@@ -81,7 +71,7 @@ def _open(own, opp, p, alpha, beta, ply, moves, keys, counts, index, best, best_
     """Enter node ``ply``; True when it is resolved at once (its value in ``best[ply]``): game
     over or out of time. Otherwise its moves are listed, with ordering keys, for the main loop."""
     info[0] += 1
-    if deadline > 0.0 and (info[0] & 4095) == 1 and _now() > deadline:  # node 1, 4097, ...
+    if deadline > 0.0 and (info[0] & 4095) == 1 and C.now() > deadline:  # node 1, 4097, ...
         info[1] = 1
     if info[1]:
         best[ply] = 0
