@@ -174,7 +174,8 @@ def table(rows, refs, seconds):
         "",
         "Where the time goes. A Gymnasium step with the random opponent is one compiled call "
         "(`step_one`: the learner's move, the reply, the observation and mask into preallocated "
-        "buffers) with few arguments, because numba spends about 0.2 µs on each argument of a call. "
+        "buffers) of three arguments, the env's buffers being views of one packed array, because "
+        "numba spends 0.1-0.2 µs on each argument of a call (twelve before: 165,596 steps/s, 16.6x). "
         "The AEC env plays and observes its own position without validating it again (it hands "
         "out copies), writes the move's text only when shown, and `env()` is one wrapper doing what "
         "PettingZoo classic's three do (`go_v5` pays for three layers of `__getattr__`). One "
