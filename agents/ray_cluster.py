@@ -62,3 +62,16 @@ def connect(address: str | None, num_cpus: int | None, error=ConnectionError) ->
         raise error(f"address={address!r}: no Ray cluster to join there ({exc}); start one with "
                     "`ray start --head`, or leave the address out for a local Ray") from None
     return True
+
+
+def release(actors, started: bool) -> None:
+    """Kill ``actors`` (those already gone are skipped) and, if this process ``started`` the
+    connection (``connect`` returned True), shut Ray down."""
+    ray = require_ray()
+    for actor in actors:
+        try:
+            ray.kill(actor)
+        except Exception:  # noqa: BLE001 - an actor already gone needs no killing
+            pass
+    if started:
+        ray.shutdown()

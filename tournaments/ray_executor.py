@@ -152,12 +152,6 @@ class RayExecutor:
             ray.get([a.close.remote() for a in live], timeout=10)
         except Exception:  # noqa: BLE001 - lost or unplaced actors have no worker to stop
             pass
-        for actor in live:
-            try:
-                ray.kill(actor)
-            except Exception:  # noqa: BLE001 - an actor already gone needs no killing
-                pass
+        ray_cluster.release(live, self._started_ray)
         self._actors = []
-        if self._started_ray:
-            ray.shutdown()
-            self._started_ray = False
+        self._started_ray = False

@@ -203,13 +203,6 @@ class RaySelfPlay:
         return [s for k in sorted(reports) for s in reports[k]["samples"]]
 
     def close(self) -> None:
-        ray = _ray()
-        for actor in self._actors:
-            try:
-                ray.kill(actor)
-            except Exception:  # noqa: BLE001 - an actor already gone needs no killing
-                pass
+        ray_cluster.release(self._actors, self._started_ray)
         self._actors = []
-        if self._started_ray:
-            ray.shutdown()
-            self._started_ray = False
+        self._started_ray = False
