@@ -21,7 +21,7 @@ REJECTION_TRIES = 4  # random action ids tried per playout move before listing t
 # -- defaults of the optional hooks ---------------------------------------------------------------
 
 @per_game(inline=True)
-def _uniform_move(s, p, rng, moves):
+def uniform_move(s, p, rng, moves):
     """A uniformly random legal move of ongoing ``s``. A uniform action id that happens to be
     legal is a uniform legal move, and on open boards trying a few saves listing all moves; when
     they miss, the legal moves are listed (also uniform)."""
@@ -40,9 +40,9 @@ def _uniform_move(s, p, rng, moves):
 
 @per_game
 def default_random_playout(s, p, rng, moves):
-    """Finish ``s`` with uniformly random legal moves (``_uniform_move``)."""
+    """Finish ``s`` with uniformly random legal moves (``uniform_move``)."""
     while s[C.H_STATUS] == C.ONGOING:
-        G.apply(s, p, _uniform_move(s, p, rng, moves))
+        G.apply(s, p, uniform_move(s, p, rng, moves))
 
 
 @per_game
@@ -120,7 +120,7 @@ def default_traced_playout(s, p, rng, moves, policy, trace):
         return 0
     length = 0
     while s[C.H_STATUS] == C.ONGOING:
-        a = _uniform_move(s, p, rng, moves)
+        a = uniform_move(s, p, rng, moves)
         if length < trace.shape[0]:
             trace[length, 0] = a
             trace[length, 1] = s[C.H_PLAYER]

@@ -14,6 +14,7 @@ import numpy as np
 from numba import prange
 
 from . import _common as C
+from . import _generic
 from ._specialise import per_game
 
 G = None  # the game's hook namespace, bound per game by envs._specialise
@@ -26,10 +27,11 @@ SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]
 
 @per_game
 def _opponent_moves(s, p, seat, rng, legal):
-    """The random opponent plays until ``seat`` is to move or the game is over."""
+    """The random opponent plays until ``seat`` is to move or the game is over, each move drawn
+    as the random playouts draw theirs (``uniform_move``: a few random action ids tried before
+    listing the legal ones), which on open boards spares most of a legal-move listing per step."""
     while s[C.H_STATUS] == C.ONGOING and s[C.H_PLAYER] != seat:
-        n = G.legal_actions(s, p, legal)
-        G.apply(s, p, legal[C.randint(rng, n)])
+        G.apply(s, p, _generic.uniform_move(s, p, rng, legal))
 
 
 @per_game

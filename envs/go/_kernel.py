@@ -440,16 +440,23 @@ def _outcome(s, p, a, colour):
 
 @njit(cache=True, inline="always")
 def _allowed(s, p, a):
-    """Whether a stone on empty point ``a`` is legal for the side to move.
+    """Whether a stone on empty point ``a`` is legal for the side to move."""
+    g = fields(p)
+    return _allowed_in(s, p, a, s[g + O_KO], s[C.H_PLAYER] + 1, p[P_SUPERKO] == SUPERKO_DRAW,
+                       s[g + O_BOARD])
+
+
+@njit(cache=True, inline="always")
+def _allowed_in(s, p, a, ko, colour, draw, board):
+    """``_allowed`` with what is the same for every point of a position passed in: listing the
+    legal moves reads them once, not per point (numba cannot hoist reads of ``s`` past writes to
+    another int64 array, which may alias it).
 
     Fast path first (most points in play): with an empty neighbour the stone lives, so only the
     enemy chains it may capture matter, and only for the superko hash.
     """
-    g = fields(p)
-    if a == s[g + O_KO]:
+    if a == ko:
         return False
-    colour = s[C.H_PLAYER] + 1
-    draw = p[P_SUPERKO] == SUPERKO_DRAW
     free = False
     enemy = False
     for d in range(4):
@@ -461,7 +468,7 @@ def _allowed(s, p, a):
     if free:
         if draw:
             return True
-        h = s[g + O_BOARD] ^ ZOBRIST[2 * a + colour - 1]
+        h = board ^ ZOBRIST[2 * a + colour - 1]
         if enemy:
             h = _capture_hash(s, p, a, 3 - colour, h)
         return not _seen(s, p, h)
@@ -495,9 +502,14 @@ def legal_actions(s, p, out):
     if s[C.H_STATUS] != C.ONGOING:
         return 0
     nn = p[P_SIZE] * p[P_SIZE]
+    g = fields(p)
+    ko = s[g + O_KO]
+    colour = s[C.H_PLAYER] + 1
+    draw = p[P_SUPERKO] == SUPERKO_DRAW
+    board = s[g + O_BOARD]
     n = 0
     for a in range(nn):
-        if s[C.HEADER + a] == 0 and _allowed(s, p, a):
+        if s[C.HEADER + a] == 0 and _allowed_in(s, p, a, ko, colour, draw, board):
             out[n] = a
             n += 1
     out[n] = nn
