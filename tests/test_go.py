@@ -509,6 +509,42 @@ def test_random_games_match_pyspiel(size, komi):
 from envs.go import evaluation as E  # noqa: E402
 
 
+# -- the static evaluation (alpha-beta's leaf value) -----------------------------------------------
+def _value(rows, to_move, **weights):
+    """``evaluate`` of a 5x5 position (komi 0) in points from the mover's view, with only the named
+    terms weighted 1: ``area`` (0), ``atari`` (6), ``short`` (7)."""
+    game = envs.make_game("go", size=5, komi=0)
+    lines = [f"{5 - r} " + " ".join(row.split()) for r, row in enumerate(rows)]
+    ply = 40 if to_move == "x" else 41
+    state = game.from_text("\n".join(lines) + f"\n  a b c d e\nto_move={to_move} ply={ply} passes=0 ko=-\n")
+    w = np.zeros_like(E.WEIGHTS)
+    for name, index in (("area", 0), ("atari", 6), ("short", 7)):
+        w[index] = weights.get(name, 0.0)
+    return E.evaluate(state, game.kernel_params, w) / 10.0
+
+
+ATARI = (". x o . .", ". . x . .", ". . . . .", ". . . . .", ". . . . .")
+
+
+def test_evaluation_counts_a_chain_in_atari_for_the_side_that_can_take_it():
+    assert _value(ATARI, "x", atari=1) == 1.0   # White's stone on C5, one liberty: Black takes it
+    assert _value(ATARI, "o", atari=1) == -1.0  # White to move: its own stone is in danger
+    assert _value(ATARI, "x", area=1) == 1.0    # stones only: two Black, one White; no region is one colour's
+
+
+TWO_EYES = (". x . x o", "x x x x o", "o o o o o", ". . . . .", ". . . . .")
+ONE_EYE = (". x . o o", "x x x x o", "o o o o o", ". . . . .", ". . . . .")
+
+
+def test_evaluation_calls_a_two_liberty_chain_without_two_eyes_short_of_liberties():
+    # Black's chain has two liberties either way; with both on true eyes (A5, C5) it lives.
+    assert _value(TWO_EYES, "x", short=1) == 0.0
+    # C5 is no eye once White holds D5: the five stones are short of liberties, and that is
+    # Black's weakness from either side's view.
+    assert _value(ONE_EYE, "x", short=1) == -5.0
+    assert _value(ONE_EYE, "o", short=1) == 5.0
+
+
 def _light_choices(game, state, draws=60):
     """Every move the light policy picks in ``state`` over ``draws`` random streams."""
     p, nn = game.kernel_params, game.size * game.size

@@ -1,13 +1,19 @@
-"""Go evaluation (area estimate plus atari), the greedy tactical score, MCTS's playout policies
-(light: true eyes kept, the last move's ataris answered; pattern, the default: light plus MoGo's
-3x3 shapes around the last move; see the section below) and its prior knowledge for new tree
-nodes, any board size.
+"""Go evaluation (area, territory by influence, liberties and eyes), the greedy tactical score,
+MCTS's playout policies (light: true eyes kept, the last move's ataris answered; pattern, the
+default: light plus MoGo's 3x3 shapes around the last move; see the section below) and its prior
+knowledge for new tree nodes, any board size.
 
-The static value is an area count as Tromp-Taylor scoring would give it now: stones plus empty
-regions that touch one colour only, with komi, then adjusted for groups in atari (the side to
-move can capture an opponent's such group, and its own ones are in danger). The greedy score of
-a move rewards captures, putting adjacent groups in atari and rescuing own groups from atari, and
-punishes self-atari and filling one's own eye (which is how a greedy player kills itself).
+The static value (``evaluate``, alpha-beta's and minimax's leaf value) is an area count as
+Tromp-Taylor scoring would give it now (stones plus empty regions that touch one colour only, with
+komi), adjusted for what the count cannot see: a chain in atari is the side to move's to take (or
+its own to lose), and a chain of two liberties without two true eyes is short of liberties, a
+weakness the opponent can attack. Both in points per stone (``WEIGHTS`` 6 and 7); before they
+were there the atari term was ``tactical``'s weight 1 and the value had no liberty term. Tried
+and left out, measured in alpha-beta self-play: influence (an empty point nearer one side's
+stones counting for it) and a bonus per true eye both lost games at depths 2-3. The greedy score
+of a move (``tactical``) rewards captures, putting adjacent groups in atari and rescuing own
+groups from atari, and punishes self-atari and filling one's own eye (which is how a greedy
+player kills itself).
 """
 
 import numpy as np
@@ -16,8 +22,9 @@ from numba import njit
 from .. import _common as C
 from . import _kernel as K
 
-# weights: area point, atari (per stone), capture (per stone), self-atari, eye fill, liberty
-WEIGHTS = np.array([1.0, 0.5, 3.0, 4.0, 100.0, 0.3], dtype=np.float64)
+# weights: 0 area point; ``tactical``'s 1 atari (per stone), 2 capture, 3 self-atari, 4 eye fill,
+# 5 liberty; ``evaluate``'s 6 atari (per stone), 7 short of liberties (per stone)
+WEIGHTS = np.array([1.0, 0.5, 3.0, 4.0, 100.0, 0.3, 1.5, 1.0], dtype=np.float64)
 PASS_SCORE = -50.0
 
 
@@ -75,34 +82,42 @@ def _flood(s, n, start, seen, stamp, stack):
 @njit(cache=True)
 def evaluate(s, p, w):
     n = _size(p)
+    nn = n * n
     me = s[C.H_PLAYER] + 1
-    seen = np.zeros(n * n, dtype=np.int64)
-    stack = np.empty(n * n, dtype=np.int64)
-    done = np.zeros(n * n, dtype=np.bool_)
+    seen = np.zeros(nn, dtype=np.int64)
+    stack = np.empty(nn, dtype=np.int64)
+    done = np.zeros(nn, dtype=np.bool_)
     area = 0
     atari = 0.0
+    short = 0.0
     stamp = 0
-    for i in range(n * n):
+    for i in range(nn):
         if done[i]:
             continue
         stamp += 1
         v = s[C.HEADER + i]
         size, libs, touch = _flood(s, n, i, seen, stamp, stack)
-        for j in range(n * n):  # mark the region done (its cells carry this stamp and colour)
-            if seen[j] == stamp and s[C.HEADER + j] == v:
-                done[j] = True
+        eyes = 0
+        for j in range(nn):  # mark the region done (its cells carry this stamp and colour)
+            if seen[j] == stamp:
+                if s[C.HEADER + j] == v:
+                    done[j] = True
+                elif libs == 2 and eyes < 2 and is_eye(s, p, j, v):
+                    eyes += 1  # a liberty of this chain that is its true eye
         if v == 0:
             if touch == me:
                 area += size
             elif touch == 3 - me:
                 area -= size
-        else:
-            sign = 1 if v == me else -1
-            area += sign * size
-            if libs == 1:
-                atari += size if v != me else -size
+            continue
+        sign = 1 if v == me else -1
+        area += sign * size
+        if libs == 1:
+            atari -= sign * size
+        elif libs == 2 and eyes < 2:
+            short -= sign * size
     area2 = 2 * area + (-_komi2(p) if me == 1 else _komi2(p))
-    return np.int64(10.0 * (w[0] * area2 / 2.0 + w[1] * atari))
+    return np.int64(10.0 * (w[0] * area2 / 2.0 + w[6] * atari + w[7] * short))
 
 
 @njit(cache=True)
