@@ -275,7 +275,7 @@ class ArbiterEnv(gym.Env):
         v = self._fused
         rewards, mask, obs = self._one_out
         if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
-            legal = 0 <= action < mask.shape[0] and mask[action] == 1
+            legal = 0 <= action < mask.shape[0] and mask.item(action) == 1  # .item: no numpy scalar
         else:
             legal = False
         if not legal and self.illegal_action == "raise":
@@ -290,7 +290,7 @@ class ArbiterEnv(gym.Env):
         if self.render_mode == "human":
             self._render_human()
         info = {"action_mask": np.zeros_like(mask) if self._done else mask.copy(), "illegal_action": not legal}
-        return obs.copy(), float(rewards[self._seat]), terminated, truncated, info
+        return obs.copy(), rewards.item(self._seat), terminated, truncated, info
 
     # -- internals ---------------------------------------------------------------------------
     def _play(self, action: int) -> None:
