@@ -19,7 +19,9 @@ compiled kernels once. A game's seed and its two agent seeds come from ``--seed`
 the game number only, so a row replays identically whatever else is run or how many workers
 play it. ``move_time`` is a generous safety net (a hung engine forfeits instead of stalling the
 run); it also makes every worker warm each agent up with one untimed move, so just-in-time
-compilation is not charged to the first game's seconds.
+compilation is not charged to the first game's seconds. A warm-up that outlasts ``--setup-time``
+(600 s by default: a cold compile of Go's MCTS takes minutes on a busy machine) forfeits the
+agent's games.
 
 Engine resignations (GNU Go resigns lost games) are counted as ordinary losses of the engine;
 any other forfeit is counted against the forfeiting side and listed under the table. A row whose
@@ -82,6 +84,9 @@ def _binary(name: str) -> str:
 
 GNUGO, GRHINO = _binary("gnugo"), _binary("gtp-rhino")
 ENGINE_MOVE_TIME = 60.0  # seconds the GTP agent lets an engine think before calling it dead
+# Seconds an agent may take to build and warm up before it forfeits its games: a cold numba
+# compile of Go's MCTS takes minutes on a busy machine, and a row forfeited for it is lost work.
+SETUP_TIME = 600.0
 
 
 def engine_command(label: str) -> list[str]:
@@ -194,7 +199,7 @@ def group_jobs(game_label: str, rows: list[Row], seed: int, first_index: int, pl
 
 
 def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log,
-               plies=(2, 4)) -> None:
+               plies=(2, 4), setup_time: float = SETUP_TIME) -> None:
     """Play every row of one game and board size in one process pool; fill ``row.records``.
     Games a row already holds (read back by ``--resume``) are not played again."""
     from tournaments import ExecutorError, ProcessExecutor
@@ -207,7 +212,7 @@ def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_
         return
     name, params = GAMES[game_label]
     ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
-                  move_time=2 * ENGINE_MOVE_TIME)
+                  move_time=2 * ENGINE_MOVE_TIME, setup_time=setup_time)
     executor = ProcessExecutor(workers)
     executor.start(ctx)
     try:
@@ -450,6 +455,9 @@ def main(argv=None) -> int:
     parser.add_argument("--engine-move-time", type=float, default=ENGINE_MOVE_TIME, metavar="SECONDS",
                         help="seconds an engine may think on one move before it forfeits (default "
                              f"{ENGINE_MOVE_TIME:g}; GRhino level 5 needs several minutes on a busy machine)")
+    parser.add_argument("--setup-time", type=float, default=SETUP_TIME, metavar="SECONDS",
+                        help="seconds an agent may take to build and warm up (compile) before it "
+                             f"forfeits its games (default {SETUP_TIME:g})")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
     parser.add_argument("--records", type=Path, default=None, help="also write every game record (JSON lines)")
     parser.add_argument("--resume", action="store_true",
@@ -463,6 +471,8 @@ def main(argv=None) -> int:
         parser.error(f"--grhino-levels {args.grhino_levels}: GRhino's levels are 1 to 5")
     if args.engine_move_time <= 0:
         parser.error("--engine-move-time must be positive")
+    if args.setup_time <= 0:
+        parser.error("--setup-time must be positive")
     ENGINE_MOVE_TIME = args.engine_move_time
     if args.resume and args.records is None:
         parser.error("--resume needs the --records file of the interrupted run")
@@ -500,7 +510,8 @@ def main(argv=None) -> int:
                 continue
             todo = sum(r.games - len(r.records) for r in group)
             print(f"{game_label}: {len(group)} rows, {todo} games to play", file=sys.stderr)
-            play_group(game_label, group, args.seed, args.workers, first, log, tuple(args.opening_plies))
+            play_group(game_label, group, args.seed, args.workers, first, log, tuple(args.opening_plies),
+                       args.setup_time)
             first += sum(r.games for r in group)
             meta["games_played"] = sum(len(r.records) for r in rows)
             args.out.write_text(render(rows, meta))

@@ -65,3 +65,16 @@ def test_grhino_levels_choose_the_engine_rows(strength, tmp_path):
     assert sorted(set(default)) == ["grhino-1", "grhino-2", "grhino-3"]  # the table's rows as before
     with pytest.raises(SystemExit):
         strength.main(["--grhino-levels", "6", "--out", str(tmp_path / "x.md")])
+
+
+def test_setup_time_bounds_an_agents_warm_up(strength, tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    import fault_agents  # noqa: F401  (registers "warmhang", whose warm-up never ends)
+
+    records = run(strength, tmp_path, tmp_path / "r.jsonl", tmp_path / "r.md",
+                  "--agent", "greedy=warmhang", "--setup-time", "1")
+    assert len(records) == 4
+    assert {(r["reason"], r["detail"]) for r in records} == {
+        ("forfeit-timeout", "warm-up did not finish within setup_time=1.0s")}
+    with pytest.raises(SystemExit):
+        strength.main(["--setup-time", "0", "--out", str(tmp_path / "x.md")])
