@@ -205,7 +205,7 @@ def _playout(s, p, moves, rng, policy, trace):
     return 0
 
 
-@per_game
+@per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
 def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
         n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):
     """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave_k`` > 0

@@ -22,10 +22,12 @@ same decisions under the same seed.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 import envs
+from envs import _common as C
 from envs._specialise import compiled
 
 from . import _mcts_kernel as K
@@ -58,12 +60,17 @@ class MCTSAgent(Agent):
     ``rave`` (Go: on); ``reuse`` (two-player games): keep the subtree of the move played and the
     opponent's reply for the next move's search, whose budget then comes on top of it;
     ``priors``: with RAVE, start new nodes from the game's prior knowledge (its ``priors`` hook,
-    virtual simulations per move; Go's: ``envs/go/evaluation.py``); False: none.
+    virtual simulations per move; Go's: ``envs/go/evaluation.py``); False: none;
+    ``threads``: search that many trees side by side, one per thread, each with its own random
+    stream, and play the move of most visits summed over them (root parallelisation, Chaslot,
+    Winands and van den Herik 2008): a ``seconds`` budget buys each tree the whole time, so k
+    cores run about k times the simulations; a ``simulations`` budget is shared (the total stays
+    ``simulations``, and the move is deterministic for a given seed). ``max_nodes`` is per tree.
     """
 
     def __init__(self, simulations=None, seconds=None, c=None, threshold: int = 5,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
-                 reuse: bool = True, priors: bool = True, seed=None):
+                 reuse: bool = True, priors: bool = True, threads: int = 1, seed=None):
         super().__init__(seed=seed)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
@@ -86,7 +93,12 @@ class MCTSAgent(Agent):
         if not isinstance(priors, (bool, np.bool_)):
             raise AgentError(f"priors={priors!r}: expected True or False")
         self.priors = bool(priors)
-        self._memory = None  # (game, root state, tree, chosen node) of the last search
+        self.threads = check_option("threads", threads, int, 1, 64)
+        # Thread 0 draws from ``self.rng`` (one thread plays exactly as before threads existed);
+        # thread k from a stream of its own, seeded by (seed, k).
+        self._rngs = [self.rng] + [C.new_rng(None if self.seed is None else [self.seed, k])
+                                   for k in range(1, self.threads)]
+        self._memory = None  # (game, root state, trees, action played) of the last search
 
     def reset(self) -> None:
         """A new game: forget the last search tree."""
@@ -107,59 +119,51 @@ class MCTSAgent(Agent):
             self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
                                "nodes": 0, "depth": 0, "value": float("nan")}
             return int(legal[0])
-        tree = self._reused_tree(game, state)
-        reused = 0 if tree is None else int(tree.links[0, K.VISITS])
-        if tree is None:
-            tree = _Tree(min(_INITIAL_NODES, self.max_nodes))
-        done = self._search(game, state, tree, start, policy)
-        links, value = tree.links, tree.value
-        first, count = links[0, K.FIRST], links[0, K.COUNT]
-        children = np.arange(first, first + count)
-        visits = links[children, K.VISITS]
+        trees = self._reused_trees(game, state)
+        reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
+        if trees is None:
+            trees = [_Tree(min(_INITIAL_NODES, self.max_nodes)) for _ in range(self.threads)]
+        done = self._search_trees(game, state, trees, start, policy)
+        keys, visits, values = _root_children(trees)
         if self._chance(game):
             # Decision values are maxima over what the tree found (the study's backup), so the
             # move is the child of highest value; visits break ties (all zero early in a deal).
-            best = children[np.lexsort((-visits, -value[children]))[0]]
+            best = np.lexsort((-visits, -values))[0]
         else:
             # Two players: the robust child, most visits; equal counts go to the higher value;
             # but never a move after which the opponent can end the game at once as a win.
-            ranked = children[np.lexsort((-value[children], -visits))]
-            best = next((c for c in ranked if not _loses_at_once(game, state, int(links[c, K.KEY]))),
-                        ranked[0])
+            ranked = np.lexsort((-values, -visits))
+            best = next((i for i in ranked if not _loses_at_once(game, state, int(keys[i]))), ranked[0])
+        action = int(keys[best])
         if self.reuse and not self._chance(game):
-            self._memory = (game, state.copy(), tree, int(best))
+            self._memory = (game, state.copy(), trees, action)
         self.last_stats = {
             "simulations": done,
             "reused": reused,
             "seconds": time.perf_counter() - start,
-            "nodes": int(tree.meta[K.USED]),
-            "depth": int(tree.meta[K.DEPTH]),
-            "value": float(value[best]),
+            "nodes": sum(int(t.meta[K.USED]) for t in trees),
+            "depth": max(int(t.meta[K.DEPTH]) for t in trees),
+            "value": float(values[best]),
         }
-        return int(links[best, K.KEY])
+        return action
 
-    def _reused_tree(self, game, state):
-        """The subtree of the last search that ``state`` is in, two plies on (our move, then the
-        opponent's reply), as a tree of its own; None when there is none (a new game, another
-        position, a reply the tree never expanded)."""
+    def _reused_trees(self, game, state):
+        """Each tree's subtree of the last search that ``state`` is in, two plies on (our move,
+        then the opponent's reply), as a tree of its own (a fresh one for a tree that never
+        expanded that reply); None when no tree has one (a new game, another position)."""
         memory, self._memory = self._memory, None
         if memory is None or not self.reuse:
             return None
-        old_game, old_state, tree, chosen = memory
+        old_game, old_state, trees, action = memory
         if old_game.spec is not game.spec or not np.array_equal(old_game.kernel_params, game.kernel_params):
             return None
-        links = tree.links
-        mid = game.apply(old_state, int(links[chosen, K.KEY]))
-        first = links[chosen, K.FIRST]
-        if first < 0 or game.is_terminal(mid):
+        mid = game.apply(old_state, action)
+        if game.is_terminal(mid):
             return None
-        for node in range(first, first + links[chosen, K.COUNT]):
-            if links[node, K.VISITS] > 0 and np.array_equal(game.apply(mid, int(links[node, K.KEY])), state):
-                fresh = _Tree(links.shape[0])
-                fresh.meta[K.USED] = K.extract(links, tree.value, tree.amaf, node,
-                                               fresh.links, fresh.value, fresh.amaf)
-                return fresh
-        return None
+        subtrees = [_subtree(game, mid, state, tree, action) for tree in trees]
+        if all(t is None for t in subtrees):
+            return None
+        return [t if t is not None else _Tree(min(_INITIAL_NODES, self.max_nodes)) for t in subtrees]
 
     def _policy(self, game) -> int:
         """The playout policy's code for ``game`` (an index into its spec's ``playouts``)."""
@@ -184,15 +188,29 @@ class MCTSAgent(Agent):
         """One player against chance: the patience study's decision and chance nodes."""
         return game.num_players == 1 and game.spec.chance_outcomes > 0
 
-    def _search(self, game, state, tree, start, policy) -> int:
-        """Run simulations until the budget is spent; return how many ran."""
+    def _search_trees(self, game, state, trees, start, policy) -> int:
+        """Search every tree, one per thread (the compiled search releases the GIL); return the
+        simulations run in all. A simulation budget is shared out, a time budget is every tree's."""
+        if len(trees) == 1:
+            return self._search(game, state, trees[0], start, policy, self.rng, self.simulations)
+        shares = [None] * len(trees)
+        if self.simulations is not None:
+            shares = [self.simulations // len(trees) + (k < self.simulations % len(trees))
+                      for k in range(len(trees))]
+        with ThreadPoolExecutor(len(trees)) as pool:
+            futures = [pool.submit(self._search, game, state, tree, start, policy, rng, share)
+                       for tree, rng, share in zip(trees, self._rngs, shares)]
+            return sum(f.result() for f in futures)
+
+    def _search(self, game, state, tree, start, policy, rng, simulations) -> int:
+        """Run simulations on one tree until the budget is spent; return how many ran."""
         p = game.kernel_params
         chance = int(self._chance(game))
         run = compiled(K, game.spec).run
         rave = self._rave(game)
         c = self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C)
         deadline = None if self.seconds is None else start + self.seconds
-        limit = self.simulations if self.simulations is not None else np.iinfo(np.int64).max
+        limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
         while done < limit:
             if deadline is not None:
@@ -203,7 +221,7 @@ class MCTSAgent(Agent):
             t0 = time.perf_counter()
             ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
                       tree.links, tree.value, tree.amaf, tree.meta, want, c, self.threshold,
-                      int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), self.rng)
+                      int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), rng)
             done += ran
             if ran < want:
                 tree.grow(self.max_nodes)
@@ -213,6 +231,51 @@ class MCTSAgent(Agent):
                 left = deadline - time.perf_counter()
                 chunk = int(max(1, min(rate * _CHUNK_SECONDS, rate * left)))
         return done
+
+
+def _root_children(trees):
+    """``(keys, visits, values)`` of the root's children: one tree's in its own order; over
+    several trees (one per thread, each a search of the same position) every action once, in the
+    order the trees first list them, visits summed and values averaged weighted by visits."""
+    if len(trees) == 1:
+        links, value = trees[0].links, trees[0].value
+        first, count = links[0, K.FIRST], links[0, K.COUNT]
+        return links[first:first + count, K.KEY], links[first:first + count, K.VISITS], value[first:first + count]
+    index: dict = {}
+    keys, visits, weighted, plain = [], [], [], []
+    for tree in trees:
+        links, value = tree.links, tree.value
+        first = links[0, K.FIRST]
+        for i in range(first, first + links[0, K.COUNT]):
+            key = int(links[i, K.KEY])
+            j = index.setdefault(key, len(keys))
+            if j == len(keys):
+                keys.append(key)
+                visits.append(0)
+                weighted.append(0.0)
+                plain.append(float(value[i]))
+            visits[j] += int(links[i, K.VISITS])
+            weighted[j] += int(links[i, K.VISITS]) * float(value[i])
+    visits = np.array(visits, dtype=np.int64)
+    values = np.where(visits > 0, np.array(weighted) / np.maximum(visits, 1), np.array(plain))
+    return np.array(keys, dtype=np.int64), visits, values
+
+
+def _subtree(game, mid, state, tree, action):
+    """The subtree of ``tree`` (searched from the position before ``action``) at ``state``, two
+    plies on from there (``action``, which led to ``mid``, then the reply that led to
+    ``state``), as a tree of its own; None if the tree never expanded that far."""
+    links = tree.links
+    first = links[0, K.FIRST]
+    chosen = next((i for i in range(first, first + links[0, K.COUNT]) if links[i, K.KEY] == action), -1)
+    if chosen < 0 or links[chosen, K.FIRST] < 0:
+        return None
+    for node in range(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT]):
+        if links[node, K.VISITS] > 0 and np.array_equal(game.apply(mid, int(links[node, K.KEY])), state):
+            fresh = _Tree(links.shape[0])
+            fresh.meta[K.USED] = K.extract(links, tree.value, tree.amaf, node, fresh.links, fresh.value, fresh.amaf)
+            return fresh
+    return None
 
 
 def _loses_at_once(game, state, action) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import threading
 import types
 from pathlib import Path
 
@@ -34,10 +35,13 @@ from numba.core.registry import CPUDispatcher
 _PER_GAME = "__per_game__"
 _NAMESPACES: dict = {}   # (spec name, id(spec)) -> hook namespace
 _COMPILED: dict = {}     # (module name, spec name, id(spec)) -> module of specialised functions
+# Both tables are filled in steps (a namespace, then its functions); the lock keeps a thread from
+# reading one half built (MCTS's ``threads`` may ask for the same game's code at once).
+_LOCK = threading.RLock()
 _PACKAGES = tuple(Path(__file__).resolve().parent.parent / name for name in ("envs", "agents", "tournaments"))
 
 
-def per_game(fn=None, *, inline=False, parallel=False):
+def per_game(fn=None, *, inline=False, parallel=False, nogil=False):
     """Mark a plain function as generic compiled code that calls game hooks through ``G``.
 
     The function itself is never jitted; ``compiled(module, spec)`` jits one copy per game.
@@ -46,12 +50,15 @@ def per_game(fn=None, *, inline=False, parallel=False):
     callers at numba-IR level instead of compiling it as a function of its own: each function
     compiled on its own links in and re-optimises the game's kernel code it calls, which is
     most of a cold compile. ``parallel=True`` compiles with numba's ``parallel=True``, for a
-    function whose ``prange`` loops spread independent games over the cores.
+    function whose ``prange`` loops spread independent games over the cores. ``nogil=True``
+    releases the GIL while the copy runs, so Python threads can run it side by side (MCTS's
+    ``threads`` search one tree each).
     """
     if fn is None:
-        return lambda f: per_game(f, inline=inline, parallel=parallel)
+        return lambda f: per_game(f, inline=inline, parallel=parallel, nogil=nogil)
     fn.__per_game_inline__ = inline
     fn.__per_game_parallel__ = parallel
+    fn.__per_game_nogil__ = nogil
     module = sys.modules[fn.__module__]
     names = module.__dict__.setdefault(_PER_GAME, [])
     if fn.__name__ not in names:
@@ -62,6 +69,11 @@ def per_game(fn=None, *, inline=False, parallel=False):
 def hooks(spec) -> types.ModuleType:
     """The hook namespace ``G`` of a game: its kernel's and evaluation's functions by hook name,
     with the defaults of ``envs._generic`` for the optional hooks it does not provide."""
+    with _LOCK:
+        return _hooks(spec)
+
+
+def _hooks(spec) -> types.ModuleType:
     key = (spec.name, id(spec))
     ns = _NAMESPACES.get(key)
     if ns is not None:
@@ -98,7 +110,8 @@ def compiled(module, spec) -> types.ModuleType:
     """
     if isinstance(module, str):
         module = sys.modules[module]
-    return _specialise(module, spec, hooks(spec))
+    with _LOCK:
+        return _specialise(module, spec, _hooks(spec))
 
 
 def _specialise(module, spec, ns):
@@ -124,6 +137,8 @@ def _specialise(module, spec, ns):
         options = {"inline": "always"} if getattr(fn, "__per_game_inline__", False) else {}
         if getattr(fn, "__per_game_parallel__", False):
             options["parallel"] = True
+        if getattr(fn, "__per_game_nogil__", False):
+            options["nogil"] = True
         scope[name] = njit(cache=True, **options)(copy)
     for name, value in scope.items():
         if not name.startswith("__"):

@@ -172,6 +172,7 @@ def test_single_legal_move_is_played_without_search():
     ({"c": -1.0}, "c="), ({"threshold": 0}, "threshold="), ({"simulations": 0}, "simulations="),
     ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="), ({"rave": -1.0}, "rave="),
     ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="), ({"priors": 1}, "priors="),
+    ({"threads": 0}, "threads="), ({"threads": 2.0}, "threads="), ({"threads": 65}, "threads="),
 ])
 def test_bad_options_raise_agent_error(options, message):
     with pytest.raises(AgentError, match=message):
@@ -347,15 +348,18 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
     s = GO7.initial_state()
     bot = agents.make("mcts", simulations=2000, seed=6)
     a = bot.act(GO7, s)
-    _, _, tree, chosen = bot._memory
+    _, _, (tree,), played = bot._memory
+    assert played == a
     links = tree.links
+    chosen = next(i for i in range(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT])
+                  if links[i, K.KEY] == a)
     kids = np.arange(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT])
     reply = kids[np.argmax(links[kids, K.VISITS])]
     expected = links[reply, K.VISITS]
     after = GO7.apply(GO7.apply(s, a), int(links[reply, K.KEY]))
     bot.act(GO7, after)
     assert bot.last_stats["reused"] == expected > 0
-    new = bot._memory[2].links
+    new = bot._memory[2][0].links
     assert new[0, K.VISITS] == expected + 2000  # the budget comes on top of what was kept
     first, count = new[0, K.FIRST], new[0, K.COUNT]
     assert new[first:first + count, K.VISITS].sum() <= new[0, K.VISITS]
@@ -369,6 +373,46 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
     plain.act(GO7, s)
     plain.act(GO7, after)
     assert plain.last_stats["reused"] == 0
+
+
+def _root_visits(tree):
+    links = tree.links
+    first, count = links[0, K.FIRST], links[0, K.COUNT]
+    return dict(zip(links[first:first + count, K.KEY].tolist(), links[first:first + count, K.VISITS].tolist()))
+
+
+def test_threads_search_one_tree_each_and_play_the_most_visits_summed():
+    s = GO7.initial_state()
+    bot = agents.make("mcts", simulations=3001, threads=2, seed=5)
+    a = bot.act(GO7, s)
+    trees = bot._memory[2]
+    assert len(trees) == 2
+    first, second = (_root_visits(t) for t in trees)
+    assert sum(first.values()) + sum(second.values()) == 3001 == bot.last_stats["simulations"]
+    assert first != second  # two searches on streams of their own, not one search twice
+    summed = {k: first.get(k, 0) + second.get(k, 0) for k in first.keys() | second.keys()}
+    assert summed[a] == max(summed.values())
+    assert bot.last_stats["nodes"] == sum(int(t.meta[K.USED]) for t in trees)
+    # A simulation budget is shared out, so the move depends on the seed alone.
+    again = agents.make("mcts", simulations=3001, threads=2, seed=5)
+    assert again.act(GO7, s) == a and again.last_stats == {**bot.last_stats, "seconds": again.last_stats["seconds"]}
+    # Both trees are kept for the next move: after the reply the first tree explored most.
+    links = trees[0].links
+    chosen = next(i for i in range(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT])
+                  if links[i, K.KEY] == a)
+    kids = np.arange(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT])
+    reply = int(links[kids[np.argmax(links[kids, K.VISITS])], K.KEY])
+    bot.act(GO7, GO7.apply(GO7.apply(s, a), reply))
+    assert bot.last_stats["reused"] > 0 and len(bot._memory[2]) == 2
+
+
+def test_one_thread_searches_as_before_threads_existed():
+    s = GO7.initial_state()
+    one = agents.make("mcts", simulations=1500, seed=9)
+    explicit = agents.make("mcts", simulations=1500, threads=1, seed=9)
+    moves = [one.act(GO7, s), explicit.act(GO7, s)]
+    assert moves[0] == moves[1]
+    assert one.last_stats["nodes"] == explicit.last_stats["nodes"]
 
 
 def test_never_passes_into_a_lost_count():
