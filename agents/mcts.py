@@ -122,7 +122,7 @@ class MCTSAgent(Agent):
         trees = self._reused_trees(game, state)
         reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
         if trees is None:
-            trees = [_Tree(min(_INITIAL_NODES, self.max_nodes)) for _ in range(self.threads)]
+            trees = [self._fresh_tree() for _ in range(self.threads)]
         done = self._search_trees(game, state, trees, start, policy)
         keys, visits, values = _root_children(trees)
         if self._chance(game):
@@ -163,7 +163,11 @@ class MCTSAgent(Agent):
         subtrees = [_subtree(game, mid, state, tree, action) for tree in trees]
         if all(t is None for t in subtrees):
             return None
-        return [t if t is not None else _Tree(min(_INITIAL_NODES, self.max_nodes)) for t in subtrees]
+        return [t if t is not None else self._fresh_tree() for t in subtrees]
+
+    def _fresh_tree(self):
+        """An empty tree at the initial size (it doubles as a search needs, up to ``max_nodes``)."""
+        return _Tree(min(_INITIAL_NODES, self.max_nodes))
 
     def _policy(self, game) -> int:
         """The playout policy's code for ``game`` (an index into its spec's ``playouts``)."""
