@@ -65,12 +65,18 @@ class MCTSAgent(Agent):
     stream, and play the move of most visits summed over them (root parallelisation, Chaslot,
     Winands and van den Herik 2008): a ``seconds`` budget buys each tree the whole time, so k
     cores run about k times the simulations; a ``simulations`` budget is shared (the total stays
-    ``simulations``, and the move is deterministic for a given seed). ``max_nodes`` is per tree.
+    ``simulations``, and the move is deterministic for a given seed). ``max_nodes`` is per tree;
+    ``manage_time`` (with ``seconds``): ``seconds`` becomes the average over a game, like a
+    clock of ``seconds`` per move: each move gets its share by the game's ``time_profile`` (Go:
+    more in the middle game), a search stops once its most visited move can no longer be
+    overtaken in the time left, and what a move does not use is banked for later ones; default
+    (None) on where the game's spec has a profile. ``last_stats["budget"]`` is the move's time.
     """
 
     def __init__(self, simulations=None, seconds=None, c=None, threshold: int = 5,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
-                 reuse: bool = True, priors: bool = True, threads: int = 1, seed=None):
+                 reuse: bool = True, priors: bool = True, threads: int = 1, manage_time=None,
+                 seed=None):
         super().__init__(seed=seed)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
@@ -94,15 +100,21 @@ class MCTSAgent(Agent):
             raise AgentError(f"priors={priors!r}: expected True or False")
         self.priors = bool(priors)
         self.threads = check_option("threads", threads, int, 1, 64)
+        if manage_time is not None and not isinstance(manage_time, (bool, np.bool_)):
+            raise AgentError(f"manage_time={manage_time!r}: expected True, False or None (the game's default)")
+        self.manage_time = None if manage_time is None else bool(manage_time)
         # Thread 0 draws from ``self.rng`` (one thread plays exactly as before threads existed);
         # thread k from a stream of its own, seeded by (seed, k).
         self._rngs = [self.rng] + [C.new_rng(None if self.seed is None else [self.seed, k])
                                    for k in range(1, self.threads)]
         self._memory = None  # (game, root state, trees, action played) of the last search
+        self._bank = 0.0     # seconds saved (or, below 0, overspent) so far this game
+        self._last_ply = -1
 
     def reset(self) -> None:
-        """A new game: forget the last search tree."""
+        """A new game: forget the last search tree and the time banked."""
         self._memory = None
+        self._bank, self._last_ply = 0.0, -1
 
     def warm_up(self, game):
         """A 16-simulation search with this agent's options: the same compiled code, any budget."""
@@ -112,18 +124,46 @@ class MCTSAgent(Agent):
 
     def _act(self, game, state) -> int:
         start = time.perf_counter()
+        budget = self._budget(game, state)
+        try:
+            return self._decide(game, state, start, budget)
+        finally:
+            if self._manages_time(game):
+                self._bank += self.seconds - (time.perf_counter() - start)
+
+    def _manages_time(self, game) -> bool:
+        """Whether ``seconds`` is a game's average rather than every move's time."""
+        if self.seconds is None:
+            return False
+        return bool(game.spec.time_profile) if self.manage_time is None else self.manage_time
+
+    def _budget(self, game, state):
+        """This move's seconds (None: no clock): ``seconds``, or under time management its share
+        by the game's profile plus an eighth of what is banked (a debt is paid back the same
+        way), kept within a quarter and four times ``seconds``."""
+        if not self._manages_time(game):
+            return self.seconds
+        ply = int(state[C.H_PLY])
+        if ply < self._last_ply:  # a position earlier than the last one: another game
+            self._bank = 0.0
+        self._last_ply = ply
+        weight = _profile_weight(game.spec.time_profile, ply / game.num_actions)
+        return float(np.clip(self.seconds * weight + self._bank / 8, self.seconds / 4, self.seconds * 4))
+
+    def _decide(self, game, state, start, budget) -> int:
         policy = self._policy(game)
         legal = game.legal_actions(state)
         if len(legal) == 1:
             self._memory = None
             self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
-                               "nodes": 0, "depth": 0, "value": float("nan")}
+                               "budget": budget, "nodes": 0, "depth": 0, "value": float("nan")}
             return int(legal[0])
         trees = self._reused_trees(game, state)
         reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
         if trees is None:
             trees = [self._fresh_tree() for _ in range(self.threads)]
-        done = self._search_trees(game, state, trees, start, policy)
+        deadline = None if budget is None else start + budget
+        done = self._search_trees(game, state, trees, deadline, policy)
         keys, visits, values = _root_children(trees)
         if self._chance(game):
             # Decision values are maxima over what the tree found (the study's backup), so the
@@ -141,6 +181,7 @@ class MCTSAgent(Agent):
             "simulations": done,
             "reused": reused,
             "seconds": time.perf_counter() - start,
+            "budget": budget,
             "nodes": sum(int(t.meta[K.USED]) for t in trees),
             "depth": max(int(t.meta[K.DEPTH]) for t in trees),
             "value": float(values[best]),
@@ -192,28 +233,29 @@ class MCTSAgent(Agent):
         """One player against chance: the patience study's decision and chance nodes."""
         return game.num_players == 1 and game.spec.chance_outcomes > 0
 
-    def _search_trees(self, game, state, trees, start, policy) -> int:
+    def _search_trees(self, game, state, trees, deadline, policy) -> int:
         """Search every tree, one per thread (the compiled search releases the GIL); return the
         simulations run in all. A simulation budget is shared out, a time budget is every tree's."""
+        early = self._manages_time(game)
         if len(trees) == 1:
-            return self._search(game, state, trees[0], start, policy, self.rng, self.simulations)
+            return self._search(game, state, trees[0], deadline, early, policy, self.rng, self.simulations)
         shares = [None] * len(trees)
         if self.simulations is not None:
             shares = [self.simulations // len(trees) + (k < self.simulations % len(trees))
                       for k in range(len(trees))]
         with ThreadPoolExecutor(len(trees)) as pool:
-            futures = [pool.submit(self._search, game, state, tree, start, policy, rng, share)
+            futures = [pool.submit(self._search, game, state, tree, deadline, early, policy, rng, share)
                        for tree, rng, share in zip(trees, self._rngs, shares)]
             return sum(f.result() for f in futures)
 
-    def _search(self, game, state, tree, start, policy, rng, simulations) -> int:
-        """Run simulations on one tree until the budget is spent; return how many ran."""
+    def _search(self, game, state, tree, deadline, early, policy, rng, simulations) -> int:
+        """Run simulations on one tree until the budget is spent (``early``: or until its most
+        visited root move cannot be overtaken in the time left); return how many ran."""
         p = game.kernel_params
         chance = int(self._chance(game))
         run = compiled(K, game.spec).run
         rave = self._rave(game)
         c = self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C)
-        deadline = None if self.seconds is None else start + self.seconds
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
         while done < limit:
@@ -233,8 +275,31 @@ class MCTSAgent(Agent):
                 # Size the next chunk to take about _CHUNK_SECONDS, and never overrun the deadline.
                 rate = ran / max(time.perf_counter() - t0, 1e-6)
                 left = deadline - time.perf_counter()
+                if early and _decided(tree, rate * left):
+                    break
                 chunk = int(max(1, min(rate * _CHUNK_SECONDS, rate * left)))
         return done
+
+
+def _profile_weight(profile, progress: float) -> float:
+    """A move's share of the average time at ``progress`` (plies / actions) by a game's
+    ``time_profile``: linear between its points, flat past the last; 1 without a profile."""
+    if not profile:
+        return 1.0
+    xs, ws = zip(*profile)
+    return float(np.interp(progress, xs, ws))
+
+
+def _decided(tree, remaining: float) -> bool:
+    """Whether the root's most visited child stays the most visited whatever ``remaining``
+    more simulations do (all of them to the runner-up): the move is known, the time is saved."""
+    links = tree.links
+    first, count = links[0, K.FIRST], links[0, K.COUNT]
+    if count < 2:
+        return False
+    visits = links[first:first + count, K.VISITS]
+    runner_up, best = np.partition(visits, count - 2)[count - 2:]
+    return best - runner_up > remaining
 
 
 def _root_children(trees):

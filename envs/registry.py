@@ -141,6 +141,10 @@ class GameSpec:
                                    # (iterative deepening; 0: depth 4, no clock)
     endgame: int = 0               # the ``limit`` alpha-beta on a clock passes to the ``solve`` hook
                                    # (Othello: empty squares); 0: no exact solving by default
+    time_profile: tuple = ()       # MCTS on a clock: ((progress, weight), ...), progress = plies
+                                   # played / num_actions from 0 ascending, weight = a move's share
+                                   # of the average time (linear in between, flat past the last
+                                   # point); empty: every move the same time, no early stop
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
     board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None
@@ -170,6 +174,7 @@ class GameSpec:
                 raise ParameterError(f"game {self.name!r}: preset {preset!r} sets unknown {sorted(unknown)}")
         if not self.playouts or self.playouts[0] != "random" or self.default_playout not in self.playouts:
             raise ParameterError(f"game {self.name!r}: playouts must start with 'random' and hold the default")
+        _check_time_profile(self.name, self.time_profile)
         object.__setattr__(self, "presets", MappingProxyType(dict(self.presets)))
 
     @property
@@ -190,6 +195,20 @@ class GameSpec:
                 fields[key] = fields[key].__name__
         fields["presets"] = dict(fields["presets"])
         return (_rebuild, (fields,))
+
+
+def _check_time_profile(name, profile) -> None:
+    """A time profile is (progress, weight) pairs, progress ascending from 0, weights positive."""
+    try:
+        points = [(float(x), float(w)) for x, w in profile]
+    except (TypeError, ValueError):
+        raise ParameterError(f"game {name!r}: time_profile={profile!r}: expected (progress, weight) pairs") from None
+    xs = [x for x, _ in points]
+    if points and (xs[0] != 0.0 or any(b <= a for a, b in zip(xs, xs[1:]))
+                   or not all(math.isfinite(x) for x in xs)
+                   or not all(math.isfinite(w) and w > 0 for _, w in points)):
+        raise ParameterError(f"game {name!r}: time_profile={profile!r}: progress must rise from 0 "
+                             "and weights be positive")
 
 
 def _rebuild(fields) -> GameSpec:

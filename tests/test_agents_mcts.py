@@ -145,6 +145,70 @@ def test_time_budget_is_respected():
     assert 0.2 <= bot.last_stats["seconds"] < 0.2 + 0.4
 
 
+GO9 = envs.make_game("go", size=9)
+
+
+def go_position(plies, seed=0):
+    """A 9x9 position after ``plies`` random placements."""
+    rng = np.random.default_rng(seed)
+    s = GO9.initial_state()
+    for _ in range(plies):
+        s = GO9.apply(s, int(rng.choice(GO9.legal_actions(s)[:-1])))
+    return s
+
+
+def test_go_clock_thinks_longest_in_the_middle_game():
+    # Go's spec has a time profile, so ``seconds`` is the average of a game: the opening's first
+    # moves and the endgame's get less than the middle game's.
+    bot = agents.make("mcts", seconds=0.05, seed=0)
+    budgets = {}
+    for ply in (0, 30, 76):
+        bot.act(GO9, go_position(ply))
+        budgets[ply] = bot.last_stats["budget"]
+    assert budgets[0] < 0.05 < budgets[30] and budgets[76] < budgets[30]
+    fixed = agents.make("mcts", seconds=0.05, manage_time=False, seed=0)
+    for ply in (0, 30):
+        fixed.act(GO9, go_position(ply))
+        assert fixed.last_stats["budget"] == 0.05
+
+
+def test_a_clock_banks_what_a_move_does_not_use_until_the_next_game():
+    game = envs.make_game("calculation")
+    s = single_move_deal(game)
+    bot = agents.make("mcts", seconds=0.1, manage_time=True, seed=0)
+    bot.act(game, s)  # the only move, played at once: its time is banked
+    assert bot.last_stats["simulations"] == 0 and bot.last_stats["seconds"] < 0.05
+    later = game.apply(s, int(game.legal_actions(s)[0]))
+    if not game.is_terminal(later):
+        bot.act(game, later)
+        assert bot.last_stats["budget"] > 0.1 + 0.05 / 8
+    bot.act(game, game.initial_state(seed=1))  # an earlier ply: a new game, nothing banked
+    assert bot.last_stats["budget"] == pytest.approx(0.1)
+
+
+def test_a_clock_stops_once_the_move_cannot_change():
+    # Black wins at once on i5 only (White threatens five too). With time management the search
+    # stops when the most visited move cannot be overtaken in the time left: about half-way,
+    # as nearly every simulation goes to the win.
+    s = board(GOMOKU, [
+        ".........",
+        ".........",
+        ".........",
+        "..oooo...",
+        "...oxxxx.",
+        ".........",
+        ".........",
+        "x........",
+        ".........",
+    ])
+    bot = agents.make("mcts", seconds=2.0, manage_time=True, seed=1)
+    assert GOMOKU.action_to_str(s, bot.act(GOMOKU, s)) == "i5"
+    assert bot.last_stats["budget"] == 2.0 and bot.last_stats["seconds"] < 1.6
+    plain = agents.make("mcts", seconds=0.3, manage_time=False, seed=1)
+    plain.act(GOMOKU, s)
+    assert plain.last_stats["seconds"] >= 0.3
+
+
 def test_node_limit_freezes_the_tree_but_keeps_searching():
     bot = agents.make("mcts", simulations=3000, threshold=1, max_nodes=1024, seed=0)
     bot.act(GOMOKU, GOMOKU.initial_state())
@@ -152,16 +216,21 @@ def test_node_limit_freezes_the_tree_but_keeps_searching():
     assert bot.last_stats["nodes"] <= 1024
 
 
-def test_single_legal_move_is_played_without_search():
-    # Calculation has one legal move only once the stock is out and one waste top fits.
-    game = envs.make_game("calculation")
+def single_move_deal(game):
+    """A Calculation position with one legal move (the stock is out and one waste top fits)."""
     rng = np.random.default_rng(0)
     for seed in range(500):
         s = game.initial_state(seed=seed)
         while not game.is_terminal(s) and len(game.legal_actions(s)) != 1:
             s = game.apply(s, int(rng.choice(game.legal_actions(s))))
         if not game.is_terminal(s):
-            break
+            return s
+    raise AssertionError("no deal of the first 500 reached a single legal move")
+
+
+def test_single_legal_move_is_played_without_search():
+    game = envs.make_game("calculation")
+    s = single_move_deal(game)
     legal = game.legal_actions(s)
     assert len(legal) == 1
     bot = agents.make("mcts", simulations=100, seed=0)
@@ -173,6 +242,7 @@ def test_single_legal_move_is_played_without_search():
     ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="), ({"rave": -1.0}, "rave="),
     ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="), ({"priors": 1}, "priors="),
     ({"threads": 0}, "threads="), ({"threads": 2.0}, "threads="), ({"threads": 65}, "threads="),
+    ({"manage_time": "yes"}, "manage_time="),
 ])
 def test_bad_options_raise_agent_error(options, message):
     with pytest.raises(AgentError, match=message):
