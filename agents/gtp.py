@@ -375,6 +375,10 @@ class _Session:
         self.clock = {"main": None, "byo_time": 0.0, "byo_stones": 0, "left": [None, None]}
         self.budget_option = next((o for o in ("seconds", "time") if hasattr(agent, o)), None)
         self.configured = getattr(agent, self.budget_option) if self.budget_option else None
+        # An agent's own time management (MCTS's ``manage_time``) may spend more than a move's
+        # share; under a GTP clock the clock's allocation replaces it, so no move overruns.
+        self.manages_time = hasattr(agent, "manage_time")
+        self.configured_management = getattr(agent, "manage_time", None)
 
     def _start(self, game):
         return game.initial_state() if self.start_text is None else game.from_text(self.start_text)
@@ -589,6 +593,8 @@ def _cmd_genmove(session, args):
         configured = session.configured
         setattr(session.agent, option, configured if budget is None
                 else budget if not configured else min(configured, budget))
+    if session.manages_time:
+        session.agent.manage_time = session.configured_management if budget is None else False
     try:
         action = session.agent.act(game, session.state)
     except ArbiterError:

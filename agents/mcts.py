@@ -144,7 +144,7 @@ class MCTSAgent(Agent):
         if not self._manages_time(game):
             return self.seconds
         ply = int(state[C.H_PLY])
-        if ply < self._last_ply:  # a position earlier than the last one: another game
+        if ply <= self._last_ply:  # not after the last position searched: another game
             self._bank = 0.0
         self._last_ply = ply
         weight = _profile_weight(game.spec.time_profile, ply / game.num_actions)

@@ -109,6 +109,12 @@ def test_time_settings_and_time_left_become_the_agents_move_budget():
     mcts = agents.make("mcts", simulations=20, seconds=0.5, seed=0)
     talk(mcts, ["time_settings 0 5 1", "genmove black"])
     assert mcts.seconds == 0.5  # the clock caps the agent's own budget, never raises it
+    mcts = agents.make("mcts", seconds=0.5, seed=0)  # Go: time management by default
+    talk(mcts, ["time_settings 0 0.3 1", "genmove black"])
+    assert mcts.last_stats["budget"] == pytest.approx(0.24)  # the clock's share, not the game phase's
+    mcts = agents.make("mcts", seconds=0.5, seed=0)
+    talk(mcts, ["genmove black"])  # no clock: the agent's own management (the opening's share)
+    assert mcts.manage_time is None and mcts.last_stats["budget"] == pytest.approx(0.5 * 0.6)
     ab = agents.make("alphabeta", depth=1, seed=0)
     talk(ab, ["time_settings 100 0 0", "time_left black 100 0", "genmove black"])
     assert ab.time == pytest.approx(0.8 * 100 / 25)  # 100 s over the 25 moves to come (50 legal // 2)
