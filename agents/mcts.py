@@ -53,7 +53,8 @@ class MCTSAgent(Agent):
     greedy agent, see docs/patience.md); the default (None) is the game's ``default_playout``;
     ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
     move, exploration constant ``c`` and expansion ``threshold`` (the study's 0.5 and 5; with
-    RAVE on, ``c`` defaults to ``RAVE_C``), and
+    RAVE on, ``c`` defaults to ``RAVE_C``; ``threshold`` defaults to the game's spec's
+    ``expansion_threshold``: Calculation expands a leaf at its first playout), and
     ``max_nodes``: the tree stops growing there (the search goes on with leaf playouts), which
     bounds memory at about 64 bytes per node; ``rave``: the RAVE equivalence parameter k of
     two-player games (0: plain UCT; see ``_mcts_kernel``), default (None) the game's spec's
@@ -73,7 +74,7 @@ class MCTSAgent(Agent):
     (None) on where the game's spec has a profile. ``last_stats["budget"]`` is the move's time.
     """
 
-    def __init__(self, simulations=None, seconds=None, c=None, threshold: int = 5,
+    def __init__(self, simulations=None, seconds=None, c=None, threshold=None,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
                  reuse: bool = True, priors: bool = True, threads: int = 1, manage_time=None,
                  seed=None):
@@ -85,7 +86,7 @@ class MCTSAgent(Agent):
         if self.seconds is not None and self.seconds <= 0:
             raise AgentError(f"seconds={seconds!r}: expected a positive number")
         self.c = None if c is None else check_option("c", c, float, 0.0)
-        self.threshold = check_option("threshold", threshold, int, 1)
+        self.threshold = None if threshold is None else check_option("threshold", threshold, int, 1)
         self.max_nodes = check_option("max_nodes", max_nodes, int, 1024)
         known = sorted({name for spec in envs.specs() for name in spec.playouts})
         if playout is not None and playout not in known:
@@ -256,6 +257,7 @@ class MCTSAgent(Agent):
         run = compiled(K, game.spec).run
         rave = self._rave(game)
         c = self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C)
+        threshold = game.spec.expansion_threshold if self.threshold is None else self.threshold
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
         while done < limit:
@@ -266,7 +268,7 @@ class MCTSAgent(Agent):
             want = min(chunk, limit - done)
             t0 = time.perf_counter()
             ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
-                      tree.links, tree.value, tree.amaf, tree.meta, want, c, self.threshold,
+                      tree.links, tree.value, tree.amaf, tree.meta, want, c, threshold,
                       int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), rng)
             done += ran
             if ran < want:

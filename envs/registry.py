@@ -137,6 +137,8 @@ class GameSpec:
     playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
     default_playout: str = "random"
     rave: float = 0.0              # MCTS's default RAVE equivalence parameter k (0: plain UCT)
+    expansion_threshold: int = 5   # MCTS's default ``threshold``: playouts a leaf gets before it is
+                                   # expanded (the patience study's 5)
     search_seconds: float = 0.0    # alpha-beta's clock per move when given neither depth nor time
                                    # (iterative deepening; 0: depth 4, no clock)
     endgame: int = 0               # the ``limit`` alpha-beta on a clock passes to the ``solve`` hook
@@ -175,6 +177,7 @@ class GameSpec:
         if not self.playouts or self.playouts[0] != "random" or self.default_playout not in self.playouts:
             raise ParameterError(f"game {self.name!r}: playouts must start with 'random' and hold the default")
         _check_time_profile(self.name, self.time_profile)
+        check_int(f"game {self.name!r}: expansion_threshold", self.expansion_threshold, 1, 10**6)
         object.__setattr__(self, "presets", MappingProxyType(dict(self.presets)))
 
     @property

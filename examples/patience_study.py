@@ -6,11 +6,13 @@
 
 Plays ``--deals`` deals at each playout budget (the same deals for every budget: deal ``i`` is
 ``initial_state(seed=seed + i)`` and the agent's seed is ``seed + i`` too) with the study's
-C = 0.5 and threshold 5, on a process pool, and prints the wins with a 95% Wilson interval, the
-mean cards on the foundations and the time per move. ``--playout`` is the game's default,
-``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent (``greedy``);
-``random`` gives the study's uniformly random playouts and ``foundation-first`` random ones that
-play a fitting card at once (docs/patience.md explains why the default is not the study's).
+C = 0.5, on a process pool, and prints the wins with a 95% Wilson interval, the mean cards on
+the foundations and the time per move. ``--playout`` and ``--threshold`` are the game's
+defaults, ``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent
+(``greedy``) and a leaf expanded at its first playout (1); ``--playout random --threshold 5``
+gives the study's uniformly random playouts and expansion threshold, and ``foundation-first``
+random playouts that play a fitting card at once (docs/patience.md explains why the defaults are
+not the study's).
 
 ``--records FILE`` writes one JSON line per finished deal as soon as it finishes; a killed run
 then loses only the deals in progress, and ``--resume`` with the same file and options reads the
@@ -110,7 +112,8 @@ def main(argv=None) -> int:
     parser.add_argument("--playouts", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--c", type=float, default=0.5)
-    parser.add_argument("--threshold", type=int, default=5)
+    parser.add_argument("--threshold", type=int, default=spec.expansion_threshold,
+                        help=f"expansion threshold (default: the game's, {spec.expansion_threshold}; the study's: 5)")
     parser.add_argument("--playout", choices=spec.playouts, default=spec.default_playout,
                         help=f"playout policy (default: the game's, {spec.default_playout!r})")
     parser.add_argument("--workers", type=int, default=2)

@@ -407,6 +407,19 @@ def test_priors_change_nothing_where_a_game_has_none(name, params):
         assert runs[0] == runs[1]
 
 
+@pytest.mark.parametrize("name, threshold", [("calculation", 1), ("gomoku", 5)])
+def test_the_expansion_threshold_defaults_to_the_games(name, threshold):
+    game = envs.make_game(name)
+    s = game.initial_state(seed=3)
+    default, explicit = (agents.make("mcts", simulations=400, seed=0, **options)
+                         for options in ({}, {"threshold": threshold}))
+    assert default.act(game, s) == explicit.act(game, s)
+    assert default.last_stats == {**explicit.last_stats, "seconds": default.last_stats["seconds"]}
+    other = agents.make("mcts", simulations=400, threshold=3 if threshold != 3 else 2, seed=0)
+    other.act(game, s)
+    assert other.last_stats["nodes"] != default.last_stats["nodes"]
+
+
 def test_rave_needs_two_players():
     calc = envs.make_game("calculation")
     agents.make("mcts", simulations=50, seed=0).act(calc, calc.initial_state(seed=1))  # default: off
