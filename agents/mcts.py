@@ -295,13 +295,18 @@ def _profile_weight(profile, progress: float) -> float:
 def _decided(tree, remaining: float) -> bool:
     """Whether the root's most visited child stays the most visited whatever ``remaining``
     more simulations do (all of them to the runner-up): the move is known, the time is saved."""
-    links = tree.links
-    first, count = links[0, K.FIRST], links[0, K.COUNT]
-    if count < 2:
+    visits = tree.links[_children(tree.links), K.VISITS]
+    if len(visits) < 2:
         return False
-    visits = links[first:first + count, K.VISITS]
-    runner_up, best = np.partition(visits, count - 2)[count - 2:]
+    runner_up, best = np.partition(visits, len(visits) - 2)[-2:]
     return best - runner_up > remaining
+
+
+def _children(links, node: int = 0) -> slice:
+    """The rows of ``node``'s children in a tree's arrays (the root's by default; empty while
+    the node is unexpanded)."""
+    first = links[node, K.FIRST]
+    return slice(first, first + links[node, K.COUNT])
 
 
 def _root_children(trees):
@@ -310,14 +315,14 @@ def _root_children(trees):
     order the trees first list them, visits summed and values averaged weighted by visits."""
     if len(trees) == 1:
         links, value = trees[0].links, trees[0].value
-        first, count = links[0, K.FIRST], links[0, K.COUNT]
-        return links[first:first + count, K.KEY], links[first:first + count, K.VISITS], value[first:first + count]
+        rows = _children(links)
+        return links[rows, K.KEY], links[rows, K.VISITS], value[rows]
     index: dict = {}
     keys, visits, weighted, plain = [], [], [], []
     for tree in trees:
         links, value = tree.links, tree.value
-        first = links[0, K.FIRST]
-        for i in range(first, first + links[0, K.COUNT]):
+        rows = _children(links)
+        for i in range(rows.start, rows.stop):
             key = int(links[i, K.KEY])
             j = index.setdefault(key, len(keys))
             if j == len(keys):
@@ -337,11 +342,12 @@ def _subtree(game, mid, state, tree, action):
     plies on from there (``action``, which led to ``mid``, then the reply that led to
     ``state``), as a tree of its own; None if the tree never expanded that far."""
     links = tree.links
-    first = links[0, K.FIRST]
-    chosen = next((i for i in range(first, first + links[0, K.COUNT]) if links[i, K.KEY] == action), -1)
+    root = _children(links)
+    chosen = next((i for i in range(root.start, root.stop) if links[i, K.KEY] == action), -1)
     if chosen < 0 or links[chosen, K.FIRST] < 0:
         return None
-    for node in range(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT]):
+    replies = _children(links, chosen)
+    for node in range(replies.start, replies.stop):
         if links[node, K.VISITS] > 0 and np.array_equal(game.apply(mid, int(links[node, K.KEY])), state):
             fresh = _Tree(links.shape[0])
             fresh.meta[K.USED] = K.extract(links, tree.value, tree.amaf, node, fresh.links, fresh.value, fresh.amaf)

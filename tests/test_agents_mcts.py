@@ -415,7 +415,7 @@ def test_the_expansion_threshold_defaults_to_the_games(name, threshold):
                          for options in ({}, {"threshold": threshold}))
     assert default.act(game, s) == explicit.act(game, s)
     assert default.last_stats == {**explicit.last_stats, "seconds": default.last_stats["seconds"]}
-    other = agents.make("mcts", simulations=400, threshold=3 if threshold != 3 else 2, seed=0)
+    other = agents.make("mcts", simulations=400, threshold=3, seed=0)
     other.act(game, s)
     assert other.last_stats["nodes"] != default.last_stats["nodes"]
 
