@@ -620,6 +620,60 @@ def test_light_playouts_refuse_self_atari_of_two_stones_or_more():
     assert "A5" not in choices and len(choices) > 15
 
 
+
+# White's E5 between Black's E6, D5 and F4: after Black's F5, White's only liberty is E4, and
+# extending there leaves two liberties that Black takes away one atari at a time down to the
+# lower left corner (a ladder), unless a White stone stands on the way.
+LADDER = (". . . . . . . . .", ". . . . . . . . .", ". . . . . . . . .", ". . . . x . . . .",
+          ". . . x o . . . .", ". . . . . x . . .", ". . . . . . . . .", ". . . . . . . . .",
+          ". . . . . . . . .")
+
+
+def _ladder(breaker=None):
+    """The LADDER position with Black to play (F5 starts the ladder), a White stone on
+    ``breaker`` if given."""
+    game = envs.make_game("go", size=9)
+    rows = [row.split() for row in LADDER]
+    if breaker:
+        rows[9 - int(breaker[1:])]["abcdefghj".index(breaker[0].lower())] = "o"
+    text = "\n".join(f"{9 - r} " + " ".join(row) for r, row in enumerate(rows))
+    return game, game.from_text(text + "\n  a b c d e f g h j\nto_move=x ply=20 passes=0 ko=-\n")
+
+
+@pytest.mark.parametrize("breaker, escapes", [
+    (None, False),   # the ladder runs to the corner
+    ("C2", True),    # a White stone on its path: the chain reaches three liberties
+    ("B3", True),
+    ("G2", False),   # a White stone off its path changes nothing
+])
+def test_ladder_reading(breaker, escapes):
+    game, before = _ladder(breaker)
+    state = play(game, before, "F5")
+    e4 = game.str_to_action(state, "E4")
+    kept = state.copy()
+    assert E.ladder_escapes(state, game.kernel_params, e4) == escapes
+    assert np.array_equal(state, kept)  # the reading plays on copies
+
+
+def test_light_playouts_do_not_run_into_a_ladder():
+    game, before = _ladder()
+    assert "E4" not in _light_choices(game, play(game, before, "F5"))
+    game, before = _ladder("C2")
+    assert _light_choices(game, play(game, before, "F5")) == {"E4"}
+
+
+def test_priors_start_ladders_that_work_and_refuse_to_run_in_them():
+    game, before = _ladder()
+    start = {move: v for move, (_, v) in _priors(game, before).items()}
+    assert max(start, key=start.get) == "F5"  # the atari that captures in the ladder
+    run = {move: v for move, (_, v) in _priors(game, play(game, before, "F5")).items()}
+    assert run["E4"] < 0.5
+    game, before = _ladder("C2")
+    start_broken = {move: v for move, (_, v) in _priors(game, before).items()}
+    assert start_broken["F5"] < start["F5"]
+    run = {move: v for move, (_, v) in _priors(game, play(game, before, "F5")).items() if move != "pass"}
+    assert max(run, key=run.get) == "E4"
+
 @pytest.mark.parametrize("policy", [0, E.LIGHT])
 def test_traced_playouts_record_the_game_they_play(policy):
     # RAVE learns from the trace: replaying it from the start must give the same game.

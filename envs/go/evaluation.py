@@ -298,13 +298,14 @@ def is_eye(s, p, a, colour):
 
 
 @njit(cache=True)
-def liberties_after(s, p, a, colour):
+def liberties_after(s, p, a, colour, most=2):
     """``(liberties, stones)`` of the group a ``colour`` stone on empty point ``a`` would make,
-    liberties counted up to 2 (0, 1 or "2 or more"): the empty neighbours, the points of enemy
-    chains it captures, and the other liberties of the own chains it joins."""
+    liberties counted up to ``most`` (2 or 3; the last count meaning that many or more): the
+    empty neighbours, the points of enemy chains it captures, and the other liberties of the own
+    chains it joins."""
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
-    first = -1
+    first = second = -1
     libs = 0
     stones = 1
     seen0 = seen1 = seen2 = -1
@@ -314,11 +315,14 @@ def liberties_after(s, p, a, colour):
             continue
         v = s[C.HEADER + t]
         if v == 0 or (v == 3 - colour and K._in_atari(s, p, s[x + K.HEAD * nn + t])):
-            if t != first:  # an empty neighbour, or a stone of a chain this move captures
+            if t != first and t != second:  # an empty neighbour, or a stone this move captures
+                libs += 1
+                if libs == most:
+                    return libs, stones
                 if first < 0:
-                    first, libs = t, 1
+                    first = t
                 else:
-                    return 2, stones
+                    second = t
             continue
         if v != colour:
             continue
@@ -338,16 +342,164 @@ def liberties_after(s, p, a, colour):
         while True:  # the chain's liberties other than a
             for e in range(4):
                 u = p[K.P_NBR + 4 * q + e]
-                if u >= 0 and u != a and u != first and s[C.HEADER + u] == 0:
+                if u >= 0 and u != a and u != first and u != second and s[C.HEADER + u] == 0:
+                    libs += 1
+                    if libs == most:
+                        return libs, stones
                     if first < 0:
-                        first, libs = u, 1
+                        first = u
                     else:
-                        return 2, stones
+                        second = u
             q = s[x + K.NEXT * nn + q]
             if q == k:
                 break
     return libs, stones
 
+
+# -- ladders ---------------------------------------------------------------------------------------
+# Extending a chain out of atari to two liberties only helps if the enemy cannot keep it in atari
+# until it dies: a ladder. Playouts miss it (the attacker's next atari is one random move among
+# many), so without a reading they score the extension as saved and the chain as alive, and the
+# search, trusting them, runs the chain across the board. The reading below is the one Go
+# programs make at this point (GNU Go, Pachi, Michi): the attacker ataris on either liberty,
+# the defender extends or takes an attacking chain left in atari, until the chain has three
+# liberties (escaped) or one it cannot get out of (captured).
+_LADDER_PLIES = 300  # stones a reading may play (replays included); past it the chain escapes
+_LADDER_DEPTH = 32   # attacker moves deep a ladder may run before it counts as escaped
+
+
+@njit(cache=True)
+def _liberties(s, p, h, out):
+    """The distinct liberties of chain ``h`` (a head), up to 3: their count (3 meaning three or
+    more), the first two written to ``out``."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    libs = 0
+    q = h
+    while True:
+        for e in range(4):
+            u = p[K.P_NBR + 4 * q + e]
+            if u >= 0 and s[C.HEADER + u] == 0 and (libs == 0 or u != out[0]) and (libs < 2 or u != out[1]):
+                if libs == 2:
+                    return 3
+                out[libs] = u
+                libs += 1
+        q = s[x + K.NEXT * nn + q]
+        if q == h:
+            return libs
+
+
+@njit(cache=True)
+def _counter_capture(s, p, h):
+    """Whether a chain of the enemy of chain ``h`` next to it is in atari (the defender of a
+    ladder takes it and gets out)."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    colour = s[C.HEADER + h]
+    q = h
+    while True:
+        for e in range(4):
+            u = p[K.P_NBR + 4 * q + e]
+            if u >= 0 and s[C.HEADER + u] == 3 - colour and K._in_atari(s, p, s[x + K.HEAD * nn + u]):
+                return True
+        q = s[x + K.NEXT * nn + q]
+        if q == h:
+            return False
+
+
+@njit(cache=True)
+def ladder_escapes(s, p, a):
+    """Whether the side to move, playing on empty point ``a`` next to its chain in atari (its
+    liberty), saves the chain from a ladder: the chain then has three liberties or more, or two
+    and every sequence of enemy ataris fails (the section's comment). ``s`` is left as it is.
+    Readings past ``_LADDER_PLIES`` stones or ``_LADDER_DEPTH`` ataris count as escapes.
+
+    Depth-first over the attacker's two ataris at each depth (the defender's reply is forced);
+    one atari that captures decides the reading. Stones go down with the kernel's ``_place``
+    on copies of the board and chain records only (no history, hash or ko: a ladder does not
+    repeat), and ``base`` holds the position at the current depth, so an atari that fails at
+    once costs two stones and only a return to a shallower depth replays the sequence."""
+    size, d = K.fields(p), _LADDER_DEPTH  # the board and chain records: what ``_place`` reads
+    room = size + K.O_BOARD + 1            # ``_place`` also updates the board hash after them
+    scratch = np.empty(2 * room + 5 * d + 3, dtype=np.int64)  # one allocation: a read is hot
+    work, base = scratch[:room], scratch[room:2 * room]
+    seq = scratch[2 * room:2 * room + 2 * d + 1]            # a, then (atari, extension) per depth
+    opts = scratch[2 * room + 2 * d + 1:2 * room + 4 * d + 1].reshape((d, 2))  # the two ataris
+    tried = scratch[2 * room + 4 * d + 1:2 * room + 5 * d + 1]  # how many of them were read
+    libs = scratch[2 * room + 5 * d + 1:]
+    tried[0] = 0
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    colour = s[C.H_PLAYER] + 1
+    work[:size] = s[:size]
+    K._place(work, p, a, colour)
+    if work[C.HEADER + a] == 0:
+        return False  # a suicide
+    count = _liberties(work, p, work[x + K.HEAD * nn + a], libs)
+    if count != 2:
+        return count > 2
+    base[:size] = work[:size]
+    seq[0] = a
+    opts[0, 0], opts[0, 1] = libs[0], libs[1]
+    depth = have = 0  # ``base`` holds the position at depth ``have``
+    plies = 1
+    while True:
+        if tried[depth] == 2:  # both ataris at this depth fail: so did the atari that led here
+            if depth == 0:
+                return True
+            depth -= 1
+            tried[depth] += 1
+            continue
+        if plies > _LADDER_PLIES:
+            return True
+        if have != depth:
+            base[:size] = s[:size]
+            for i in range(2 * depth + 1):
+                K._place(base, p, seq[i], colour if i % 2 == 0 else 3 - colour)
+            plies += 2 * depth + 1
+            have = depth
+        work[:size] = base[:size]
+        atari = opts[depth, tried[depth]]
+        plies += 2
+        K._place(work, p, atari, 3 - colour)
+        h = work[x + K.HEAD * nn + a]
+        if work[C.HEADER + atari] == 0 or not K._in_atari(work, p, h) or _counter_capture(work, p, h):
+            tried[depth] += 1  # a suicide, no atari, or one the defender answers by a capture
+            continue
+        run = _atari_point(work, p, h)
+        K._place(work, p, run, colour)
+        if work[C.HEADER + a] == 0:
+            return False  # running was a suicide
+        count = _liberties(work, p, work[x + K.HEAD * nn + a], libs)
+        if count < 2:
+            return False
+        if count > 2 or depth + 1 == _LADDER_DEPTH:
+            tried[depth] += 1
+            continue
+        seq[2 * depth + 1], seq[2 * depth + 2] = atari, run
+        depth += 1
+        opts[depth, 0], opts[depth, 1] = libs[0], libs[1]
+        tried[depth] = 0
+        base[:size] = work[:size]
+        have = depth
+
+
+@njit(cache=True)
+def _ladder_captures(s, p, a, t):
+    """Whether the side to move, playing on ``a`` and so putting the enemy chain of stone ``t``
+    (two liberties, ``a`` one of them) in atari, captures it: the chain can neither take an
+    attacking chain in atari nor run out of the ladder (``ladder_escapes``)."""
+    nn = p[K.P_SIZE] * p[K.P_SIZE]
+    x = C.HEADER + nn
+    work = s.copy()
+    K._play(work, p, a)
+    if work[C.H_STATUS] != C.ONGOING or work[C.HEADER + t] == 0:
+        return False
+    h = work[x + K.HEAD * nn + t]
+    if not K._in_atari(work, p, h) or _counter_capture(work, p, h):
+        return False
+    run = _atari_point(work, p, h)
+    return not K._allowed(work, p, run) or not ladder_escapes(work, p, run)
 
 @njit(cache=True, inline="always")
 def _acceptable(s, p, a, colour):
@@ -375,7 +527,7 @@ def _answers(s, p, cands):
 
     Capture the chain of the last stone if it is in atari; for each own chain next to it that
     the move put in atari, capture an enemy chain in atari around it, or extend on its liberty
-    when that leaves the group two liberties or more.
+    when that leaves the group two liberties or more and out of a ladder (``ladder_escapes``).
     """
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
@@ -406,7 +558,8 @@ def _answers(s, p, cands):
             if q == k:
                 break
         escape = _atari_point(s, p, k)
-        if liberties_after(s, p, escape, colour)[0] >= 2:
+        libs = liberties_after(s, p, escape, colour, 3)[0]
+        if libs == 3 or (libs == 2 and ladder_escapes(s, p, escape)):
             n = _add(cands, n, escape)
     return n
 
@@ -530,8 +683,10 @@ PRIOR_EYE = 200.0        # losses: filling an own true eye (never, unless nothin
 PRIOR_CAPTURE = 30.0     # wins: capturing a chain
 PRIOR_ANSWER = 20.0      # wins: the light playout's answers to the last move (capture it, save
                          # the chain it put in atari)
-PRIOR_ESCAPE = 20.0      # wins: saving an own chain in atari (to two liberties or more)
+PRIOR_ESCAPE = 20.0      # wins: saving an own chain in atari (to two liberties or more and
+                         # out of a ladder; extending into a ladder counts as a self-atari)
 PRIOR_SELF_ATARI = 40.0  # losses: putting a group of two stones or more into atari
+PRIOR_LADDER = 30.0      # wins: an atari on a two-liberty chain that captures it in a ladder
 PRIOR_NEAR = 10.0        # wins: one of the eight points around the last move
 PRIOR_SHAPE = 15.0       # wins: a ``PATTERNS`` shape
 PRIOR_EDGE = (20.0, 10.0)  # losses: a first- or second-line move with no stone two points around
@@ -562,6 +717,7 @@ def priors(s, p, moves, n, out):
     last = s[C.H_LAST]
     on_board = 0 <= last < nn and s[C.HEADER + last] == 3 - colour
     cands = np.empty(nn, dtype=np.int64)
+    pair = np.empty(2, dtype=np.int64)
     m = _answers(s, p, cands)
     for i in range(n):
         a = moves[i]
@@ -575,6 +731,7 @@ def priors(s, p, moves, n, out):
         else:
             captured = 0
             escape = False
+            chased = -1  # an enemy chain of two liberties the move puts in atari
             for d in range(4):
                 t = p[K.P_NBR + 4 * a + d]
                 if t < 0 or s[C.HEADER + t] == 0:
@@ -585,15 +742,23 @@ def priors(s, p, moves, n, out):
                         escape = True
                     else:
                         captured += 1
-            libs, stones = liberties_after(s, p, a, colour)
+                elif s[C.HEADER + t] != colour and _liberties(s, p, h, pair) == 2:
+                    chased = t
+            libs, stones = liberties_after(s, p, a, colour, 3)
             if captured > 0:
                 visits += PRIOR_CAPTURE
                 wins += PRIOR_CAPTURE
             elif libs < 2 and stones >= _SELF_ATARI_SIZE:
                 visits += PRIOR_SELF_ATARI
+            elif chased >= 0 and libs >= 2 and _ladder_captures(s, p, a, chased):
+                visits += PRIOR_LADDER
+                wins += PRIOR_LADDER
             if escape and libs >= 2:
-                visits += PRIOR_ESCAPE
-                wins += PRIOR_ESCAPE
+                if libs == 3 or ladder_escapes(s, p, a):
+                    visits += PRIOR_ESCAPE
+                    wins += PRIOR_ESCAPE
+                else:
+                    visits += PRIOR_SELF_ATARI
             for j in range(m):
                 if cands[j] == a:
                     visits += PRIOR_ANSWER
