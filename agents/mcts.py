@@ -35,10 +35,12 @@ from .base import Agent, AgentError, check_option, register
 
 DEFAULT_SIMULATIONS = 1000
 DEFAULT_C = 0.5
-# With RAVE the AMAF values already spread the search over the plausible moves, and UCB's
-# exploration at the study's 0.5 wastes it: on Go 9x9 at 3000 simulations per move RAVE with
-# c = 0.5 scored 6/12 against plain UCT, with c = 0.1 and c = 0.25 7/7 each.
-RAVE_C = 0.25
+# With RAVE (and priors) the AMAF values already spread the search over the plausible moves,
+# and UCB's exploration term only widens it, as MoGo found (it searched with none): on Go 9x9
+# at 2 s per move the tree reached 5 plies deep with c = 0.25 and 15-19 with c = 0, and against
+# GNU Go level 1 c = 0 won 27 of 32 games where c = 0.25 had won 22 of the same openings
+# (docs/strength.md). An unvisited move with no AMAF value is still tried first (``_select``).
+RAVE_C = 0.0
 _INITIAL_NODES = 1 << 15
 _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
 
