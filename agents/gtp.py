@@ -20,8 +20,10 @@ the agent cannot explain raises ``GTPSyncError`` instead of letting the boards d
 
 Moves are written in the game's own notation, which is GTP's for Go (``C3``, columns skip I)
 and GRhino's for Othello (``d3``, rows top to bottom). Every engine failure — it dies, answers
-garbage or an illegal move, resigns, or exceeds ``move_time`` — raises a ``GTPEngineError``
-(an ``AgentError``), so a tournament can forfeit the game instead of hanging.
+garbage or an illegal move, or exceeds ``move_time`` — raises a ``GTPEngineError`` (an
+``AgentError``), so a tournament can forfeit the game instead of hanging. A resignation raises
+``GTPResigned``, both a ``GTPEngineError`` and an ``agents.Resign``: the game is the engine's
+loss by resignation, not a forfeit.
 
 Server — ``serve(game, agent, infile, outfile)`` speaks GTP version 2 on two text streams;
 ``main(argv)`` is the command line behind ``arbiter gtp --game go --size 9 --agent
@@ -66,7 +68,7 @@ import numpy as np
 import envs
 from envs.core import ArbiterError
 
-from .base import Agent, AgentError, check_option, register
+from .base import Agent, AgentError, Resign, check_option, register
 
 COLOURS = ("black", "white")
 
@@ -77,6 +79,12 @@ class GTPEngineError(AgentError):
 
 class GTPTimeout(GTPEngineError):
     """The external engine did not answer within its time limit."""
+
+
+class GTPResigned(GTPEngineError, Resign):
+    """The external engine answered ``genmove`` with ``resign``: a result, not a fault, so
+    ``tournaments.play_game`` scores the game as the engine's loss by resignation (reason
+    ``"resign"``), as it does for any agent that raises ``Resign``."""
 
 
 class GTPSyncError(AgentError):
@@ -231,7 +239,7 @@ class GTPAgent(Agent):
         self._engine.ask(f"time_left {COLOURS[seat]} {self._clock_seconds()} 1")
         reply = self._engine.send(f"genmove {COLOURS[seat]}", timeout=self.move_time).lower()
         if reply == "resign":
-            raise GTPEngineError(f"GTP engine {self.command[0]} resigned as {COLOURS[seat]}")
+            raise GTPResigned(f"GTP engine {self.command[0]} resigned as {COLOURS[seat]}")
         try:
             action = game.str_to_action(state, reply)
         except ArbiterError as exc:

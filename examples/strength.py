@@ -279,7 +279,8 @@ def outcome(row: Row, record: dict) -> float:
 
 
 def resigned(record: dict) -> bool:
-    """A resignation: ``agents.Resign``, or a GTP engine's "resign" (reported as its error)."""
+    """A resignation: reason ``"resign"`` (``agents.Resign``, a GTP engine's ``resign`` too), or
+    in records written before GTP resignations were results, a forfeit whose error says so."""
     return record["reason"] == "resign" or (record["reason"] != "normal" and "resigned" in record["detail"])
 
 

@@ -213,6 +213,20 @@ def test_engine_answering_an_illegal_move_raises_a_clean_error():
         bot.act(game, game.initial_state())
 
 
+def test_engine_resignation_is_a_result_not_a_forfeit():
+    from tournaments.play import play_game
+
+    script = "import sys\nfor line in sys.stdin:\n    print('= resign' if 'genmove' in line else '='); print(); sys.stdout.flush()\n"
+    bot = agents.make("gtp", command=_fake_engine(script))
+    game = envs.make_game("go", size=5)
+    try:
+        outcome = play_game(game, [agents.make("random", seed=0), bot])
+    finally:
+        bot.close()
+    assert outcome.reason == "resign" and "resigned as white" in outcome.detail
+    assert list(outcome.returns) == [1.0, -1.0]
+
+
 def test_engine_that_hangs_times_out():
     script = ("import sys, time\nfor line in sys.stdin:\n    if 'genmove' in line: time.sleep(60)\n"
               "    print('='); print(); sys.stdout.flush()\n")
