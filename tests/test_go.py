@@ -671,8 +671,8 @@ def test_priors_start_ladders_that_work_and_refuse_to_run_in_them():
     game, before = _ladder("C2")
     start_broken = {move: v for move, (_, v) in _priors(game, before).items()}
     assert start_broken["F5"] < start["F5"]
-    run = {move: v for move, (_, v) in _priors(game, play(game, before, "F5")).items() if move != "pass"}
-    assert max(run, key=run.get) == "E4"
+    run = _priors(game, play(game, before, "F5"))
+    assert max((move for move in run if move != "pass"), key=lambda move: run[move][1]) == "E4"
 
 @pytest.mark.parametrize("policy", [0, E.LIGHT])
 def test_traced_playouts_record_the_game_they_play(policy):

@@ -1,7 +1,7 @@
 """Go evaluation (area, territory by influence, liberties and eyes), the greedy tactical score,
-MCTS's playout policies (light: true eyes kept, the last move's ataris answered; pattern, the
-default: light plus MoGo's 3x3 shapes around the last move; see the section below) and its prior
-knowledge for new tree nodes, any board size.
+MCTS's playout policies (light: true eyes kept, the last move's ataris answered, ladders read;
+pattern, the default: light plus MoGo's 3x3 shapes around the last move; see the section below)
+and its prior knowledge for new tree nodes, any board size.
 
 The static value (``evaluate``, alpha-beta's and minimax's leaf value) is an area count as
 Tromp-Taylor scoring would give it now (stones plus empty regions that touch one colour only, with
@@ -379,7 +379,9 @@ def _liberties(s, p, h, out):
     while True:
         for e in range(4):
             u = p[K.P_NBR + 4 * q + e]
-            if u >= 0 and s[C.HEADER + u] == 0 and (libs == 0 or u != out[0]) and (libs < 2 or u != out[1]):
+            if u < 0 or s[C.HEADER + u] != 0:
+                continue
+            if (libs == 0 or u != out[0]) and (libs < 2 or u != out[1]):  # not counted yet
                 if libs == 2:
                     return 3
                 out[libs] = u
@@ -400,8 +402,9 @@ def _counter_capture(s, p, h):
     while True:
         for e in range(4):
             u = p[K.P_NBR + 4 * q + e]
-            if u >= 0 and s[C.HEADER + u] == 3 - colour and K._in_atari(s, p, s[x + K.HEAD * nn + u]):
-                return True
+            if u >= 0 and s[C.HEADER + u] == 3 - colour:
+                if K._in_atari(s, p, s[x + K.HEAD * nn + u]):
+                    return True
         q = s[x + K.NEXT * nn + q]
         if q == h:
             return False
@@ -463,7 +466,8 @@ def ladder_escapes(s, p, a):
         plies += 2
         K._place(work, p, atari, 3 - colour)
         h = work[x + K.HEAD * nn + a]
-        if work[C.HEADER + atari] == 0 or not K._in_atari(work, p, h) or _counter_capture(work, p, h):
+        fails = work[C.HEADER + atari] == 0 or not K._in_atari(work, p, h)
+        if fails or _counter_capture(work, p, h):
             tried[depth] += 1  # a suicide, no atari, or one the defender answers by a capture
             continue
         run = _atari_point(work, p, h)
