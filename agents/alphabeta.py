@@ -377,7 +377,8 @@ class AlphaBetaAgent(SearchAgent):
                                      else 0.0, out)
             if status == SOLVED and (out[0] >= 0 or deadline == 0.0 or time.perf_counter() >= deadline):
                 self.last_stats = {"nodes": int(out[2]), "depth": 0, "seconds": time.perf_counter() - start,
-                                   "score": int(out[0]) * (E.WIN_BOUND + 1), "solved": True}
+                                   "budget": seconds, "score": int(out[0]) * (E.WIN_BOUND + 1),
+                                   "solved": True}
                 return int(out[1])
         search_root = code.search_root
         states, moves, keys = self._stack(game, max_depth)
@@ -400,5 +401,5 @@ class AlphaBetaAgent(SearchAgent):
             if abs(score) > E.WIN_BOUND:
                 break  # a forced result: deeper search cannot change it
         self.last_stats = {"nodes": nodes, "depth": reached, "seconds": time.perf_counter() - start,
-                           "score": score}
+                           "budget": seconds, "score": score}
         return best

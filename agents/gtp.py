@@ -388,6 +388,14 @@ class _Session:
         self.manages_time = hasattr(agent, "manage_time")
         self.configured_management = getattr(agent, "manage_time", None)
 
+    def restore(self) -> None:
+        """Give the agent back the budget and time management it came with (``genmove`` sets
+        them from the clock)."""
+        if self.budget_option is not None:
+            setattr(self.agent, self.budget_option, self.configured)
+        if self.manages_time:
+            self.agent.manage_time = self.configured_management
+
     def _start(self, game):
         return game.initial_state() if self.start_text is None else game.from_text(self.start_text)
 
@@ -788,10 +796,20 @@ def serve(game, agent, infile=None, outfile=None) -> None:
 
     ``game`` sets the game and its rules (``boardsize`` and ``komi`` change only those
     parameters); ``agent`` answers ``genmove``. Both streams are text; defaults stdin/stdout.
+    A GTP clock sets the agent's time budget move by move; when the session ends the agent
+    gets its own budget back, so it can serve again or play elsewhere as it was configured.
     """
     infile = sys.stdin if infile is None else infile
     outfile = sys.stdout if outfile is None else outfile
     session = _Session(game, agent)
+    try:
+        _answer(session, infile, outfile)
+    finally:
+        session.restore()
+
+
+def _answer(session, infile, outfile) -> None:
+    """``serve``'s command loop."""
     for line in infile:
         words = line.split("#", 1)[0].replace("\t", " ").split()
         if not words:

@@ -102,22 +102,27 @@ def test_final_score_and_final_status_list_under_area_scoring():
 def test_time_settings_and_time_left_become_the_agents_move_budget():
     mcts = agents.make("mcts", simulations=20, seed=0)
     replies = talk(mcts, ["time_settings 0 5 1", "genmove black"])
-    assert replies[0] == (True, "") and mcts.seconds == pytest.approx(4.0)  # byo-yomi 5 s, 20% margin
+    assert replies[0] == (True, "")
+    assert mcts.last_stats["budget"] == pytest.approx(4.0)  # byo-yomi 5 s, 20% margin
+    assert mcts.seconds is None and mcts.manage_time is None  # the session over, its own budget again
     mcts = agents.make("mcts", simulations=20, seed=0)
     replies = talk(mcts, ["time_settings 300 0 0", "time_left white 2 1", "genmove white"])
-    assert all(ok for ok, _ in replies) and mcts.seconds == pytest.approx(1.6)
+    assert all(ok for ok, _ in replies) and mcts.last_stats["budget"] == pytest.approx(1.6)
     mcts = agents.make("mcts", simulations=20, seconds=0.5, seed=0)
     talk(mcts, ["time_settings 0 5 1", "genmove black"])
-    assert mcts.seconds == 0.5  # the clock caps the agent's own budget, never raises it
+    assert mcts.last_stats["budget"] == 0.5  # the clock caps the agent's own budget, never raises it
     mcts = agents.make("mcts", seconds=0.5, seed=0)  # Go: time management by default
     talk(mcts, ["time_settings 0 0.3 1", "genmove black"])
     assert mcts.last_stats["budget"] == pytest.approx(0.24)  # the clock's share, not the game phase's
+    assert mcts.seconds == 0.5 and mcts.manage_time is None
     mcts = agents.make("mcts", seconds=0.5, seed=0)
     talk(mcts, ["genmove black"])  # no clock: the agent's own management (the opening's share)
     assert mcts.manage_time is None and mcts.last_stats["budget"] == pytest.approx(0.5 * 0.6)
     ab = agents.make("alphabeta", depth=1, seed=0)
     talk(ab, ["time_settings 100 0 0", "time_left black 100 0", "genmove black"])
-    assert ab.time == pytest.approx(0.8 * 100 / 25)  # 100 s over the 25 moves to come (50 legal // 2)
+    # 100 s over the 25 moves to come (50 legal // 2)
+    assert ab.last_stats["budget"] == pytest.approx(0.8 * 100 / 25)
+    assert ab.time == 0  # its own budget (depth 1) again
     replies = talk(agents.make("random", seed=0), ["time_settings 60 x 0", "time_left purple 5 0",
                                                     "time_left black 5", "time_settings 60 0 0",
                                                     "time_left black 5 0", "genmove black"])
