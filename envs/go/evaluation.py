@@ -415,13 +415,19 @@ def ladder_escapes(s, p, a):
     """Whether the side to move, playing on empty point ``a`` next to its chain in atari (its
     liberty), saves the chain from a ladder: the chain then has three liberties or more, or two
     and every sequence of enemy ataris fails (the section's comment). ``s`` is left as it is.
-    Readings past ``_LADDER_PLIES`` stones or ``_LADDER_DEPTH`` ataris count as escapes.
+    Readings past ``_LADDER_PLIES`` stones or ``_LADDER_DEPTH`` ataris count as escapes. Most
+    calls end at the liberty count (``liberties_after``: three, or fewer than two) and copy
+    nothing.
 
     Depth-first over the attacker's two ataris at each depth (the defender's reply is forced);
     one atari that captures decides the reading. Stones go down with the kernel's ``_place``
     on copies of the board and chain records only (no history, hash or ko: a ladder does not
     repeat), and ``base`` holds the position at the current depth, so an atari that fails at
     once costs two stones and only a return to a shallower depth replays the sequence."""
+    colour = s[C.H_PLAYER] + 1
+    count = liberties_after(s, p, a, colour, 3)[0]
+    if count != 2:
+        return count == 3
     size, d = K.fields(p), _LADDER_DEPTH  # the board and chain records: what ``_place`` reads
     room = size + K.O_BOARD + 1            # ``_place`` also updates the board hash after them
     scratch = np.empty(2 * room + 5 * d + 3, dtype=np.int64)  # one allocation: a read is hot
@@ -433,14 +439,9 @@ def ladder_escapes(s, p, a):
     tried[0] = 0
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
-    colour = s[C.H_PLAYER] + 1
     work[:size] = s[:size]
     K._place(work, p, a, colour)
-    if work[C.HEADER + a] == 0:
-        return False  # a suicide
-    count = _liberties(work, p, work[x + K.HEAD * nn + a], libs)
-    if count != 2:
-        return count > 2
+    _liberties(work, p, work[x + K.HEAD * nn + a], libs)  # the two, into the first atari options
     base[:size] = work[:size]
     seq[0] = a
     opts[0, 0], opts[0, 1] = libs[0], libs[1]
@@ -505,6 +506,7 @@ def _ladder_captures(s, p, a, t):
     run = _atari_point(work, p, h)
     return not K._allowed(work, p, run) or not ladder_escapes(work, p, run)
 
+
 @njit(cache=True, inline="always")
 def _acceptable(s, p, a, colour):
     """A random playout move the light policy allows: legal, not filling a true own eye, and not
@@ -562,8 +564,7 @@ def _answers(s, p, cands):
             if q == k:
                 break
         escape = _atari_point(s, p, k)
-        libs = liberties_after(s, p, escape, colour, 3)[0]
-        if libs == 3 or (libs == 2 and ladder_escapes(s, p, escape)):
+        if ladder_escapes(s, p, escape):
             n = _add(cands, n, escape)
     return n
 
@@ -748,7 +749,7 @@ def priors(s, p, moves, n, out):
                         captured += 1
                 elif s[C.HEADER + t] != colour and _liberties(s, p, h, pair) == 2:
                     chased = t
-            libs, stones = liberties_after(s, p, a, colour, 3)
+            libs, stones = liberties_after(s, p, a, colour)
             if captured > 0:
                 visits += PRIOR_CAPTURE
                 wins += PRIOR_CAPTURE
@@ -758,7 +759,7 @@ def priors(s, p, moves, n, out):
                 visits += PRIOR_LADDER
                 wins += PRIOR_LADDER
             if escape and libs >= 2:
-                if libs == 3 or ladder_escapes(s, p, a):
+                if ladder_escapes(s, p, a):
                     visits += PRIOR_ESCAPE
                     wins += PRIOR_ESCAPE
                 else:
