@@ -205,6 +205,19 @@ def advance(s, p, a, legal):
     return G.legal_actions(s, p, legal)
 
 
+# ``State``'s buffer: ``[len(s), len(p), s..., p..., legal...]`` in one int64 array, so a move is
+# a call of two arguments (numba type-checks every argument of every call from Python).
+PACKED_HEADER = 2
+
+
+@per_game
+def advance_packed(buf, a):
+    """``advance`` on the state, parameters and legal list packed in ``buf`` (``State``)."""
+    ls, lp = buf[0], buf[1]
+    start = PACKED_HEADER + ls
+    return advance(buf[PACKED_HEADER:start], buf[start:start + lp], a, buf[start + lp:])
+
+
 @per_game
 def list_legal(s, p, legal):
     """The legal actions of a validated ``s`` into ``legal``; how many (0 once the game is over)."""

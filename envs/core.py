@@ -184,7 +184,7 @@ class Game:
         move (OpenSpiel's name and shape; see ``envs/state.py``)."""
         from .state import State
 
-        return State(self, self.initial_state(seed=seed))
+        return State._own(self, self.initial_state(seed=seed))
 
     def check_state(self, state) -> np.ndarray:
         """Return ``state`` if it is a state of this game, else raise ``StateError`` saying what is
