@@ -39,7 +39,8 @@ HOOKS = {
     "legal_actions": "kernel",   # legal_actions(s, p, out) -> n: legal ids ascending into out[:n]
     "is_legal": "kernel",        # is_legal(s, p, a) -> bool, for a in range(num_actions)
     "apply": "kernel",           # apply(s, p, a): play legal action a in place
-    "encode": "kernel",          # encode(s, p, seat, legal, n_legal, out): observation, flat float32
+    "encode": "kernel",          # encode(s, p, seat, legal, n_legal, out): observation, flat float32,
+                                 # every cell of ``out`` written (it may hold anything before)
     "random_playout": "kernel",  # random_playout(s, p, rng, moves): finish s with uniform legal moves
     "determinise": "kernel",     # determinise(s, p, rng): redraw what the mover cannot see
     "reveals": "kernel",         # reveals(s, p, a) -> bool: playing a turns up a hidden card

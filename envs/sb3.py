@@ -90,7 +90,7 @@ class ArbiterSB3VecEnv(VecEnv):
         obs, _ = self.vec.reset(seed=seed)
         self._reset_seeds()
         self._reset_options()
-        return self._convert(obs)
+        return self._convert(obs, copy=False)  # the vector env hands its arrays out
 
     def step_async(self, actions) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
@@ -108,7 +108,7 @@ class ArbiterSB3VecEnv(VecEnv):
             infos[i]["terminal_observation"] = self._convert(self._final[i].reshape(1, *shape))[0]
             infos[i]["TimeLimit.truncated"] = bool(v._truncated[i] and not v._terminated[i])
             infos[i]["illegal_action"] = bool(v._illegal[i])
-        return self._convert(v._obs), v._rewards.astype(np.float32), done.copy(), infos
+        return self._convert(v._obs, copy=False), v._rewards.astype(np.float32), done.copy(), infos
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool: the legal actions of every game's current position."""
@@ -151,10 +151,11 @@ class ArbiterSB3VecEnv(VecEnv):
             return [indices]
         return list(indices)
 
-    def _convert(self, obs: np.ndarray) -> np.ndarray:
-        """Planes as they are (a copy), or the uint8 channels-last image of the module docstring."""
+    def _convert(self, obs: np.ndarray, copy: bool = True) -> np.ndarray:
+        """Planes as they are (a copy unless ``copy=False``: a step's observations are a fresh
+        array already), or the uint8 channels-last image of the module docstring."""
         if self.observation == "planes":
-            return obs.copy()
+            return obs.copy() if copy else obs
         planes = obs if obs.ndim == 4 else obs[:, None]
         image = np.clip(np.rint(planes * self._scale), 0, 255).astype(np.uint8).transpose(0, 2, 3, 1)
         k = self._block

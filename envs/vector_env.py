@@ -26,6 +26,9 @@ and numba's OpenMP workers, which spin for a while after each step, take the cor
 Hence the default, 1. GNU OpenMP is not fork-safe: start worker processes with "spawn" (or before
 the first threaded step), and step one vector env per Python thread.
 
+Every step writes into new observation and mask arrays and hands those out, so the caller owns
+them (nothing later writes into them) and the batch is never copied.
+
 ``info`` holds ``action_mask`` (N, A) int8, ``illegal_action`` (N,) bool, ``agent_seat`` (N,) and
 ``rewards`` (N, num_players): every seat's reward this step.
 
@@ -102,6 +105,7 @@ class ArbiterVectorEnv(VectorEnv):
         blocks = _blocks(n, num_threads)
         self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
         self._seeded = False
+        self._packed = None  # a one-game env's buffers packed in one array (``_pack_one``)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -130,6 +134,7 @@ class ArbiterVectorEnv(VectorEnv):
             parts[k] = view
         (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, self._masks,
          self._obs) = parts
+        self._packed = one
         return one
 
     def reset(self, *, seed=None, options=None):
@@ -144,16 +149,23 @@ class ArbiterVectorEnv(VectorEnv):
             which = np.asarray(options["reset_mask"], dtype=np.bool_)
             if which.shape != (self.num_envs,):
                 raise ParameterError(f"reset_mask of shape {which.shape}: expected ({self.num_envs},) booleans")
+        if self._packed is None:  # the last step's arrays are the caller's now: keep them intact
+            self._obs, self._masks = self._obs.copy(), self._masks.copy()
         reset = self._kernel.reset_parallel if self._legal.shape[0] > 1 else self._kernel.reset
         reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
                 which, self._pending, self._obs.reshape(self.num_envs, -1), self._masks, self._legal)
+        if self._packed is None:
+            return self._obs, {"action_mask": self._masks, "agent_seat": self._seats.copy()}
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
 
     def step(self, actions):
         self._advance(actions, final=None)
-        info = {"action_mask": self._masks.copy(), "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy(),
+        obs, masks = self._obs, self._masks  # the step's own arrays (see _advance)
+        if self._packed is not None:
+            obs, masks = obs.copy(), masks.copy()
+        info = {"action_mask": masks, "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy(),
                 "rewards": self._all_rewards.copy()}
-        return self._obs.copy(), self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
+        return obs, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
 
     def _advance(self, actions, final=None):
         """One compiled step of every slot into the env's buffers; with ``final`` (an (N, obs
@@ -164,6 +176,12 @@ class ArbiterVectorEnv(VectorEnv):
             raise ParameterError(f"actions of shape {actions.shape} and dtype {actions.dtype}: expected ({self.num_envs},) integers")
         if not self._seeded:
             raise ParameterError("step() before reset(): call reset() first")
+        if self._packed is None:
+            # Fresh arrays for what a step hands out: the kernel writes every cell of them, so
+            # the caller owns the observations and masks returned, without a copy of the batch
+            # (Calculation at N=1,024: 10 MB of observations, a third of a step to copy).
+            self._obs = np.empty_like(self._obs)
+            self._masks = np.empty_like(self._masks)
         flat = self._obs.reshape(self.num_envs, -1)
         step = self._kernel.step_parallel if self._legal.shape[0] > 1 else self._kernel.step
         self._cfg[K.CFG_SAME_STEP] = 0 if final is None else 1

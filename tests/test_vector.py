@@ -142,6 +142,26 @@ def test_reset_mask_and_argument_errors():
             ArbiterVectorEnv(num_envs=4, game="gomoku", num_threads=bad)
 
 
+def test_returned_arrays_belong_to_the_caller():
+    """Steps hand out their observation and mask arrays without copying the batch; a later step
+    or a partial reset must never write into arrays already returned, and a partial reset keeps
+    the other slots' observations."""
+    vec = ArbiterVectorEnv(num_envs=3, game="gomoku", size=7)
+    rng = np.random.default_rng(0)
+    obs0, info0 = vec.reset(seed=0)
+    kept = [(obs0, obs0.copy()), (info0["action_mask"], info0["action_mask"].copy())]
+    obs, _, _, _, info = vec.step(_random_actions(info0["action_mask"], rng))
+    kept += [(obs, obs.copy()), (info["action_mask"], info["action_mask"].copy())]
+    obs2, _, _, _, info2 = vec.step(_random_actions(info["action_mask"], rng))
+    obs3, info3 = vec.reset(options={"reset_mask": np.array([True, False, False])})
+    vec.step(_random_actions(info3["action_mask"], rng))
+    for returned, snapshot in kept:
+        np.testing.assert_array_equal(returned, snapshot)
+    np.testing.assert_array_equal(obs3[1:], obs2[1:])
+    np.testing.assert_array_equal(info3["action_mask"][1:], info2["action_mask"][1:])
+    np.testing.assert_array_equal(obs3[0], obs0[0])  # slot 0 back at the start
+
+
 def test_vector_render_and_registration():
     for env_id in IDS:
         assert gymnasium.spec(env_id).vector_entry_point == "envs.vector_env:ArbiterVectorEnv"
