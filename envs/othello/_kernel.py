@@ -630,26 +630,29 @@ def _runs(lines, me, entry):
 
 
 @njit(cache=True, inline="always")
-def _places(lines, me, base, a):
-    """Whether a disc of the colour at half ``me`` on empty ``a`` outflanks a line."""
+def _places(lines, me, base, a, runs):
+    """Whether a disc of the colour at half ``me`` on empty ``a`` outflanks a line; the runs it
+    would flip, up and down each orientation, into ``runs`` (8 cells), for the move to reuse."""
     at = base + 4 * a
     found = 0
     for o in range(4):  # no early exit: the four lines' dependency chains overlap
         up, down = _runs(lines, me, LINES[at + o])
+        runs[2 * o] = up
+        runs[2 * o + 1] = down
         found |= up | down
     return found != 0
 
 
 @njit(cache=True, inline="always")
-def _draw(lines, me, base, frontier, where, count, rng):
+def _draw(lines, me, base, frontier, where, count, rng, runs):
     """A uniformly random placement of the colour at half ``me``, or -1 if it has none: frontier
     squares drawn without replacement until one outflanks (the first legal square of a random
-    order is uniform over the legal squares)."""
+    order is uniform over the legal squares). ``runs`` is left holding the placement's runs."""
     m = count
     while m > 0:
         i = C.randint(rng, m)
         a = frontier[i]
-        if _places(lines, me, base, a):
+        if _places(lines, me, base, a, runs):
             return a
         m -= 1
         b = frontier[m]
@@ -694,6 +697,7 @@ def _line_playout(s, p, rng, frontier):
     taken = np.zeros(nn + 1, dtype=np.int8)
     taken[nn] = 1
     where = np.full(nn + 1, -1, dtype=np.int64)
+    runs = np.zeros(8, dtype=np.int64)
     for a in range(nn):
         v = s[C.HEADER + a]
         if v:
@@ -714,17 +718,17 @@ def _line_playout(s, p, rng, frontier):
     last = s[C.H_LAST]
     while True:
         me = np.uint64(32 * seat)
-        a = _draw(lines, me, base, frontier, where, count, rng)
+        a = _draw(lines, me, base, frontier, where, count, rng, runs)
         if a < 0:
             me = np.uint64(32) - me
-            a = _draw(lines, me, base, frontier, where, count, rng)
+            a = _draw(lines, me, base, frontier, where, count, rng, runs)
             if a < 0:
                 break
             seat = 1 - seat  # a pass
             ply += 1
             last = nn
         for o in range(4):
-            up, down = _runs(lines, me, LINES[base + 4 * a + o])
+            up, down = runs[2 * o], runs[2 * o + 1]
             step = p[P_SHIFT + 2 * o]  # directions 0, 2, 4, 6: +1, +N, +N+1, 1-N
             for k in range(1, up + 1):
                 _flip_disc(lines, base, a + k * step)
