@@ -22,9 +22,7 @@ WIN_BOUND = INF - 1_000  # scores beyond this are forced wins or losses
 
 def default_weights(game) -> np.ndarray:
     """A fresh copy of the default evaluation weights of ``game`` (empty without an evaluation)."""
-    evaluation = game.spec.evaluation
-    weights = getattr(evaluation, "WEIGHTS", None) if evaluation is not None else None
-    return np.zeros(0, dtype=np.float64) if weights is None else np.asarray(weights, dtype=np.float64).copy()
+    return game.spec.default_weights()
 
 
 @njit(cache=True)

@@ -38,6 +38,47 @@ def uniform_move(s, p, rng, moves):
     return a
 
 
+# scores of a move that ends the game, above and below every tactical score
+WIN, DRAW, LOSS = 1e18, -1e17, -1e18
+
+
+@per_game(inline=True)
+def greedy_move(s, p, w, rng, moves, child):
+    """The greedy policy (``agents.make("greedy")``, and the vector env's ``opponent="greedy"``):
+    the best move of ongoing ``s`` by its one-ply outcome (a win taken, a loss or a draw avoided
+    when anything else is available), then by the game's ``tactical`` score with weights ``w``;
+    ties broken uniformly from ``rng`` (reservoir sampling). ``child`` is a state-sized scratch."""
+    n = G.legal_actions(s, p, moves)
+    mover = s[C.H_PLAYER]
+    best = -np.inf
+    choice = moves[0]
+    ties = 0
+    for i in range(n):
+        a = moves[i]
+        child[:] = s
+        G.apply(child, p, a)
+        if child[C.H_STATUS] != C.ONGOING:
+            winner = child[C.H_WINNER]
+            score = WIN if winner == mover else (DRAW if winner == C.NO_WINNER else LOSS)
+        else:
+            score = G.tactical(s, child, p, a, w)
+        if score > best:
+            best = score
+            choice = a
+            ties = 1
+        elif score == best:
+            ties += 1
+            if C.randint(rng, ties) == 0:
+                choice = a
+    return choice
+
+
+@per_game
+def greedy(s, p, w, rng, moves, child):
+    """``greedy_move`` as an entry point of its own (the greedy agent's one compiled call)."""
+    return greedy_move(s, p, w, rng, moves, child)
+
+
 @per_game
 def default_random_playout(s, p, rng, moves):
     """Finish ``s`` with uniformly random legal moves (``uniform_move``)."""

@@ -26,22 +26,30 @@ SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]
 # -- episodes ------------------------------------------------------------------------------------
 
 @per_game
-def _opponent_moves(s, p, seat, rng, legal):
-    """The random opponent plays until ``seat`` is to move or the game is over, each move drawn
-    as the random playouts draw theirs (``uniform_move``: a few random action ids tried before
-    listing the legal ones), which on open boards spares most of a legal-move listing per step."""
+def _opponent_moves(s, p, cfg, seat, rng, legal, w, child):
+    """The opponent plays until ``seat`` is to move or the game is over.
+
+    The random opponent draws each move as the random playouts draw theirs (``uniform_move``: a
+    few random action ids tried before listing the legal ones), which on open boards spares most
+    of a legal-move listing per step. The greedy one plays ``greedy_move`` with weights ``w``
+    (``child``: its scratch state), its ties drawn from the game's own stream."""
+    greedy = cfg[CFG_OPPONENT] == OPPONENT_GREEDY
     while s[C.H_STATUS] == C.ONGOING and s[C.H_PLAYER] != seat:
-        G.apply(s, p, _generic.uniform_move(s, p, rng, legal))
+        if greedy:
+            G.apply(s, p, _generic.greedy_move(s, p, w, rng, legal, child))
+        else:
+            G.apply(s, p, _generic.uniform_move(s, p, rng, legal))
 
 
 @per_game
-def _new_episode(p, s, rng, seat_mode, seats, i, legal):
+def _new_episode(p, cfg, s, rng, seats, i, legal, w, child):
     G.init(s, p, rng)
+    seat_mode = cfg[CFG_SEAT_MODE]
     if seat_mode == SEAT_SELF:
         seats[i] = s[C.H_PLAYER]
     else:
         seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
-    _opponent_moves(s, p, seats[i], rng, legal)
+    _opponent_moves(s, p, cfg, seats[i], rng, legal, w, child)
 
 
 @per_game
@@ -58,42 +66,45 @@ def _observe(p, s, seat, pending, legal, obs_row, mask_row):
 
 
 @per_game
-def reset(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
+def reset(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child):
     """Start a new episode in every game ``i`` with ``which[i]``; observe every such game.
 
     The games are cut into ``legal.shape[0]`` contiguous blocks, each with its own row of scratch
-    ``legal``, run one after the other here and on numba's threads by ``reset_parallel``; a game's
-    result never depends on its block."""
+    ``legal`` and ``child``, run one after the other here and on numba's threads by
+    ``reset_parallel``; a game's result never depends on its block."""
     for b in range(legal.shape[0]):
-        _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b)
+        _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child, b)
 
 
 @per_game(parallel=True)
-def reset_parallel(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal):
+def reset_parallel(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child):
     for b in prange(legal.shape[0]):
-        _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b)
+        _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child, b)
 
 
 @per_game
-def _reset_block(p, states, rngs, seat_mode, seats, which, pending, obs, masks, legal, b):
+def _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child, b):
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
         if which[i]:
-            _new_episode(p, states[i], rngs[i], seat_mode, seats, i, legal[b])
+            _new_episode(p, cfg, states[i], rngs[i], seats, i, legal[b], w, child[b])
             pending[i] = False
             _observe(p, states[i], seats[i], False, legal[b], obs[i], masks[i])
 
 
 # ``cfg``, the batch's constants: number of players, the reason code of a game cut off by
-# max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP autoreset
-CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP = range(4)
+# max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP
+# autoreset, the opponent (OPPONENT_RANDOM or OPPONENT_GREEDY)
+CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_OPPONENT, CFG_SIZE = range(6)
+OPPONENT_RANDOM, OPPONENT_GREEDY = 0, 1
+OPPONENTS = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY}
 # what a step did to one game, as bits
 TERMINATED, TRUNCATED, ILLEGAL, PENDING = 1, 2, 4, 8
 
 
 @per_game
 def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
-         truncated, illegal, masks, legal, final):
+         truncated, illegal, masks, legal, final, w, child):
     """One step of every game.
 
     NEXT_STEP autoreset (Gymnasium's): a game that ended on the previous step (``pending``)
@@ -111,29 +122,29 @@ def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_reward
     first observation and mask; no step is ever ignored.
 
     Blocks of games as in ``reset`` (``step_parallel`` runs them on numba's threads); ``legal``
-    holds one scratch row per block.
+    and ``child`` hold one scratch row per block; ``w`` are the greedy opponent's weights.
     """
     for b in range(legal.shape[0]):
         _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
-                    terminated, truncated, illegal, masks, legal, final, b)
+                    terminated, truncated, illegal, masks, legal, final, w, child, b)
 
 
 @per_game(parallel=True)
 def step_parallel(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
-                  truncated, illegal, masks, legal, final):
+                  truncated, illegal, masks, legal, final, w, child):
     for b in prange(legal.shape[0]):
         _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
-                    terminated, truncated, illegal, masks, legal, final, b)
+                    terminated, truncated, illegal, masks, legal, final, w, child, b)
 
 
 @per_game
 def _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
-                truncated, illegal, masks, legal, final, b):
+                truncated, illegal, masks, legal, final, w, child, b):
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
         mover = seats[i]
         done = _step_game(p, cfg, states[i], rngs[i], seats, i, actions[i], pending[i], obs[i],
-                          all_rewards[i], masks[i], legal[b], final[i])
+                          all_rewards[i], masks[i], legal[b], final[i], w, child[b])
         rewards[i] = all_rewards[i, mover]
         terminated[i] = (done & TERMINATED) != 0
         truncated[i] = (done & TRUNCATED) != 0
@@ -144,7 +155,8 @@ def _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all
 # ``one``: a one-game env's buffers packed in one int64 array (``ArbiterVectorEnv._pack_one``), so
 # a step is a call of three arguments (numba spends ~0.1-0.2 us on each). Its first cells give
 # where each buffer starts (in int64 words) and its length in its own dtype.
-ONE_CFG, ONE_SEATS, ONE_RNG, ONE_LEGAL, ONE_STATE, ONE_REWARDS, ONE_MASK, ONE_OBS, ONE_HEADER = range(0, 18, 2)
+(ONE_CFG, ONE_SEATS, ONE_RNG, ONE_LEGAL, ONE_STATE, ONE_REWARDS, ONE_WEIGHTS, ONE_CHILD, ONE_MASK, ONE_OBS,
+ ONE_HEADER) = range(0, 22, 2)
 
 
 @per_game(inline=True)
@@ -156,28 +168,31 @@ def _one_views(one):
     legal = one[one[ONE_LEGAL]:one[ONE_LEGAL] + one[ONE_LEGAL + 1]]
     s = one[one[ONE_STATE]:one[ONE_STATE] + one[ONE_STATE + 1]]
     rewards = one[one[ONE_REWARDS]:one[ONE_REWARDS] + one[ONE_REWARDS + 1]].view(np.float64)
+    w = one[one[ONE_WEIGHTS]:one[ONE_WEIGHTS] + one[ONE_WEIGHTS + 1]].view(np.float64)
+    child = one[one[ONE_CHILD]:one[ONE_CHILD] + one[ONE_CHILD + 1]]
     mask = one[one[ONE_MASK]:one[ONE_OBS]].view(np.int8)[:one[ONE_MASK + 1]]
     obs = one[one[ONE_OBS]:].view(np.float32)[:one[ONE_OBS + 1]]
-    return cfg, seats, rng, legal, s, rewards, mask, obs
+    return cfg, seats, rng, legal, s, rewards, w, child, mask, obs
 
 
 @per_game
 def step_one(p, one, a):
     """``step`` of a one-game env whose buffers ``one`` packs: the single Gymnasium env's step,
     where the call itself is most of the cost. Returns the step's bits."""
-    cfg, seats, rng, legal, s, rewards, mask, obs = _one_views(one)
-    return _step_game(p, cfg, s, rng, seats, 0, a, False, obs, rewards, mask, legal, obs)
+    cfg, seats, rng, legal, s, rewards, w, child, mask, obs = _one_views(one)
+    return _step_game(p, cfg, s, rng, seats, 0, a, False, obs, rewards, mask, legal, obs, w, child)
 
 
 @per_game
-def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row):
+def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row, w,
+               child):
     """One step of game ``i`` (see ``step``): every seat's reward into ``rewards_row``, what
     happened as bits (``TERMINATED``, ``TRUNCATED``, ``ILLEGAL``, ``PENDING``)."""
     seat_mode = cfg[CFG_SEAT_MODE]
     rewards_row[:] = 0.0
     done = 0
     if pending:
-        _new_episode(p, s, rng, seat_mode, seats, i, legal)
+        _new_episode(p, cfg, s, rng, seats, i, legal, w, child)
     elif a < 0 or a >= mask_row.shape[0] or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
         rewards_row[seats[i]] = -1.0
         done = TERMINATED | ILLEGAL
@@ -187,7 +202,7 @@ def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_
             if s[C.H_STATUS] == C.ONGOING:
                 seats[i] = s[C.H_PLAYER]
         else:
-            _opponent_moves(s, p, seats[i], rng, legal)
+            _opponent_moves(s, p, cfg, seats[i], rng, legal, w, child)
         if s[C.H_STATUS] != C.ONGOING:
             C.fill_returns(s, cfg[CFG_PLAYERS], rewards_row)
             if s[C.H_REASON] == cfg[CFG_CAP_REASON] and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
@@ -198,7 +213,7 @@ def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_
     _observe(p, s, seats[i], ended, legal, obs_row, mask_row)
     if cfg[CFG_SAME_STEP] == 1 and ended:
         final_row[:] = obs_row
-        _new_episode(p, s, rng, seat_mode, seats, i, legal)
+        _new_episode(p, cfg, s, rng, seats, i, legal, w, child)
         _observe(p, s, seats[i], False, legal, obs_row, mask_row)
         return done
     return (done | PENDING) if ended else done

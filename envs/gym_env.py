@@ -31,11 +31,14 @@ the same learner actions. An opponent given as a spec string (``"alphabeta:depth
 rebuilt with ``agents.make(spec, seed=...)`` at every reset; an opponent given as an object keeps
 its own random stream (it is only ``reset()``).
 
-Speed. With ``opponent="random"`` (and in Calculation, which has no opponent) a step is one
-compiled call: the learner's move, the random replies, the reward, the next observation and the
-mask, written into preallocated buffers by the vector env's kernel (``envs._vector_kernel``, one
-slot), with the random replies drawn from the episode's own SplitMix64 stream. Other opponents
-play through the Game protocol, with the legal set computed once per position.
+Speed. With ``opponent="random"`` or ``"greedy"`` (and in Calculation, which has no opponent) a
+step is one compiled call: the learner's move, the opponent's replies, the reward, the next
+observation and the mask, written into preallocated buffers by the vector env's kernel
+(``envs._vector_kernel``, one slot), with the replies' random draws (the random move, the greedy
+player's ties) taken from the episode's own SplitMix64 stream. The greedy replies are the greedy
+agent's moves (``agents.make("greedy")``, default weights); other opponents, and a greedy player
+given as an object or with other weights, play through the Game protocol, with the legal set
+computed once per position.
 """
 
 from __future__ import annotations
@@ -154,15 +157,15 @@ class ArbiterEnv(gym.Env):
         self._opponent = agent
         self._opponent_spec = opponent if isinstance(opponent, str) else None
         self._fused = None
-        if opponent == "random":
-            self._fuse()
+        if opponent in ("random", "greedy"):
+            self._fuse(opponent)
 
-    def _fuse(self) -> None:
+    def _fuse(self, opponent="random") -> None:
         """Step through the compiled one-slot vector env (see Speed in the module docstring)."""
         from .vector_env import ArbiterVectorEnv
 
-        self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, agent_seat=self.agent_seat,
-                                       **dict(self.game.params), rules=self.game.rules)
+        self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent=opponent,
+                                       agent_seat=self.agent_seat, **dict(self.game.params), rules=self.game.rules)
         self._bind_fused()
 
     def _bind_fused(self) -> None:

@@ -189,6 +189,12 @@ class GameSpec:
     def param(self, name) -> Param:
         return next(p for p in self.params if p.name == name)
 
+    def default_weights(self) -> np.ndarray:
+        """A fresh copy of the evaluation's ``WEIGHTS`` (what ``evaluate`` and ``tactical`` are
+        given by default; empty without an evaluation or weights)."""
+        weights = getattr(self.evaluation, "WEIGHTS", None) if self.evaluation is not None else None
+        return np.zeros(0, dtype=np.float64) if weights is None else np.asarray(weights, dtype=np.float64).copy()
+
     def __reduce__(self):
         """A spec pickles by reference: its modules by name and its classes and functions as
         pickle does, so a worker process (``spawn``, a Ray node) rebuilds the same spec by

@@ -10,7 +10,7 @@
 
 Named after SB3's own ``make_vec_env``, it returns what SB3 algorithms take with no wrapper: a
 ``VecEnv`` whose games run in the compiled vector env of ``envs.vector_env`` (the learner against
-the uniformly random opponent, the same rewards, illegal-action rule and truncation as the
+the uniformly random or the greedy opponent, the same rewards, illegal-action rule and truncation as the
 Gymnasium env), with SB3's conventions:
 
 * autoreset in the same step: a finished game's last observation is in
@@ -45,27 +45,32 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError('envs.sb3 needs stable-baselines3: pip install "arbiter-games[learn]"') from exc
 
 OBSERVATIONS = ("planes", "image")
+OPPONENTS = ("random", "greedy")  # compiled into the vector env's step
 MIN_IMAGE_SIDE = 36  # NatureCNN's three convolutions need at least this many pixels a side
 
 
 def make_vec_env(env_id, n_envs: int = 16, observation: str = "planes", seed=None,
-                 agent_seat=0, **game_params) -> "ArbiterSB3VecEnv":
+                 agent_seat=0, opponent="random", **game_params) -> "ArbiterSB3VecEnv":
     """An SB3 ``VecEnv`` of ``n_envs`` games of ``env_id`` (a Gymnasium id such as ``"Go-v0"``,
-    or a game name) against the random opponent; ``game_params`` are the game's parameters, and
-    ``num_threads`` among them is the vector env's (``envs.vector_env``)."""
+    or a game name) against ``opponent``, ``"random"`` or ``"greedy"`` (the greedy agent, compiled
+    into the step); ``game_params`` are the game's parameters, and ``num_threads`` among them is
+    the vector env's (``envs.vector_env``)."""
+    if opponent not in OPPONENTS:
+        raise ParameterError(f"opponent={opponent!r}: expected one of {', '.join(map(repr, OPPONENTS))}")
     ids = gym_ids()
     name = ids.get(env_id, env_id)
     spec(name)  # ParameterError listing the registered games if unknown
-    return ArbiterSB3VecEnv(name, n_envs, observation, seed, agent_seat, game_params)
+    return ArbiterSB3VecEnv(name, n_envs, observation, seed, agent_seat, game_params, opponent)
 
 
 class ArbiterSB3VecEnv(VecEnv):
     """See the module docstring; build it with ``make_vec_env``."""
 
-    def __init__(self, game, n_envs, observation, seed, agent_seat, game_params):
+    def __init__(self, game, n_envs, observation, seed, agent_seat, game_params, opponent="random"):
         if observation not in OBSERVATIONS:
             raise ParameterError(f"observation={observation!r}: expected one of {', '.join(map(repr, OBSERVATIONS))}")
-        self.vec = ArbiterVectorEnv(num_envs=n_envs, game=game, agent_seat=agent_seat, **game_params)
+        self.vec = ArbiterVectorEnv(num_envs=n_envs, game=game, opponent=opponent, agent_seat=agent_seat,
+                                    **game_params)
         self.game = self.vec.game
         self.observation = observation
         planes = self.vec.single_observation_space

@@ -9,8 +9,9 @@
 Each game behaves as one ``envs.gym_env.ArbiterEnv`` with ``opponent="random"`` (same spaces,
 rewards, illegal-action rule and truncation), with these differences, all for speed:
 
-* the opponent is always the uniformly random one, played inside the compiled step (use
-  ``vectorization_mode="sync"`` for another opponent);
+* the opponent is ``"random"`` (uniform over the legal moves) or ``"greedy"`` (the greedy agent's
+  policy with its default weights), played inside the compiled step, its random draws taken from
+  the slot's stream (use ``vectorization_mode="sync"`` for another opponent);
 * autoreset is Gymnasium's ``NEXT_STEP`` mode: the step that ends a game returns its final
   observation; the next step starts a new episode in that slot, ignores its action and returns
   reward 0. The mask of a finished slot is all ones (any action is ignored, and masked samplers
@@ -64,14 +65,14 @@ class ArbiterVectorEnv(VectorEnv):
                  num_threads=1, **params):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
-        if opponent not in ("random", "self"):
+        if opponent not in ("random", "greedy", "self"):
             raise ParameterError(
-                f"opponent={opponent!r}: the vector env plays the fused 'random' opponent or 'self' "
-                "(self-play); use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
+                f"opponent={opponent!r}: the vector env plays the compiled 'random' or 'greedy' opponent or "
+                "'self' (self-play); use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
             )
         self.game = make_game(game, **params)
         self.opponent = opponent
-        seats = (0, 1, "random") if self.game.num_players == 2 and opponent == "random" else (0,)
+        seats = (0, 1, "random") if self.game.num_players == 2 and opponent != "self" else (0,)
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
             raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -87,10 +88,12 @@ class ArbiterVectorEnv(VectorEnv):
         self._p = g.kernel_params
         self._kernel = compiled(K, g.spec)
         self._seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
-        self._cfg = np.zeros(4, dtype=np.int64)  # the kernel's batch constants (CFG_*)
+        self._cfg = np.zeros(K.CFG_SIZE, dtype=np.int64)  # the kernel's batch constants (CFG_*)
         self._cfg[K.CFG_PLAYERS] = g.num_players
         self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._cfg[K.CFG_SEAT_MODE] = self._seat_mode
+        self._cfg[K.CFG_OPPONENT] = K.OPPONENTS.get(opponent, K.OPPONENT_RANDOM)
+        self._weights = g.spec.default_weights()  # the greedy opponent's, as the greedy agent's
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
         self._rngs = np.zeros((n, 1), dtype=np.uint64)
         self._seats = np.zeros(n, dtype=np.int64)
@@ -104,6 +107,7 @@ class ArbiterVectorEnv(VectorEnv):
         self._illegal = np.zeros(n, dtype=np.bool_)
         blocks = _blocks(n, num_threads)
         self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
+        self._child = np.zeros((blocks, g.state_len), dtype=np.int64)  # the greedy opponent's scratch
         self._seeded = False
         self._packed = None  # a one-game env's buffers packed in one array (``_pack_one``)
 
@@ -122,7 +126,8 @@ class ArbiterVectorEnv(VectorEnv):
         if self.num_envs != 1:
             raise ParameterError("_pack_one: only a one-game env packs its buffers")
         parts = [("cfg", self._cfg), ("seats", self._seats), ("rng", self._rngs), ("legal", self._legal),
-                 ("state", self._states), ("rewards", self._all_rewards), ("mask", self._masks), ("obs", self._obs)]
+                 ("state", self._states), ("rewards", self._all_rewards), ("weights", self._weights),
+                 ("child", self._child), ("mask", self._masks), ("obs", self._obs)]
         words = [-(-a.nbytes // 8) for _, a in parts]
         one = np.zeros(K.ONE_HEADER + sum(words), dtype=np.int64)
         start = K.ONE_HEADER
@@ -132,8 +137,8 @@ class ArbiterVectorEnv(VectorEnv):
             view[...] = a
             start += n
             parts[k] = view
-        (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, self._masks,
-         self._obs) = parts
+        (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, self._weights,
+         self._child, self._masks, self._obs) = parts
         self._packed = one
         return one
 
@@ -152,8 +157,8 @@ class ArbiterVectorEnv(VectorEnv):
         if self._packed is None:  # the last step's arrays are the caller's now: keep them intact
             self._obs, self._masks = self._obs.copy(), self._masks.copy()
         reset = self._kernel.reset_parallel if self._legal.shape[0] > 1 else self._kernel.reset
-        reset(self._p, self._states, self._rngs, self._seat_mode, self._seats,
-                which, self._pending, self._obs.reshape(self.num_envs, -1), self._masks, self._legal)
+        reset(self._p, self._cfg, self._states, self._rngs, self._seats, which, self._pending,
+              self._obs.reshape(self.num_envs, -1), self._masks, self._legal, self._weights, self._child)
         if self._packed is None:
             return self._obs, {"action_mask": self._masks, "agent_seat": self._seats.copy()}
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
@@ -187,7 +192,7 @@ class ArbiterVectorEnv(VectorEnv):
         self._cfg[K.CFG_SAME_STEP] = 0 if final is None else 1
         step(self._p, self._cfg, self._states, self._rngs, self._seats, actions.astype(np.int64, copy=False),
              self._pending, flat, self._rewards, self._all_rewards, self._terminated, self._truncated,
-             self._illegal, self._masks, self._legal, flat if final is None else final)
+             self._illegal, self._masks, self._legal, flat if final is None else final, self._weights, self._child)
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool legal-action masks (sb3-contrib convention)."""

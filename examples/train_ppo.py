@@ -6,7 +6,8 @@
 
 ``--opponent random`` (the default) trains on ``envs.sb3.make_vec_env``: ``--n-envs`` games
 stepped by one compiled call per step against the uniformly random opponent, which moves inside
-that call, with the learner's seat drawn per episode (two-player games). Its defaults (rollouts of
+that call, with the learner's seat drawn per episode (two-player games); ``--opponent greedy`` is
+the same against the greedy agent, also compiled into the step. Its defaults (rollouts of
 256 steps per game, batches of 1024, 4 epochs, one torch thread) keep updates short enough that
 training runs at over 1,000 env-steps per second on two cores (``docs/learned.md``).
 ``--opponent pool`` is the earlier, slower path (about 100 steps per second), kept so that the
@@ -46,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 # pool's are those the shipped ppo_othello6 was trained with.
 DEFAULTS = {
     "random": {"n_steps": 256, "batch": 1024, "epochs": 4},
+    "greedy": {"n_steps": 256, "batch": 1024, "epochs": 4},
     "pool": {"n_steps": 1024, "batch": 128, "epochs": 10},
 }
 
@@ -55,8 +57,8 @@ def parse(argv=None):
     parser.add_argument("--game", default="othello", choices=["othello", "gomoku", "go", "loa", "calculation"])
     parser.add_argument("--size", type=int, default=None, help="board size (default: the game's)")
     parser.add_argument("--opponent", default="random", choices=sorted(DEFAULTS),
-                        help="random: the compiled vector env (fast); pool: one env against random, greedy and "
-                             "frozen copies")
+                        help="random, greedy: the compiled vector env against that opponent (fast); pool: one "
+                             "env against random, greedy and frozen copies")
     parser.add_argument("--steps", type=int, default=200_000, help="total environment steps")
     parser.add_argument("--n-envs", type=int, default=16, help="games stepped together (--opponent random)")
     parser.add_argument("--snapshot-every", type=int, default=20_000,
@@ -105,7 +107,7 @@ def train(args, command: str):
     checkpoint = args.checkpoint or ROOT / "runs" / f"ppo_{tag}.zip"
     out = args.out or ROOT / "agents" / "learned" / "weights" / f"ppo_{tag}.pt"
     two_players = game.num_players == 2
-    vector = args.opponent == "random"
+    vector = args.opponent != "pool"
     if vector:
         env, pool = _vector_env(args, game, params), None
     else:
@@ -148,7 +150,7 @@ def train(args, command: str):
     training = {"command": command, "steps": int(model.num_timesteps), "seconds_this_run": round(seconds, 1),
                 "steps_per_second_this_run": round(rate), "torch_threads": torch.get_num_threads(),
                 "opponents": ("random, greedy, frozen copies" if args.opponent == "pool" else
-                              f"random (compiled vector env, {args.n_envs} games)") if two_players else None,
+                              f"{args.opponent} (compiled vector env, {args.n_envs} games)") if two_players else None,
                 "hyper_parameters": {"n_envs": args.n_envs if vector else 1, "n_steps": args.n_steps,
                                      "batch": args.batch, "epochs": args.epochs, "lr": args.lr,
                                      "ent_coef": args.ent_coef,
@@ -162,14 +164,15 @@ def train(args, command: str):
 
 
 def _vector_env(args, game, params):
-    """The SB3 VecEnv of ``args.n_envs`` games against the compiled random opponent, with episode
+    """The SB3 VecEnv of ``args.n_envs`` games against the compiled ``--opponent``, with episode
     statistics (``VecMonitor``) and, for Calculation, the progress reward."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from envs.sb3 import make_vec_env
 
     seat = {"agent_seat": "random"} if game.num_players == 2 else {}
-    env = VecMonitor(make_vec_env(game.name, n_envs=args.n_envs, seed=args.seed, **seat, **params))
+    env = VecMonitor(make_vec_env(game.name, n_envs=args.n_envs, seed=args.seed, opponent=args.opponent,
+                                  **seat, **params))
     if game.num_players == 1 and args.progress_reward:
         env = _vec_progress_reward_wrapper()(env, args.progress_reward)
     return env

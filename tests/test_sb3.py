@@ -67,6 +67,17 @@ def test_same_seed_same_games():
         np.testing.assert_array_equal(x[1], y[1])
 
 
+def test_the_greedy_opponent_is_compiled_in_and_other_opponents_are_refused():
+    venv = make_vec_env("Othello-v0", n_envs=3, seed=2, size=6, opponent="greedy")
+    assert venv.vec.opponent == "greedy"
+    a = _play(venv, 30)
+    b = _play(make_vec_env("Othello-v0", n_envs=3, seed=2, size=6), 30)
+    assert any(not np.array_equal(x[0], y[0]) for x, y in zip(a[1:], b[1:]))  # other replies
+    for bad in ("self", "alphabeta"):
+        with pytest.raises(envs.ParameterError, match=f"opponent='{bad}'"):
+            make_vec_env("Othello-v0", opponent=bad)
+
+
 def test_image_observations_are_what_cnn_policies_take():
     venv = make_vec_env("Go-v0", n_envs=2, observation="image", seed=0, size=5)
     obs = venv.reset()

@@ -134,7 +134,7 @@ def test_reset_mask_and_argument_errors():
     with pytest.raises(ParameterError):
         vec.step(np.zeros(3, dtype=np.int64))
     with pytest.raises(ParameterError):
-        ArbiterVectorEnv(num_envs=4, game="gomoku", opponent="greedy")
+        ArbiterVectorEnv(num_envs=4, game="gomoku", opponent="alphabeta")
     with pytest.raises(ParameterError):
         ArbiterVectorEnv(num_envs=0, game="gomoku")
     for bad in (None, 0, -1, 10**6, 1.5, True, "2"):
@@ -170,6 +170,61 @@ def test_vector_render_and_registration():
     vec.reset(seed=0)
     frames = vec.render()
     assert len(frames) == 2 and frames[0].dtype == np.uint8 and not np.array_equal(frames[0], frames[1])
+
+
+@pytest.mark.parametrize("game, params", [("othello", {"size": 6}), ("gomoku", {"size": 7}), ("go", {"size": 5}),
+                                          ("loa", {})])
+def test_greedy_opponent_plays_the_greedy_agents_moves(game, params):
+    """``opponent="greedy"``: after the learner's move, every reply is the move the greedy agent
+    (``agents.make("greedy")``) chooses from the same position with the same random stream (its
+    ties), so the compiled opponent is that agent, not an imitation."""
+    import agents
+
+    vec = ArbiterVectorEnv(num_envs=2, game=game, opponent="greedy", agent_seat=1, **params)
+    g = vec.game
+    rng = np.random.default_rng(3)
+    obs, info = vec.reset(seed=4)
+    replies = 0
+    for _ in range(40):
+        before, streams = vec.states(), vec._rngs.copy()
+        actions = _random_actions(info["action_mask"], rng)
+        obs, reward, terminated, truncated, info = vec.step(actions)
+        after = vec.states()
+        for i in range(2):
+            if before[i][C.H_STATUS] != C.ONGOING or after[i][C.H_PLY] < before[i][C.H_PLY]:
+                continue  # a slot that started a new episode this step
+            s = g.apply(before[i], int(actions[i]))
+            greedy = agents.make("greedy")
+            greedy.rng = streams[i].copy()
+            while not g.is_terminal(s) and g.current_player(s) != 1:
+                s = g.apply(s, greedy.act(g, s))
+                replies += 1
+            assert np.array_equal(s, after[i])
+    assert replies >= 40
+
+
+def test_greedy_opponent_beats_the_random_one_and_fuses_in_gymnasium():
+    """The greedy opponent is stronger than the random one (Othello 6x6, learner random), and a
+    Gymnasium env given ``opponent="greedy"`` steps through the compiled one-slot path."""
+    rng = np.random.default_rng(0)
+    wins = {}
+    for opponent in ("random", "greedy"):
+        vec = ArbiterVectorEnv(num_envs=64, game="othello", size=6, opponent=opponent)
+        obs, info = vec.reset(seed=0)
+        returns = []
+        while len(returns) < 200:
+            obs, reward, terminated, truncated, info = vec.step(_random_actions(info["action_mask"], rng))
+            returns += reward[terminated | truncated].tolist()
+        wins[opponent] = np.mean(np.array(returns) > 0)
+    assert wins["greedy"] < wins["random"] - 0.2, wins
+    env = gymnasium.make("Othello-v0", size=6, opponent="greedy")
+    assert env.unwrapped._fused is not None
+    obs, info = env.reset(seed=1)
+    done = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = terminated or truncated
+    assert reward in (-1.0, 0.0, 1.0)
 
 
 @pytest.mark.parametrize("game, params", [("othello", {"size": 6}), ("go", {"size": 5}), ("calculation", {})])
@@ -218,4 +273,4 @@ def test_self_play_errors():
     with pytest.raises(ParameterError, match="agent_seat"):
         ArbiterVectorEnv(num_envs=2, game="othello", opponent="self", agent_seat=1)
     with pytest.raises(ParameterError, match="opponent"):
-        ArbiterVectorEnv(num_envs=2, game="othello", opponent="greedy")
+        ArbiterVectorEnv(num_envs=2, game="othello", opponent="alphabeta")
