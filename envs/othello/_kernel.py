@@ -352,10 +352,14 @@ def setup(s, p):
                     bits |= ONE << np.uint64(cell)
             s[x + S_BITS + seat] = np.int64(bits)
     else:
-        s[x + S_ROWS:x + S_ROWS + 2 * n] = 0
-        for cell in range(n * n):
-            if s[C.HEADER + cell]:
-                _set_row_bit(s, p, cell, s[C.HEADER + cell] - 1)
+        for r in range(n):  # row by row: no division per cell
+            black = white = 0
+            for c in range(n):
+                v = s[C.HEADER + r * n + c]
+                black |= np.int64(v == 1) << c
+                white |= np.int64(v == 2) << c
+            s[x + S_ROWS + r] = black
+            s[x + S_ROWS + n + r] = white
     settle(s, p)
 
 
@@ -703,16 +707,22 @@ def _line_playout(s, p, rng, frontier):
         if v:
             taken[a] = 1
             _place_disc(lines, np.uint64(32 * (v - 1)), base, a)
-    count = 0
-    for a in range(nn):
-        if taken[a] == 0:
-            for d in range(8):
-                t = p[P_STEP + 8 * a + d]
-                if t >= 0 and taken[t]:
-                    frontier[count] = a
-                    where[a] = count
-                    count += 1
-                    break
+    count = 0  # the frontier in ascending order, row by row from the row words
+    full = (ONE << np.uint64(n)) - ONE
+    above = np.uint64(0)
+    here = (lines[0] | (lines[0] >> np.uint64(32))) & LINE_BITS
+    for r in range(n):
+        below = (lines[r + 1] | (lines[r + 1] >> np.uint64(32))) & LINE_BITS if r + 1 < n else np.uint64(0)
+        near = above | here | below
+        empty_next_to_a_disc = (near | (near << ONE) | (near >> ONE)) & full & ~here
+        while empty_next_to_a_disc:
+            c = trailing_zeros(empty_next_to_a_disc)
+            a = r * n + c
+            frontier[count] = a
+            where[a] = count
+            count += 1
+            empty_next_to_a_disc &= empty_next_to_a_disc - ONE
+        above, here = here, below
     seat = s[C.H_PLAYER]
     ply = s[C.H_PLY]
     last = s[C.H_LAST]
