@@ -344,13 +344,15 @@ def test_openspiel_preset_and_defaults():
 
 
 # -- invariants over random play ------------------------------------------------------------------------
-@pytest.mark.parametrize("params", [{"size": 5}, {"size": 6, "suicide": True},
-                                    {"size": 5, "rules": "openspiel"}])
-def test_random_play_invariants(params):
-    """legal_actions agrees with is_legal everywhere; the incremental hash with a fresh one."""
+@pytest.mark.parametrize("params, games", [({"size": 5}, 4), ({"size": 6, "suicide": True}, 4),
+                                           ({"size": 5, "rules": "openspiel"}, 4), ({"size": 19}, 1),
+                                           ({"size": 13, "suicide": True, "rules": "openspiel"}, 1)])
+def test_random_play_invariants(params, games):
+    """legal_actions (row masks) agrees with is_legal (point by point) everywhere, on boards up to
+    19 wide; the incremental hash with a fresh one."""
     game = envs.make_game("go", **params)
     rng = np.random.default_rng(7)
-    for _ in range(4):
+    for _ in range(games):
         state = game.initial_state()
         while not game.is_terminal(state):
             legal = game.legal_actions(state)

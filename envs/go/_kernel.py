@@ -61,6 +61,7 @@ point with no pass since; the status, winner and reason are what ``_play`` would
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import _common as C
 
@@ -497,21 +498,66 @@ def _capture_hash(s, p, a, enemy, h):
     return h
 
 
+@njit(cache=True, inline="always")
+def _row_masks(s, n, r, enemy):
+    """Bit masks (bit c = column c) of the empty points and of the ``enemy`` stones of row ``r``
+    (none for r = n, the row below the board)."""
+    empty = enemies = 0
+    if r < n:
+        for c in range(n):
+            v = s[C.HEADER + r * n + c]
+            empty |= np.int64(v == 0) << c
+            enemies |= np.int64(v == enemy) << c
+    return empty, enemies
+
+
 @njit(cache=True)
 def legal_actions(s, p, out):
+    """The legal moves, ascending. Row by row, masks of the empty points and enemy stones say at
+    once which empty points have an empty neighbour (their stone lives: only the superko test
+    remains, and the capture hash only beside an enemy stone); the others go through
+    ``_outcome``. Same result as ``_allowed`` on every empty point, without reading each point's
+    four neighbours one by one."""
     if s[C.H_STATUS] != C.ONGOING:
         return 0
-    nn = p[P_SIZE] * p[P_SIZE]
+    size = p[P_SIZE]
+    nn = size * size
     g = fields(p)
     ko = s[g + O_KO]
     colour = s[C.H_PLAYER] + 1
+    enemy = 3 - colour
     draw = p[P_SUPERKO] == SUPERKO_DRAW
     board = s[g + O_BOARD]
+    full = (np.int64(1) << size) - 1
     n = 0
-    for a in range(nn):
-        if s[C.HEADER + a] == 0 and _allowed_in(s, p, a, ko, colour, draw, board):
+    empty_above = enemy_above = 0
+    empty_here, enemy_here = _row_masks(s, size, 0, enemy)
+    for r in range(size):
+        empty_below, enemy_below = _row_masks(s, size, r + 1, enemy)
+        free = (((empty_here << 1) | (empty_here >> 1)) & full) | empty_above | empty_below
+        beside_enemy = (((enemy_here << 1) | (enemy_here >> 1)) & full) | enemy_above | enemy_below
+        m = empty_here
+        while m:
+            c = np.int64(trailing_zeros(m))
+            m &= m - 1
+            a = r * size + c
+            if a == ko:
+                continue
+            if (free >> c) & 1:
+                if not draw:
+                    h = board ^ ZOBRIST[2 * a + colour - 1]
+                    if (beside_enemy >> c) & 1:
+                        h = _capture_hash(s, p, a, enemy, h)
+                    if _seen(s, p, h):
+                        continue
+            else:
+                ok, h = _outcome(s, p, a, colour)
+                if not ok or (not draw and _seen(s, p, h)):
+                    continue
             out[n] = a
             n += 1
+        empty_above, enemy_above = empty_here, enemy_here
+        empty_here, enemy_here = empty_below, enemy_below
     out[n] = nn
     return n + 1
 
