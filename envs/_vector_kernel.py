@@ -29,16 +29,18 @@ SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]
 def _opponent_moves(s, p, cfg, seat, rng, legal, w, child):
     """The opponent plays until ``seat`` is to move or the game is over.
 
-    The random opponent draws each move as the random playouts draw theirs (``uniform_move``: a
-    few random action ids tried before listing the legal ones), which on open boards spares most
-    of a legal-move listing per step. The greedy one plays ``greedy_move`` with weights ``w``
-    (``child``: its scratch state), its ties drawn from the game's own stream."""
-    greedy = cfg[CFG_OPPONENT] == OPPONENT_GREEDY
+    ``w`` None: the random opponent, which draws each move as the random playouts draw theirs
+    (``uniform_move``: a few random action ids tried before listing the legal ones), which on open
+    boards spares most of a legal-move listing per step. ``w`` the greedy player's weights: the
+    greedy opponent (``greedy_move``; ``child`` is its scratch state), its ties drawn from the
+    game's own stream. The choice is made by type, when numba compiles: a batch against the
+    random opponent never compiles the greedy one (its game's ``tactical`` code is a good part of
+    a cold start)."""
     while s[C.H_STATUS] == C.ONGOING and s[C.H_PLAYER] != seat:
-        if greedy:
-            G.apply(s, p, _generic.greedy_move(s, p, w, rng, legal, child))
-        else:
+        if w is None:
             G.apply(s, p, _generic.uniform_move(s, p, rng, legal))
+        else:
+            G.apply(s, p, _generic.greedy_move(s, p, w, rng, legal, child))
 
 
 @per_game
@@ -94,10 +96,8 @@ def _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal,
 
 # ``cfg``, the batch's constants: number of players, the reason code of a game cut off by
 # max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP
-# autoreset, the opponent (OPPONENT_RANDOM or OPPONENT_GREEDY)
-CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_OPPONENT, CFG_SIZE = range(6)
-OPPONENT_RANDOM, OPPONENT_GREEDY = 0, 1
-OPPONENTS = {"random": OPPONENT_RANDOM, "greedy": OPPONENT_GREEDY}
+# autoreset
+CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_SIZE = range(5)
 # what a step did to one game, as bits
 TERMINATED, TRUNCATED, ILLEGAL, PENDING = 1, 2, 4, 8
 
@@ -122,7 +122,8 @@ def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_reward
     first observation and mask; no step is ever ignored.
 
     Blocks of games as in ``reset`` (``step_parallel`` runs them on numba's threads); ``legal``
-    and ``child`` hold one scratch row per block; ``w`` are the greedy opponent's weights.
+    and ``child`` hold one scratch row per block; ``w`` is None (random opponent) or the greedy
+    opponent's weights (``_opponent_moves``).
     """
     for b in range(legal.shape[0]):
         _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
@@ -177,8 +178,16 @@ def _one_views(one):
 
 @per_game
 def step_one(p, one, a):
-    """``step`` of a one-game env whose buffers ``one`` packs: the single Gymnasium env's step,
-    where the call itself is most of the cost. Returns the step's bits."""
+    """``step`` of a one-game env whose buffers ``one`` packs, against the random opponent: the
+    single Gymnasium env's step, where the call itself is most of the cost. Returns the step's
+    bits."""
+    cfg, seats, rng, legal, s, rewards, w, child, mask, obs = _one_views(one)
+    return _step_game(p, cfg, s, rng, seats, 0, a, False, obs, rewards, mask, legal, obs, None, child)
+
+
+@per_game
+def step_one_greedy(p, one, a):
+    """``step_one`` against the greedy opponent, whose weights ``one`` packs."""
     cfg, seats, rng, legal, s, rewards, w, child, mask, obs = _one_views(one)
     return _step_game(p, cfg, s, rng, seats, 0, a, False, obs, rewards, mask, legal, obs, w, child)
 

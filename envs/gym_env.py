@@ -287,7 +287,8 @@ class ArbiterEnv(gym.Env):
             )
         if self.render_mode is not None:
             self._previous = self._state.copy()
-        done = v._kernel.step_one(v._p, self._one, int(action) if legal else -1)
+        step = v._kernel.step_one if v._weights is None else v._kernel.step_one_greedy
+        done = step(v._p, self._one, int(action) if legal else -1)
         terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
         self._done = terminated or truncated
         if self.render_mode == "human":

@@ -92,8 +92,8 @@ class ArbiterVectorEnv(VectorEnv):
         self._cfg[K.CFG_PLAYERS] = g.num_players
         self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._cfg[K.CFG_SEAT_MODE] = self._seat_mode
-        self._cfg[K.CFG_OPPONENT] = K.OPPONENTS.get(opponent, K.OPPONENT_RANDOM)
-        self._weights = g.spec.default_weights()  # the greedy opponent's, as the greedy agent's
+        # the greedy opponent's weights (the greedy agent's defaults); None: the random opponent
+        self._weights = g.spec.default_weights() if opponent == "greedy" else None
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
         self._rngs = np.zeros((n, 1), dtype=np.uint64)
         self._seats = np.zeros(n, dtype=np.int64)
@@ -126,7 +126,8 @@ class ArbiterVectorEnv(VectorEnv):
         if self.num_envs != 1:
             raise ParameterError("_pack_one: only a one-game env packs its buffers")
         parts = [("cfg", self._cfg), ("seats", self._seats), ("rng", self._rngs), ("legal", self._legal),
-                 ("state", self._states), ("rewards", self._all_rewards), ("weights", self._weights),
+                 ("state", self._states), ("rewards", self._all_rewards),
+                 ("weights", np.zeros(0) if self._weights is None else self._weights),
                  ("child", self._child), ("mask", self._masks), ("obs", self._obs)]
         words = [-(-a.nbytes // 8) for _, a in parts]
         one = np.zeros(K.ONE_HEADER + sum(words), dtype=np.int64)
@@ -137,8 +138,9 @@ class ArbiterVectorEnv(VectorEnv):
             view[...] = a
             start += n
             parts[k] = view
-        (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, self._weights,
+        (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, weights,
          self._child, self._masks, self._obs) = parts
+        self._weights = None if self._weights is None else weights
         self._packed = one
         return one
 
