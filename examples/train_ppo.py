@@ -60,7 +60,7 @@ def parse(argv=None):
                         help="random, greedy: the compiled vector env against that opponent (fast); pool: one "
                              "env against random, greedy and frozen copies")
     parser.add_argument("--steps", type=int, default=200_000, help="total environment steps")
-    parser.add_argument("--n-envs", type=int, default=16, help="games stepped together (--opponent random)")
+    parser.add_argument("--n-envs", type=int, default=16, help="games stepped together (--opponent random or greedy)")
     parser.add_argument("--snapshot-every", type=int, default=20_000,
                         help="steps between checkpoints (and pool copies)")
     parser.add_argument("--pool", type=int, default=5, help="frozen copies kept in the opponent pool")
