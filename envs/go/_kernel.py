@@ -529,6 +529,8 @@ def legal_actions(s, p, out):
     draw = p[P_SUPERKO] == SUPERKO_DRAW
     board = s[g + O_BOARD]
     full = (np.int64(1) << size) - 1
+    filter_base = g + O_HIST + p[P_HISTORY]
+    filter_mask = p[P_WORDS] - 1
     n = 0
     empty_above = enemy_above = 0
     empty_here, enemy_here = _row_masks(s, size, 0, enemy)
@@ -548,7 +550,8 @@ def legal_actions(s, p, out):
                     h = board ^ ZOBRIST[2 * a + colour - 1]
                     if (beside_enemy >> c) & 1:
                         h = _capture_hash(s, p, a, enemy, h)
-                    if _seen(s, p, h):
+                    # ``_seen`` with the filter's place read once per listing (see _allowed_in)
+                    if (s[filter_base + ((h >> 6) & filter_mask)] >> (h & 63)) & 1 and _seen(s, p, h):
                         continue
             else:
                 ok, h = _outcome(s, p, a, colour)
