@@ -611,6 +611,7 @@ def _neighbour_tables():
 LINES = _line_tables()
 NEIGHBOURS = _neighbour_tables()
 LINE_SLOTS = 128
+FREE, TAKEN = -1, -2  # a square's ``where`` in the line playout when it is not in the frontier
 LINE_BITS = np.uint64(0xFFFF)
 BOTH = np.uint64(1 + (1 << 32))  # a bit in both colours' halves of a line word
 
@@ -698,14 +699,15 @@ def _line_playout(s, p, rng, frontier):
     base = 1024 * n
     nbase = 2048 * n
     lines = np.zeros(LINE_SLOTS, dtype=np.uint64)  # Black's bits 0..15, White's 32..47
-    taken = np.zeros(nn + 1, dtype=np.int8)
-    taken[nn] = 1
-    where = np.full(nn + 1, -1, dtype=np.int64)
+    # where[a]: a's place in the frontier, or FREE (empty, not in it) or TAKEN (a disc; cell nn,
+    # off the board, is always TAKEN)
+    where = np.full(nn + 1, FREE, dtype=np.int64)
+    where[nn] = TAKEN
     runs = np.zeros(8, dtype=np.int64)
     for a in range(nn):
         v = s[C.HEADER + a]
         if v:
-            taken[a] = 1
+            where[a] = TAKEN
             _place_disc(lines, np.uint64(32 * (v - 1)), base, a)
     count = 0  # the frontier in ascending order, row by row from the row words
     full = (ONE << np.uint64(n)) - ONE
@@ -745,18 +747,18 @@ def _line_playout(s, p, rng, frontier):
             for k in range(1, down + 1):
                 _flip_disc(lines, base, a - k * step)
         _place_disc(lines, me, base, a)
-        taken[a] = 1
         count -= 1
         b = frontier[count]
         i = where[a]
         frontier[i] = b
         where[b] = i
-        where[a] = -1
+        where[a] = TAKEN
         for d in range(8):  # branch-free: an off-board neighbour is the always-taken cell nn
             t = NEIGHBOURS[nbase + 8 * a + d]
-            new = (taken[t] == 0) & (where[t] < 0)
+            w = where[t]
+            new = w == FREE
             frontier[count] = t
-            where[t] = count if new else where[t]
+            where[t] = count if new else w
             count += new
         seat = 1 - seat
         ply += 1
