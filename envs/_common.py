@@ -95,7 +95,7 @@ def new_rng(seed) -> np.ndarray:
     return np.array(value, dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_u64(rng):
     """Advance the SplitMix64 state ``rng[0]`` and return the next 64-bit output."""
     rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -105,7 +105,7 @@ def next_u64(rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def randint(rng, n):
     """Uniform integer in ``[0, n)`` (n > 0). Lemire's multiply-shift; bias < n / 2**32."""
     r = next_u64(rng) >> np.uint64(32)
