@@ -26,7 +26,7 @@ SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]
 # -- episodes ------------------------------------------------------------------------------------
 
 @per_game
-def _opponent_moves(s, p, cfg, seat, rng, legal, w, child):
+def _opponent_moves(s, p, seat, rng, legal, w, child):
     """The opponent plays until ``seat`` is to move or the game is over.
 
     ``w`` None: the random opponent, which draws each move as the random playouts draw theirs
@@ -51,7 +51,7 @@ def _new_episode(p, cfg, s, rng, seats, i, legal, w, child):
         seats[i] = s[C.H_PLAYER]
     else:
         seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
-    _opponent_moves(s, p, cfg, seats[i], rng, legal, w, child)
+    _opponent_moves(s, p, seats[i], rng, legal, w, child)
 
 
 @per_game
@@ -211,7 +211,7 @@ def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_
             if s[C.H_STATUS] == C.ONGOING:
                 seats[i] = s[C.H_PLAYER]
         else:
-            _opponent_moves(s, p, cfg, seats[i], rng, legal, w, child)
+            _opponent_moves(s, p, seats[i], rng, legal, w, child)
         if s[C.H_STATUS] != C.ONGOING:
             C.fill_returns(s, cfg[CFG_PLAYERS], rewards_row)
             if s[C.H_REASON] == cfg[CFG_CAP_REASON] and s[C.H_PLY] >= p[C.P_MAX_MOVES]:

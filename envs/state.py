@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _common as C
 from ._generic import PACKED_HEADER as _PACKED_HEADER
-from .core import Game, IllegalActionError, _is_int
+from .core import Game, IllegalActionError
 
 
 class State:

@@ -87,11 +87,11 @@ class ArbiterVectorEnv(VectorEnv):
         n, g = self.num_envs, self.game
         self._p = g.kernel_params
         self._kernel = compiled(K, g.spec)
-        self._seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
+        seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
         self._cfg = np.zeros(K.CFG_SIZE, dtype=np.int64)  # the kernel's batch constants (CFG_*)
         self._cfg[K.CFG_PLAYERS] = g.num_players
         self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
-        self._cfg[K.CFG_SEAT_MODE] = self._seat_mode
+        self._cfg[K.CFG_SEAT_MODE] = seat_mode
         # the greedy opponent's weights (the greedy agent's defaults); None: the random opponent
         self._weights = g.spec.default_weights() if opponent == "greedy" else None
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
