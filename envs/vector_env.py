@@ -20,12 +20,15 @@ rewards, illegal-action rule and truncation), with these differences, all for sp
   i replays identically whatever the batch size.
 
 ``num_threads=k`` steps the batch as k blocks of games on numba's threads, each block with its own
-scratch, so the games played are the same for every k. It pays where a game's step is dear and
-the batch large (Go 9x9, LOA, Gomoku 15x15: 1.4-2.5x with 2 threads at 256-1,024 games on two
-cores); where a step is cheap (Othello, Calculation) the Python work around the call dominates,
-and numba's OpenMP workers, which spin for a while after each step, take the core it needs: slower.
-Hence the default, 1. GNU OpenMP is not fork-safe: start worker processes with "spawn" (or before
-the first threaded step), and step one vector env per Python thread.
+scratch, so the games played are the same for every k. It pays for big batches: at 1,024 games on
+two cores a step took 1.5-2.7x less time in a loop of steps alone, and 1.0-2.3x less with a
+policy evaluated between steps (docs/benchmarks.md). Two costs keep the default at 1. numba's GNU
+OpenMP workers spin after each step for milliseconds (through the whole of a 5 ms pause here), so
+in a training loop the second core stays busy while the policy runs;
+``GOMP_SPINCOUNT=10000`` in the environment before the first threaded step (in the shell, or
+``os.environ``) ends the spin within a fraction of a millisecond at the same step times. And GNU
+OpenMP is not fork-safe: start worker processes with "spawn" (or before the first threaded
+step), and step one vector env per Python thread.
 
 Every step writes into new observation and mask arrays and hands those out, so the caller owns
 them (nothing later writes into them) and the batch is never copied.
