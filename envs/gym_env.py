@@ -26,7 +26,7 @@ observation, so for the learner the cap is a time limit, exactly what truncation
 reward is still the game's result at the cap (Go scores the board, LOA calls it a draw).
 
 Determinism. ``reset(seed=s)`` seeds ``self.np_random``; from it come the deal, the learner's seat
-(``agent_seat="random"``) and the opponent's seed, so the same seed gives the same episode for
+(``agent_seat="random"``), the random opening (``opening_plies``) and the opponent's seed, so the same seed gives the same episode for
 the same learner actions. An opponent given as a spec string (``"alphabeta:depth=3"``) is
 rebuilt with ``agents.make(spec, seed=...)`` at every reset; an opponent given as an object keeps
 its own random stream (it is only ``reset()``).
@@ -49,7 +49,7 @@ from gymnasium import spaces
 
 from . import _common as C
 from . import make_game
-from ._vector_kernel import TERMINATED, TRUNCATED
+from ._vector_kernel import OPENING_TRIES, TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError
 
 SEED_BOUND = 2**63 - 1
@@ -76,6 +76,27 @@ def action_mask(game, state) -> np.ndarray:
 def ended_by_max_moves(game, state) -> bool:
     """Whether the game was cut off by ``game.max_moves`` rather than ended by its rules."""
     return game.end_reason(state) == "max_moves"
+
+
+def opening_range(opening_plies, game) -> tuple:
+    """``opening_plies`` (k, or (fewest, most)) as (fewest, most) random plies, checked: an
+    opening must end before the game's ``max_moves``."""
+    def count(x):
+        return isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
+
+    pair = tuple(opening_plies) if isinstance(opening_plies, (tuple, list)) else None
+    if count(opening_plies):
+        lo = hi = int(opening_plies)
+    elif pair is not None and len(pair) == 2 and all(count(x) for x in pair) and pair[0] <= pair[1]:
+        lo, hi = (int(x) for x in pair)
+    else:
+        raise ParameterError(f"opening_plies={opening_plies!r}: expected a count of random plies >= 0, "
+                             "or a pair (fewest, most) with 0 <= fewest <= most")
+    cap = int(game.kernel_params[C.P_MAX_MOVES])
+    if hi >= cap:
+        raise ParameterError(f"opening_plies={opening_plies!r}: an opening must be shorter than the game's "
+                             f"max_moves={cap}")
+    return lo, hi
 
 
 def resolve_agent(opponent, seed):
@@ -107,6 +128,10 @@ class ArbiterEnv(gym.Env):
             ``"calculation"``).
         opponent: agent spec string or agent object playing the other seat (two-player games).
         agent_seat: 0, 1 or ``"random"`` (drawn per episode from the reset seed).
+        opening_plies: random plies (uniform over the legal moves) played from the start position
+            at every reset before the learner's first move, k or ``(fewest, most)`` (a count
+            drawn per episode); 0, the default, is the standard start. An opening that ends the
+            game is dealt again.
         illegal_action: ``"lose"`` (end the episode with reward -1) or ``"raise"``.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
         **params: the game's rule parameters (``size=9, komi=7.5``, ``rules="openspiel"``, ...).
@@ -115,8 +140,10 @@ class ArbiterEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(self, game="gomoku", opponent="random", agent_seat=0, illegal_action="lose",
-                 render_mode=None, **params):
+                 render_mode=None, opening_plies=0, **params):
         self.game = make_game(game, **params)
+        self.opening_plies = opening_plies
+        self._opening = opening_range(opening_plies, self.game)
         two_players = self.game.num_players == 2
         seats = (0, 1, "random") if two_players else (0,)
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
@@ -165,7 +192,8 @@ class ArbiterEnv(gym.Env):
         from .vector_env import ArbiterVectorEnv
 
         self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent=opponent,
-                                       agent_seat=self.agent_seat, **dict(self.game.params), rules=self.game.rules)
+                                       agent_seat=self.agent_seat, opening_plies=self.opening_plies,
+                                       **dict(self.game.params), rules=self.game.rules)
         self._bind_fused()
 
     def _bind_fused(self) -> None:
@@ -212,6 +240,8 @@ class ArbiterEnv(gym.Env):
         deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
         self._seat = int(self.np_random.integers(2)) if self.agent_seat == "random" else self.agent_seat
         self._state = self.game.initial_state(seed=deal_seed)
+        if self._opening[1] > 0:
+            self._play_opening()
         self._done = False
         self._previous = None
         if self.game.num_players == 2:
@@ -297,6 +327,20 @@ class ArbiterEnv(gym.Env):
         return obs.copy(), rewards.item(self._seat), terminated, truncated, info
 
     # -- internals ---------------------------------------------------------------------------
+    def _play_opening(self) -> None:
+        """The random opening of ``opening_plies`` (as the compiled ``_random_opening``, with
+        draws from ``np_random``)."""
+        game, (lo, hi) = self.game, self._opening
+        for _ in range(OPENING_TRIES):
+            for _ in range(int(self.np_random.integers(lo, hi + 1))):
+                if game.is_terminal(self._state):
+                    break
+                legal = game.legal_actions(self._state)
+                self._state = game.apply(self._state, int(legal[self.np_random.integers(len(legal))]))
+            if not game.is_terminal(self._state):
+                return
+            self._state = game.initial_state(seed=int(self.np_random.integers(0, SEED_BOUND)))
+
     def _play(self, action: int) -> None:
         self._previous = self._state
         self._state = self.game.apply(self._state, action)

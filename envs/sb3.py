@@ -50,27 +50,29 @@ MIN_IMAGE_SIDE = 36  # NatureCNN's three convolutions need at least this many pi
 
 
 def make_vec_env(env_id, n_envs: int = 16, observation: str = "planes", seed=None,
-                 agent_seat=0, opponent="random", **game_params) -> "ArbiterSB3VecEnv":
+                 agent_seat=0, opponent="random", opening_plies=0, **game_params) -> "ArbiterSB3VecEnv":
     """An SB3 ``VecEnv`` of ``n_envs`` games of ``env_id`` (a Gymnasium id such as ``"Go-v0"``,
     or a game name) against ``opponent``, ``"random"`` or ``"greedy"`` (the greedy agent, compiled
-    into the step); ``game_params`` are the game's parameters, and ``num_threads`` among them is
-    the vector env's (``envs.vector_env``)."""
+    into the step), every episode opening with ``opening_plies`` random plies (k or
+    ``(fewest, most)``; 0: the standard start); ``game_params`` are the game's parameters, and
+    ``num_threads`` among them is the vector env's (``envs.vector_env``)."""
     if opponent not in OPPONENTS:
         raise ParameterError(f"opponent={opponent!r}: expected one of {', '.join(map(repr, OPPONENTS))}")
     ids = gym_ids()
     name = ids.get(env_id, env_id)
     spec(name)  # ParameterError listing the registered games if unknown
-    return ArbiterSB3VecEnv(name, n_envs, observation, seed, agent_seat, game_params, opponent)
+    return ArbiterSB3VecEnv(name, n_envs, observation, seed, agent_seat, game_params, opponent, opening_plies)
 
 
 class ArbiterSB3VecEnv(VecEnv):
     """See the module docstring; build it with ``make_vec_env``."""
 
-    def __init__(self, game, n_envs, observation, seed, agent_seat, game_params, opponent="random"):
+    def __init__(self, game, n_envs, observation, seed, agent_seat, game_params, opponent="random",
+                 opening_plies=0):
         if observation not in OBSERVATIONS:
             raise ParameterError(f"observation={observation!r}: expected one of {', '.join(map(repr, OBSERVATIONS))}")
         self.vec = ArbiterVectorEnv(num_envs=n_envs, game=game, opponent=opponent, agent_seat=agent_seat,
-                                    **game_params)
+                                    opening_plies=opening_plies, **game_params)
         self.game = self.vec.game
         self.observation = observation
         planes = self.vec.single_observation_space

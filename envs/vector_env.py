@@ -17,7 +17,12 @@ rewards, illegal-action rule and truncation), with these differences, all for sp
   reward 0. The mask of a finished slot is all ones (any action is ignored, and masked samplers
   need a non-empty mask); ``info["action_mask"]`` is otherwise the legal-action mask;
 * randomness comes from one SplitMix64 stream per slot seeded from ``reset(seed=...)``, so slot
-  i replays identically whatever the batch size.
+  i replays identically whatever the batch size;
+* ``opening_plies=k`` (or ``(fewest, most)``, a count drawn per episode) starts every episode
+  after that many uniformly random plies from the standard position, drawn from the slot's
+  stream, before the seats are dealt: a policy trained from one start position learns lines
+  for that position, and random openings make it meet others (an opening that ends the game
+  is dealt again). The default, 0, is the standard start.
 
 ``num_threads=k`` steps the batch as k blocks of games on numba's threads, each block with its own
 scratch, so the games played are the same for every k. It pays for big batches: at 1,024 games on
@@ -56,7 +61,7 @@ from . import _vector_kernel as K
 from ._specialise import compiled
 from . import make_game
 from .core import ParameterError
-from .gym_env import observation_box
+from .gym_env import observation_box, opening_range
 
 
 class ArbiterVectorEnv(VectorEnv):
@@ -65,7 +70,7 @@ class ArbiterVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"]}
 
     def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None,
-                 num_threads=1, **params):
+                 num_threads=1, opening_plies=0, **params):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
         if opponent not in ("random", "greedy", "self"):
@@ -95,6 +100,8 @@ class ArbiterVectorEnv(VectorEnv):
         self._cfg[K.CFG_PLAYERS] = g.num_players
         self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._cfg[K.CFG_SEAT_MODE] = seat_mode
+        self.opening_plies = opening_plies
+        self._cfg[K.CFG_OPENING_MIN], self._cfg[K.CFG_OPENING_MAX] = opening_range(opening_plies, g)
         # the greedy opponent's weights (the greedy agent's defaults); None: the random opponent
         self._weights = g.spec.default_weights() if opponent == "greedy" else None
         self._states = np.zeros((n, g.state_len), dtype=np.int64)

@@ -7,9 +7,11 @@
 ``--opponent random`` (the default) trains on ``envs.sb3.make_vec_env``: ``--n-envs`` games
 stepped by one compiled call per step against the uniformly random opponent, which moves inside
 that call, with the learner's seat drawn per episode (two-player games); ``--opponent greedy`` is
-the same against the greedy agent, also compiled into the step. Its defaults (rollouts of
-256 steps per game, batches of 1024, 4 epochs, one torch thread) keep updates short enough that
-training runs at over 1,000 env-steps per second on two cores (``docs/learned.md``).
+the same against the greedy agent, also compiled into the step; ``--opening-plies`` starts each
+training game after random plies, so that the policy meets more than the standard position.
+Their defaults (rollouts of 256 steps per game, batches of 1024, 4 epochs, one torch thread) keep
+updates short enough that training runs at over 1,000 env-steps per second on two cores
+(``docs/learned.md``).
 ``--opponent pool`` is the earlier, slower path (about 100 steps per second), kept so that the
 shipped ``ppo_othello6`` can be reproduced: one Gymnasium env whose opponent is a pool of random,
 greedy and up to ``--pool`` frozen copies of the learner (a new copy every ``--snapshot-every``
@@ -61,6 +63,9 @@ def parse(argv=None):
                              "env against random, greedy and frozen copies")
     parser.add_argument("--steps", type=int, default=200_000, help="total environment steps")
     parser.add_argument("--n-envs", type=int, default=16, help="games stepped together (--opponent random or greedy)")
+    parser.add_argument("--opening-plies", type=int, nargs="+", default=[0], metavar="K",
+                        help="random plies each training game opens with: K, or FEWEST MOST (a count drawn per "
+                             "game); default 0, the standard start (--opponent random or greedy)")
     parser.add_argument("--snapshot-every", type=int, default=20_000,
                         help="steps between checkpoints (and pool copies)")
     parser.add_argument("--pool", type=int, default=5, help="frozen copies kept in the opponent pool")
@@ -86,6 +91,11 @@ def parse(argv=None):
     for name in ("steps", "n_envs", "snapshot_every", "n_steps", "batch", "epochs", "log_every", "threads"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')}={getattr(args, name)}: expected a positive integer")
+    if len(args.opening_plies) > 2:
+        parser.error(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected K or FEWEST MOST")
+    if args.opening_plies != [0] and args.opponent == "pool":
+        parser.error("--opening-plies: only with --opponent random or greedy (the vector env)")
+    args.opening_plies = args.opening_plies[0] if len(args.opening_plies) == 1 else tuple(args.opening_plies)
     return args
 
 
@@ -153,7 +163,7 @@ def train(args, command: str):
                               f"{args.opponent} (compiled vector env, {args.n_envs} games)") if two_players else None,
                 "hyper_parameters": {"n_envs": args.n_envs if vector else 1, "n_steps": args.n_steps,
                                      "batch": args.batch, "epochs": args.epochs, "lr": args.lr,
-                                     "ent_coef": args.ent_coef,
+                                     "ent_coef": args.ent_coef, "opening_plies": args.opening_plies,
                                      "progress_reward": None if two_players else args.progress_reward}}
     weights.save(out, model.policy.state_dict(), ppo.policy_meta(game, architecture, training))
     print(f"trained {model.num_timesteps} steps ({seconds:.0f} s this run, {rate:.0f} env-steps/s); "
@@ -172,7 +182,7 @@ def _vector_env(args, game, params):
 
     seat = {"agent_seat": "random"} if game.num_players == 2 else {}
     env = VecMonitor(make_vec_env(game.name, n_envs=args.n_envs, seed=args.seed, opponent=args.opponent,
-                                  **seat, **params))
+                                  opening_plies=args.opening_plies, **seat, **params))
     if game.num_players == 1 and args.progress_reward:
         env = _vec_progress_reward_wrapper()(env, args.progress_reward)
     return env

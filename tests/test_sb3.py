@@ -67,6 +67,16 @@ def test_same_seed_same_games():
         np.testing.assert_array_equal(x[1], y[1])
 
 
+def test_random_openings_reach_the_vec_env():
+    from envs import _common as C
+
+    venv = make_vec_env("Othello-v0", n_envs=4, seed=1, size=6, opening_plies=3, agent_seat=1)
+    venv.reset()
+    assert (venv.vec.states()[:, C.H_PLY] == 3).all()  # three random plies: the learner (White) to move
+    with pytest.raises(envs.ParameterError, match="opening_plies"):
+        make_vec_env("Othello-v0", opening_plies=-1)
+
+
 def test_the_greedy_opponent_is_compiled_in_and_other_opponents_are_refused():
     venv = make_vec_env("Othello-v0", n_envs=3, seed=2, size=6, opponent="greedy")
     assert venv.vec.opponent == "greedy"

@@ -274,3 +274,50 @@ def test_self_play_errors():
         ArbiterVectorEnv(num_envs=2, game="othello", opponent="self", agent_seat=1)
     with pytest.raises(ParameterError, match="opponent"):
         ArbiterVectorEnv(num_envs=2, game="othello", opponent="alphabeta")
+
+
+def test_random_openings_start_every_episode_elsewhere():
+    """``opening_plies``: every episode starts after that many random legal plies (a valid
+    position, still under way), different per slot, the same for the same seed; an opening that
+    would end the game is dealt again; the Gymnasium env opens the same way on both its paths."""
+    import agents
+
+    def starts(seed, plies, n=16, **kw):
+        vec = ArbiterVectorEnv(num_envs=n, game="othello", size=6, opponent="self", opening_plies=plies, **kw)
+        vec.reset(seed=seed)
+        return vec.game, vec.states()
+
+    game, s = starts(0, 4)
+    assert (s[:, C.H_PLY] == 4).all() and (s[:, C.H_STATUS] == C.ONGOING).all()
+    for row in s:
+        game.check_state(row)  # every cell consistent: the plies were legal moves
+    assert len({row.tobytes() for row in s}) > 4
+    assert np.array_equal(starts(0, 4)[1], s) and not np.array_equal(starts(1, 4)[1], s)
+    _, ranged = starts(0, (1, 5), n=64)
+    assert set(ranged[:, C.H_PLY].tolist()) == {1, 2, 3, 4, 5}
+    assert (starts(0, 0)[1][:, C.H_PLY] == 0).all()
+
+    # Go 5x5: a quarter of random games are over by ply 28, so 30-ply openings often end the game
+    go = ArbiterVectorEnv(num_envs=64, game="go", size=5, opponent="self", opening_plies=30)
+    assert np.mean(go.game.random_playouts(400, seed=0)["lengths"] <= 30) > 0.2
+    go.reset(seed=0)
+    assert (go.states()[:, C.H_PLY] == 30).all() and (go.states()[:, C.H_STATUS] == C.ONGOING).all()
+
+    # the Gymnasium env, compiled (random opponent) and through the Game protocol (an agent object)
+    for opponent in ("random", agents.make("random", seed=0)):
+        env = gymnasium.make("Othello-v0", size=6, opponent=opponent, agent_seat=0, opening_plies=(2, 3))
+        plies = set()
+        for seed in range(12):
+            env.reset(seed=seed)
+            state = env.unwrapped.state
+            env.unwrapped.game.check_state(state)
+            plies.add(int(state[C.H_PLY]))
+        assert plies <= {2, 3, 4} and len(plies) > 1  # 2 or 3 random plies, the opponent's reply if odd
+        a = env.reset(seed=5)[0]
+        assert np.array_equal(env.reset(seed=5)[0], a)
+
+    for bad in (-1, (3, 2), (1,), (1, 2, 3), "2", 1.5, True, 128):
+        with pytest.raises(ParameterError, match="opening_plies"):
+            ArbiterVectorEnv(num_envs=2, game="othello", opening_plies=bad)
+        with pytest.raises(ParameterError, match="opening_plies"):
+            gymnasium.make("Othello-v0", opening_plies=bad)
