@@ -38,6 +38,26 @@ def uniform_move(s, p, rng, moves):
     return a
 
 
+OPENING_TRIES = 16  # random openings dealt before ``random_opening`` keeps the plain start
+
+
+@per_game
+def random_opening(s, p, rng, lo, hi, moves):
+    """Play a random opening on the start position ``s`` in place (the envs' ``opening_plies``):
+    a number of plies drawn uniformly from ``lo..hi``, each uniform over the legal moves. An
+    opening that ends the game is dealt again from a new start (``OPENING_TRIES`` times, then
+    ``s`` keeps the plain start), so an episode never begins finished. ``moves``: scratch of
+    ``num_actions`` cells."""
+    for _ in range(OPENING_TRIES):
+        for _ in range(lo + C.randint(rng, hi - lo + 1)):
+            if s[C.H_STATUS] != C.ONGOING:
+                break
+            G.apply(s, p, uniform_move(s, p, rng, moves))
+        if s[C.H_STATUS] == C.ONGOING:
+            return
+        G.init(s, p, rng)
+
+
 # scores of a move that ends the game, above and below every tactical score
 WIN, DRAW, LOSS = 1e18, -1e17, -1e18
 

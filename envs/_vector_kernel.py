@@ -47,30 +47,13 @@ def _opponent_moves(s, p, seat, rng, legal, w, child):
 def _new_episode(p, cfg, s, rng, seats, i, legal, w, child):
     G.init(s, p, rng)
     if cfg[CFG_OPENING_MAX] > 0:
-        _random_opening(p, cfg, s, rng, legal)
+        _generic.random_opening(s, p, rng, cfg[CFG_OPENING_MIN], cfg[CFG_OPENING_MAX], legal)
     seat_mode = cfg[CFG_SEAT_MODE]
     if seat_mode == SEAT_SELF:
         seats[i] = s[C.H_PLAYER]
     else:
         seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
     _opponent_moves(s, p, seats[i], rng, legal, w, child)
-
-
-@per_game
-def _random_opening(p, cfg, s, rng, legal):
-    """Play a random opening on the start position ``s``: a number of plies drawn uniformly from
-    ``cfg[CFG_OPENING_MIN]..cfg[CFG_OPENING_MAX]``, each uniform over the legal moves. An opening
-    that ends the game is dealt again from a new start (``OPENING_TRIES`` times, then the episode
-    keeps the plain start), so an episode never begins finished."""
-    lo, hi = cfg[CFG_OPENING_MIN], cfg[CFG_OPENING_MAX]
-    for _ in range(OPENING_TRIES):
-        for _ in range(lo + C.randint(rng, hi - lo + 1)):
-            if s[C.H_STATUS] != C.ONGOING:
-                break
-            G.apply(s, p, _generic.uniform_move(s, p, rng, legal))
-        if s[C.H_STATUS] == C.ONGOING:
-            return
-        G.init(s, p, rng)
 
 
 @per_game
@@ -117,7 +100,6 @@ def _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal,
 # max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP
 # autoreset, the fewest and most random plies an episode opens with (0, 0: none)
 CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_OPENING_MIN, CFG_OPENING_MAX, CFG_SIZE = range(7)
-OPENING_TRIES = 16  # random openings dealt before an episode falls back to the plain start
 # what a step did to one game, as bits
 TERMINATED, TRUNCATED, ILLEGAL, PENDING = 1, 2, 4, 8
 

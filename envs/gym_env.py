@@ -26,8 +26,8 @@ observation, so for the learner the cap is a time limit, exactly what truncation
 reward is still the game's result at the cap (Go scores the board, LOA calls it a draw).
 
 Determinism. ``reset(seed=s)`` seeds ``self.np_random``; from it come the deal, the learner's seat
-(``agent_seat="random"``), the random opening (``opening_plies``) and the opponent's seed, so the same seed gives the same episode for
-the same learner actions. An opponent given as a spec string (``"alphabeta:depth=3"``) is
+(``agent_seat="random"``), the random opening (``opening_plies``) and the opponent's seed, so the
+same seed gives the same episode for the same learner actions. An opponent given as a spec string (``"alphabeta:depth=3"``) is
 rebuilt with ``agents.make(spec, seed=...)`` at every reset; an opponent given as an object keeps
 its own random stream (it is only ``reset()``).
 
@@ -49,7 +49,7 @@ from gymnasium import spaces
 
 from . import _common as C
 from . import make_game
-from ._vector_kernel import OPENING_TRIES, TERMINATED, TRUNCATED
+from ._vector_kernel import TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError
 
 SEED_BOUND = 2**63 - 1
@@ -328,18 +328,11 @@ class ArbiterEnv(gym.Env):
 
     # -- internals ---------------------------------------------------------------------------
     def _play_opening(self) -> None:
-        """The random opening of ``opening_plies`` (as the compiled ``_random_opening``, with
-        draws from ``np_random``)."""
+        """The random opening of ``opening_plies``: the vector env's compiled one
+        (``envs._generic.random_opening``), its draws seeded from ``np_random``."""
         game, (lo, hi) = self.game, self._opening
-        for _ in range(OPENING_TRIES):
-            for _ in range(int(self.np_random.integers(lo, hi + 1))):
-                if game.is_terminal(self._state):
-                    break
-                legal = game.legal_actions(self._state)
-                self._state = game.apply(self._state, int(legal[self.np_random.integers(len(legal))]))
-            if not game.is_terminal(self._state):
-                return
-            self._state = game.initial_state(seed=int(self.np_random.integers(0, SEED_BOUND)))
+        rng = C.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
+        game._ops.random_opening(self._state, game._p, rng, lo, hi, np.empty(game.num_actions, dtype=np.int64))
 
     def _play(self, action: int) -> None:
         self._previous = self._state
