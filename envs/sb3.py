@@ -41,8 +41,11 @@ from .vector_env import ArbiterVectorEnv
 
 try:
     from stable_baselines3.common.vec_env import VecEnv
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError('envs.sb3 needs stable-baselines3: pip install "arbiter-games[learn]"') from exc
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
+    # Still a ModuleNotFoundError naming the missing package, so ``except ImportError`` and
+    # tools that skip modules whose optional dependency is absent both see what it is.
+    raise ModuleNotFoundError('envs.sb3 needs stable-baselines3: pip install "arbiter-games[learn]"',
+                              name=exc.name) from exc
 
 OBSERVATIONS = ("planes", "image")
 OPPONENTS = ("random", "greedy")  # compiled into the vector env's step
