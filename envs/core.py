@@ -59,28 +59,49 @@ class TextBoardError(ArbiterError):
     """A text board that ``from_text`` cannot read as a legal position of the game."""
 
 
+def shown(value, limit: int = 60) -> str:
+    """``repr(value)`` for an error message, cut in the middle past ``limit`` characters: a
+    parameter of ten thousand digits is named by its ends and length, not printed whole (and an
+    int past Python's 4,300-digit conversion limit, whose ``repr`` raises, is named by its bits)."""
+    try:
+        text = repr(value)
+    except ValueError:  # int too large to convert to str
+        return f"<an int of {value.bit_length()} bits>"
+    if len(text) <= limit:
+        return text
+    half = (limit - 5) // 2
+    return f"{text[:half]}...{text[-half:]} ({len(text)} characters)"
+
+
 def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+UNBOUNDED = 2**62  # the ``hi`` of an integer parameter with no upper bound of its own
+
+
 def check_int(name, value, lo, hi, *, even=False):
     """Validate an integer parameter in ``[lo, hi]`` (optionally even); returns it as ``int``."""
+    span = f"from {lo} to {hi}" if hi < UNBOUNDED else f"of at least {lo}"
     if not _is_int(value):
-        raise ParameterError(f"{name}={value!r}: expected an integer from {lo} to {hi}")
+        raise ParameterError(f"{name}={shown(value)}: expected an integer {span}")
     value = int(value)
     if not lo <= value <= hi or (even and value % 2):
         kind = "an even integer" if even else "an integer"
-        raise ParameterError(f"{name}={value!r}: expected {kind} from {lo} to {hi}")
+        raise ParameterError(f"{name}={shown(value)}: expected {kind} {span}")
     return value
 
 
 def check_choice(name, value, allowed):
-    """Validate a parameter that takes one of a few values (strings or bools)."""
+    """Validate a parameter that takes one of a few values (strings or bools); numpy's bools
+    count as bools (a config read through numpy hands them out), numbers never do."""
+    if isinstance(value, np.bool_):
+        value = bool(value)
     for option in allowed:
         if type(value) is type(option) and value == option:
             return value
     options = ", ".join(repr(o) for o in allowed)
-    raise ParameterError(f"{name}={value!r}: expected one of {options}")
+    raise ParameterError(f"{name}={shown(value)}: expected one of {options}")
 
 
 class Game:
@@ -97,7 +118,7 @@ class Game:
         rules = params.pop("rules", "standard")
         if not isinstance(rules, str) or rules not in spec.presets:
             raise ParameterError(
-                f"rules={rules!r}: expected one of {', '.join(map(repr, spec.presets))} for {spec.name}"
+                f"rules={shown(rules)}: expected one of {', '.join(map(repr, spec.presets))} for {spec.name}"
             )
         unknown = sorted(set(params) - {p.name for p in spec.params})
         if unknown:

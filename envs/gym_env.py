@@ -50,7 +50,7 @@ from gymnasium import spaces
 from . import _common as C
 from . import make_game
 from ._vector_kernel import TERMINATED, TRUNCATED
-from .core import IllegalActionError, ParameterError
+from .core import IllegalActionError, ParameterError, shown
 
 SEED_BOUND = 2**63 - 1
 
@@ -90,11 +90,11 @@ def opening_range(opening_plies, game) -> tuple:
     elif pair is not None and len(pair) == 2 and all(count(x) for x in pair) and pair[0] <= pair[1]:
         lo, hi = (int(x) for x in pair)
     else:
-        raise ParameterError(f"opening_plies={opening_plies!r}: expected a count of random plies >= 0, "
+        raise ParameterError(f"opening_plies={shown(opening_plies)}: expected a count of random plies >= 0, "
                              "or a pair (fewest, most) with 0 <= fewest <= most")
     cap = int(game.kernel_params[C.P_MAX_MOVES])
     if hi >= cap:
-        raise ParameterError(f"opening_plies={opening_plies!r}: an opening must be shorter than the game's "
+        raise ParameterError(f"opening_plies={shown(opening_plies)}: an opening must be shorter than the game's "
                              f"max_moves={cap}")
     return lo, hi
 
@@ -115,7 +115,7 @@ def resolve_agent(opponent, seed):
     if callable(getattr(opponent, "act", None)):
         return opponent
     raise ParameterError(
-        f"opponent={opponent!r}: expected an agent spec string such as 'random' or "
+        f"opponent={shown(opponent)}: expected an agent spec string such as 'random' or "
         "an object with act(game, state) -> action"
     )
 
@@ -147,11 +147,11 @@ class ArbiterEnv(gym.Env):
         two_players = self.game.num_players == 2
         seats = (0, 1, "random") if two_players else (0,)
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
-            raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
+            raise ParameterError(f"agent_seat={shown(agent_seat)}: expected one of {', '.join(map(repr, seats))}")
         if illegal_action not in ("lose", "raise"):
-            raise ParameterError(f"illegal_action={illegal_action!r}: expected 'lose' or 'raise'")
+            raise ParameterError(f"illegal_action={shown(illegal_action)}: expected 'lose' or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
+            raise ParameterError(f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None")
         self.agent_seat = agent_seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode

@@ -29,7 +29,7 @@ from types import MappingProxyType, ModuleType
 
 import numpy as np
 
-from .core import ParameterError, check_choice, check_int
+from .core import UNBOUNDED, ParameterError, check_choice, check_int, shown
 
 # Hooks that generic compiled code calls by name, and which module of a spec provides each.
 # ``envs._generic`` holds a default for every optional one.
@@ -94,12 +94,17 @@ class Param:
             return check_choice(self.name, value, self.choices)
         if self.number:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParameterError(f"{self.name}={value!r}: expected a number")
-            if not math.isfinite(float(value)):
-                raise ParameterError(f"{self.name}={value!r}: expected a finite number")
+                raise ParameterError(f"{self.name}={shown(value)}: expected a number")
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:  # an int too large for a float (10**400): as unusable as inf
+                raise ParameterError(f"{self.name}={shown(value)}: expected a finite number; this one "
+                                     "is too large for a float") from None
+            if not finite:
+                raise ParameterError(f"{self.name}={shown(value)}: expected a finite number")
             return value
-        hi = self.high if self.high is not None else 2**62
-        return check_int(self.name, value, self.low if self.low is not None else -(2**62), hi, even=self.even)
+        hi = self.high if self.high is not None else UNBOUNDED
+        return check_int(self.name, value, self.low if self.low is not None else -UNBOUNDED, hi, even=self.even)
 
     def describe(self) -> str:
         """The values it takes, for help texts and the docs tables (``6..16, even``)."""

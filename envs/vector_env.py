@@ -60,8 +60,11 @@ from gymnasium.vector.utils import batch_space
 from . import _vector_kernel as K
 from ._specialise import compiled
 from . import make_game
-from .core import ParameterError
+from .core import ParameterError, check_int, shown
 from .gym_env import observation_box, opening_range
+
+
+MAX_ENVS = 2**31  # games in one batch (the kernels index slots with int64; memory runs out first)
 
 
 class ArbiterVectorEnv(VectorEnv):
@@ -71,37 +74,49 @@ class ArbiterVectorEnv(VectorEnv):
 
     def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None,
                  num_threads=1, opening_plies=0, **params):
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ParameterError(f"num_envs={num_envs!r}: expected a positive integer")
+        check_int("num_envs", num_envs, 1, MAX_ENVS)
         if opponent not in ("random", "greedy", "self"):
             raise ParameterError(
-                f"opponent={opponent!r}: the vector env plays the compiled 'random' or 'greedy' opponent or "
+                f"opponent={shown(opponent)}: the vector env plays the compiled 'random' or 'greedy' opponent or "
                 "'self' (self-play); use gymnasium.make_vec(..., vectorization_mode='sync') for other opponents"
             )
         self.game = make_game(game, **params)
         self.opponent = opponent
         seats = (0, 1, "random") if self.game.num_players == 2 and opponent != "self" else (0,)
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
-            raise ParameterError(f"agent_seat={agent_seat!r}: expected one of {', '.join(map(repr, seats))}")
+            raise ParameterError(f"agent_seat={shown(agent_seat)}: expected one of {', '.join(map(repr, seats))}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
-        self.num_envs = int(num_envs)
+            raise ParameterError(f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None")
+        self.num_envs = n = int(num_envs)
+        self.agent_seat = agent_seat
         self.render_mode = render_mode
+        self.opening_plies = opening_plies
+        self._opening = opening_range(opening_plies, self.game)
         self.single_observation_space = observation_box(self.game)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        try:
+            self.observation_space = batch_space(self.single_observation_space, n)
+            self.action_space = batch_space(self.single_action_space, n)
+            self._allocate(n, self.game, num_threads)
+        except MemoryError:
+            g = self.game
+            per_game = g.state_len * 8 + int(np.prod(self.single_observation_space.shape)) * 12 + g.num_actions * 2
+            raise ParameterError(f"num_envs={n}: {n:,} games of about {per_game:,} bytes each do not fit "
+                                 "in memory") from None
+        self._seeded = False
+        self._packed = None  # a one-game env's buffers packed in one array (``_pack_one``)
 
-        n, g = self.num_envs, self.game
+    def _allocate(self, n, g, num_threads) -> None:
+        """The kernel's constants and the batch's buffers (``n`` games of ``g``)."""
         self._p = g.kernel_params
         self._kernel = compiled(K, g.spec)
+        opponent, agent_seat = self.opponent, self.agent_seat
         seat_mode = K.SEAT_SELF if opponent == "self" else K.SEAT_RANDOM if agent_seat == "random" else agent_seat
         self._cfg = np.zeros(K.CFG_SIZE, dtype=np.int64)  # the kernel's batch constants (CFG_*)
         self._cfg[K.CFG_PLAYERS] = g.num_players
         self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._cfg[K.CFG_SEAT_MODE] = seat_mode
-        self.opening_plies = opening_plies
-        self._cfg[K.CFG_OPENING_MIN], self._cfg[K.CFG_OPENING_MAX] = opening_range(opening_plies, g)
+        self._cfg[K.CFG_OPENING_MIN], self._cfg[K.CFG_OPENING_MAX] = self._opening
         # the greedy opponent's weights (the greedy agent's defaults); None: the random opponent
         self._weights = g.spec.default_weights() if opponent == "greedy" else None
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
@@ -118,8 +133,6 @@ class ArbiterVectorEnv(VectorEnv):
         blocks = _blocks(n, num_threads)
         self._legal = np.zeros((blocks, g.num_actions), dtype=np.int64)  # scratch, a row per thread
         self._child = np.zeros((blocks, g.state_len), dtype=np.int64)  # the greedy opponent's scratch
-        self._seeded = False
-        self._packed = None  # a one-game env's buffers packed in one array (``_pack_one``)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -157,8 +170,10 @@ class ArbiterVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         """Reset every slot (or those in ``options["reset_mask"]``); an int seed reseeds all slots."""
         if seed is not None or not self._seeded:
-            if isinstance(seed, (list, tuple, np.ndarray)):
-                raise ParameterError(f"seed={seed!r}: expected one int (slot i gets its own derived stream)")
+            if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                     or seed < 0):
+                raise ParameterError(f"seed={shown(seed)}: expected one integer >= 0 (slot i gets its own "
+                                     "derived stream)")
             self._rngs[:, 0] = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
             self._seeded = True
         which = np.ones(self.num_envs, dtype=np.bool_)
@@ -231,6 +246,6 @@ def _blocks(num_envs: int, num_threads) -> int:
 
     available = numba.config.NUMBA_NUM_THREADS
     if not isinstance(num_threads, (int, np.integer)) or isinstance(num_threads, bool) or not 1 <= num_threads <= available:
-        raise ParameterError(f"num_threads={num_threads!r}: expected an integer from 1 to {available} "
+        raise ParameterError(f"num_threads={shown(num_threads)}: expected an integer from 1 to {available} "
                              "(numba's thread count, NUMBA_NUM_THREADS)")
     return min(int(num_threads), num_envs)

@@ -93,8 +93,9 @@ class Go(Game):
 def _komi2(komi, n):
     """Twice ``komi`` as an int, after checking it is a finite multiple of 0.5 within ±N*N."""
     value = float(komi)  # a finite number: checked by its Param
-    if value * 2 != math.floor(value * 2):
-        raise ParameterError(f"komi={komi!r}: expected a multiple of 0.5 (scores are whole points)")
+    # the range first: doubling a float near its maximum (1e308) overflows to inf
     if abs(value) > n * n:
         raise ParameterError(f"komi={komi!r}: expected at most {n * n} points either way on {n}x{n}")
+    if value * 2 != math.floor(value * 2):
+        raise ParameterError(f"komi={komi!r}: expected a multiple of 0.5 (scores are whole points)")
     return int(value * 2)
