@@ -22,12 +22,25 @@ ends), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``: ours does the
 action space (``envs.IllegalActionError``). ``raw_env`` itself raises ``envs.IllegalActionError``
 on an illegal action.
 
+After the game each agent takes one dead step, ``step(None)`` (another action is PettingZoo's
+``ValueError``); a step once every agent has taken it logs PettingZoo's warning and changes
+nothing, in ``raw_env`` too, as PettingZoo's ``OrderEnforcingWrapper`` does.
+
 ``reset(seed=...)`` determines the deal (Calculation); the board games have no chance.
 
 ``layout="classic"`` (the modules of ``envs.pettingzoo.classic``) follows PettingZoo's classic envs
 instead, for scripts written for them: agents ``"black_0"`` and ``"white_0"``, observation planes
-channels-last ``(H, W, C)``, and PettingZoo's parameter names (the spec's ``classic_params``, such
-as Go's ``board_size``).
+channels-last ``(H, W, C)``, PettingZoo's parameter names and defaults (the spec's
+``classic_params`` and ``classic_defaults``: Go's ``board_size``, 19 by default) and its
+``screen_height`` (the rows of the ``rgb_array`` picture, scaled to them; 800 for Go, as there).
+Where PettingZoo has the game its observation is PettingZoo's: ``go_v5`` observes
+``Box(False, True, (N, N, 17), bool)``, the last 8 boards as two planes each and a colour plane
+(``ArbiterAEC._stacked`` says which plane holds what), so a policy trained on
+``pettingzoo.classic.go_v5`` reads ours (tests/test_pettingzoo.py plays the same moves in both and
+compares every observation). Where the two differ, it is the rules (ours: positional superko by
+default, OpenSpiel's with ``rules="openspiel"``; a game scored even is a draw, where go_v5 gives
+it to White; ``max_moves``) and the mask after the end, all zeros here where go_v5 offers the
+pass to the agent selected.
 """
 
 from __future__ import annotations
@@ -41,7 +54,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from . import _common as C
 from . import make_game
-from .core import IllegalActionError, ParameterError
+from .core import IllegalActionError, ParameterError, check_int, shown
 from .gym_env import ended_by_max_moves, observation_box
 from .registry import spec as game_spec
 
@@ -57,16 +70,18 @@ class ArbiterAEC(AECEnv, EzPickle):
         EzPickle.__init__(self, game, render_mode, layout, **params)
         super().__init__()
         if layout not in LAYOUTS:
-            raise ParameterError(f"layout={layout!r}: expected one of {', '.join(map(repr, LAYOUTS))}")
+            raise ParameterError(f"layout={shown(layout)}: expected one of {', '.join(map(repr, LAYOUTS))}")
         spec = game_spec(game)
         self.classic = layout == "classic"
+        self._screen_height = None
         if self.classic:
-            params = {spec.classic_params.get(k, k): v for k, v in params.items()}
+            params = _classic_params(spec, params)
+            self._screen_height = params.pop("screen_height")
         self.game = make_game(game, **params)
         module = (spec.classic or spec.pettingzoo) if self.classic else spec.pettingzoo
         self.metadata = {**self.metadata, "name": module or f"{self.game.name}_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(f"render_mode={render_mode!r}: expected one of {self.metadata['render_modes']} or None")
+            raise ParameterError(f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None")
         self.render_mode = render_mode
         if self.classic and self.game.num_players == 2:
             self.possible_agents = ["black_0", "white_0"]
@@ -74,7 +89,17 @@ class ArbiterAEC(AECEnv, EzPickle):
             self.possible_agents = [f"player_{seat}" for seat in range(self.game.num_players)]
         self.agents = self.possible_agents[:]
         board = observation_box(self.game)
-        if self.classic and len(board.shape) == 3:
+        self._history = None  # the classic layout's board frames (go_v5), newest first
+        if self.classic and spec.classic_frames:
+            if len(board.shape) != 3 or board.shape[0] < 2:
+                raise ParameterError(f"game {spec.name!r}: classic_frames needs board planes (own stones, the "
+                                     f"opponent's, ...), not an observation of shape {board.shape}")
+            _, rows, columns = board.shape
+            self._history = np.zeros((2 * spec.classic_frames, rows, columns), dtype=bool)
+            self._frame = np.empty(board.shape, dtype=np.float32)
+            # as PettingZoo's go_v5 declares it: Box(False, True, (N, N, 17), bool)
+            board = spaces.Box(low=0, high=1, shape=(rows, columns, 2 * spec.classic_frames + 1), dtype=bool)
+        elif self.classic and len(board.shape) == 3:
             board = spaces.Box(low=board.low.transpose(1, 2, 0), high=board.high.transpose(1, 2, 0), dtype=board.dtype)
         mask = spaces.Box(0, 1, shape=(self.game.num_actions,), dtype=np.int8)
         self.observation_spaces = {a: spaces.Dict({"observation": board, "action_mask": mask}) for a in self.agents}
@@ -99,20 +124,47 @@ class ArbiterAEC(AECEnv, EzPickle):
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
-        to_move = agent == self.agent_selection and not self.terminations[agent] and not self.truncations[agent]
+        to_move = (agent == self.agent_selection and not self.terminations.get(agent, True)
+                   and not self.truncations.get(agent, True))
         planes = np.empty(self.game.observation_shape, dtype=np.float32)
         mask = np.empty(self.game.num_actions, dtype=np.int8)
         # the env's own position: observed without validating it again (reset and step made it)
         self._ops.observe_masked(self._state, self._p, seat, to_move, planes.reshape(-1), mask)
-        if self.classic and planes.ndim == 3:
+        if self._history is not None:
+            planes = self._stacked(seat)
+        elif self.classic and planes.ndim == 3:
             planes = np.ascontiguousarray(planes.transpose(1, 2, 0))
         return {"observation": planes, "action_mask": mask}
+
+    def _stacked(self, seat) -> np.ndarray:
+        """PettingZoo go_v5's observation, plane for plane (its ``observe``): the last
+        ``classic_frames`` boards, newest first, each as two planes written when its move was
+        played, the mover's stones then the other side's (so, for the side to move, the newest
+        pair is its opponent's stones then its own); then a plane of ``seat``: zeros for
+        ``black_0``, ones for ``white_0`` (go_v5's code; its docs say the reverse). The same for
+        both agents but the last plane, as there."""
+        history = self._history
+        out = np.empty((*history.shape[1:], history.shape[0] + 1), dtype=bool)
+        out[:, :, :-1] = history.transpose(1, 2, 0)
+        out[:, :, -1] = seat == 1
+        return out
+
+    def _push_frame(self, seat, state) -> None:
+        """Record the board after ``seat``'s move as go_v5 does: the mover's stones, the other
+        side's, in front of the older frames (a pass records the unchanged board)."""
+        self._ops.observe(state, self._p, seat, self.game.num_actions, self._frame.reshape(-1))
+        history = self._history
+        history[2:] = history[:-2].copy()
+        history[0] = self._frame[0] > 0
+        history[1] = self._frame[1] > 0
 
     def reset(self, seed=None, options=None):
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self._state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
         self._previous = self._last_action = None
+        if self._history is not None:
+            self._history[:] = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -123,6 +175,9 @@ class ArbiterAEC(AECEnv, EzPickle):
         self._render_human()
 
     def step(self, action):
+        if self._state is not None and not self.agents:  # every agent has taken its dead step
+            EnvLogger.warn_step_after_terminated_truncated()
+            return None
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -138,6 +193,8 @@ class ArbiterAEC(AECEnv, EzPickle):
             return False
         self._cumulative_rewards[agent] = 0.0
         self._previous, self._state, self._last_action = self._state, nxt, action
+        if self._history is not None:
+            self._push_frame(self.possible_agents.index(agent), nxt)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if nxt[C.H_STATUS] != C.ONGOING:
             returns = self.game.returns(nxt)
@@ -164,7 +221,8 @@ class ArbiterAEC(AECEnv, EzPickle):
 
         if self.render_mode == "ansi":
             return render.ansi(self.game, self._state, self._last_move())
-        return render.rgb(self.game, self._state, self._previous)
+        picture = render.rgb(self.game, self._state, self._previous)
+        return picture if self._screen_height is None else _scaled(picture, self._screen_height)
 
     def _last_move(self):
         """The last move in the game's notation (written when shown, not on every step)."""
@@ -190,6 +248,31 @@ class ArbiterAEC(AECEnv, EzPickle):
 
                 self._view = HumanView(self.metadata["render_fps"])
             self._view.show(self.game, self._state, self._previous, self._last_move())
+
+
+def _classic_params(spec, params) -> dict:
+    """The classic layout's keyword arguments as ours: PettingZoo's names mapped to ours, its
+    defaults (``classic_defaults``) where the caller gave none, and ``screen_height`` (every
+    PettingZoo classic env takes it: the rows of the ``rgb_array`` picture; None: its own size)."""
+    ours = {}
+    for name, value in params.items():
+        key = spec.classic_params.get(name, name)
+        if key in ours:
+            raise ParameterError(f"{key}= given twice (as {name!r} and under PettingZoo's name)")
+        ours[key] = value
+    for name, value in spec.classic_defaults.items():
+        ours.setdefault(spec.classic_params.get(name, name), value)
+    height = ours.setdefault("screen_height", None)
+    if height is not None:
+        check_int("screen_height", height, 8, 8192)
+    return ours
+
+
+def _scaled(picture: np.ndarray, height: int) -> np.ndarray:
+    """``picture`` resized to ``height`` rows and the width in proportion (nearest pixel)."""
+    rows, columns = picture.shape[:2]
+    width = max(1, round(columns * height / rows))
+    return picture[(np.arange(height) * rows) // height][:, (np.arange(width) * columns) // width]
 
 
 def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
@@ -229,14 +312,15 @@ class ClassicWrapper(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
         raw = self.env
+        self._has_updated = True
+        if not raw.agents:  # as OrderEnforcingWrapper: a warning, the action ignored
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
         if not (action is None and done):
             action = raw.game.check_action(action)  # IllegalActionError outside the action space
-        self._has_updated = True
-        if not raw.agents:
-            EnvLogger.warn_step_after_terminated_truncated()
-        elif done:
+        if done:
             raw.step(action)
         elif not raw._play(agent, action):
             EnvLogger.warn_on_illegal_move()

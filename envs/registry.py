@@ -160,6 +160,10 @@ class GameSpec:
     classic: str | None = None     # module name under ``envs.pettingzoo.classic`` (PettingZoo's own,
                                    # ``go_v5``, where it has the game); None: the ``pettingzoo`` name
     classic_params: dict = field(default_factory=dict)  # PettingZoo's parameter names -> ours
+    classic_defaults: dict = field(default_factory=dict)  # PettingZoo's defaults in that layout, in its
+                                   # names (go_v5: board_size 19, screen_height 800: its picture's rows)
+    classic_frames: int = 0        # > 0: that layout observes PettingZoo go_v5's planes: this many
+                                   # boards of history, two bool planes each, and a colour plane
     summary: str = ""
     checked: str = ""              # what the rules are tested against, for the games table
 
@@ -184,7 +188,12 @@ class GameSpec:
             raise ParameterError(f"game {self.name!r}: playouts must start with 'random' and hold the default")
         _check_time_profile(self.name, self.time_profile)
         check_int(f"game {self.name!r}: expansion_threshold", self.expansion_threshold, 1, 10**6)
+        check_int(f"game {self.name!r}: classic_frames", self.classic_frames, 0, 64)
+        ours = {self.classic_params.get(k, k) for k in self.classic_defaults} - {"screen_height"}
+        if ours - set(names):
+            raise ParameterError(f"game {self.name!r}: classic_defaults sets unknown {sorted(ours - set(names))}")
         object.__setattr__(self, "presets", MappingProxyType(dict(self.presets)))
+        object.__setattr__(self, "classic_defaults", MappingProxyType(dict(self.classic_defaults)))
 
     @property
     def defaults(self) -> dict:
@@ -209,6 +218,7 @@ class GameSpec:
             if fields[key] is not None:
                 fields[key] = fields[key].__name__
         fields["presets"] = dict(fields["presets"])
+        fields["classic_defaults"] = dict(fields["classic_defaults"])
         return (_rebuild, (fields,))
 
 

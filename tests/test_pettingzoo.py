@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from envs.core import IllegalActionError
+from envs.core import IllegalActionError, ParameterError
 from envs.pettingzoo import calculation_v0, go_v0, gomoku_v0, loa_v0, othello_v0
 
 # Small boards keep PettingZoo's 1000-cycle api_test fast; defaults are covered by the Gym checker.
@@ -145,7 +145,8 @@ def test_a_go_v5_script_runs_with_only_its_import_changed():
     env.close()
     assert env.possible_agents == ["black_0", "white_0"] and set(final) == {"black_0", "white_0"}
     assert sorted(final.values()) in ([-1.0, 1.0], [0.0, 0.0])
-    assert observation["observation"].shape == (5, 5, 4) and observation["action_mask"].dtype == np.int8
+    assert observation["observation"].shape == (5, 5, 17) and observation["observation"].dtype == bool
+    assert observation["action_mask"].dtype == np.int8
     assert env.unwrapped.game.params["size"] == 5
 
 
@@ -158,8 +159,148 @@ def test_classic_layout_passes_the_api_test(module, params):
     env = classic_module.env(**params)
     with contextlib.redirect_stdout(io.StringIO()):
         api_test(env, num_cycles=100)
+    if spec.classic_frames:
+        return  # PettingZoo's own planes: compared with pettingzoo.classic below
     env.reset(seed=1)
-    agent = env.agent_selection
-    planes = env.observe(agent)["observation"]
-    native = env.unwrapped.game.observation(env.unwrapped.state, env.possible_agents.index(agent))
-    np.testing.assert_array_equal(planes, native.transpose(1, 2, 0) if native.ndim == 3 else native)
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    for agent in env.possible_agents:
+        planes = env.observe(agent)["observation"]
+        native = env.unwrapped.game.observation(env.unwrapped.state, env.possible_agents.index(agent))
+        np.testing.assert_array_equal(planes, native.transpose(1, 2, 0) if native.ndim == 3 else native)
+
+
+# -- the classic layout against PettingZoo's own go_v5 --------------------------------------------
+@pytest.mark.parametrize("kwargs", [{}, {"board_size": 9}, {"board_size": 5, "komi": 0.5}],
+                         ids=["defaults", "9x9", "5x5"])
+def test_classic_go_v5_has_pettingzoos_spaces_and_picture_size(kwargs):
+    from pettingzoo.classic import go_v5 as theirs
+
+    from envs.pettingzoo.classic import go_v5 as ours
+
+    a, b = ours.env(render_mode="rgb_array", **kwargs), theirs.env(render_mode="rgb_array", **kwargs)
+    assert a.possible_agents == b.possible_agents
+    for agent in b.possible_agents:
+        assert a.observation_space(agent) == b.observation_space(agent)
+        assert a.action_space(agent) == b.action_space(agent)
+        assert a.observation_space(agent)["observation"].dtype == np.bool_
+    a.reset(seed=0)
+    b.reset(seed=0)
+    assert a.render().shape == b.render().shape == (800, 800, 3)
+    small = ours.env(render_mode="rgb_array", screen_height=300, board_size=7)
+    small.reset()
+    assert small.render().shape == (300, 300, 3) and small.render().dtype == np.uint8
+
+
+@pytest.mark.parametrize("size, komi, seed", [(5, 0.5, 0), (7, 7.5, 1), (9, 7.5, 2)])
+def test_classic_go_v5_observes_what_pettingzoos_go_v5_observes(size, komi, seed):
+    """The same random moves in both envs: after every move both agents' observations (the 16
+    history planes and the colour plane) are equal, and so are the masks while the game is on,
+    the agent to move and the final rewards. OpenSpiel's rules are PettingZoo's (MiniGo's)
+    where they overlap: simple ko, no suicide, two passes end the game; a repetition ends ours
+    drawn, after which MiniGo would go on, so the comparison stops there."""
+    import warnings
+
+    from pettingzoo.classic import go_v5 as theirs
+
+    from envs.pettingzoo.classic import go_v5 as ours
+
+    a = ours.env(board_size=size, komi=komi, rules="openspiel", max_moves=8 * size * size)
+    b = theirs.env(board_size=size, komi=komi)
+    a.reset(seed=seed)
+    b.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    moves = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while True:
+            agent = a.agent_selection
+            assert agent == b.agent_selection
+            for other in a.possible_agents:
+                x, y = a.observe(other), b.observe(other)
+                assert x["observation"].dtype == y["observation"].dtype == np.bool_
+                np.testing.assert_array_equal(x["observation"], y["observation"], err_msg=f"move {moves}")
+            over = a.terminations[agent] or a.truncations[agent]
+            if over:
+                break
+            mask = a.observe(agent)["action_mask"]
+            np.testing.assert_array_equal(mask, b.observe(agent)["action_mask"], err_msg=f"move {moves}")
+            action = int(rng.choice(np.flatnonzero(mask)))
+            a.step(action)
+            b.step(action)
+            moves += 1
+    game = a.unwrapped.game
+    assert moves > 2 * size and a.unwrapped.state is not None
+    if game.end_reason(a.unwrapped.state) == "two_passes":
+        assert all(b.terminations.values())
+        assert a.rewards == b.rewards and sorted(a.rewards.values()) == [-1, 1]
+
+
+def test_classic_go_v5_history_planes_by_hand():
+    """go_v5's frame stacking spelled out on a 5x5 game: after Black C3 and White pass, the
+    newest pair is (the mover's stones, the other side's): White passed, so (no white stones,
+    Black's C3); the pair before is Black's move: (C3, nothing); the colour plane is 1 for
+    white_0 only."""
+    from envs.pettingzoo.classic import go_v5
+
+    env = go_v5.env(board_size=5)
+    env.reset()
+    game = env.unwrapped.game
+    env.step(game.str_to_action(game.initial_state(), "C3"))
+    env.step(25)
+    black, white = env.observe("black_0")["observation"], env.observe("white_0")["observation"]
+    c3 = np.zeros((5, 5), dtype=bool)
+    c3[2, 2] = True
+    for planes in (black, white):
+        assert not planes[:, :, 0].any()
+        np.testing.assert_array_equal(planes[:, :, 1], c3)
+        np.testing.assert_array_equal(planes[:, :, 2], c3)
+        assert not planes[:, :, 3:16].any()
+    assert not black[:, :, 16].any() and white[:, :, 16].all()
+    env.reset()
+    assert not env.observe("black_0")["observation"].any()
+
+
+def test_classic_layout_parameters():
+    from envs.pettingzoo.classic import go_v5, othello_v0
+
+    assert go_v5.env().unwrapped.game.params["size"] == 19  # PettingZoo's default board
+    assert go_v5.env(size=7).unwrapped.game.params["size"] == 7  # our name works too
+    with pytest.raises(ParameterError, match="given twice"):
+        go_v5.env(size=7, board_size=9)
+    with pytest.raises(ParameterError, match="screen_height"):
+        go_v5.env(screen_height=0)
+    othello = othello_v0.env(size=6, render_mode="rgb_array")
+    othello.reset()
+    native = othello.render()
+    assert native.shape[2] == 3
+    assert othello_v0.env(size=6).observation_space("black_0")["observation"].shape == (6, 6, 3)
+
+
+# -- after the game: dead steps, then steps after every agent is done -------------------------------
+@pytest.mark.parametrize("module, params", [(go_v0, {"size": 5}), (loa_v0, {})], ids=["go_v0", "loa_v0"])
+@pytest.mark.parametrize("wrapped", [True, False], ids=["env", "raw_env"])
+def test_steps_after_the_game_follow_pettingzoo(module, params, wrapped):
+    """PettingZoo's convention: each finished agent takes one dead step (``step(None)``; any
+    other action is a ValueError), and a step after every agent is done is a warning, the
+    action ignored (OrderEnforcingWrapper's), never a KeyError."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    env = (module.env if wrapped else module.raw_env)(**params)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            with pytest.raises(ValueError):
+                env.step(0)
+            env.step(None)
+        else:
+            env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    assert env.agents == []
+    EnvLogger.flush()
+    for action in (None, 0, None):
+        env.step(action)
+    assert len(EnvLogger.mqueue) == 3 and all("terminated or truncated" in m for m in EnvLogger.mqueue)
+    EnvLogger.flush()
+    env.reset(seed=1)
+    assert env.agents == env.possible_agents

@@ -23,6 +23,7 @@ SPEC = GameSpec(
     time_profile=((0.0, 0.6), (0.1, 1.2), (0.5, 1.2), (0.8, 0.6), (1.2, 0.5)),
     board_style="intersections", gym_id="Go-v0", pettingzoo="go_v0",
     classic="go_v5", classic_params={"board_size": "size"},
+    classic_defaults={"board_size": 19, "komi": 7.5, "screen_height": 800}, classic_frames=8,
     summary="surround territory; area scoring, positional superko",
     checked="OpenSpiel, move for move on 130 recorded games (5x5-9x9, komi 0-7.5, `rules=\"openspiel\"`); GNU Go over GTP",
 )
