@@ -317,6 +317,9 @@ class AlphaBetaAgent(SearchAgent):
     distance the solver does not report), 0 (drawn) or their negation (lost).
     """
 
+    summary = ("iterative-deepening alpha-beta: transposition table, move ordering, the game's "
+               "evaluation; an exact endgame solver on Othello's clock")
+
     def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
                  endgame=None, seed=None):
         super().__init__(seed=seed)
@@ -353,6 +356,14 @@ class AlphaBetaAgent(SearchAgent):
         if endgame is None:
             endgame = int(game.spec.endgame) if seconds > 0 and self.depth == 0 else 0
         return depth, seconds, endgame
+
+    def settings(self, game):
+        """The options as ``budget`` resolves them for ``game`` (depth 4, or Othello's 1 s clock
+        with iterative deepening to ``MAX_PLY`` and the endgame solver) and the game's weights."""
+        depth, seconds, endgame = self.budget(game)
+        weights = self.weights if self.weights is not None else E.default_weights(game)
+        return {**super().settings(game), "depth": depth, "time": seconds, "endgame": endgame,
+                "weights": [round(float(x), 6) for x in weights]}
 
     def _table(self, game):
         """The transposition table, kept between moves of a game; one row means "no table"."""

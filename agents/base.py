@@ -24,6 +24,16 @@ Registering a new agent (the module must also be listed in ``agents/__init__.py`
         def _act(self, game, state) -> int:
             ...                           # draw randomness from self.rng (a SplitMix64 state)
 
+Names are case-insensitive: ``register("MyBot")`` registers ``mybot``, which ``make("MyBot")``
+and ``make("mybot")`` both build (a spec's name is lower-cased, so registration is too).
+
+An agent says what it is and what it plays with: ``summary`` (one line for ``arbiter agents``),
+``settings(game)`` (every option with the value that applies to that game, defaults resolved:
+MCTS's 1,000 simulations, alpha-beta's depth 4 or Othello's 1 s clock) and ``check_ready(game)``
+(whether it can play the game on this machine: the game, its weights, an extra it needs), which
+tournaments and matches call before the first game so that an agent that cannot play is one
+clear error, not a forfeit in every game.
+
 ``agents.make("mcts:simulations=5000,c=0.5")`` then builds it: the options of a spec are the
 keyword arguments of ``__init__``, each string value coerced to the type of that argument's default
 (``int``, ``float``, ``bool``, ``str``; an argument defaulting to ``None`` accepts any Python
@@ -54,16 +64,26 @@ class Resign(Exception):
     is a legal way to end a game, a crash is a bug."""
 
 
+_NOT_IN_NAMES = set(":,=()[]{}'\"") | {" ", "\t", "\n"}
+
+
 def register(name: str):
-    """Class decorator: make ``cls`` buildable as ``agents.make(name)`` and set ``cls.name``."""
+    """Class decorator: make ``cls`` buildable as ``agents.make(name)`` and set ``cls.name``.
+
+    The name is stored lower-cased, as ``parse_spec`` reads every spec's name; it must be a
+    non-empty word that a spec can hold (no ``:``, ``,``, ``=``, brackets, quotes or spaces)."""
+    if not isinstance(name, str) or not name.strip() or _NOT_IN_NAMES & set(name.strip()):
+        raise AgentError(f"@register({name!r}): expected a non-empty name without spaces, quotes, "
+                         "brackets, ':', ',' or '=' (it is the first word of a spec)")
+    key = name.strip().lower()
 
     def decorate(cls):
-        if name in REGISTRY and REGISTRY[name] is not cls:
-            raise AgentError(f"agent name {name!r} is already registered by {REGISTRY[name].__name__}")
+        if key in REGISTRY and REGISTRY[key] is not cls:
+            raise AgentError(f"agent name {key!r} is already registered by {REGISTRY[key].__name__}")
         if not (isinstance(cls, type) and issubclass(cls, Agent)):
             raise AgentError(f"@register({name!r}) expects an Agent subclass, got {cls!r}")
-        cls.name = name
-        REGISTRY[name] = cls
+        cls.name = key
+        REGISTRY[key] = cls
         return cls
 
     return decorate
@@ -87,6 +107,7 @@ class Agent:
     name: str = ""
     games: tuple | None = None  # game names the agent applies to; None: every game it ``applies_to``
     plays: str = ""  # the games it applies to, in words, when ``applies_to`` is overridden
+    summary: str = ""  # what the agent is, in one line (``arbiter agents``); default: the docstring's
 
     def __init__(self, seed=None):
         if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
@@ -106,6 +127,28 @@ class Agent:
         if not self.applies_to(game):
             which = self.plays or (", ".join(self.games) if self.games else "no game")
             raise AgentError(f"agent {self.name!r} does not apply to {game.name}: it plays {which}")
+
+    def check_ready(self, game: Game) -> None:
+        """Raise ``AgentError`` unless this agent can play ``game`` here: it applies to the game
+        and what it needs is at hand (learned agents: PyTorch and their weights). Tournaments
+        and matches call it before the first game. Default: ``check_game``."""
+        self.check_game(game)
+
+    def settings(self, game: Game) -> dict:
+        """Every option (but ``seed``) with the value this agent plays ``game`` with: the value
+        given, or the default that applies to ``game`` where the default depends on the game
+        (``None`` in the signature). ``arbiter agents`` prints these. The default implementation
+        reads the attribute of each option's name; agents whose defaults depend on the game
+        override it."""
+        return {k: _plain(getattr(self, k, v)) for k, v in options_of(type(self)).items() if k != "seed"}
+
+    @classmethod
+    def describe(cls) -> str:
+        """One line saying what the agent is: ``summary``, else the docstring's first sentence."""
+        if cls.summary:
+            return cls.summary
+        doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
+        return doc.split(". ")[0].rstrip(".")
 
     def act(self, game: Game, state) -> int:
         """The action this agent plays in ``state`` (an ongoing position of ``game``)."""
@@ -189,6 +232,15 @@ def _coerce(agent: str, key: str, text: str, default):
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
+
+
+def _plain(value):
+    """An option's value as a spec would write it: arrays as lists of plain numbers."""
+    if isinstance(value, np.ndarray):
+        return [round(float(x), 6) for x in value.ravel()]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def options_of(cls) -> dict:

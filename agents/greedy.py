@@ -24,12 +24,19 @@ from .base import Agent, register
 class GreedyAgent(Agent):
     """One-ply greedy player (see the module docstring); ``weights`` override the game's defaults."""
 
+    summary = "one ply of lookahead, moves scored by the game's tactical evaluation"
+
     def __init__(self, weights=None, seed=None):
         super().__init__(seed=seed)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
     def warm_up(self, game):
         self.act(game, game.initial_state(seed=0))
+
+    def settings(self, game):
+        """``weights``: the ones given, else the game's default evaluation weights."""
+        weights = self.weights if self.weights is not None else E.default_weights(game)
+        return {**super().settings(game), "weights": [round(float(x), 6) for x in weights]}
 
     def _act(self, game, state):
         w = self.weights if self.weights is not None else E.default_weights(game)

@@ -209,6 +209,7 @@ class GTPAgent(Agent):
     """
 
     plays = "games whose spec says they speak GTP (Go, Othello)"
+    summary = "an external engine over the Go Text Protocol (GNU Go, GRhino); command= is its argv"
 
     def applies_to(self, game) -> bool:
         return game.spec.gtp

@@ -76,6 +76,9 @@ class MCTSAgent(Agent):
     (None) on where the game's spec has a profile. ``last_stats["budget"]`` is the move's time.
     """
 
+    summary = ("UCT Monte-Carlo tree search with the game's playouts; RAVE, prior knowledge and "
+               "pattern playouts on Go; chance nodes in the patience")
+
     def __init__(self, simulations=None, seconds=None, c=None, threshold=None,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
                  reuse: bool = True, priors: bool = True, threads: int = 1, manage_time=None,
@@ -113,6 +116,18 @@ class MCTSAgent(Agent):
         self._memory = None  # (game, root state, trees, action played) of the last search
         self._bank = 0.0     # seconds saved (or, below 0, overspent) so far this game
         self._last_ply = -1
+
+    def settings(self, game):
+        """The options that apply to ``game``: 1,000 simulations unless a budget was given, and
+        the game's playout policy, RAVE, exploration constant, expansion threshold and (with
+        ``seconds``) time management where they were left to the game."""
+        rave = self._rave(game)
+        return {**super().settings(game),
+                "c": self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C),
+                "threshold": game.spec.expansion_threshold if self.threshold is None else self.threshold,
+                "playout": game.spec.default_playout if self.playout is None else self.playout,
+                "rave": rave,
+                "manage_time": bool(game.spec.time_profile) if self.manage_time is None else self.manage_time}
 
     def reset(self) -> None:
         """A new game: forget the last search tree and the time banked."""

@@ -88,6 +88,8 @@ def minimax(p, w, states, moves, depth, stats):
 class MinimaxAgent(SearchAgent):
     """Full-width minimax to a fixed ``depth`` (plies) with the game's static evaluation."""
 
+    summary = "full-width minimax to a fixed depth with the game's evaluation (the reference search)"
+
     def __init__(self, depth: int = 2, weights=None, seed=None):
         super().__init__(seed=seed)
         self.depth = check_option("depth", depth, int, 1, MAX_PLY)
@@ -96,6 +98,11 @@ class MinimaxAgent(SearchAgent):
     def warm_up(self, game):
         if self.applies_to(game):
             MinimaxAgent(depth=1, weights=self.weights, seed=0).act(game, game.initial_state(seed=0))
+
+    def settings(self, game):
+        """``weights``: the ones given, else the game's default evaluation weights."""
+        weights = self.weights if self.weights is not None else E.default_weights(game)
+        return {**super().settings(game), "weights": [round(float(x), 6) for x in weights]}
 
     def _act(self, game, state):
         p = game.kernel_params

@@ -9,6 +9,8 @@ from .base import Agent, register
 class RandomAgent(Agent):
     """Plays a uniformly random legal move, drawn from its own seeded SplitMix64 stream."""
 
+    summary = "a uniformly random legal move (the weakest baseline)"
+
     def __init__(self, seed=None):
         super().__init__(seed=seed)
 

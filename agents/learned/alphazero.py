@@ -14,11 +14,13 @@ move, and a missing torch raises ``AgentError`` with the install hint.
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
 
 from envs import _common as C
+from envs.core import Game
 
 from ..base import Agent, AgentError, check_option, register
 from . import _puct_kernel as K
@@ -30,7 +32,8 @@ class AlphaZeroAgent(Agent):
     """PUCT + network. Options: ``path`` to weights (default: the shipped net of the game),
     ``simulations`` per move, leaf ``batch`` per network call, ``c_puct``, torch ``threads``."""
 
-    plays = "two-player placement games (Othello, Gomoku, Go and any game registered like them)"
+    plays = "two-player placement games it has weights for (shipped: Othello and Gomoku; others with path=)"
+    summary = "PUCT search guided by a size-independent policy-value network (shipped or path= weights)"
 
     def __init__(self, path=None, simulations: int = 200, batch: int = 8, c_puct: float = 1.5,
                  threads: int = 1, seed=None):
@@ -43,14 +46,59 @@ class AlphaZeroAgent(Agent):
         self.c_puct = check_option("c_puct", c_puct, float, 0.0)
         self.threads = check_option("threads", threads, int, 1)
         self._nets: dict = {}
+        self._meta = None  # the sidecar of ``path``, read once to tell which game it plays
 
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_nets"] = {}  # nets are rebuilt from the file in the receiving process
         return state
 
+    def _weights_for(self, game):
+        """``(path, None)`` of the weights this agent would play ``game`` with, or ``(None, the
+        error saying why not)``: the network reads two-player placement games only, and needs
+        weights trained on that game, shipped or given by ``path`` (only the sidecar is read
+        here, so this needs no torch)."""
+        if not K.applies_to(game):
+            return None, AgentError(f"agent 'alphazero' does not apply to {game.name}: it plays {self.plays}")
+        if self.path is None:
+            try:
+                return str(W.shipped(game.name)), None
+            except W.WeightsError:
+                shipped = sorted(p.stem.split("_", 1)[1] for p in W.WEIGHTS_DIR.glob("alphazero_*.pt"))
+                return None, W.WeightsError(f"agent 'alphazero' has no shipped weights for {game.name} (shipped: "
+                                            f"{', '.join(shipped) or 'none'}); train some and pass path=")
+        if self._meta is None:
+            if not os.path.isfile(self.path):
+                return None, W.WeightsError(f"weights file {self.path!r} does not exist")
+            try:
+                self._meta = W.read_meta(self.path)
+            except W.WeightsError as exc:
+                return None, exc
+        if self._meta.get("game") != game.name:
+            return None, W.WeightsError(f"weights {self.path!r} were trained for {self._meta.get('game')!r}, "
+                                        f"not {game.name}")
+        return self.path, None
+
     def applies_to(self, game) -> bool:
-        return K.applies_to(game)
+        """Whether there are weights for ``game`` (shipped, or ``path``'s sidecar names it)."""
+        return self._weights_for(game)[1] is None
+
+    def check_game(self, game) -> None:
+        """``AgentError`` saying why the agent cannot play ``game`` (``_weights_for``)."""
+        if isinstance(game, Game) and (why := self._weights_for(game)[1]) is not None:
+            raise why
+        super().check_game(game)
+
+    def check_ready(self, game) -> None:
+        """``check_game``, and PyTorch importable (without importing it here)."""
+        import importlib.util
+
+        self.check_game(game)
+        if importlib.util.find_spec("torch") is None:
+            W.require_torch()  # the install hint
+
+    def settings(self, game):
+        return {**super().settings(game), "path": self._weights_for(game)[0]}
 
     def net_for(self, game):
         """``(net, encoding)`` for ``game``, loaded and checked on first use (one net serves every

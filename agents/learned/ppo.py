@@ -55,6 +55,9 @@ class PPOAgent(Agent):
     """A MaskablePPO policy. Options: ``path`` (default: the shipped ``ppo_<game><size>.pt``),
     ``deterministic`` (most probable move, else sampled), torch ``threads``."""
 
+    plays = "the game and parameters its weights were trained on (shipped or path=)"
+    summary = "a MaskablePPO policy network, for the game and size its weights were trained on"
+
     def __init__(self, path=None, deterministic: bool = True, threads: int = 1, seed=None):
         super().__init__(seed=seed)
         if path is not None and not isinstance(path, str) and not hasattr(path, "__fspath__"):
@@ -105,15 +108,55 @@ class PPOAgent(Agent):
         policy.set_training_mode(False)
         self._policy, self._meta = policy, meta
 
+    def _path_for(self, game):
+        """The weights file this agent would play ``game`` with: ``path``, or the shipped one."""
+        if self.path is not None:
+            return self.path
+        return str(W.WEIGHTS_DIR / f"ppo_{game.name}{game.params.get('size', '')}.pt")
+
+    def _trained_on(self, game):
+        """``(game name, params)`` the weights were trained on, from the loaded policy or else
+        the sidecar alone (no torch); an unreadable or missing file raises ``WeightsError``."""
+        if self._meta is not None:
+            return self._meta["game"], self._meta["params"]
+        import os
+
+        path = self._path_for(game)
+        if not os.path.isfile(path) and self.path is not None:
+            raise W.WeightsError(f"weights file {path!r} does not exist")
+        if not os.path.isfile(path):
+            raise W.WeightsError(f"no shipped ppo weights for {game.name} {dict(game.params)} (expected "
+                                 f"{os.path.basename(path)}); train some and pass path=")
+        meta = W.read_meta(path)
+        return meta.get("game"), meta.get("params")
+
     def applies_to(self, game) -> bool:
-        if self._meta is None:
-            return True  # checked in _act once the sidecar is read
-        return game.name == self._meta["game"] and dict(game.params) == self._meta["params"]
+        """Whether the weights (shipped for ``game``'s name and size, or ``path``) were trained
+        on exactly this game and parameters: a PPO policy reads one board size."""
+        try:
+            trained = self._trained_on(game)
+        except W.WeightsError:
+            return False
+        return trained == (game.name, dict(game.params))
 
     def check_game(self, game) -> None:
-        if self._meta is not None and isinstance(game, Game):
-            self._check_trained(game)  # a clearer message than the base class's
+        if isinstance(game, Game) and not self.applies_to(game):
+            name, params = self._trained_on(game)  # a missing or unreadable file raises here
+            raise AgentError(f"ppo policy trained on {name} {params} cannot play {game!r}")
         super().check_game(game)
+
+    def check_ready(self, game) -> None:
+        """``check_game``, and PyTorch and sb3-contrib importable (without importing them)."""
+        import importlib.util
+
+        self.check_game(game)
+        if importlib.util.find_spec("torch") is None:
+            W.require_torch()
+        if importlib.util.find_spec("sb3_contrib") is None:
+            raise AgentError(f"the ppo agent needs sb3-contrib, which is not installed: {W.INSTALL_HINT}")
+
+    def settings(self, game):
+        return {**super().settings(game), "path": self._path_for(game)}
 
     def _check_trained(self, game) -> None:
         if not self.applies_to(game):
