@@ -426,3 +426,79 @@ def test_a_damaged_ppo_sidecar_is_refused(tmp_path):
     game = make_game("othello", size=6)
     with pytest.raises(weights.WeightsError, match=rf"{path.name}.*architecture"):
         agents.make("ppo", path=str(path)).act(game, game.initial_state())
+
+
+# -- malformed files that their sidecar vouches for: WeightsError naming the file, whatever they hold
+def _tensor_file(obj) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    return buffer.getvalue()
+
+
+MALFORMED = {
+    "text": lambda: b"these are not weights\n",             # the unpickler reads it as opcodes: IndexError
+    "hello": lambda: b"hello world\n",                      # KeyError: 101
+    "one_letter": lambda: b"e",                             # IndexError: pop from empty list
+    "empty": lambda: b"",
+    "zeros": lambda: bytes(4096),
+    "json": lambda: b'{"stem.weight": [1, 2, 3]}',
+    "plain_pickle": lambda: pickle.dumps({"stem.weight": [1.0, 2.0]}),
+    "zip_not_torch": lambda: _zip_with(b"garbage"),
+    "a_tensor_not_a_dict": lambda: _tensor_file(torch.zeros(3)),
+    "a_list_of_tensors": lambda: _tensor_file([torch.zeros(3)]),
+    "nested_dicts": lambda: _tensor_file({"stem": {"weight": torch.zeros(3)}}),
+    "int_keys": lambda: _tensor_file({1: torch.zeros(3)}),
+}
+
+
+def _zip_with(data: bytes) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("archive/data.pkl", data)
+        archive.writestr("archive/version", b"3\n")
+    return buffer.getvalue()
+
+
+@needs_torch
+@pytest.mark.parametrize("content", sorted(MALFORMED))
+def test_every_malformed_file_with_a_matching_sidecar_is_a_weights_error(tmp_path, content):
+    path = _copy_shipped(tmp_path, "alphazero_gomoku")
+    path.write_bytes(MALFORMED[content]())
+    _rehash(path)
+    with pytest.raises(weights.WeightsError, match=path.name):
+        weights.load(path, kind="alphazero")
+    game = make_game("gomoku", size=7)
+    with pytest.raises(weights.WeightsError, match=path.name):
+        agents.make("alphazero", path=str(path), simulations=4).act(game, game.initial_state())
+
+
+@needs_sb3
+def test_a_text_ppo_file_with_a_matching_sidecar_is_a_weights_error(tmp_path):
+    path = _copy_shipped(tmp_path, "ppo_othello6")
+    path.write_text("these are not weights\n")
+    _rehash(path)
+    game = make_game("othello", size=6)
+    with pytest.raises(weights.WeightsError, match=rf"{path.name}.*not plain tensors"):
+        agents.make("ppo", path=str(path)).act(game, game.initial_state())
+
+
+@needs_torch
+@pytest.mark.parametrize("sidecar", ["[1, 2]", '"weights"', "null", "3", "{\"format\": 5}", "[" * 100_000])
+def test_a_sidecar_that_is_no_json_object_is_a_weights_error(tmp_path, sidecar):
+    path = _copy_shipped(tmp_path, "alphazero_gomoku")
+    weights.sidecar_path(path).write_text(sidecar)
+    with pytest.raises(weights.WeightsError, match=weights.sidecar_path(path).name):
+        weights.load(path)
+
+
+@needs_torch
+def test_a_directory_or_an_impossible_name_is_no_weights_file(tmp_path):
+    with pytest.raises(weights.WeightsError, match="is a directory"):
+        weights.load(tmp_path)
+    with pytest.raises(weights.WeightsError, match="does not exist"):
+        weights.load(str(tmp_path / "a\0b.pt"))

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 from pathlib import Path
 
 from ..base import AgentError
@@ -80,38 +79,72 @@ def save(path, tensors: dict, meta: dict) -> Path:
 def read_meta(path) -> dict:
     """The sidecar of ``path`` (without checking the weights themselves)."""
     side = sidecar_path(path)
-    if not side.is_file():
+    if not _is_file(side):
         raise WeightsError(f"weights {str(path)!r} have no sidecar {side.name!r}: refusing to load them")
     try:
         meta = json.loads(side.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise WeightsError(f"sidecar {str(side)!r} is not valid JSON: {exc}") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise WeightsError(f"sidecar {str(side)!r} is not valid JSON: {_first_line(exc)}") from None
+    except OSError as exc:
+        raise WeightsError(f"sidecar {str(side)!r} cannot be read: {_first_line(exc)}") from None
+    if not isinstance(meta, dict):
+        raise WeightsError(f"sidecar {str(side)!r}: expected a JSON object, got {type(meta).__name__}")
+    if meta.get("format") != FORMAT:
         raise WeightsError(f"sidecar {str(side)!r}: expected format {FORMAT!r}, got {meta.get('format')!r}")
     return meta
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a name no file can have (a NUL byte in it: pathlib
+    raises ValueError there rather than answer)."""
+    try:
+        return path.is_file()
+    except ValueError:
+        return False
+
+
+def _first_line(exc: BaseException, limit: int = 120) -> str:
+    """The exception's type and the first line of its message, cut at ``limit`` characters
+    (of torch's restricted unpickler's page of advice, the line that says what it refused)."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    marker = next((i for i, line in enumerate(lines) if line.endswith("WeightsUnpickler error:")), None)
+    if marker is not None and marker + 1 < len(lines):
+        lines = lines[marker + 1:]
+    line = lines[0] if lines else ""
+    line = line if len(line) <= limit else line[:limit - 3] + "..."
+    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
 def load(path, kind: str | None = None):
     """Return ``(tensors, meta)`` from ``path`` after checking its hash and loading it safely."""
     torch = require_torch()
     path = Path(path)
-    if not path.is_file():
-        raise WeightsError(f"weights file {str(path)!r} does not exist")
+    if not _is_file(path):
+        what = "is a directory, not a weights file" if path.is_dir() else "does not exist"
+        raise WeightsError(f"weights file {str(path)!r} {what}")
     meta = read_meta(path)
     if kind is not None and meta.get("kind") != kind:
         raise WeightsError(f"weights {str(path)!r} are for a {meta.get('kind')!r} agent, not {kind!r}")
-    if sha256(path) != meta.get("sha256"):
+    try:
+        digest = sha256(path)
+    except OSError as exc:
+        raise WeightsError(f"weights {str(path)!r} cannot be read: {_first_line(exc)}") from None
+    if digest != meta.get("sha256"):
         raise WeightsError(
             f"weights {str(path)!r} do not match the SHA-256 in their sidecar: the file was modified "
             "or replaced; refusing to load it"
         )
     try:
         tensors = torch.load(path, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, AttributeError, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise WeightsError(f"weights {str(path)!r} are not plain tensors; refusing to load them ({first})") from None
-    if not isinstance(tensors, dict) or not all(isinstance(v, torch.Tensor) for v in tensors.values()):
-        raise WeightsError(f"weights {str(path)!r}: expected a dict of tensors")
+    except Exception as exc:  # noqa: BLE001 - see below
+        # Whatever a file that is not torch's format makes the restricted unpickler raise: it
+        # lets KeyError, IndexError and others out of its opcode tables (a text file: KeyError 101),
+        # not only UnpicklingError. Nothing was built from the file, so every failure is the file's.
+        raise WeightsError(f"weights {str(path)!r} are not plain tensors; refusing to load them "
+                           f"({_first_line(exc)})") from None
+    if (not isinstance(tensors, dict) or not all(isinstance(k, str) for k in tensors)
+            or not all(isinstance(v, torch.Tensor) for v in tensors.values())):
+        raise WeightsError(f"weights {str(path)!r}: expected a dict of tensors named by strings")
     return tensors, meta
 
 
