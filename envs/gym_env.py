@@ -13,7 +13,13 @@ Spaces. ``action_space = Discrete(game.num_actions)`` in the game's flat action 
 module docstring and ``docs/games/`` give the table); ``observation_space`` is a ``Box`` of
 ``game.observation(state, agent_seat)``, planes from the learner's point of view.
 ``info["action_mask"]`` (``np.int8``, 1 = legal) and ``action_masks()`` follow sb3-contrib's
-MaskablePPO convention; the mask is all zero once the episode is over.
+MaskablePPO convention. On the step that ends the episode the mask is all ones: no action of it
+will be played (the next call must be ``reset``), and in a Gymnasium vector env of this env
+(``vectorization_mode="sync"`` or ``"async"``, autoreset ``NEXT_STEP``) the action sampled from
+that mask is the one the autoreset step ignores, so the mask must let any masked sampler draw
+(an empty one makes ``rng.choice`` raise and a masked softmax divide by zero). The compiled
+vector env (``"vector_entry_point"``) hands out the same all-ones mask for a finished slot, so
+one sampling line works in all three modes.
 
 Rewards. 0 on every step but the last; then the learner's return (+1 win, -1 loss, 0 draw; in
 Calculation 1 won, 0 lost). An illegal action (out of range, or not legal in the position) ends
@@ -67,7 +73,10 @@ def observation_box(game) -> spaces.Box:
 
 
 def action_mask(game, state) -> np.ndarray:
-    """Legal actions of ``state`` as an int8 0/1 vector (all zero when the game is over)."""
+    """Legal actions of ``state`` as an int8 0/1 vector; all ones when the game is over (the
+    action that follows the end is never played: see the module docstring)."""
+    if game.is_terminal(state):
+        return np.ones(game.num_actions, dtype=np.int8)
     mask = np.zeros(game.num_actions, dtype=np.int8)
     mask[game.legal_actions(state)] = 1
     return mask
@@ -323,7 +332,8 @@ class ArbiterEnv(gym.Env):
         self._done = terminated or truncated
         if self.render_mode == "human":
             self._render_human()
-        info = {"action_mask": np.zeros_like(mask) if self._done else mask.copy(), "illegal_action": not legal}
+        # a finished game's mask from the kernel is all ones already (see the module docstring)
+        info = {"action_mask": mask.copy(), "illegal_action": not legal}
         return obs.copy(), rewards.item(self._seat), terminated, truncated, info
 
     # -- internals ---------------------------------------------------------------------------
@@ -354,8 +364,8 @@ class ArbiterEnv(gym.Env):
         return self.game.observation(self._state, self._seat)
 
     def _mask(self) -> np.ndarray:
-        if self._done:
-            return np.zeros(self.game.num_actions, dtype=np.int8)
+        if self._done:  # ended by the rules, or by an illegal action in a position still open
+            return np.ones(self.game.num_actions, dtype=np.int8)
         return action_mask(self.game, self._state)
 
     def _render_human(self) -> None:

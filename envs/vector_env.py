@@ -15,7 +15,9 @@ rewards, illegal-action rule and truncation), with these differences, all for sp
 * autoreset is Gymnasium's ``NEXT_STEP`` mode: the step that ends a game returns its final
   observation; the next step starts a new episode in that slot, ignores its action and returns
   reward 0. The mask of a finished slot is all ones (any action is ignored, and masked samplers
-  need a non-empty mask); ``info["action_mask"]`` is otherwise the legal-action mask;
+  need a non-empty mask), as in ``vectorization_mode="sync"`` and ``"async"``, whose Gymnasium
+  env hands out the same mask on its last step; ``info["action_mask"]`` is otherwise the
+  legal-action mask;
 * randomness comes from one SplitMix64 stream per slot seeded from ``reset(seed=...)``, so slot
   i replays identically whatever the batch size;
 * ``opening_plies=k`` (or ``(fewest, most)``, a count drawn per episode) starts every episode

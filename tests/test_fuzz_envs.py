@@ -46,7 +46,7 @@ def test_gym_env_invariants(name, params, seed, moves, raise_on_illegal):
         total += reward
         assert info["illegal_action"] == (not legal)
         if terminated or truncated:
-            assert not info["action_mask"].any()
+            assert info["action_mask"].all()  # the end: any action (never played)
             assert reward in (-1.0, 0.0, 1.0) and total == reward
             if not legal:
                 assert reward == -1.0

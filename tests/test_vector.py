@@ -321,3 +321,39 @@ def test_random_openings_start_every_episode_elsewhere():
             ArbiterVectorEnv(num_envs=2, game="othello", opening_plies=bad)
         with pytest.raises(ParameterError, match="opening_plies"):
             gymnasium.make("Othello-v0", opening_plies=bad)
+
+
+@pytest.mark.parametrize("env_id, params, opponent", [("Othello-v0", {"size": 6}, "random"),
+                                                      ("Go-v0", {"size": 5}, "random"),
+                                                      ("Calculation-v0", {}, None)],
+                         ids=["othello", "go", "calculation"])
+def test_every_vectorization_mode_hands_out_the_same_terminal_mask(env_id, params, opponent):
+    """Gymnasium's NEXT_STEP autoreset: the step that ends a game returns its final observation
+    and the next step resets that slot, ignoring its action. That action is sampled from the
+    final step's mask, so the mask must be one a sampler can draw from: all ones, in every mode
+    (sync and async vectorize the Gymnasium env; vector_entry_point is the compiled batch). The
+    same sampling line (``rng.choice`` of the legal ids, which raises on an empty mask) runs in
+    all three; a slot's next step after its end is a fresh episode's start."""
+    kwargs = dict(params) if opponent is None else {**params, "opponent": opponent}
+    ends = {}
+    for mode in ("sync", "async", "vector_entry_point"):
+        vec = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode=mode, **kwargs)
+        assert vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
+        rng = np.random.default_rng(0)
+        obs, info = vec.reset(seed=0)
+        finished = np.zeros(3, dtype=bool)
+        ends[mode] = 0
+        try:
+            for _ in range(120):
+                actions = _random_actions(info["action_mask"], rng)  # raises on an empty mask
+                obs, reward, terminated, truncated, info = vec.step(actions)
+                done = terminated | truncated
+                assert info["action_mask"][done].all(), mode
+                assert info["action_mask"][~done].any(axis=1).all(), mode
+                # the step after an end started a new episode: no reward, no end, a legal mask
+                assert not done[finished].any() and (reward[finished] == 0).all(), mode
+                finished = done
+                ends[mode] += int(done.sum())
+        finally:
+            vec.close()
+    assert min(ends.values()) >= 3, ends
