@@ -26,7 +26,8 @@ What the root says, and how it is read back:
   with those stones, and the side to move is ``PL``, else the colour of the first move (a
   handicap game's White), else the game's own. A point named by two of them is refused.
 
-Every error is a ``RecordError`` that names the property and the value it could not use
+A record of more than ``MAX_NODES`` nodes is refused before it is parsed. Every error is a
+``RecordError`` that names the property and the value it could not use
 (``B[zz]``, ``PL[x]``, ``KM[nan]``), and for a move its number in the main line.
 """
 
@@ -46,6 +47,10 @@ class RecordError(ArbiterError):
     or move (named with its value)."""
 
 
+# No game here lasts longer than LOA's longest cap of 10,000 plies: a record of many more nodes is
+# refused before sgfmill builds them (700,000 nodes, 4 MB, take it half a minute and 350 MB).
+MAX_NODES = 50_000
+_VALUES = re.compile(rb"\[(?:[^\]\\]|\\.)*\]", re.S)  # property values, escapes included
 _RULES = re.compile(r"(?P<title>.+), (?P<rules>[A-Za-z0-9_]+) rules(?: \((?P<params>[^()]*)\))?\Z")
 
 
@@ -200,6 +205,9 @@ def parse(data: bytes, game=None, **game_params) -> Record:
     whole line."""
     if not isinstance(data, (bytes, bytearray)):
         raise RecordError(f"SGF data: expected bytes, got {type(data).__name__}")
+    nodes = _VALUES.sub(b"", data).count(b";")  # every ';' outside a property value opens a node
+    if nodes > MAX_NODES:
+        raise RecordError(f"the record has {nodes} nodes, more than the {MAX_NODES} any game here can fill")
     try:
         coarse = sgf_grammar.parse_sgf_game(bytes(data))
     except ValueError as exc:

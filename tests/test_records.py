@@ -187,7 +187,8 @@ def test_a_rule_text_of_another_program_leaves_the_game_defaults():
     (b"(;FF[4]GM[9]SZ[8];B[e1-e9])", "move 1 (B[e1-e9]) of the record: move 'e1-e9'"),
     (b"(;FF[4]GM[1]SZ[5];B[];W[];B[cc])", "move 3 (B[cc]) of the record: action 12 played after the game ended"),
     (b"not sgf", "not a readable SGF record"),
-])
+    (b"(;GM[1]C[;;;]" + b";B[]" * 50_000 + b")", "the record has 50001 nodes, more than the 50000"),
+], ids=lambda value: value[:40].decode(errors="replace") if isinstance(value, bytes) else None)
 def test_every_bad_record_names_the_property_and_its_value(data, message):
     with pytest.raises(records.RecordError) as info:
         records.read_sgf(data)
