@@ -29,9 +29,10 @@ Server — ``serve(game, agent, infile, outfile)`` speaks GTP version 2 on two t
 ``main(argv)`` is the command line behind ``arbiter gtp --game go --size 9 --agent
 mcts:simulations=5000``, usable from GoGui or Sabaki. It answers the commands those tools send:
 ``protocol_version name version known_command list_commands boardsize clear_board komi play
-genmove undo showboard final_score final_status_list time_settings time_left loadsgf quit``,
-failing with GTP's own texts (``unknown command``, ``syntax error``, ``invalid color or
-coordinate``, ``illegal move``, ``cannot undo``, ``unacceptable size``, ``cannot load file``).
+genmove undo showboard final_score final_status_list time_settings kgs-time_settings time_left
+loadsgf quit``, failing with GTP's own texts (``unknown command``, ``syntax error``, ``invalid
+color or coordinate``, ``illegal move``, ``cannot undo``, ``unacceptable size``, ``cannot load
+file``, ``cannot score``).
 
 * Any colour may ``play`` or ``genmove`` at any time, as GTP allows (handicap stones are
   several Black moves in a row): in Go the side to move passes first, so the ply count includes
@@ -39,15 +40,32 @@ coordinate``, ``illegal move``, ``cannot undo``, ``unacceptable size``, ``cannot
   side to move is set through the text board where the game's allows it (LOA; not Othello or
   Gomoku, whose text boards tie the side to move to the stones), else ``illegal move`` (see
   ``_Session.give_turn``).
-* ``time_settings``/``time_left`` become a per-move budget (a byo-yomi period over its stones,
-  or the main time over the moves to come) for an agent with a ``seconds`` (MCTS) or ``time``
-  (alpha-beta) option, capping its own setting; other agents ignore the clock.
+* GTP leaves ending the game to the controller: after two passes, which end a Go game under its
+  rules, ``play`` and ``genmove`` go on from the position before the last pass (same board, same
+  superko history; ``_Session.reopen``), as GNU Go does. After any other end (five in a row,
+  Othello's full board) ``play`` is ``illegal move`` and ``genmove`` passes.
+* ``final_score`` is the result the rules give the game ended now, as SGF's ``RE`` writes it:
+  Go ends by passes, so its Tromp-Taylor score of the board as it stands (``B+3.5``); Othello's
+  disc count once the game is over (``W+28``); a winner without a margin (``B+``) for Gomoku and
+  LOA; ``0`` for a draw; ``cannot score`` while a game that cannot be ended by passes goes on.
+* ``time_settings``, ``kgs-time_settings`` and ``time_left`` give a search agent its time move
+  by move (``_Clock``): a byo-yomi period over its stones, or the main time over the moves to
+  come, less a fifth for the controller's overhead. An agent with a ``seconds`` (MCTS) or
+  ``time`` (alpha-beta) option searches for that share, capped by its own setting if it has
+  one; MCTS's default 1,000 simulations, which apply only to an MCTS given no time, give way to
+  the clock, while a count set on purpose caps it. The engine takes each ``genmove``'s time off
+  its own clock between ``time_left`` commands. Other agents play as configured.
 * ``final_status_list``: Tromp-Taylor area scoring counts every stone on the board, so every
   stone is ``alive`` and the ``dead`` and ``seki`` lists are empty.
-* ``loadsgf file [move_number]`` reads a Go record (SZ, KM, AB/AW/PL, the main line's B/W)
-  with ``sgfmill``, an optional dependency: ``pip install 'arbiter-games[records]'``.
+* ``loadsgf file [move_number]`` reads a record of the engine's game with ``envs.sgf`` (size
+  and komi from the record, setup stones, the main line) from a regular file of at most
+  ``MAX_RECORD_BYTES``; a record of another game (an Othello record on a Go engine) is refused.
 * ``undo`` takes back one ``play``/``genmove`` at a time, back to the last ``clear_board``,
   ``boardsize`` or ``loadsgf``.
+* No command can end or exhaust the engine: a line longer than ``MAX_LINE`` characters is
+  refused without being held, numbers are bounded before they are converted, a komi that is
+  not a finite number is refused, and a fault inside a command is answered
+  (``? internal error: ...``) with the position put back as it was.
 """
 
 from __future__ import annotations
@@ -58,6 +76,7 @@ import os
 import re
 import select
 import shlex
+import stat
 import subprocess
 import sys
 import tempfile
@@ -66,9 +85,11 @@ import time
 import numpy as np
 
 import envs
+from envs import sgf as sgf_format
 from envs.core import ArbiterError
 
 from .base import Agent, AgentError, Resign, check_option, register
+from .mcts import DEFAULT_SIMULATIONS, MCTSAgent
 
 COLOURS = ("black", "white")
 
@@ -363,6 +384,90 @@ class _Refusal(Exception):
     """A GTP failure response (``? message``)."""
 
 
+# Bounds that keep any one command from taking the engine down (a controller may be buggy, and
+# ``arbiter gtp`` may sit behind a socket): a longer command line is refused without being held
+# in memory, and ``loadsgf`` reads only regular files up to MAX_RECORD_BYTES (a 19x19 game's
+# record is about 10 KB).
+MAX_LINE = 16384              # characters; the longest real command is loadsgf with a long path
+MAX_RECORD_BYTES = 4 << 20
+MIN_MOVE_SECONDS = 0.05       # a move's time when the clock has none left
+CLOCK_MARGIN = 0.8            # the share of a move's time the agent thinks (the rest: overhead)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # GTP: dropped, except HT and LF
+_DIGITS = re.compile(r"[0-9]+")
+
+
+class _Clock:
+    """The controller's clock for both colours and the engine's own account of it.
+
+    ``time_settings``/``kgs-time_settings`` set main time and Canadian byo-yomi (``byo_time``
+    seconds for ``byo_stones`` moves); ``time_left`` says where a colour stands (seconds left,
+    and the stones left in the period, 0 in main time). Between ``time_left`` commands each
+    ``genmove``'s thinking time is taken off its colour's clock here, so a controller that never
+    sends ``time_left`` still gets an engine that spends its time and no more.
+    """
+
+    def __init__(self):
+        self.main = None                      # None: no time_settings (or "no time limits")
+        self.byo_time, self.byo_stones = 0.0, 0
+        self.left = [None, None]              # per seat: (seconds, stones) from time_left or spent
+
+    def set(self, main, byo_time=0.0, byo_stones=0) -> None:
+        self.main, self.byo_time, self.byo_stones = main, float(byo_time), int(byo_stones)
+        self.left = [None, None]
+
+    def tell(self, seat, seconds, stones) -> None:
+        self.left[seat] = (seconds, stones)
+
+    def _now(self, seat):
+        """``(seconds, stones)`` left to ``seat``; None where nothing limits it."""
+        if self.left[seat] is not None:
+            return self.left[seat]
+        if self.main is None:
+            return None
+        if self.main > 0 or self.byo_stones == 0:
+            return self.main, 0
+        return self.byo_time, self.byo_stones
+
+    def spend(self, seat, seconds) -> None:
+        """Take ``seconds`` of thinking off ``seat``'s clock: main time, then byo-yomi periods."""
+        if self._now(seat) is None:
+            return
+        left, stones = self._now(seat)
+        left -= seconds
+        if stones == 0 and left < 0 and self.byo_stones > 0:  # main time over: the first period
+            left, stones = self.byo_time + left, self.byo_stones
+        elif stones > 0:
+            stones -= 1
+            if stones == 0:  # the period's moves made in time: a new period
+                left, stones = self.byo_time, self.byo_stones
+        self.left[seat] = (max(left, 0.0), stones)
+
+    def share(self, seat, moves_to_go):
+        """Seconds for ``seat``'s next move (None: no clock): a period's time over its stones, or
+        the main time over the moves still to come plus a byo-yomi move's time, less a margin
+        for the controller's overhead; at least MIN_MOVE_SECONDS."""
+        if self._now(seat) is None:
+            return None
+        left, stones = self._now(seat)
+        if stones > 0:
+            seconds = left / stones
+        elif left > 0:
+            seconds = left / moves_to_go + (self.byo_time / self.byo_stones if self.byo_stones else 0.0)
+        elif self.byo_stones > 0:
+            seconds = self.byo_time / self.byo_stones
+        else:
+            seconds = 0.0  # out of time: move at once
+        return max(MIN_MOVE_SECONDS, CLOCK_MARGIN * seconds)
+
+
+def _count_yields_to_clock(agent) -> bool:
+    """Whether the agent's search count is only the default of an agent given no time: MCTS
+    runs 1000 simulations when given no ``seconds``, so under a clock, which gives it seconds,
+    that count no longer applies (a count set on purpose caps the clock's share, as an engine's
+    visit limit does; one set to exactly the default cannot be told from it)."""
+    return isinstance(agent, MCTSAgent) and agent.seconds is None and agent.simulations == DEFAULT_SIMULATIONS
+
+
 class _Session:
     """The GTP server's game: the current rule set, the position and the agent to ask.
 
@@ -381,21 +486,40 @@ class _Session:
         self.moves: list[int] = []
         self.snapshots: list[tuple] = []
         self.state = game.initial_state()
-        self.clock = {"main": None, "byo_time": 0.0, "byo_stones": 0, "left": [None, None]}
-        self.budget_option = next((o for o in ("seconds", "time") if hasattr(agent, o)), None)
-        self.configured = getattr(agent, self.budget_option) if self.budget_option else None
-        # An agent's own time management (MCTS's ``manage_time``) may spend more than a move's
-        # share; under a GTP clock the clock's allocation replaces it, so no move overruns.
-        self.manages_time = hasattr(agent, "manage_time")
-        self.configured_management = getattr(agent, "manage_time", None)
+        self.clock = _Clock()
+        # The agent's own budget, which a GTP clock replaces move by move (and ``restore`` gives
+        # back): its time option (MCTS ``seconds``, alpha-beta ``time``) caps the clock's share;
+        # MCTS's default simulation count gives way to it; an agent's own time management (MCTS
+        # ``manage_time``) would spend more than a move's share, so it is off under a clock.
+        self.time_option = next((o for o in ("seconds", "time") if hasattr(agent, o)), None)
+        names = (self.time_option, "simulations", "manage_time") if self.time_option else ()
+        self.own = {name: getattr(agent, name) for name in names if hasattr(agent, name)}
+        self.lift_count = _count_yields_to_clock(agent)
 
     def restore(self) -> None:
-        """Give the agent back the budget and time management it came with (``genmove`` sets
-        them from the clock)."""
-        if self.budget_option is not None:
-            setattr(self.agent, self.budget_option, self.configured)
-        if self.manages_time:
-            self.agent.manage_time = self.configured_management
+        """Give the agent back the budget it came with (``genmove`` sets it from the clock)."""
+        for name, value in self.own.items():
+            setattr(self.agent, name, value)
+
+    def set_budget(self, seat: int):
+        """Set the agent's budget for ``seat``'s move from the clock; return the clock's share
+        of seconds (None: no clock, the agent's own budget)."""
+        share = self.clock.share(seat, self.moves_to_go())
+        if self.time_option is None:
+            return share  # an agent without a time option plays as configured
+        self.restore()
+        if share is not None:
+            own = self.own[self.time_option]
+            setattr(self.agent, self.time_option, min(own, share) if own else share)
+            if self.lift_count:
+                self.agent.simulations = None
+            if "manage_time" in self.own:
+                self.agent.manage_time = False
+        return share
+
+    def moves_to_go(self) -> int:
+        """The moves the side to move still expects to make: half the legal moves, at least 10."""
+        return max(10, len(self.game.legal_actions(self.state)) // 2)
 
     def _start(self, game):
         return game.initial_state() if self.start_text is None else game.from_text(self.start_text)
@@ -419,8 +543,14 @@ class _Session:
         self.state = self._start(self.game)
         self.agent.reset()
 
-    def snapshot(self) -> None:
-        self.snapshots.append((self.start_text, list(self.moves)))
+    def checkpoint(self) -> tuple:
+        """Everything a command may change in the position, for ``rollback``."""
+        return self.game, self.start_text, list(self.moves), list(self.snapshots)
+
+    def rollback(self, saved) -> None:
+        game, self.start_text, moves, snapshots = saved
+        self.moves, self.snapshots = list(moves), list(snapshots)
+        self.replay(game)
 
     def undo(self) -> None:
         self.start_text, self.moves = self.snapshots.pop()
@@ -443,6 +573,23 @@ class _Session:
             return int(self.game.spec.notation.parse_move(self.game, self.state, "pass"))
         except ArbiterError:
             return None
+
+    def reopen(self) -> bool:
+        """Take back the pass that ended the game by two passes; whether it did.
+
+        Under the rules two passes end a Go game, but GTP leaves ending the game to the
+        controller, which may go on playing (GNU Go does): a move after the passes is played
+        in the position before the last pass, the same board with the same superko history,
+        and ``give_turn`` then gives the move to whichever colour the controller names. The
+        position keeps its stones; what changes is that the game is not over. ``undo`` still
+        returns to the position after both passes.
+        """
+        npass = self.pass_action()
+        if self.game.end_reason(self.state) != "two_passes" or not self.moves or self.moves[-1] != npass:
+            return False
+        self.moves.pop()
+        self.replay()
+        return True
 
     def give_turn(self, seat: int) -> None:
         """Make ``seat`` the side to move, as GTP lets any colour play at any time.
@@ -480,28 +627,6 @@ class _Session:
             raise _Refusal("illegal move")
         self.start_text, self.moves, self.state = flipped, [], state
 
-    def budget(self, seat: int):
-        """Seconds for the next move from the GTP clock (None: no clock): a byo-yomi period's
-        time over its stones, or the main time over the moves still to come (about half the
-        legal moves, at least 10), with a 20% margin for the controller's overhead."""
-        clock = self.clock
-        if clock["main"] is None:
-            return None
-        left = clock["left"][seat]
-        time_left, stones = left if left is not None else (clock["main"], 0)
-        if stones > 0:
-            seconds = time_left / stones
-        elif time_left > 0:
-            moves_left = max(10, len(self.game.legal_actions(self.state)) // 2)
-            seconds = time_left / moves_left
-            if clock["byo_stones"] > 0:
-                seconds += clock["byo_time"] / clock["byo_stones"]
-        elif clock["byo_stones"] > 0:
-            seconds = clock["byo_time"] / clock["byo_stones"]
-        else:
-            return None
-        return max(0.05, 0.8 * seconds)
-
 
 def _colour(text: str) -> int:
     text = text.lower()
@@ -517,9 +642,10 @@ def _vertex(game, state, action) -> str:
     return "pass" if move.lower() == "pass" else move.upper()
 
 
-def _number(text, kind=float):
+def _number(text) -> float:
+    """A finite, non-negative number of seconds; ``syntax error`` otherwise."""
     try:
-        value = kind(text)
+        value = float(text)
     except ValueError:
         raise _Refusal("syntax error") from None
     if value < 0 or not math.isfinite(value):
@@ -527,12 +653,24 @@ def _number(text, kind=float):
     return value
 
 
-def _cmd_boardsize(session, args):
-    if len(args) != 1 or not args[0].isdigit():
+def _count(text, most: int = 10**9) -> int:
+    """A whole number written in ASCII digits, at most ``most``; ``syntax error`` otherwise (so
+    no digit string is ever long enough to cost time to convert)."""
+    digits = text.lstrip("0") or "0"
+    if not _DIGITS.fullmatch(text) or len(digits) > len(str(most)) or int(digits) > most:
         raise _Refusal("syntax error")
-    size = int(args[0])
+    return int(digits)
+
+
+def _cmd_boardsize(session, args):
+    if len(args) != 1 or not _DIGITS.fullmatch(args[0]):
+        raise _Refusal("syntax error")
+    digits = args[0].lstrip("0") or "0"
+    if len(digits) > 3:
+        raise _Refusal("unacceptable size")
+    size = int(digits)
     if "size" not in session.game.params:
-        if size != getattr(session.game, "size", 8):  # a game without a size parameter: LOA, 8x8
+        if size != session.game.observation_shape[-1]:  # a fixed board (LOA's 8x8)
             raise _Refusal("unacceptable size")
     else:
         saved = session.start_text, session.moves
@@ -546,6 +684,11 @@ def _cmd_boardsize(session, args):
     return ""
 
 
+def _komi_param(value: float):
+    """``value`` as a game's ``komi`` parameter: an int when whole (``komi=7``), else the float."""
+    return int(value) if math.isfinite(value) and value == int(value) else value
+
+
 def _cmd_komi(session, args):
     if len(args) != 1:
         raise _Refusal("syntax error")
@@ -553,16 +696,19 @@ def _cmd_komi(session, args):
         komi = float(args[0])
     except ValueError:
         raise _Refusal("syntax error") from None
+    if not math.isfinite(komi):
+        raise _Refusal(f"syntax error: komi {args[0]} is not a finite number")
     if "komi" in session.game.params:
         try:
-            session.rebuild(komi=int(komi) if komi == int(komi) else komi)
-        except ArbiterError as exc:
-            raise _Refusal(f"unacceptable komi: {exc}") from None
+            session.rebuild(komi=_komi_param(komi))
+        except (ArbiterError, ArithmeticError) as exc:
+            raise _Refusal(f"unacceptable komi {args[0]}: {exc}") from None
     return ""
 
 
 def _play(session, seat, action) -> None:
-    """Play ``action`` for ``seat`` whoever is to move (see ``give_turn``); one undo step."""
+    """Play ``action`` for ``seat`` whoever is to move (see ``give_turn``, and ``reopen`` after a
+    game that two passes ended); one undo step."""
     saved = session.start_text, list(session.moves)
     game, state = session.game, session.state
     if (action == session.pass_action() and seat != game.current_player(state)
@@ -572,6 +718,7 @@ def _play(session, seat, action) -> None:
         session.snapshots.append(saved)
         return
     try:
+        session.reopen()
         session.give_turn(seat)
         if session.game.is_terminal(session.state) or not session.game.is_legal(session.state, action):
             raise _Refusal("illegal move")
@@ -592,32 +739,36 @@ def _cmd_play(session, args):
 
 
 def _cmd_genmove(session, args):
+    """``genmove colour``: the agent's move for ``colour``, played. After a game that two passes
+    ended the agent plays on (``reopen``), as GNU Go does; after any other end it passes."""
     if len(args) != 1:
         raise _Refusal("syntax error")
     seat = _colour(args[0])
-    game = session.game
-    if game.is_terminal(session.state):
-        return "pass"  # GTP controllers may ask after the end; passing changes nothing
     saved = session.start_text, list(session.moves)
+    session.reopen()
+    if session.game.is_terminal(session.state):
+        return "pass"  # GTP controllers may ask after the end; passing changes nothing
     try:
         session.give_turn(seat)
     except _Refusal:
         session.start_text, session.moves = saved
         session.replay()
         raise
-    option, budget = session.budget_option, session.budget(seat)
-    if option is not None:  # the clock caps the agent's own budget, never raises it
-        configured = session.configured
-        setattr(session.agent, option, configured if budget is None
-                else budget if not configured else min(configured, budget))
-    if session.manages_time:
-        session.agent.manage_time = session.configured_management if budget is None else False
+    game = session.game
+    session.set_budget(seat)
+    start = time.perf_counter()
     try:
         action = session.agent.act(game, session.state)
+    except Resign:
+        session.start_text, session.moves = saved
+        session.replay()
+        return "resign"
     except ArbiterError:
         session.start_text, session.moves = saved
         session.replay()
         raise
+    finally:
+        session.clock.spend(seat, time.perf_counter() - start)
     vertex = _vertex(game, session.state, action)
     session.snapshots.append(saved)
     session.push(action)
@@ -632,133 +783,154 @@ def _cmd_undo(session, args):
 
 
 def _cmd_final_score(session, args):
-    if not hasattr(session.game, "score"):
-        raise _Refusal(f"final_score is not available for {session.game.name}")
-    score = session.game.score(session.state)
-    return "0" if score == 0 else f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+    """``final_score``: the result the rules give the game ended now, in SGF's ``RE`` form
+    (``B+3.5``, ``W+12``; ``B+`` where a win has no size; ``0`` for a draw).
 
-
-def _stones(game, state) -> list[list[str]]:
-    """The vertices of Black's and of White's stones, read from the text board."""
-    lines = game.to_text(state).splitlines()
-    columns = next(line.split() for line in lines if line.split() and all(w.isalpha() for w in line.split()))
-    found = [[], []]
-    for line in lines:
-        words = line.split()
-        if words and words[0].isdigit() and len(words) == len(columns) + 1:
-            for col, cell in zip(columns, words[1:]):
-                if cell in "xo":
-                    found["xo".index(cell)].append(f"{col.upper()}{words[0]}")
-    return found
+    A game still going on is ended the way the controller ends it, by passes (Go's Tromp-Taylor
+    score of the board as it stands); one that passes cannot end (Othello with moves left,
+    LOA, Gomoku) answers ``cannot score``, as GRhino does."""
+    game, state = session.game, session.state
+    npass = session.pass_action()
+    for _ in range(game.num_players):
+        if game.is_terminal(state) or npass is None or not game.is_legal(state, npass):
+            break
+        state = game.apply(state, npass)
+    if not game.is_terminal(state):
+        raise _Refusal("cannot score")
+    returns = game.returns(state)
+    if returns[0] == returns[1]:
+        return "0"
+    margin = game.margin(state)
+    return f"{'B' if returns[0] > returns[1] else 'W'}+" + (f"{margin:g}" if margin else "")
 
 
 def _cmd_final_status_list(session, args):
     """Tromp-Taylor area scoring counts every stone on the board as alive (the players remove
     dead stones by capturing them before the end), so ``alive`` lists every stone and ``dead``
-    and ``seki`` are empty: ``final_score`` and this list always agree."""
+    and ``seki`` are empty: ``final_score`` and this list always agree. Every placement game
+    scores its stones where they stand, so the list is theirs too."""
     if len(args) != 1 or args[0].lower() not in ("alive", "dead", "seki"):
         raise _Refusal("syntax error")
-    if not hasattr(session.game, "score") or not session.game.spec.placement:
-        raise _Refusal(f"final_status_list is not available for {session.game.name}")
+    game, state = session.game, session.state
+    if not game.spec.placement:
+        raise _Refusal(f"final_status_list is not available for {game.name}")
     if args[0].lower() != "alive":
         return ""
-    black, white = _stones(session.game, session.state)
-    return " ".join(black + white)
+    planes = game.observation(state, 0)  # seat 0's view: Black's stones, then White's
+    n = planes.shape[-1]
+    return " ".join(_vertex(game, state, r * n + c) for k in (0, 1)
+                    for r in range(n) for c in range(n) if planes[k, r, c])
 
 
 def _cmd_time_settings(session, args):
-    if len(args) != 3 or not args[2].isdigit():
+    if len(args) != 3:
         raise _Refusal("syntax error")
-    main, byo_time, byo_stones = _number(args[0]), _number(args[1]), int(args[2])
+    main, byo_time, byo_stones = _number(args[0]), _number(args[1]), _count(args[2])
     if byo_time > 0 and byo_stones == 0:  # GTP's way of saying: no time limits
-        session.clock.update(main=None, byo_time=0.0, byo_stones=0, left=[None, None])
+        session.clock.set(None)
     else:
-        session.clock.update(main=main, byo_time=byo_time, byo_stones=byo_stones, left=[None, None])
+        session.clock.set(main, byo_time, byo_stones)
+    return ""
+
+
+def _cmd_kgs_time_settings(session, args):
+    """``kgs-time_settings none | absolute main | byoyomi main period periods | canadian main
+    period stones`` (KGS, GoGui): Japanese byo-yomi is kept as its periods' time per move (the
+    spare periods are a reserve the share never plans to use)."""
+    kind = args[0].lower() if args else ""
+    shapes = {"none": 1, "absolute": 2, "byoyomi": 4, "canadian": 4}
+    if kind not in shapes or len(args) != shapes[kind]:
+        raise _Refusal("syntax error")
+    if kind == "none":
+        session.clock.set(None)
+    elif kind == "absolute":
+        session.clock.set(_number(args[1]))
+    elif kind == "byoyomi":
+        main, period, periods = _number(args[1]), _number(args[2]), _count(args[3])
+        session.clock.set(main, period if periods else 0.0, 1 if periods else 0)
+    else:
+        main, period, stones = _number(args[1]), _number(args[2]), _count(args[3])
+        session.clock.set(main, period if stones else 0.0, stones)
     return ""
 
 
 def _cmd_time_left(session, args):
-    if len(args) != 3 or not args[2].isdigit():
+    if len(args) != 3:
         raise _Refusal("syntax error")
     seat = _colour(args[0])
-    session.clock["left"][seat] = (_number(args[1]), int(args[2]))
-    if session.clock["main"] is None:  # time_left without time_settings: a clock all the same
-        session.clock["main"] = 0.0
+    session.clock.tell(seat, _number(args[1]), _count(args[2]))
     return ""
+
+
+def _read_record(path: str) -> bytes:
+    """The bytes of the SGF file ``path``: a regular file of at most MAX_RECORD_BYTES (a
+    device, pipe or directory is refused before anything is read from it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError) as exc:
+        raise _Refusal(f"cannot load file: {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _Refusal(f"cannot load file: {path}: not a regular file")
+        if info.st_size > MAX_RECORD_BYTES:
+            raise _Refusal(f"cannot load file: {path}: {info.st_size} bytes, more than the "
+                           f"{MAX_RECORD_BYTES} an SGF record may have here")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(MAX_RECORD_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_RECORD_BYTES:  # it grew while we read
+        raise _Refusal(f"cannot load file: {path}: more than {MAX_RECORD_BYTES} bytes")
+    return data
 
 
 def _cmd_loadsgf(session, args):
-    """``loadsgf file [move_number]``: the position of a Go record before move ``move_number``
-    (default: after its last move): SZ, KM, setup stones AB/AW (and PL) and the main line's
-    B/W moves, read with sgfmill (``pip install 'arbiter-games[records]'``)."""
-    if len(args) not in (1, 2) or (len(args) == 2 and not args[1].isdigit()):
+    """``loadsgf file [move_number]``: the position of a record of the engine's game before
+    move ``move_number`` (default: after its last move), read by ``envs.sgf``: size and komi
+    from the record (as ``boardsize`` and ``komi`` would set them), the engine's own rules
+    otherwise, setup stones, then the main line played as ``play`` plays (any colour may move).
+    A record of another game, or one with a bad property, is refused naming it."""
+    if len(args) not in (1, 2):
         raise _Refusal("syntax error")
-    if session.game.spec.sgf != 1:  # the record format of SGF's GM[1] (setup stones, passes, ko)
-        raise _Refusal(f"cannot load file: loadsgf reads Go records (SGF GM[1]), not {session.game.name}")
+    last = None if len(args) == 1 else _count(args[1])
+    data = _read_record(args[0])
+    game = session.game
+    own = {k: v for k, v in game.params.items() if k not in ("size", "komi")}
     try:
-        from sgfmill import sgf
-    except ImportError:
-        raise _Refusal("cannot load file: loadsgf needs sgfmill: pip install 'arbiter-games[records]'") from None
-    try:
-        with open(args[0], "rb") as f:
-            record = sgf.Sgf_game.from_bytes(f.read())
-        root = record.get_root()
-        black, white, _ = root.get_setup_stones()
-        moves = [node.get_move() for node in record.get_main_sequence()[1:]]
-        komi = record.get_komi()
-        turn = root.get("PL") if root.has_property("PL") else None
-    except (OSError, ValueError, KeyError) as exc:
+        record = sgf_format.parse(data, game=game.name, rules=game.rules, **own)
+        if "komi" in game.params and "komi" not in record.stated:  # no KM: the engine's komi
+            record = sgf_format.parse(data, game=game.name, rules=game.rules, **own,
+                                      komi=game.params["komi"])
+        session.agent.check_game(record.game)
+    except ArbiterError as exc:
         raise _Refusal(f"cannot load file: {exc}") from None
-    last = len(moves) + 1 if len(args) == 1 else int(args[1])
-    saved = session.game, session.start_text, list(session.moves), list(session.snapshots)
+    moves = record.moves if last is None else record.moves[:max(0, last - 1)]
+    if len(moves) > record.game.max_moves:  # more than the rules' plies: no game of them
+        raise _Refusal(f"cannot load file: {len(moves)} moves, more than the {record.game.max_moves} "
+                       f"plies a game of {record.game.name} lasts here")
+    saved = session.checkpoint()
     try:
-        session.start_text, session.moves = None, []
-        session.rebuild(size=record.get_size(), komi=int(komi) if komi == int(komi) else komi)
-        setup = None
-        if black or white:
-            n = session.game.size
-            first = next((colour for colour, _ in moves if colour is not None), "b")
-            seat = 0 if (turn or first) == "b" else 1  # PL, else whoever moves first
-            text = session.game.to_text(session.game.initial_state())
-            rows = text.splitlines()
-            for colour, points in (("x", black), ("o", white)):
-                for row, col in points:  # sgfmill: row 0 is the bottom row, as in GTP
-                    rows[n - 1 - row] = _set_cell(rows[n - 1 - row], col, colour)
-            ply = len(black) + len(white)
-            ply += (ply % 2) != seat
-            rows[-1] = f"to_move={'xo'[seat]} ply={ply} passes=0 ko=-"
-            setup = "\n".join(rows) + "\n"
-        session.clear(setup)
-        for colour, point in moves[:max(0, last - 1)]:
-            if colour is None:
-                continue
-            action = session.game.size ** 2 if point is None else point_action(session.game, *point)
+        session.game = record.game
+        start = record.game.initial_state()
+        session.clear(None if np.array_equal(record.start, start) else record.game.to_text(record.start))
+        for move in moves:
             try:
-                _play(session, "bw".index(colour), action)
+                try:  # a placement is a point whoever plays it; a moving game's move is read
+                    action = sgf_format.decode(session.game, session.state, move)
+                except ArbiterError:  # in its mover's position
+                    if move.seat == session.game.current_player(session.state):
+                        raise
+                    session.give_turn(move.seat)
+                    action = sgf_format.decode(session.game, session.state, move)
+                _play(session, move.seat, action)
             except _Refusal:
-                vertex = _vertex(session.game, session.state, action)
-                raise _Refusal(f"cannot load file: move {len(session.snapshots) + 1} "
-                               f"({colour.upper()} {vertex}) is illegal") from None
+                raise _Refusal(f"cannot load file: move {move.number} ({move}) is illegal") from None
     except (_Refusal, ArbiterError) as exc:
-        game, session.start_text, session.moves, session.snapshots = saved
-        session.replay(game)
+        session.rollback(saved)
         raise exc if isinstance(exc, _Refusal) else _Refusal(f"cannot load file: {exc}") from None
     session.snapshots = []
     return ""
-
-
-def point_action(game, row, col) -> int:
-    """Go's action for sgfmill's ``(row, col)`` (row 0 at the bottom): ``r*N + c``, r from the top."""
-    n = game.size
-    return (n - 1 - row) * n + col
-
-
-def _set_cell(line: str, col: int, colour: str) -> str:
-    """The text-board row ``line`` ("7 . . x ...") with column ``col`` set to ``colour``."""
-    label, cells = re.match(r"(\s*\d+ )(.*)", line).groups()
-    cells = cells.split(" ")
-    cells[col] = colour
-    return label + " ".join(cells)
 
 
 COMMANDS = {
@@ -777,6 +949,7 @@ COMMANDS = {
     "final_score": _cmd_final_score,
     "final_status_list": _cmd_final_status_list,
     "time_settings": _cmd_time_settings,
+    "kgs-time_settings": _cmd_kgs_time_settings,
     "time_left": _cmd_time_left,
     "loadsgf": _cmd_loadsgf,
     "quit": lambda session, args: "",
@@ -809,30 +982,54 @@ def serve(game, agent, infile=None, outfile=None) -> None:
         session.restore()
 
 
+def _lines(infile):
+    """``(line, complete)`` for each line of ``infile``; a line longer than MAX_LINE comes as its
+    first characters with ``complete`` False, the rest read and dropped, never held whole."""
+    while True:
+        line = infile.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) <= MAX_LINE or line.endswith("\n"):
+            yield line, True
+            continue
+        while True:
+            rest = infile.readline(MAX_LINE)
+            if not rest or rest.endswith("\n"):
+                break
+        yield line[:64], False
+
+
 def _answer(session, infile, outfile) -> None:
-    """``serve``'s command loop."""
-    for line in infile:
-        words = line.split("#", 1)[0].replace("\t", " ").split()
+    """``serve``'s command loop. No command ends it but ``quit``: a refusal is a ``?`` answer,
+    and so is anything unforeseen inside a command (the position is put back as it was)."""
+    for line, complete in _lines(infile):
+        words = _CONTROL.sub("", line.split("#", 1)[0]).replace("\t", " ").split()
         if not words:
             continue
         ident = ""
-        if words[0].isdigit():
+        if _DIGITS.fullmatch(words[0]):
             ident, words = words[0], words[1:]
             if not words:
                 continue
         name, args = words[0].lower(), words[1:]
-        if name not in COMMANDS:
+        if not complete:
+            ok, text = False, f"command line too long (more than {MAX_LINE} characters)"
+        elif name not in COMMANDS:
             ok, text = False, "unknown command"
         else:
+            saved = session.checkpoint()
             try:
                 ok, text = True, COMMANDS[name](session, args)
             except _Refusal as exc:
                 ok, text = False, str(exc)
             except ArbiterError as exc:  # an agent failing (e.g. a GTP engine behind it) is an answer too
                 ok, text = False, f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # noqa: BLE001 - a fault of ours: answered, and the engine goes on
+                session.rollback(saved)
+                ok, text = False, f"internal error: {type(exc).__name__}: {exc}"
         outfile.write(f"{'=' if ok else '?'}{ident} {text}".rstrip(" ") + "\n\n")
         outfile.flush()
-        if name == "quit":
+        if name == "quit" and complete:
             return
 
 
@@ -854,16 +1051,23 @@ def main(argv=None) -> int:
     if args.size is not None:
         params["size"] = args.size
     if args.komi is not None:
-        params["komi"] = int(args.komi) if args.komi == int(args.komi) else args.komi
+        params["komi"] = _komi_param(args.komi)
     import agents
 
+    if hasattr(sys.stdin, "reconfigure"):  # a controller's stray bytes are not a crash
+        sys.stdin.reconfigure(errors="replace")
     try:
-        game = envs.make_game(args.game, **params)
-        name, options = agents.parse_spec(args.agent)
+        try:
+            game = envs.make_game(args.game, **params)
+        except ArithmeticError as exc:  # a komi too large for the game's arithmetic
+            raise envs.ParameterError(f"komi={args.komi!r}: {exc}") from None
+        options = agents.parse_spec(args.agent)[1]
         agent = agents.make(args.agent, **({} if "seed" in options else {"seed": args.seed}))
         agent.check_game(game)  # before the first command, not at the first genmove
         serve(game, agent, sys.stdin, sys.stdout)
-    except ArbiterError as exc:
-        print(f"arbiter gtp: {exc}", file=sys.stderr)
+    except ArbiterError as exc:  # bad input: one line, status 2, as the other commands
+        print(f"arbiter gtp: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the controller went away: nothing left to answer, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -92,6 +92,27 @@ def test_command_line_server_in_a_subprocess():
     assert replies[2][0] and replies[3][0] and "to_move=x" in replies[3][1]
 
 
+@pytest.mark.parametrize("komi", ["nan", "inf", "-inf", "1e400", "1e308"])
+def test_command_line_refuses_a_komi_that_is_not_a_finite_number_in_one_line(komi):
+    proc = subprocess.run(SERVER + ["--game", "go", f"--komi={komi}", "--agent", "random"], input="name\n",
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("arbiter gtp: error: komi=") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_command_line_server_answers_hostile_input_and_goes_on():
+    # stray bytes that are no UTF-8, a komi that is no number, an endless file, a huge line
+    commands = (b"1 komi nan\n2 komi 1e400\n3 loadsgf /dev/zero\n\xff\xfe bogus\n4 play b "
+                + b"c" * 100_000 + b"\n5 play b c3\n6 showboard\n7 quit\n")
+    proc = subprocess.run(SERVER + ["--game", "go", "--size", "5", "--agent", "random"], input=commands,
+                          capture_output=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    replies = proc.stdout.decode().split("\n\n")[:-1]
+    assert [r[:2] for r in replies] == ["?1", "?2", "?3", "? ", "?4", "=5", "=6", "=7"]
+    assert replies[2] == "?3 cannot load file: /dev/zero: not a regular file"
+    assert replies[6].endswith("to_move=o ply=1 passes=0 ko=-") and proc.stderr == b""
+
+
 def test_command_line_rejects_bad_agent_specs():
     proc = subprocess.run(SERVER + ["--game", "go", "--agent", "nosuchagent"], input="",
                           capture_output=True, text=True, timeout=60, cwd=ROOT)

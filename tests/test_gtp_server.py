@@ -6,7 +6,9 @@ import io
 import os
 import shutil
 import sys
+import time
 
+import numpy as np
 import pytest
 
 import agents
@@ -135,7 +137,6 @@ SGF = "(;GM[1]FF[4]SZ[5]KM[2.5]AB[cc][dd]AW[bb];W[ee];B[ac];W[ca])\n"
 
 
 def test_loadsgf_sets_size_komi_setup_and_moves(tmp_path):
-    pytest.importorskip("sgfmill")
     path = tmp_path / "game.sgf"
     path.write_text(SGF)
     replies = talk(agents.make("random", seed=0), [
@@ -156,15 +157,218 @@ def test_loadsgf_sets_size_komi_setup_and_moves(tmp_path):
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;GM[1]FF[4]SZ[5];B[cc];W[cc])\n")
     assert talk(agents.make("random", seed=0), [f"loadsgf {bad}"]) == [
-        (False, "cannot load file: move 2 (W C3) is illegal")]
+        (False, "cannot load file: move 2 (W[cc]) is illegal")]
 
 
-def test_loadsgf_without_sgfmill_says_how_to_install_it(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "sgfmill", None)
-    path = tmp_path / "game.sgf"
-    path.write_text(SGF)
-    replies = talk(agents.make("random", seed=0), [f"loadsgf {path}"])
-    assert replies == [(False, "cannot load file: loadsgf needs sgfmill: pip install 'arbiter-games[records]'")]
+def test_the_controller_may_play_on_after_two_passes():
+    # GTP leaves ending the game to the controller: GNU Go plays on after two passes, and so do we
+    replies = talk(agents.make("random", seed=0), [
+        "play b c3", "play w pass", "play b pass", "final_score",   # two passes: the game is over
+        "play w b2", "showboard", "final_score",                     # ... and goes on all the same
+        "undo", "showboard",                                         # back to both passes
+        "play b b2", "showboard",                                    # the other colour may too
+        "play w pass", "play b pass", "genmove w", "showboard",      # genmove plays on, not pass
+    ])
+    assert all(ok for ok, _ in replies), replies
+    assert replies[3] == (True, "B+48.5")  # one black stone owns the 7x7 board, komi 0.5
+    board = replies[5][1]
+    assert board.splitlines()[5].split()[2] == "o" and status(board) == "to_move=x ply=2 passes=0 ko=-"
+    assert replies[6] == (True, "W+0.5")   # C3 and B2, the rest dame: final_score scores it as it is
+    assert status(replies[8][1]) == "to_move=o ply=3 passes=2 ko=-"
+    assert status(replies[10][1]) == "to_move=o ply=3 passes=0 ko=-"  # C3, W pass, B2
+    assert replies[13][1] not in ("pass", "") and status(replies[14][1]).endswith("passes=0 ko=-")
+
+
+def _random_game(game, seed):
+    """The moves of a uniformly random game of ``game``, in its notation, and the final state."""
+    rng = np.random.default_rng(seed)
+    state, moves = game.initial_state(), []
+    while not game.is_terminal(state):
+        action = int(rng.choice(game.legal_actions(state)))
+        moves.append(("bw"[game.current_player(state)], game.action_to_str(state, action)))
+        state = game.apply(state, action)
+    return moves, state
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_final_score_of_othello_is_the_disc_count_when_the_game_is_over(seed):
+    game = envs.make_game("othello", size=6)
+    moves, end = _random_game(game, seed)
+    black, white = game.discs(end)
+    expected = "0" if black == white else f"{'B' if black > white else 'W'}+{abs(black - white)}"
+    plays = [f"play {colour} {move}" for colour, move in moves]
+    replies = talk(agents.make("random", seed=0), plays[:10] + ["final_score"] + plays[10:]
+                   + ["final_score", "genmove b", "name"], game)
+    assert all(ok for ok, _ in replies[:10]) and all(ok for ok, _ in replies[11:-3])
+    assert replies[10] == (False, "cannot score")  # as GRhino: a game going on cannot be ended by passes
+    assert replies[-3] == (True, expected)
+    assert replies[-2] == (True, "pass") and replies[-1] == (True, "Arbiter random")
+
+
+def test_final_score_of_a_game_without_a_margin_names_the_winner():
+    replies = talk(agents.make("random", seed=0), [
+        "play b c3", "play w c4", "play b d3", "play w d4", "play b e3", "play w e4", "final_score",
+        "play b f3", "play w f4", "play b g3", "final_score"], envs.make_game("gomoku", size=9))
+    assert replies[6] == (False, "cannot score") and all(ok for ok, _ in replies[:6] + replies[7:10])
+    assert replies[10] == (True, "B+")  # five in a row: a win with no size, as SGF's RE writes it
+
+
+class _Spy(agents.mcts.MCTSAgent):
+    """MCTS that notes the budget it searches with."""
+
+    def _act(self, game, state):
+        start = time.perf_counter()
+        self.seen = {"simulations": self.simulations, "seconds": self.seconds, "manage_time": self.manage_time}
+        try:
+            return super()._act(game, state)
+        finally:
+            self.spent = getattr(self, "spent", []) + [time.perf_counter() - start]
+
+
+def test_a_clock_replaces_mcts_default_simulation_count_and_is_kept_between_time_left():
+    # `arbiter gtp --agent mcts` under `time_settings 30 0 0` used to stop at its 1000 simulations
+    spy = _Spy(seed=0)
+    game = envs.make_game("go", size=5)
+    replies = talk(spy, ["time_settings 3 0 0", "genmove b"], game)
+    assert all(ok for ok, _ in replies)
+    share = 0.8 * 3 / 13  # 3 s over the 13 moves to come (26 legal // 2), 20% kept back
+    assert spy.seen == {"simulations": None, "seconds": pytest.approx(share), "manage_time": False}
+    assert spy.last_stats["seconds"] >= share  # it thought for its whole share
+    assert spy.simulations == 1000 and spy.seconds is None  # its own budget again afterwards
+    # no time_left from the controller: the engine takes its own thinking off its clock
+    spy = _Spy(seed=0)
+    talk(spy, ["time_settings 3 0 0", "genmove b", "genmove w", "genmove b"], game)
+    assert spy.seen["seconds"] == pytest.approx(0.8 * (3 - spy.spent[0]) / 12, abs=0.01)  # 24 legal
+    # a count set on purpose caps the clock's share, as an engine's visit limit does
+    spy = _Spy(simulations=20, seed=0)
+    talk(spy, ["time_settings 3 0 0", "genmove b"], game)
+    assert spy.seen["simulations"] == 20 and spy.last_stats["simulations"] <= 20
+
+
+def test_kgs_time_settings():
+    game = envs.make_game("go", size=5)
+    cases = {"kgs-time_settings canadian 0 10 5": 0.8 * 10 / 5, "kgs-time_settings byoyomi 0 3 5": 0.8 * 3,
+             "kgs-time_settings absolute 2.6": 0.8 * 2.6 / 13, "kgs-time_settings none": None}
+    for command, share in cases.items():
+        spy = _Spy(seconds=5, manage_time=False, seed=0)
+        replies = talk(spy, [command, "genmove b"], game)
+        assert all(ok for ok, _ in replies), (command, replies)
+        assert spy.seen["seconds"] == (pytest.approx(share) if share else 5), command
+    spy = _Spy(seconds=5, manage_time=False, seed=0)  # time_left alone limits only its colour
+    talk(spy, ["time_left white 2 1", "genmove b"], game)
+    assert spy.seen["seconds"] == 5
+    talk(spy, ["time_left white 2 1", "genmove w"], game)
+    assert spy.seen["seconds"] == pytest.approx(1.6)
+    replies = talk(agents.make("random", seed=0), ["kgs-time_settings", "kgs-time_settings absolute",
+                                                    "kgs-time_settings canadian 1 2 x", "known_command kgs-time_settings"])
+    assert replies == [(False, "syntax error")] * 3 + [(True, "true")]
+
+
+def test_a_komi_that_is_not_a_finite_number_is_refused_and_the_engine_goes_on():
+    replies = talk(agents.make("random", seed=0), [
+        "play b c3", "komi nan", "komi inf", "komi -inf", "komi 1e400", "komi 1e308", "komi x", "komi 0.3",
+        "final_score", "name"])
+    assert [ok for ok, _ in replies] == [True, False, False, False, False, False, False, False, True, True]
+    assert replies[1] == (False, "syntax error: komi nan is not a finite number")
+    assert replies[4] == (False, "syntax error: komi 1e400 is not a finite number")
+    assert replies[5][1].startswith("unacceptable komi 1e308")
+    assert replies[7][1].startswith("unacceptable komi 0.3: komi=0.3: expected a multiple of 0.5")
+    assert replies[8] == (True, "B+48.5")  # the komi is still 0.5, the stone still there
+
+
+def test_loadsgf_reads_only_regular_files_of_bounded_size(tmp_path):
+    from agents.gtp import MAX_RECORD_BYTES
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # nobody writes to it: opening it for reading must not wait
+    big = tmp_path / "big.sgf"
+    big.write_bytes(b"(;GM[1]SZ[5]C[" + b"x" * MAX_RECORD_BYTES + b"])")
+    replies = talk(agents.make("random", seed=0), [
+        "play b c3", "loadsgf /dev/zero", f"loadsgf {fifo}", f"loadsgf {tmp_path}", f"loadsgf {big}",
+        "loadsgf /nonexistent/x.sgf", "showboard"])
+    assert replies[1] == (False, "cannot load file: /dev/zero: not a regular file")
+    assert replies[2] == (False, f"cannot load file: {fifo}: not a regular file")
+    assert replies[3] == (False, f"cannot load file: {tmp_path}: not a regular file")
+    assert replies[4][1].startswith(f"cannot load file: {big}: {MAX_RECORD_BYTES + 16} bytes, more than")
+    assert replies[5] == (False, "cannot load file: /nonexistent/x.sgf: No such file or directory")
+    assert status(replies[6][1]) == "to_move=o ply=1 passes=0 ko=-"  # the position as it was
+
+
+@pytest.mark.parametrize("record, error", [
+    ("(;GM[2]FF[4]SZ[8];B[dc])", "GM[2]: a record of othello, not of go"),
+    ("(;GM[1]FF[4]SZ[5];B[zz])", "move 1 (B[zz]) of the record: not a point of the 5x5 board"),
+    ("(;GM[1]FF[4]SZ[5]PL[x];B[cc])", "PL[x]: expected B or W"),
+    ("(;GM[1]FF[4]SZ[5]AB[cc]AW[cc][dd])", "AB and AW both name [cc]: a point holds one stone or none"),
+    ("(;GM[1]FF[4]SZ[5]KM[nan])", "KM[nan]: expected a finite number"),
+    ("(;GM[1]FF[4]SZ[42])", "SZ[42]: size out of range: 42"),
+    ("(;GM[1]FF[4]SZ[5]RU[Go, standard rules (size=7)])", "SZ[5] and RU[Go, standard rules (size=7)] disagree"),
+])
+def test_loadsgf_refuses_another_games_record_and_names_bad_properties(tmp_path, record, error):
+    path = tmp_path / "r.sgf"
+    path.write_text(record)
+    replies = talk(agents.make("random", seed=0), ["play b c3", f"loadsgf {path}", "showboard"])
+    assert replies[1][0] is False and replies[1][1].startswith("cannot load file") and error in replies[1][1]
+    assert status(replies[2][1]) == "to_move=o ply=1 passes=0 ko=-"
+
+
+def test_loadsgf_refuses_records_longer_than_any_game(tmp_path):
+    from envs.sgf import MAX_NODES
+
+    endless = tmp_path / "endless.sgf"
+    endless.write_text("(;GM[1]FF[4]SZ[5]" + ";B[];W[]" * (MAX_NODES // 2 + 1) + ")")
+    long = tmp_path / "long.sgf"  # pass pairs the controller plays on from, more than 50 plies
+    long.write_text("(;GM[1]FF[4]SZ[5];B[cc]" + ";W[];B[]" * 30 + ")")
+    replies = talk(agents.make("random", seed=0), [f"loadsgf {endless}", f"loadsgf {long}", "name"],
+                   envs.make_game("go", size=5))
+    assert replies[0] == (False, f"cannot load file: the record has {MAX_NODES + 3} nodes, more than the "
+                                 f"{MAX_NODES} any game here can fill")
+    assert replies[1] == (False, "cannot load file: 61 moves, more than the 50 plies a game of go lasts here")
+    assert replies[2][0]
+
+
+def test_loadsgf_keeps_the_engines_komi_without_km_and_plays_on_after_a_recorded_double_pass(tmp_path):
+    path = tmp_path / "r.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[5];B[cc];W[];B[];W[bb])")  # W plays on after two passes
+    replies = talk(agents.make("random", seed=0), [f"loadsgf {path}", "showboard", "final_score"])
+    assert all(ok for ok, _ in replies)
+    assert replies[1][1].splitlines()[1:3] == ["4 . o . . .", "3 . . x . ."]
+    assert replies[2] == (True, "W+0.5")  # one stone each, all dame: 7x7's komi 0.5 decides
+
+
+def test_no_command_line_can_exhaust_or_stop_the_engine():
+    from agents.gtp import MAX_LINE
+
+    replies = talk(agents.make("random", seed=0), [
+        "7 play b " + "c" * (10 * MAX_LINE),                      # refused unread, its id echoed
+        "boardsize " + "9" * 5000, "boardsize 0005", "time_left black 5 " + "1" * 5000,
+        "boardsize \u00b2", "8 name\x00\x07\r", "loadsgf x " + "9" * 5000,
+        *["clear_board"] * 2000, "play b c3", "showboard"])
+    assert replies[0] == (False, f"7 command line too long (more than {MAX_LINE} characters)")
+    assert replies[1] == (False, "unacceptable size") and replies[2] == (True, "")
+    assert replies[3] == replies[4] == replies[6] == (False, "syntax error")
+    assert replies[5] == (True, "8 Arbiter random")  # control characters dropped, as GTP says
+    assert all(ok for ok, _ in replies[7:]) and status(replies[-1][1]) == "to_move=o ply=1 passes=0 ko=-"
+
+
+class _Faulty(agents.Agent):
+    """An agent whose move raises what no agent should (a bug), or resigns."""
+
+    name = "faulty"
+
+    def __init__(self, error):
+        super().__init__()
+        self.error = error
+
+    def _act(self, game, state):
+        raise self.error
+
+
+def test_a_fault_inside_a_command_is_an_answer_and_resigning_is_a_move():
+    replies = talk(_Faulty(RuntimeError("boom")), ["play b c3", "genmove w", "showboard", "name"])
+    assert replies[1] == (False, "internal error: RuntimeError: boom")
+    assert status(replies[2][1]) == "to_move=o ply=1 passes=0 ko=-" and replies[3][0]
+    replies = talk(_Faulty(agents.Resign()), ["genmove b", "showboard"])
+    assert replies[0] == (True, "resign") and status(replies[1][1]) == "to_move=x ply=0 passes=0 ko=-"
 
 
 # -- GNU Go in both directions ---------------------------------------------------------------------
@@ -183,6 +387,20 @@ def relay(black: GTPEngine, white: GTPEngine, size: int, komi: float, max_plies:
             break
         players[1 - seat].send(f"play {'bw'[seat]} {move}")
     return moves
+
+
+@needs_gnugo
+def test_after_two_passes_we_accept_what_gnugo_accepts():
+    commands = ["boardsize 7", "clear_board", "komi 0.5", "play b c3", "play w pass", "play b pass",
+                "play w b2", "play b pass", "play w pass", "play b d4", "play w d4", "undo", "genmove w"]
+    ours = talk(agents.make("random", seed=0), commands)
+    gnugo = GTPEngine(GNUGO_CMD)
+    try:
+        theirs = [gnugo.ask(command) for command in commands]
+    finally:
+        gnugo.close()
+    assert [ok for ok, _ in ours] == [ok for ok, _ in theirs]  # every move played, D4 twice refused
+    assert ours[-1][1] != "pass" and theirs[-1][1] != "PASS"
 
 
 @needs_gnugo
