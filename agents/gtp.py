@@ -898,10 +898,8 @@ def _cmd_loadsgf(session, args):
     game = session.game
     own = {k: v for k, v in game.params.items() if k not in ("size", "komi")}
     try:
-        record = sgf_format.parse(data, game=game.name, rules=game.rules, **own)
-        if "komi" in game.params and "komi" not in record.stated:  # no KM: the engine's komi
-            record = sgf_format.parse(data, game=game.name, rules=game.rules, **own,
-                                      komi=game.params["komi"])
+        keep = {"komi": game.params["komi"]} if "komi" in game.params else {}  # a record without KM
+        record = sgf_format.parse(data, game=game.name, defaults=keep, rules=game.rules, **own)
         session.agent.check_game(record.game)
     except ArbiterError as exc:
         raise _Refusal(f"cannot load file: {exc}") from None

@@ -51,6 +51,9 @@ class RecordError(ArbiterError):
 # refused before sgfmill builds them (700,000 nodes, 4 MB, take it half a minute and 350 MB).
 MAX_NODES = 50_000
 _VALUES = re.compile(rb"\[(?:[^\]\\]|\\.)*\]", re.S)  # property values, escapes included
+# FF[4]'s board size for a record without SZ, where it differs from the game's own default
+# (Go's 19x19; Othello's 8x8 and Gomoku's 15x15 are the games' defaults too).
+_FF4_SIZES = {1: 19}
 _RULES = re.compile(r"(?P<title>.+), (?P<rules>[A-Za-z0-9_]+) rules(?: \((?P<params>[^()]*)\))?\Z")
 
 
@@ -190,19 +193,19 @@ class Move:
 
 class Record:
     """A parsed record: ``game`` (built from GM, RU, SZ, KM and the caller's parameters),
-    ``start`` (its first position, setup stones included), ``moves`` (the main line) and
-    ``stated``, the game parameters the record itself gives (from RU, SZ and KM)."""
+    ``start`` (its first position, setup stones included) and ``moves`` (the main line)."""
 
-    def __init__(self, game, start, moves, stated):
-        self.game, self.start, self.moves, self.stated = game, start, moves, stated
+    def __init__(self, game, start, moves):
+        self.game, self.start, self.moves = game, start, moves
 
 
-def parse(data: bytes, game=None, **game_params) -> Record:
+def parse(data: bytes, game=None, defaults=None, **game_params) -> Record:
     """The game, start position and main-line moves of the SGF record ``data`` (see the module
     docstring). ``game``: the name of the game the caller plays; a record of another game is
-    refused. ``game_params`` (such as Go's ``superko``, or ``rules``) override what the record
-    says. Nothing is played yet: ``decode`` reads each move in its position, ``read`` plays the
-    whole line."""
+    refused. ``defaults``: game parameters for what the record does not say (a GTP engine's
+    komi for a record without KM), else the game's own defaults apply. ``game_params`` (such as
+    Go's ``superko``, or ``rules``) override what the record says. Nothing is played yet:
+    ``decode`` reads each move in its position, ``read`` plays the whole line."""
     if not isinstance(data, (bytes, bytearray)):
         raise RecordError(f"SGF data: expected bytes, got {type(data).__name__}")
     nodes = _VALUES.sub(b"", data).count(b";")  # every ';' outside a property value opens a node
@@ -235,13 +238,13 @@ def parse(data: bytes, game=None, **game_params) -> Record:
     root = doc.get_root()
     stated = _root_params(spec, root)
     try:
-        built = registry.spec(spec.name).game(**{**stated, **game_params})
+        built = registry.spec(spec.name).game(**{**(defaults or {}), **stated, **game_params})
     except ArbiterError as exc:
         raise RecordError(f"{_source(root, str(exc))}: {exc}") from None
     if root.has_property("SZ") and root.get("SZ") != side(built):
         raise RecordError(f"SZ[{root.get('SZ')}]: {spec.name} is played on {side(built)}x{side(built)}")
     moves = _main_line(doc)
-    return Record(built, _start(built, root, moves), moves, stated)
+    return Record(built, _start(built, root, moves), moves)
 
 
 def _source(root, message: str) -> str:
@@ -269,11 +272,13 @@ def _root_params(spec, root) -> dict:
     names = {p.name for p in spec.params}
     ru = _text(root.get_raw("RU")) if root.has_property("RU") else ""
     params = (parse_rules(spec, ru) if ru else None) or {}
-    if "size" in names:
-        size = root.get("SZ")  # sgfmill's: SZ, or 19 when absent
-        if "size" in params and root.has_property("SZ") and params["size"] != size:
+    if "size" in names and root.has_property("SZ"):
+        size = root.get("SZ")
+        if "size" in params and params["size"] != size:
             raise RecordError(f"SZ[{size}] and RU[{ru}] disagree on the board size")
-        params.setdefault("size", size)  # FF[4]: no SZ is 19x19
+        params["size"] = size
+    elif "size" in names and "size" not in params and spec.sgf in _FF4_SIZES:
+        params["size"] = _FF4_SIZES[spec.sgf]
     if "komi" in names and root.has_property("KM"):
         raw = root.get_raw("KM")
         try:

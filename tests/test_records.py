@@ -155,6 +155,13 @@ def test_an_exact_five_gomoku_comes_back_with_its_rule():
     assert records.read_sgf(data, exact_five=False)[0].params["exact_five"] is False
 
 
+def test_a_record_without_sz_has_sgfs_default_board():
+    assert records.read_sgf(b"(;FF[4]GM[1];B[pd])")[0].params["size"] == 19  # FF[4]: Go is 19x19
+    game, states = records.read_sgf(b"(;FF[4]GM[2];B[dc])")                  # Othello 8x8
+    assert game.params["size"] == 8 and len(states) == 2
+    assert records.read_sgf(b"(;FF[4]GM[4];B[hh])")[0].params["size"] == 15  # Gomoku 15x15
+
+
 def test_a_rule_text_of_another_program_leaves_the_game_defaults():
     game, states = records.read_sgf(b"(;FF[4]GM[1]SZ[9]KM[6.5]RU[Japanese];B[ee])")
     assert dict(game.params) == {**envs.make_game("go").params, "size": 9, "komi": 6.5} and len(states) == 2
