@@ -171,12 +171,19 @@ def test_classic_layout_passes_the_api_test(module, params):
 
 
 # -- the classic layout against PettingZoo's own go_v5 --------------------------------------------
+def _pettingzoo_go_v5():
+    pytest.importorskip("pygame", reason="PettingZoo's go_v5 imports pygame (the test extra)")
+    from pettingzoo.classic import go_v5
+
+    return go_v5
+
+
 @pytest.mark.parametrize("kwargs", [{}, {"board_size": 9}, {"board_size": 5, "komi": 0.5}],
                          ids=["defaults", "9x9", "5x5"])
 def test_classic_go_v5_has_pettingzoos_spaces_and_picture_size(kwargs):
-    from pettingzoo.classic import go_v5 as theirs
-
     from envs.pettingzoo.classic import go_v5 as ours
+
+    theirs = _pettingzoo_go_v5()
 
     a, b = ours.env(render_mode="rgb_array", **kwargs), theirs.env(render_mode="rgb_array", **kwargs)
     assert a.possible_agents == b.possible_agents
@@ -201,9 +208,9 @@ def test_classic_go_v5_observes_what_pettingzoos_go_v5_observes(size, komi, seed
     drawn, after which MiniGo would go on, so the comparison stops there."""
     import warnings
 
-    from pettingzoo.classic import go_v5 as theirs
-
     from envs.pettingzoo.classic import go_v5 as ours
+
+    theirs = _pettingzoo_go_v5()
 
     a = ours.env(board_size=size, komi=komi, rules="openspiel", max_moves=8 * size * size)
     b = theirs.env(board_size=size, komi=komi)
