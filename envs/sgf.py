@@ -50,7 +50,7 @@ class RecordError(ArbiterError):
 # No game here lasts longer than LOA's longest cap of 10,000 plies: a record of many more nodes is
 # refused before sgfmill builds them (700,000 nodes, 4 MB, take it half a minute and 350 MB).
 MAX_NODES = 50_000
-_VALUES = re.compile(rb"\[(?:[^\]\\]|\\.)*\]", re.S)  # property values, escapes included
+_VALUES = re.compile(rb"\[(?:[^\]\\]|\\.)*\]", re.DOTALL)  # property values, escapes included
 # FF[4]'s board size for a record without SZ, where it differs from the game's own default
 # (Go's 19x19; Othello's 8x8 and Gomoku's 15x15 are the games' defaults too).
 _FF4_SIZES = {1: 19}

@@ -320,8 +320,8 @@ def test_loadsgf_refuses_records_longer_than_any_game(tmp_path):
     long.write_text("(;GM[1]FF[4]SZ[5];B[cc]" + ";W[];B[]" * 30 + ")")
     replies = talk(agents.make("random", seed=0), [f"loadsgf {endless}", f"loadsgf {long}", "name"],
                    envs.make_game("go", size=5))
-    assert replies[0] == (False, f"cannot load file: the record has {MAX_NODES + 3} nodes, more than the "
-                                 f"{MAX_NODES} any game here can fill")
+    assert replies[0] == (False, (f"cannot load file: the record has {MAX_NODES + 3} nodes, more than the "
+                                  f"{MAX_NODES} any game here can fill"))
     assert replies[1] == (False, "cannot load file: 61 moves, more than the 50 plies a game of go lasts here")
     assert replies[2][0]
 
