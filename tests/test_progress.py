@@ -52,3 +52,43 @@ def test_a_first_compile_is_announced_and_later_runs_are_quiet(tmp_path):
     assert runs[0].stderr.startswith("compiling the numba code of gomoku and the agents: first run only")
     assert "compiling" not in runs[1].stderr and runs[1].stderr.startswith("playing 2 games")
     assert "2/2 games" in runs[1].stderr
+
+
+def test_the_last_line_is_written_once():
+    out = io.StringIO()
+    progress = Progress(True, total=2, out=out, every=0.0)
+    for result in ("1-0", "0-1"):
+        progress.tick({"black": "a", "white": "b", "result": result})
+    progress.close()
+    assert out.getvalue().count("2/2 games") == 1
+    quiet = io.StringIO()  # a line every 10 s: the run ends between lines, so close writes the last
+    progress = Progress(True, total=2, out=quiet, every=10.0)
+    progress.tick({"black": "a", "white": "b", "result": "1-0"})
+    progress.close()
+    assert quiet.getvalue().splitlines()[1].startswith("1/2 games")
+
+
+def test_a_resumed_run_counts_the_journaled_games():
+    earlier = [{"black": "a", "white": "b", "result": "0-1"}] * 3
+    out = io.StringIO()
+    progress = Progress(True, total=4, out=out, every=0.0, earlier=earlier)
+    progress.tick({"black": "a", "white": "b", "result": "1-0"})
+    progress.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "resuming: 3 of 4 games in the journal; playing 1; progress every 0 s"
+    assert lines[1].startswith("4/4 games,") and "leader b (3 points)" in lines[1] and len(lines) == 2
+    done = io.StringIO()
+    Progress(True, total=3, out=done, earlier=earlier).close()
+    assert done.getvalue() == "all 3 games are already in the journal: the tournament is complete\n"
+
+
+def test_the_study_prints_its_total_and_the_time_left(tmp_path):
+    from tournaments import study
+
+    lines = []
+    study.write_study(tmp_path, sizes=(8, 16), strengths=(0.75,), championships=200, log=lines.append)
+    assert lines[0] == "simulating 20 cells (grid: 4,000 championships); a line per cell with the time left"
+    cells = lines[1:]
+    assert len(cells) == 20 and all("left]" in line for line in cells)
+    assert cells[0].endswith("]") and "[1/20 cells," in cells[0] and "[20/20 cells," in cells[-1]
+    assert "about 0 s left" in cells[-1]

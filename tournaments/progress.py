@@ -1,9 +1,12 @@
-"""What a running tournament tells the person waiting for it, on stderr.
+"""What a running tournament (or the study) tells the person waiting for it, on stderr.
 
 On a terminal a tqdm bar: games played of the total, rate, time left, and the current leader. In
 a pipe or a log, where a redrawn bar would be noise, a plain line every ``every`` seconds and one
-at the end. Before the first game, a one-line notice when numba's cache lacks the game's compiled
-code, because that first compile is the only long silence of a run.
+at the end (never the same line twice). A resumed run counts the journaled games and says so; one
+with nothing left to play says it is complete. Before the first game, a one-line notice when
+numba's cache lacks the game's compiled code, because that first compile is the only long
+silence of a run. The study's cells use the same counting (``Progress.status``), weighted by
+their expected cost, for the time left on each line it prints.
 """
 
 from __future__ import annotations
@@ -25,54 +28,113 @@ def compile_notice(spec, out=None) -> bool:
     return True
 
 
-class Progress:
-    """Progress of one tournament (see the module docstring); ``tick`` after each finished game."""
+def duration(seconds: float) -> str:
+    """A time span as a person reads it: ``45 s``, ``8 min``, ``1.5 h``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
-    def __init__(self, enabled: bool, total: int | None = None, out=None, every: float = 10.0):
+
+class Progress:
+    """Progress of a run of ``total`` items (games of a tournament, cells of the study); ``tick``
+    after each finished one (see the module docstring).
+
+    ``earlier`` are the game records finished before this run (a resumed tournament's journaled
+    games): they count towards the total and the leader's points, not towards the rate. ``work`` is the total work when items differ
+    in cost (the study's cells: championships x players), each ``tick`` adding its item's share,
+    so the time left is the work left at the rate so far; by default every item is one unit.
+    ``status()`` is the line's text without the leader, for callers that print their own lines.
+    """
+
+    def __init__(self, enabled: bool, total: int | None = None, out=None, every: float = 10.0, *,
+                 unit: str = "game", earlier=(), work: float | None = None):
         self.out = out or sys.stderr
         self.enabled = enabled
         self.total = total
         self.every = every
-        self.done = 0
+        self.unit = unit
+        self.work = work
+        self.worked = 0.0
         self.points: dict = {}
+        self.done = 0
+        for record in earlier:
+            self._count(record)
+        self.resumed = done = self.done
         self.start = self.last = time.monotonic()
+        self.shown = -1  # ``done`` when the last plain line was written
         self.bar = None
-        if enabled and self.out.isatty():
+        units = f"{unit}s"
+        if enabled and total is not None and done >= total:
+            self.out.write(f"all {total} {units} are already in the journal: the tournament is complete\n")
+            self.out.flush()
+            self.enabled = False
+        elif enabled and self.out.isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="game", file=self.out, dynamic_ncols=True, leave=True)
+            self.bar = tqdm(total=total, initial=done, unit=unit, file=self.out, dynamic_ncols=True, leave=True)
         elif enabled:  # a pipe or a log hears at once that the run started, then every ``every`` s
-            self.out.write(f"playing {total if total else 'the'} games; progress every {every:g} s\n")
+            if done:
+                left = f"playing {total - done}" if total is not None else "playing the rest"
+                of = f" of {total}" if total is not None else ""
+                self.out.write(f"resuming: {done}{of} {units} in the journal; {left}; progress every {every:g} s\n")
+            else:
+                self.out.write(f"playing {total if total else 'the'} {units}; progress every {every:g} s\n")
             self.out.flush()
 
-    def tick(self, record) -> None:
-        self.done += 1
-        score = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(record["result"], (0.5, 0.5))
-        for name, points in zip((record["black"], record["white"]), score):
-            self.points[name] = self.points.get(name, 0.0) + points
+    def tick(self, record=None, work: float = 1.0) -> None:
+        """One more item finished: a game ``record`` (its points make the leader), or ``None``."""
+        self.worked += work
+        self._count(record)
         if not self.enabled:
             return
-        leader = max(self.points, key=self.points.get)
         if self.bar is not None:
-            self.bar.set_postfix_str(f"leader {leader} {self.points[leader]:g}", refresh=False)
+            if self.points:
+                leader = max(self.points, key=self.points.get)
+                self.bar.set_postfix_str(f"leader {leader} {self.points[leader]:g}", refresh=False)
             self.bar.update(1)
         elif time.monotonic() - self.last >= self.every:
-            self._line(leader)
+            self._line()
 
-    def _line(self, leader) -> None:
+    def _count(self, record) -> None:
+        self.done += 1
+        if record is not None:
+            score = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(record["result"], (0.5, 0.5))
+            for name, points in zip((record["black"], record["white"]), score):
+                self.points[name] = self.points.get(name, 0.0) + points
+
+    def status(self) -> str:
+        """``12/200 cells, 0.52 cells/s, about 8 min left``: done of the total, rate, time left."""
         elapsed = time.monotonic() - self.start
-        rate = self.done / elapsed if elapsed > 0 else 0.0
+        played = self.done - self.resumed
+        rate = played / elapsed if elapsed > 0 else 0.0
         of = f"/{self.total}" if self.total else ""
         left = ""
-        if self.total and rate > 0:
-            left = f", about {max(self.total - self.done, 0) / rate:.0f} s left"
-        self.out.write(f"{self.done}{of} games, {rate:.2f} games/s{left}; leader {leader} "
-                       f"({self.points[leader]:g} points)\n")
+        if self.total and played:
+            if self.work:
+                remaining = max(self.work - self.worked, 0.0) * elapsed / max(self.worked, 1e-12)
+            else:
+                remaining = max(self.total - self.done, 0) / rate
+            left = f", about {duration(remaining)} left"
+        return f"{self.done}{of} {self.unit}s, {rate:.2f} {self.unit}s/s{left}"
+
+    def _line(self) -> None:
+        leader = ""
+        if self.points:
+            best = max(self.points, key=self.points.get)
+            leader = f"; leader {best} ({self.points[best]:g} points)"
+        self.out.write(self.status() + leader + "\n")
         self.out.flush()
         self.last = time.monotonic()
+        self.shown = self.done
 
     def close(self) -> None:
+        """The last line (unless the last one written already says it all); the bar closed."""
         if self.bar is not None:
             self.bar.close()
-        elif self.enabled and self.done:
-            self._line(max(self.points, key=self.points.get))
+        elif self.enabled and self.done > self.resumed and self.shown != self.done:
+            self._line()
+        elif self.enabled and self.resumed and self.done == self.resumed:
+            self.out.write(f"no {self.unit} left to play: the journal holds the whole tournament\n")
+            self.out.flush()

@@ -312,7 +312,7 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     referee = Referee(config, seed)
     if progress:
         compile_notice(g.spec)
-    records, bar = [], Progress(progress, expected_games(config, seed))
+    records, bar = [], Progress(progress, expected_games(config, seed), earlier=log.done.values() if log else ())
     try:
         executor.start(ctx)
         while batch := referee.next_games():
