@@ -11,8 +11,10 @@
 A match of ``games`` games (even) is played in pairs: both games of a pair start from the same
 opening of 2-4 uniformly random plies drawn from ``seed`` (so deterministic agents do not replay
 one game), A moving first in one and second in the other, hence half the games with A as first
-player. A's score is (wins + draws/2) / games, with standard error sd(per-game score)/sqrt(games);
-"A beats B" is claimed only when score - 2 SE > 0.5. A resignation counts as a loss.
+player. A's score is (wins + draws/2) / games, with standard error sd(per-game score)/sqrt(games)
+and a 95% ``interval`` from the pairs (``sprt.score_interval``: Wilson-style, so twelve games all
+won give [0.61, 1], not a standard error of 0); "A beats B" is claimed only when that interval
+lies above 0.5. A resignation counts as a loss.
 
 With ``sprt=(elo0, elo1, alpha, beta)`` the match is sequential (``tournaments.sprt``): after every
 pair the pentanomial LLR is compared with the test's bounds, and the match stops as soon as it
@@ -36,7 +38,7 @@ from agents.openings import random_opening
 from envs import ParameterError
 
 from .play import GameOutcome, play_game
-from .sprt import SPRT, SPRTStatus
+from .sprt import SPRT, SPRTStatus, score_interval
 
 
 class MatchError(RuntimeError):
@@ -54,20 +56,30 @@ class MatchResult:
     seconds: float
     pentanomial: tuple = ()          # pairs in which A scored 0, 0.5, 1, 1.5, 2 points
     sprt: SPRTStatus | None = None   # the sequential test's final state (a match with sprt=)
+    interval: tuple = ()             # (lo, hi): 95% interval of the score (``sprt.score_interval``)
 
     @property
     def beats(self) -> bool:
+        """Whether A is shown stronger: the score's 95% interval lies above 0.5 (without one,
+        for a result built by hand, score - 2 SE > 0.5)."""
+        if self.interval:
+            return self.interval[0] > 0.5
         return self.score - 2 * self.se > 0.5
 
     def as_dict(self) -> dict:
-        out = {**asdict(self), "beats": self.beats, "pentanomial": list(self.pentanomial)}
+        out = {**asdict(self), "beats": self.beats, "pentanomial": list(self.pentanomial),
+               "interval": list(self.interval)}
         out["sprt"] = self.sprt.as_dict() if self.sprt is not None else None
         return out
 
     def __str__(self) -> str:
         verdict = "beats" if self.beats else "does not beat"
-        text = (f"score {self.score:.3f} ± {self.se:.3f} (W/D/L {self.wins}/{self.draws}/{self.losses}"
-                f" of {self.games}); {verdict} (needs score - 2SE > 0.5)")
+        if self.interval:
+            spread, rule = f"[{self.interval[0]:.3f}, {self.interval[1]:.3f}] (95%)", "its 95% interval above 0.5"
+        else:
+            spread, rule = f"± {self.se:.3f}", "score - 2SE > 0.5"
+        text = (f"score {self.score:.3f} {spread} (W/D/L {self.wins}/{self.draws}/{self.losses}"
+                f" of {self.games}); {verdict} (needs {rule})")
         return text if self.sprt is None else text + "\n" + str(self.sprt)
 
 
@@ -166,9 +178,10 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
             break
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
+    _, lo, hi = score_interval(penta)
     return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
                        score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1),
-                       pentanomial=tuple(penta), sprt=status)
+                       pentanomial=tuple(penta), sprt=status, interval=(lo, hi))
 
 
 @dataclass
@@ -180,12 +193,14 @@ class SolitaireResult:
     cards: float  # mean cards on the foundations at the end (4..52): progress in lost deals too
     cards_se: float
     seconds: float
+    interval: tuple = ()  # (lo, hi): Wilson's 95% interval of the win rate
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "interval": list(self.interval)}
 
     def __str__(self) -> str:
-        return (f"won {self.won} of {self.games} deals: {self.score:.3f} ± {self.se:.3f}; "
+        spread = f"[{self.interval[0]:.3f}, {self.interval[1]:.3f}] (95%)" if self.interval else f"± {self.se:.3f}"
+        return (f"won {self.won} of {self.games} deals: {self.score:.3f} {spread}; "
                 f"cards on foundations {self.cards:.1f} ± {self.cards_se:.1f}")
 
 
@@ -193,6 +208,8 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
     """Win rate of ``agent`` over ``games`` seeded deals of a one-player game (Calculation)."""
     if game.num_players != 1:
         raise ParameterError(f"solitaire: {game.name} has {game.num_players} players; use match() for it")
+    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
+        raise ParameterError(f"games={games!r}: expected a positive number of deals")
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     ends = []
@@ -201,9 +218,11 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
         ends.append(_checked(game, [agent], outcome, f"solitaire, deal {k + 1} of {games}").state)
     s = np.array([game.returns(end)[0] for end in ends])
     cards = np.array([game.foundation_cards(end) for end in ends], dtype=np.float64)
-    return SolitaireResult(games=games, won=int(s.sum()), score=float(s.mean()), se=_se(s),
+    won = int(s.sum())
+    _, lo, hi = score_interval([games - won, won], scores=[0.0, 1.0])
+    return SolitaireResult(games=games, won=won, score=float(s.mean()), se=_se(s),
                            cards=float(cards.mean()), cards_se=_se(cards),
-                           seconds=round(time.perf_counter() - start, 1))
+                           seconds=round(time.perf_counter() - start, 1), interval=(lo, hi))
 
 
 def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
@@ -212,8 +231,9 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
     Both agents play each of ``games`` seeded deals (agents built from specs are seeded ``seed``
     and ``seed + 1``); on each deal A wins if it won the deal and B did not, or both won or both
     lost and A put more cards on the foundations; equal results are a draw. The result reads like
-    a match's: score = (wins + draws/2) / games with its standard error, and "A beats B" when
-    score - 2 SE > 0.5. Comparing on the same deals removes the luck of the deal, which decides
+    a match's: score = (wins + draws/2) / games with its standard error and 95% interval (the
+    deals are independent: ``score_interval`` of the per-deal scores), and "A beats B" when that
+    interval lies above 0.5. Comparing on the same deals removes the luck of the deal, which decides
     most of a patience's outcome, so far fewer deals tell two agents apart than two
     ``solitaire`` runs would.
     """
@@ -235,8 +255,10 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
         scores.append(0.5 if results[0] == results[1] else float(results[0] > results[1]))
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
+    _, lo, hi = score_interval([len(s) - wins - draws, draws, wins], scores=[0.0, 0.5, 1.0])
     return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
-                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1))
+                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1),
+                       interval=(lo, hi))
 
 
 def _se(x: np.ndarray) -> float:

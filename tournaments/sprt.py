@@ -136,7 +136,8 @@ class SPRT:
 @dataclass(frozen=True)
 class SPRTStatus:
     """A sequential match after ``pairs`` game pairs: the LLR between its bounds, the Elo estimate
-    of A over B with a 95% interval, the pentanomial counts and the decision so far."""
+    of A over B with a 95% interval (``elo_interval``: infinite where the scores seen so far do
+    not bound it), the pentanomial counts and the decision so far."""
 
     elo0: float
     elo1: float
@@ -160,8 +161,8 @@ class SPRTStatus:
         verdict = {H0: f"H0 accepted (not {self.elo1:g} Elo better)", H1: f"H1 accepted ({self.elo1:g} Elo better)",
                    UNDECIDED: "undecided"}[self.decision]
         return (f"SPRT [{self.elo0:g}, {self.elo1:g}] alpha={self.alpha:g} beta={self.beta:g} ({self.model}): "
-                f"LLR {self.llr:+.2f} ({self.lower:.2f}, {self.upper:.2f}); Elo {self.elo:+.1f} "
-                f"[{self.elo_lo:+.1f}, {self.elo_hi:+.1f}]; pentanomial {list(self.pentanomial)} "
+                f"LLR {self.llr:+.2f} ({self.lower:.2f}, {self.upper:.2f}); Elo "
+                f"{format_elo(self.elo, self.elo_lo, self.elo_hi)}; pentanomial {list(self.pentanomial)} "
                 f"in {self.pairs} pairs; {verdict}")
 
 
@@ -171,21 +172,76 @@ def logistic_score(elo):
 
 
 def score_to_elo(score: float) -> float:
-    """The logistic Elo difference of an expected ``score`` (clipped to ±1200 for 0 and 1)."""
-    s = min(max(float(score), 1e-3), 1 - 1e-3)
-    return round(-400.0 * math.log10(1.0 / s - 1.0), 2)
+    """The logistic Elo difference of an expected ``score``: ``+inf`` at 1 and ``-inf`` at 0,
+    because no finite difference predicts that every game is won (or lost)."""
+    s = float(score)
+    if s >= 1.0:
+        return math.inf
+    if s <= 0.0:
+        return -math.inf
+    return round(-400.0 * math.log10(1.0 / s - 1.0), 2) + 0.0  # + 0.0: no "-0.0"
+
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
+
+def score_interval(counts, scores=PAIR_SCORES, z: float = Z95):
+    """``(mean, lo, hi)``: the mean score of outcomes counted in ``counts`` (last axis: how often
+    each of ``scores``, values in [0, 1], occurred) and a Wilson-style interval around it;
+    vectorised over leading axes. With no outcome: ``(0.5, 0, 1)``.
+
+    The interval is every mean ``p`` that the observed mean ``m`` lies within ``z`` standard
+    errors of, the standard error taken *under* ``p``, as Wilson's score interval takes it for a
+    win/loss proportion. The distribution under ``p`` is the observed one moved to mean ``p`` by
+    the least mixing with the extreme on ``p``'s side (a point mass at 1 above ``m``, at 0 below).
+    For outcomes that are only 0 or 1 this is exactly Wilson's interval; unlike the mean ± z
+    sample standard errors, it never shrinks to a point when every game pair ends the same way
+    (twelve won games: ``[0.61, 1]`` on six pairs, not ``[1, 1]``). Both bounds solve a quadratic:
+    with ``d`` the distance from ``m``, ``k = z**2 / N`` and ``v`` the sample variance,
+    ``d**2 (1 + k) - k b d - k v = 0``, where ``b`` is the variance's slope in ``d`` on that side.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    scores = np.asarray(scores, dtype=np.float64)
+    n = counts.sum(axis=-1)
+    safe = np.where(n > 0, n, 1.0)
+    m = counts @ scores / safe
+    s2 = counts @ scores**2 / safe
+    v = np.maximum(s2 - m * m, 0.0)
+    k = z * z / safe
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b_up = np.where(m < 1, (1 - s2) / np.where(m < 1, 1 - m, 1.0) - 2 * m, 0.0)
+        b_down = np.where(m > 0, 2 * m - s2 / np.where(m > 0, m, 1.0), 0.0)
+    up = (k * b_up + np.sqrt((k * b_up) ** 2 + 4 * (1 + k) * k * v)) / (2 * (1 + k))
+    down = (k * b_down + np.sqrt((k * b_down) ** 2 + 4 * (1 + k) * k * v)) / (2 * (1 + k))
+    lo = np.where(n > 0, np.clip(m - down, 0.0, 1.0), 0.0)
+    hi = np.where(n > 0, np.clip(m + up, 0.0, 1.0), 1.0)
+    m = np.where(n > 0, m, 0.5)
+    if m.ndim == 0:
+        return float(m), float(lo), float(hi)
+    return m, lo, hi
 
 
 def elo_interval(counts) -> tuple[float, float, float]:
-    """Elo estimate of A and its 95% interval from pentanomial ``counts`` (the pair scores' mean
-    ± 1.96 standard errors, mapped through the logistic curve)."""
-    counts = np.asarray(counts, dtype=np.float64)
-    n = counts.sum()
-    if n == 0:
-        return 0.0, -1200.0, 1200.0
-    m = counts @ PAIR_SCORES / n
-    se = math.sqrt(max(counts @ PAIR_SCORES**2 / n - m * m, 0.0) / n)
-    return score_to_elo(m), score_to_elo(m - 1.96 * se), score_to_elo(m + 1.96 * se)
+    """Elo estimate of A and its 95% interval from pentanomial ``counts``: ``score_interval`` of
+    the pair scores mapped through the logistic curve. A bound (and at a score of 0 or 1 the
+    estimate) is infinite where the interval reaches a score of 0 or 1: after six pairs all won,
+    A is more than 77 Elo stronger at 95%, and nothing bounds it from above yet."""
+    m, lo, hi = score_interval(counts)
+    if np.sum(counts) == 0:
+        return 0.0, -math.inf, math.inf
+    return score_to_elo(m), score_to_elo(lo), score_to_elo(hi)
+
+
+def format_elo(elo: float, lo: float, hi: float) -> str:
+    """An Elo estimate and its interval as text, infinite bounds included: ``+35.2 [+10.1, +60.3]``,
+    ``> +77.3 (95%)`` when every pair was won, ``< -77.3 (95%)`` when every pair was lost."""
+    if math.isinf(elo):
+        return f"> {lo:+.1f} (95%)" if elo > 0 else f"< {hi:+.1f} (95%)"
+
+    def bound(x):
+        return ("+inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:+.1f}"
+
+    return f"{elo:+.1f} [{bound(lo)}, {bound(hi)}]"
 
 
 def pentanomial_probabilities(elo: float, draw_rate: float) -> np.ndarray:
