@@ -239,3 +239,23 @@ def test_a_killed_game_keeps_its_opening_in_the_record():
     # the worker was killed while White thought: the plies come from its heartbeats
     assert record["reason"] == "forfeit-timeout" and record["result"] == "1-0" and record["code"] == 0
     assert record["moves"] == ["d4", "e4", "a7"] and record["opening"] == 2 and record["plies"] == 3
+
+
+def test_forfeit_lines_say_who_forfeited_how_often_and_why():
+    records = [{"black": "a", "white": "b", "result": "1-0", "reason": "forfeit-crash", "detail": "boom"},
+               {"black": "b", "white": "a", "result": "0-1", "reason": "forfeit-crash", "detail": "boom"},
+               {"black": "b", "white": "a", "result": "1-0", "reason": "forfeit-timeout", "detail": "move 3 took 2s"},
+               {"black": "a", "white": "b", "result": "1-0", "reason": "resign", "detail": "lost cause"},
+               {"black": "a", "white": "b", "result": "1/2-1/2", "reason": "normal", "detail": ""}]
+    lines = tournaments.play.forfeit_lines(records)
+    assert lines == ["", "Forfeits:", "  a: 1 game lost by forfeit-timeout: move 3 took 2s",
+                     "  b: 2 games lost by forfeit-crash: boom"]
+    assert tournaments.play.forfeit_lines(records[3:]) == []  # a resignation is no forfeit
+
+
+def test_check_players_refuses_an_agent_that_cannot_play_before_any_game():
+    with pytest.raises(agents.AgentError, match="does not apply to calculation"):
+        tournaments.play.check_players(["random", "alphabeta:depth=1"], envs.make_game("calculation"))
+    with pytest.raises(agents.AgentError, match="unknown agent"):
+        tournaments.play.check_players(["nope"], GOMOKU)
+    tournaments.play.check_players(["random", Lowest()], GOMOKU)  # plain objects are taken as they are

@@ -168,4 +168,7 @@ def test_cli_lists_the_registered_games_and_the_agents_that_play_one(capsys):
     names = {line.split(":")[0] for line in capsys.readouterr().out.splitlines() if not line.startswith(" ")}
     assert {"random", "greedy", "mcts"} <= names and not names & {"alphabeta", "minimax", "gtp", "alphazero"}
     assert cli.main(["agents", "--game", "go", "-p", "size=7"]) == 0
-    assert "alphabeta:depth=0,time=0.0" in capsys.readouterr().out
+    out = capsys.readouterr().out  # the values that apply to Go, not the signature's 0s and Nones
+    assert "alphabeta:depth=4,time=0.0" in out and "mcts:simulations=1000," in out and "playout='pattern'" in out
+    names = {line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")}
+    assert "ppo" in names and "alphazero" not in names  # PPO has 7x7 Go weights; AlphaZero none for Go

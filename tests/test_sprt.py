@@ -126,3 +126,69 @@ def test_cli_match_prints_progress_and_the_decision(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("pair 1/50: pentanomial") and "LLR" in out[0]
     assert "H1 accepted" in out[-1]
+
+
+# -- intervals that stay honest at extreme scores ------------------------------------------------------
+def _wilson(wins, n, z=sprt.Z95):
+    p = wins / n
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+
+@pytest.mark.parametrize("wins, pairs", [(6, 6), (0, 6), (7, 10), (1, 40)])
+def test_pairs_that_are_only_won_or_lost_give_wilsons_interval(wins, pairs):
+    m, lo, hi = sprt.score_interval([pairs - wins, 0, 0, 0, wins])
+    assert m == pytest.approx(wins / pairs)
+    assert (lo, hi) == pytest.approx(_wilson(wins, pairs))
+
+
+@pytest.mark.parametrize("counts", [[0, 0, 0, 0, 6], [6, 0, 0, 0, 0], [0, 0, 6, 0, 0], [0, 0, 0, 3, 0], [0, 1, 0, 0, 0]])
+def test_the_interval_never_collapses_to_a_point(counts):
+    """Six pairs all won 2-0 (greedy against random on Othello) are no proof of infinite strength:
+    the interval keeps a width that only more pairs shrink."""
+    m, lo, hi = sprt.score_interval(counts)
+    assert lo <= m <= hi and hi - lo > 0.25
+    assert sprt.score_interval([10 * c for c in counts])[2] - sprt.score_interval([10 * c for c in counts])[1] < hi - lo
+
+
+def test_elo_of_a_clean_sweep_is_a_lower_bound_not_a_number():
+    elo, lo, hi = sprt.elo_interval([0, 0, 0, 0, 6])
+    assert elo == math.inf and hi == math.inf and 50 < lo < 100
+    assert sprt.format_elo(elo, lo, hi) == f"> {lo:+.1f} (95%)"
+    assert sprt.format_elo(*sprt.elo_interval([6, 0, 0, 0, 0])).startswith("< -")
+    assert sprt.format_elo(10.0, -5.0, math.inf) == "+10.0 [-5.0, +inf]"
+    status = sprt.SPRT(0, 50, 0.05, 0.05).status([0, 0, 0, 0, 6])
+    assert "1199" not in str(status) and "> +" in str(status)
+
+
+def test_the_interval_covers_the_true_score_at_least_as_often_as_it_claims():
+    """20,000 simulated matches per row, pairs drawn from the pentanomial at a known Elo: the 95%
+    interval holds the true score at least about 95% of the time, also at lopsided scores where
+    mean ± 1.96 standard errors holds it a third of the time or less."""
+    rng = np.random.default_rng(0)
+    for elo, draw, pairs in [(0, 0.3, 6), (0, 0.3, 100), (100, 0.6, 20), (400, 0.0, 20), (800, 0.0, 100)]:
+        p = sprt.pentanomial_probabilities(elo, draw)
+        counts = rng.multinomial(pairs, p, size=20_000)
+        m, lo, hi = sprt.score_interval(counts)
+        truth = p @ sprt.PAIR_SCORES
+        assert ((lo <= truth) & (truth <= hi)).mean() >= 0.93, (elo, draw, pairs)
+
+
+def test_a_match_result_prints_its_interval_and_claims_strength_only_when_it_is_above_half():
+    sweep = tournaments.MatchResult(games=4, wins=4, draws=0, losses=0, score=1.0, se=0.0, seconds=0.0,
+                                    pentanomial=(0, 0, 0, 0, 2), interval=sprt.score_interval([0, 0, 0, 0, 2])[1:])
+    assert "± 0.000" not in str(sweep) and "[0.3" in str(sweep) and not sweep.beats  # two pairs prove little
+    many = tournaments.MatchResult(games=40, wins=40, draws=0, losses=0, score=1.0, se=0.0, seconds=0.0,
+                                   pentanomial=(0, 0, 0, 0, 20), interval=sprt.score_interval([0, 0, 0, 0, 20])[1:])
+    assert many.beats and many.as_dict()["interval"][1] == 1.0
+
+
+def test_cli_sequential_match_never_prints_a_zero_width_interval(capsys):
+    assert main(["match", "--game", "othello", "-p", "size=6", "--a", "greedy", "--b", "random",
+                 "--games", "40", "--sprt", "0", "50", "0.05", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "± 0.000" not in out and "1199" not in out
+    for line in out.splitlines():
+        if "Elo " in line and "[" in line.split("Elo ")[1]:
+            lo, hi = line.split("Elo ")[1].split("[")[1].split("]")[0].split(", ")
+            assert lo != hi, line

@@ -45,9 +45,10 @@ def test_play_human_with_undo_and_resign():
     assert outcome.result == "0-1" and outcome.reason == "resign" and outcome.winner == 1
     text = "\n".join(map(str, shown))
     assert "You play Black." in text and "nothing to undo" in text
-    assert "Black plays d4" in text and "Black plays c3" in text and "Black resigns" in text
+    assert "Black plays d4" in text and "Black plays c3" in text
     assert text.count("White plays a7") == 2  # the reply was taken back with the undo and replayed
-    assert shown[-1] == "Result: 0-1"  # a resignation still ends with the result line
+    # a resignation still ends with the result line, which says who won and why
+    assert shown[-1] == "Result: 0-1, White (lowest) wins: Black (human) resigned"
     assert outcome.moves == ("c3", "a7")  # the record keeps the game as played after the undo
 
 
@@ -61,7 +62,8 @@ def test_human_playing_white_is_told_so_and_end_of_input_resigns():
 
     outcome = cli.play(game, [Lowest(), HumanAgent(inp=no_more_input, out=shown.append)], out=shown.append)
     assert "You play White." in shown and "White to move> " in shown
-    assert outcome.reason == "resign" and outcome.result == "1-0" and shown[-1] == "Result: 1-0"
+    assert outcome.reason == "resign" and outcome.result == "1-0"
+    assert shown[-1] == "Result: 1-0, Black (lowest) wins: White (human) resigned"
 
 
 def test_watch_two_agents_to_the_end():
@@ -69,7 +71,8 @@ def test_watch_two_agents_to_the_end():
     shown = []
     outcome = cli.play(game, [Lowest(), Lowest()], out=shown.append)
     assert outcome.reason == "normal"
-    assert shown[-1] == f"Result: {outcome.result}"
+    winner = {"1-0": "Black (lowest) wins", "0-1": "White (lowest) wins"}.get(outcome.result, "a draw")
+    assert shown[-1] == f"Result: {outcome.result}, {winner}"  # Gomoku has no margin
     assert sum(line.startswith(("Black plays", "White plays")) for line in shown) == outcome.plies
 
 
@@ -94,3 +97,117 @@ def test_unknown_agent_spec_is_an_error_before_any_game(capsys):
         cli.main(["tournament", "--game", "gomoku", "--system", "round_robin", "--agents", "random",
                   "no_such_agent", "--workers", "0"])
     assert "no_such_agent" in capsys.readouterr().err
+
+
+# -- forfeits shown with their reason, results that say who won and why ------------------------------
+class Crashes:
+    name = "crashes"
+
+    def act(self, game, state):
+        raise RuntimeError("out of coffee")
+
+
+@pytest.fixture
+def crashing_spec():
+    """A registered agent that raises on its first move (``--agents crashes``)."""
+    import agents
+
+    @agents.register("crashes")
+    class CrashingAgent(agents.Agent):
+        def _act(self, game, state):
+            raise RuntimeError("out of coffee")
+
+    yield "crashes"
+    del agents.REGISTRY["crashes"]
+
+
+def test_forfeits_are_footnoted_with_their_reason_under_the_standings(capsys, crashing_spec):
+    assert cli.main(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
+                     "--agents", "random", crashing_spec, "--workers", "0"]) == 0
+    out = capsys.readouterr().out
+    standings, footnote = out.split("Forfeits:")
+    assert "crashes" in standings.splitlines()[-2] and standings.splitlines()[-2].split()[-1] == "2"
+    line = footnote.strip().splitlines()[0]
+    assert line.startswith("crashes: 2 games lost by forfeit-crash: RuntimeError: out of coffee")
+
+
+def test_a_tournament_without_forfeits_has_no_footnote(capsys):
+    assert cli.main(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
+                     "--agents", "random", "greedy", "--workers", "0"]) == 0
+    assert "Forfeits" not in capsys.readouterr().out
+
+
+def test_play_result_line_names_the_forfeit_and_its_reason():
+    game = envs.make_game("gomoku", size=7)
+    shown = []
+    outcome = cli.play(game, [Lowest(), Crashes()], out=shown.append)
+    assert outcome.reason == "forfeit-crash"
+    assert shown[-1].startswith("Result: 1-0, Black (lowest) wins: White (crashes) forfeited: the agent failed "
+                                "(RuntimeError: out of coffee")
+
+
+def test_play_result_line_gives_the_margin_where_the_game_has_one():
+    class Highest(Lowest):
+        name = "highest"
+
+        def act(self, game, state):
+            return int(game.legal_actions(state)[-1])
+
+    game = envs.make_game("othello", size=6)
+    shown = []
+    outcome = cli.play(game, [Lowest(), Highest()], out=shown.append)
+    margin = game.margin(outcome.state)
+    winner = ["Black (lowest)", "White (highest)"][outcome.winner]
+    assert outcome.reason == "normal" and margin > 0
+    assert shown[-1] == f"Result: {outcome.result}, {winner} wins by {margin:g}"
+
+
+def test_the_patience_speaks_to_you_in_the_second_person():
+    game = envs.make_game("calculation")
+    shown = []
+    outcome = cli.play(game, [Lowest()], seed=1, out=shown.append)
+    moves = [line for line in shown if line.startswith("You ")]
+    assert moves and all(line.startswith("You play ") for line in moves)
+    assert shown[-1] == f"Result: {'won' if outcome.winner == 0 else 'lost'}"
+
+
+def test_a_match_with_a_forfeit_is_one_error_line_naming_the_agent_and_reason(capsys, crashing_spec):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["match", "--game", "gomoku", "-p", "size=7", "--a", "random", "--b", crashing_spec, "--games", "2"])
+    err = capsys.readouterr().err.splitlines()
+    assert e.value.code == 1 and len(err) == 1
+    assert "'crashes'" in err[0] and "forfeit-crash" in err[0] and "out of coffee" in err[0]
+
+
+def test_resuming_a_finished_tournament_says_so_and_prints_the_standings(tmp_path, capsys):
+    args = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
+            "--agents", "random", "greedy", "--workers", "0", "--journal", str(tmp_path / "run.db")]
+    assert cli.main(args) == 0
+    first = capsys.readouterr().out
+    assert cli.main(args + ["--resume"]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines() == ["all 2 games are already in the journal: the tournament is complete"]
+    assert out == first  # the same standings, nothing replayed
+
+
+def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
+    assert cli.main(["agents", "--game", "othello"]) == 0
+    out = capsys.readouterr().out
+    assert "alphabeta:depth=64,time=1.0," in out and "endgame=20" in out  # Othello's clock and solver
+    assert "mcts:simulations=1000,seconds=None,c=0.5," in out
+    assert "None" not in out.split("mcts:")[2].split("seed=")[0].replace("seconds=None", "")
+    descriptions = [line for line in out.splitlines() if not line.startswith(" ")]
+    assert all(len(line.split(": ", 1)[1]) > 20 and "module docstring" not in line for line in descriptions)
+    assert cli.main(["agents"]) == 0
+    out = capsys.readouterr().out  # without --game: per game where the values differ
+    assert "playout: 'random' on loa, othello, gomoku; 'pattern' on go; 'greedy' on calculation" in out
+    alphazero = out.split("alphazero:")[1]
+    assert "plays: othello, gomoku" in alphazero.splitlines()[1]  # shipped weights only: not Go
+
+
+def test_written_outputs_survive_the_run(tmp_path, capsys):
+    args = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--agents", "random",
+            "greedy", "--workers", "0", "--csv", str(tmp_path / "g.csv"), "--sgf", str(tmp_path / "sgf")]
+    assert cli.main(args) == 0
+    assert len((tmp_path / "g.csv").read_text().splitlines()) == 3
+    assert sorted(p.name for p in (tmp_path / "sgf").iterdir()) == ["game00000.sgf", "game00001.sgf"]

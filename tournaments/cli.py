@@ -11,12 +11,18 @@
 
 A subcommand is a pair of functions, ``_add_<name>(subparsers)`` and ``_run_<name>(args)``, listed
 in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``.
+
+Everything a command is given is checked before its first game or simulation: option values,
+agents (that they parse and can play the game here, extras included) and every output path
+(``tournaments.outputs``), so careless input costs one line on stderr and exit status 2, never a
+traceback, and never a run whose results cannot be written once it is over.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import math
 import shlex
 import sys
 
@@ -26,7 +32,32 @@ from envs import render
 from .human import HumanAgent, seat_name
 from .executor import ExecutorError
 from .journal import JournalError
-from .play import NORMAL, RESIGN, play_game
+from .matches import MatchError
+from .outputs import check_directory, check_file
+from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, check_players, play_game
+
+MAX_SEED = 2**63 - 1
+
+
+def _check_seed(seed) -> int:
+    if not 0 <= seed <= MAX_SEED:
+        raise envs.ParameterError(f"--seed {seed}: expected an integer from 0 to 2**63 - 1")
+    return seed
+
+
+def _check_positive(option, value, allow_none=True):
+    """A positive, finite number of seconds (or None where the option is optional)."""
+    if value is None and allow_none:
+        return None
+    if value is None or not math.isfinite(value) or value <= 0:
+        raise envs.ParameterError(f"{option} {value}: expected a positive number of seconds")
+    return value
+
+
+def _check_count(option, value, lo):
+    if value is not None and value < lo:
+        raise envs.ParameterError(f"{option} {value}: expected an integer of at least {lo}")
+    return value
 
 
 def _game_params(pairs) -> dict:
@@ -35,7 +66,7 @@ def _game_params(pairs) -> dict:
     for item in pairs or []:
         key, eq, value = item.partition("=")
         if not eq:
-            raise SystemExit(f"-p {item!r}: expected key=value, e.g. -p size=9")
+            raise envs.ParameterError(f"-p {item}: expected key=value, e.g. -p size=9")
         try:
             params[key.strip()] = ast.literal_eval(value.strip())
         except (ValueError, SyntaxError):
@@ -80,27 +111,49 @@ def _add_tournament(sub):
     p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
     p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
     p.add_argument("--csv", help="write every game record to this CSV file")
-    p.add_argument("--sgf", help="write one SGF file per game into this directory (Go, Othello, Gomoku, LOA; "
-                                 "the records extra)")
+    p.add_argument("--sgf", help="write one SGF file per game into this directory (Go, Othello, Gomoku, LOA)")
+
+
+def _check_outputs(args, game) -> None:
+    """Every output path of a tournament, before its first game (see the module docstring)."""
+    for option in ("journal", "jsonl", "csv"):
+        if getattr(args, option):
+            check_file(getattr(args, option), f"--{option}")
+    if args.sgf:
+        if game.spec.sgf is None:
+            raise envs.ParameterError(f"--sgf {args.sgf}: {game.name} games have no SGF format")
+        check_directory(args.sgf, "--sgf")
 
 
 def _run_tournament(args) -> int:
     from . import runner
 
+    _check_seed(args.seed)
+    if args.workers is not None and args.workers < 0:
+        raise envs.ParameterError(f"--workers {args.workers}: expected 0 (play in this process) or a "
+                                  "positive number of worker processes")
+    _check_positive("--move-time", args.move_time)
+    _check_positive("--setup-time", args.setup_time, allow_none=False)
+    _check_count("--k", args.k, 1)
+    _check_count("--rounds", args.rounds, 1)
     options = {}
     if args.system == "olympic":
         options = {"k": args.k, "recursive": args.recursive}
     elif args.system == "swiss":
         options = {"rounds": args.rounds, "avoid_rematches": not args.allow_rematches}
     if args.resume and not args.journal:
-        raise SystemExit("--resume needs --journal FILE")
+        raise envs.ParameterError("--resume needs --journal FILE")
+    if args.address and args.executor != "ray":
+        raise envs.ParameterError(f"--address {args.address}: needs --executor ray")
+    _check_outputs(args, envs.make_game(args.game, **_game_params(args.param)))
     executor = None
     if args.executor == "ray":
         from .ray_executor import RayExecutor
 
-        executor = RayExecutor(address=args.address, workers=args.workers or None)
-    elif args.address:
-        raise SystemExit("--address needs --executor ray")
+        try:
+            executor = RayExecutor(address=args.address, workers=args.workers or None)
+        except ExecutorError as e:  # the distributed extra is missing: before any game
+            raise envs.ParameterError(f"--executor ray: {e}") from None
     try:
         result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
                             executor=executor, journal=args.journal, resume=args.resume,
@@ -113,12 +166,16 @@ def _run_tournament(args) -> int:
         sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
         return 1
     print(result)
-    if args.jsonl:
-        result.to_jsonl(args.jsonl)
-    if args.csv:
-        result.to_csv(args.csv)
-    if args.sgf:
-        result.to_sgf(args.sgf)
+    for option, write in (("jsonl", result.to_jsonl), ("csv", result.to_csv), ("sgf", result.to_sgf)):
+        path = getattr(args, option)
+        if path:
+            try:
+                write(path)
+            except OSError as e:  # checked before the games, so something changed since (a full disk)
+                sys.stderr.write(f"arbiter tournament: error: --{option} {path}: cannot write it "
+                                 f"({e.strerror or type(e).__name__})\n"
+                                 + (_stopped(args, "the games were played") + "\n" if args.journal else ""))
+                return 1
     return 0
 
 
@@ -177,24 +234,40 @@ def _add_study(sub):
 def _run_study(args) -> int:
     from .study import read_csv, write_study
 
-    executor = None
-    if args.executor == "ray":
-        from .study.distributed import RayStudyExecutor
-
-        executor = RayStudyExecutor(address=args.address)
-    elif args.address:
-        raise SystemExit("--address needs --executor ray")
-    rows = read_csv(args.from_csv) if args.from_csv else None
+    _check_seed(args.seed)
+    _check_count("--championships", args.championships, 2)
+    for n in args.sizes:
+        _check_count("--sizes", n, 3)
+    if args.address and args.executor != "ray":
+        raise envs.ParameterError(f"--address {args.address}: needs --executor ray")
+    check_directory(args.out, "--out")
+    if args.plot:
+        check_directory(args.plot, "--plot")
+    rows = None
+    if args.from_csv:
+        try:
+            rows = read_csv(args.from_csv)
+        except (OSError, UnicodeDecodeError) as e:
+            raise envs.ParameterError(f"--from-csv {args.from_csv}: cannot read it "
+                                      f"({getattr(e, 'strerror', None) or e})") from None
+        except (KeyError, ValueError) as e:
+            raise envs.ParameterError(f"--from-csv {args.from_csv}: not a grid.csv of arbiter study ({e})") from None
     try:
         if args.plot:  # the plot extra's install hint now, not after the simulations
             from .study.plots import _pyplot
 
             _pyplot()
+    except ImportError as e:  # an optional extra (matplotlib for --plot)
+        raise envs.ParameterError(f"--plot {args.plot}: {e}") from None
+    executor = None
+    if args.executor == "ray":
+        from .study.distributed import RayStudyExecutor
+
+        executor = RayStudyExecutor(address=args.address)  # the distributed extra's hint: a ParameterError
+    try:
         out = write_study(args.out, sizes=tuple(args.sizes), championships=args.championships, seed=args.seed,
                           executor=executor, plot_dir=args.plot, rows=rows, parts=tuple(args.parts),
                           draw=args.draw, first_move_advantage=args.first_move_advantage, placing=args.placing)
-    except ImportError as e:  # an optional extra (matplotlib for --plot)
-        raise SystemExit(f"arbiter study: {e}") from None
     finally:
         if executor is not None:
             executor.close()
@@ -211,50 +284,74 @@ def _add_play(sub):
     p.add_argument("--white", default="random", help="agent spec or 'human' (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--hint", default="greedy", metavar="SPEC", help="the agent behind 'hint' (default %(default)s)")
-    p.add_argument("--save", metavar="FILE.sgf", help="write the game as SGF when it ends (the records extra)")
+    p.add_argument("--save", metavar="FILE.sgf", help="write the game as SGF when it ends")
 
 
 def play(game, agents, seed=0, out=print):
     """Play one game between ``agents`` (``HumanAgent`` objects for people at the terminal) with
     ``play_game``, showing the board after every move; a human may undo (takebacks are on) and
     resign. Ends with the result line, whatever ended the game; returns the ``GameOutcome``."""
-    out(", ".join(f"{seat_name(game, seat)}: {getattr(a, 'name', '') or type(a).__name__}"
-                  for seat, a in enumerate(agents)))
+    names = [getattr(a, "name", "") or type(a).__name__ for a in agents]
+    out(", ".join(f"{seat_name(game, seat)}: {name}" for seat, name in enumerate(names)))
+    verb = "play" if game.num_players == 1 else "plays"  # "You play K>w1", "Black plays d3"
 
     def watch(state, seat, move):
         if move is not None:
-            out(f"{seat_name(game, seat)} plays {move}")
+            out(f"{seat_name(game, seat)} {verb} {move}")
         out(render.ansi(game, state, move).rstrip("\n"))
         if game.summary(state):
             out(game.summary(state))
 
     outcome = play_game(game, agents, seed=seed, takebacks=True, watch=watch)
-    if outcome.reason != NORMAL:
-        loser = min(range(game.num_players), key=lambda s: outcome.returns[s])
-        if outcome.reason == RESIGN:
-            what = "resign" if game.num_players == 1 else "resigns"
-        else:
-            what = f"{'forfeit' if game.num_players == 1 else 'forfeits'} ({outcome.reason}: {outcome.detail})"
-        out(f"{seat_name(game, loser)} {what}.")
-    if game.num_players == 2:
-        out(f"Result: {outcome.result}")
-    else:
-        out(f"Result: {'won' if outcome.winner == 0 else 'lost'}")
+    out(result_line(game, outcome, names))
     return outcome
 
 
+WHY = {RESIGN: "resigned", TIMEOUT: "lost on time", CRASH: "forfeited: the agent failed",
+       ILLEGAL: "forfeited: an illegal move"}
+
+
+def result_line(game, outcome, names) -> str:
+    """How a game ended, in one line: the score, who won (seat and agent) and by how much where
+    the game has a margin, or why the game ended early (a resignation, a loss on time, a
+    forfeit, with its detail): ``Result: 0-1, White (mcts) wins by 12`` or ``Result: 1-0, Black
+    (greedy) wins: White (alphazero) forfeited: the agent failed (WeightsError: ...)``."""
+    def who(seat):
+        return f"{seat_name(game, seat)} ({names[seat]})"
+
+    if game.num_players == 1:
+        text = f"Result: {'won' if outcome.winner == 0 else 'lost'}"
+        if outcome.reason != NORMAL:
+            text += f": you {WHY[outcome.reason]}" + (f" ({outcome.detail})" if outcome.forfeit else "")
+        return text
+    if outcome.winner is None:
+        return f"Result: {outcome.result}, a draw"
+    text = f"Result: {outcome.result}, {who(outcome.winner)} wins"
+    if outcome.reason == NORMAL:
+        margin = game.margin(outcome.state) if outcome.state is not None else None
+        return text + (f" by {margin:g}" if margin else "")
+    loser = 1 - outcome.winner
+    detail = f" ({outcome.detail})" if outcome.forfeit and outcome.detail else ""
+    return f"{text}: {who(loser)} {WHY[outcome.reason]}{detail}"
+
+
 def _run_play(args) -> int:
+    import agents
+
+    _check_seed(args.seed)
     game = envs.make_game(args.game, **_game_params(args.param))
     if args.save and game.spec.sgf is None:
-        raise envs.ParameterError(f"--save: {game.name} games have no SGF format")
+        raise envs.ParameterError(f"--save {args.save}: {game.name} games have no SGF format")
+    if args.save:
+        check_file(args.save, "--save")
     players = []
     for seat, spec in enumerate((args.black, args.white)[:game.num_players]):
         if spec == "human":
+            check_players([args.hint], game)  # the hint agent, before the first move, not at the first hint
             players.append(HumanAgent(hint=args.hint))
         else:
-            import agents
-
-            players.append(agents.make(spec, seed=args.seed + seat))
+            players.append(agents.make(spec, seed=min(args.seed + seat, MAX_SEED)))
+    check_players(players, game)
     outcome = play(game, players, seed=args.seed)
     if args.save:
         from .records import sgf_bytes
@@ -262,8 +359,14 @@ def _run_play(args) -> int:
         names = [getattr(p, "name", "") or type(p).__name__ for p in players]
         record = {"black": names[0], "white": names[1], "moves": list(outcome.moves), "index": 0,
                   "result": outcome.result, "reason": outcome.reason, "seed": args.seed}
-        with open(args.save, "wb") as f:
-            f.write(sgf_bytes(game, record))
+        data = sgf_bytes(game, record)
+        try:
+            with open(args.save, "wb") as f:
+                f.write(data)
+        except OSError as e:  # checked before the game, so something changed since (a full disk)
+            sys.stderr.write(f"arbiter play: error: --save {args.save}: cannot write it "
+                             f"({e.strerror or type(e).__name__}); the game's moves: {' '.join(outcome.moves)}\n")
+            return 1
         print(f"saved {args.save}")
     return 0
 
@@ -289,7 +392,11 @@ def _add_export(sub):
 def _run_export(args) -> int:
     from .report import load_journal
 
-    paths = load_journal(args.journal).to_sgf(args.sgf)
+    result = load_journal(args.journal)
+    if envs.spec(result.config["game"]).sgf is None:
+        raise envs.ParameterError(f"--sgf {args.sgf}: {result.config['game']} games have no SGF format")
+    check_directory(args.sgf, "--sgf")
+    paths = result.to_sgf(args.sgf)
     print(f"wrote {len(paths)} SGF files into {args.sgf}")
     return 0
 
@@ -311,33 +418,79 @@ def _run_games(args) -> int:
 
 
 def _add_agents(sub):
-    p = sub.add_parser("agents", help="list the agents with their options and defaults")
-    p.add_argument("--game", choices=sorted(envs.GAMES), help="only the agents that can play this game")
+    p = sub.add_parser("agents", help="list the agents with a line on each and the option values that apply")
+    p.add_argument("--game", choices=sorted(envs.GAMES),
+                   help="only the agents that can play this game, with the values that apply to it")
     p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of --game, e.g. -p size=9 (repeatable)")
 
 
-def _run_agents(args) -> int:
+def _agent_settings(cls, games) -> tuple[dict, dict, str]:
+    """(option -> value, option -> {value: games}, the games it plays) of agent class ``cls``
+    built with its defaults: its ``settings`` on each of ``games`` that it can play here
+    (``check_ready``); the second dict holds the options whose value differs between games. An
+    agent that needs an option to be built (the gtp engine's command) shows its signature's
+    defaults and its ``plays``."""
     import inspect
 
     import agents
 
-    game = envs.make_game(args.game, **_game_params(args.param)) if args.game else None
+    options = agents.base.options_of(cls)
+    try:
+        agent = cls()
+    except (agents.AgentError, TypeError):
+        shown = {k: "(required)" if v is inspect.Parameter.empty or (v is None and k == "command") else v
+                 for k, v in options.items()}
+        playable = [g.name for g in games if cls.applies_to(cls.__new__(cls), g)]
+        return (shown, {}, ", ".join(playable)) if playable else ({}, {}, "")
+    per_game = {}
+    for game in games:
+        try:
+            agent.check_ready(game)
+        except agents.AgentError:
+            continue
+        per_game[game.name] = agent.settings(game)
+    if not per_game:
+        return {}, {}, ""
+    values, differ = {}, {}
+    for key in next(iter(per_game.values())):
+        seen: dict = {}
+        for name, settings in per_game.items():
+            seen.setdefault(repr(settings[key]), []).append(name)
+        if len(seen) == 1:
+            values[key] = next(iter(per_game.values()))[key]
+        else:
+            values[key] = "(per game)"
+            differ[key] = seen
+    if "seed" in options:
+        values["seed"] = agent.seed
+    return values, differ, ", ".join(per_game)
+
+
+def _run_agents(args) -> int:
+    import agents
+
+    if args.game:
+        games = [envs.make_game(args.game, **_game_params(args.param))]
+    else:
+        if args.param:
+            raise envs.ParameterError(f"-p {args.param[0]}: game parameters need --game")
+        games = [envs.make_game(spec.name) for spec in envs.specs()]
     for name in sorted(agents.REGISTRY):
         cls = agents.REGISTRY[name]
-        options = agents.base.options_of(cls)
-        try:
-            applies = game is None or cls(**{k: v for k, v in options.items()
-                                              if v is not inspect.Parameter.empty}).applies_to(game)
-        except agents.AgentError:  # needs a required option (the gtp engine's command)
-            applies = game is None or cls.applies_to(cls.__new__(cls), game)
-        if not applies:
+        values, differ, plays = _agent_settings(cls, games)
+        if not plays:  # it can play none of the games here
             continue
-        summary = (inspect.getdoc(cls) or "").split("\n\n")[0].replace("\n", " ")
-        print(f"{name}: {summary}")
-        shown = ", ".join(f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
-                          for k, v in options.items())
-        print(f"    {name}:{shown.replace(', ', ',')}" if shown else f"    {name}")
+        print(f"{name}: {cls.describe()}")
+        if not args.game:
+            print(f"    plays: {plays}")
+        shown = ",".join(f"{k}={v if v in ('(required)', '(per game)') else repr(v)}" for k, v in values.items())
+        print(f"    {name}:{shown}" if shown else f"    {name}")
+        for key, seen in differ.items():
+            print(f"        {key}: " + "; ".join(f"{value} on {', '.join(names)}" for value, names in seen.items()))
+    if not args.game:
+        print("(values as they apply to each game with its default parameters; "
+              "arbiter agents --game G -p KEY=VALUE for one game)")
     return 0
 
 
@@ -358,8 +511,9 @@ def _add_match(sub):
 
 def _run_match(args) -> int:
     from .matches import match
-    from .sprt import SPRT
+    from .sprt import SPRT, format_elo
 
+    _check_seed(args.seed)
     test = SPRT(*args.sprt, model=args.sprt_model) if args.sprt else None
 
     def progress(done, pairs, status=None):
@@ -367,8 +521,8 @@ def _run_match(args) -> int:
             print(f"pair {done}/{pairs}", flush=True)
         else:
             print(f"pair {done}/{pairs}: pentanomial {list(status.pentanomial)}, LLR {status.llr:+.2f} "
-                  f"({status.lower:.2f}, {status.upper:.2f}), Elo {status.elo:+.1f} "
-                  f"[{status.elo_lo:+.1f}, {status.elo_hi:+.1f}], {status.decision}", flush=True)
+                  f"({status.lower:.2f}, {status.upper:.2f}), Elo "
+                  f"{format_elo(status.elo, status.elo_lo, status.elo_hi)}, {status.decision}", flush=True)
 
     result = match(args.a, args.b, game=args.game, game_params=_game_params(args.param), games=args.games,
                    seed=args.seed, sprt=test, progress=progress)
@@ -386,6 +540,7 @@ def _add_report(sub):
 def _run_report(args) -> int:
     from .report import write_report
 
+    check_file(args.out, "-o")
     path = write_report(args.journal, args.out)
     print(f"wrote {path}")
     return 0
@@ -409,8 +564,19 @@ def main(argv=None) -> int:
     args.argv = argv  # a command that was interrupted tells the exact line that resumes it
     try:
         return COMMANDS[args.command][1](args)
-    except (envs.ArbiterError, JournalError) as e:
-        parser.exit(2, f"arbiter {args.command}: error: {e}\n")
+    except (envs.ArbiterError, JournalError) as e:  # bad input: one line, status 2 (as argparse's own)
+        parser.exit(2, f"arbiter {args.command}: error: {_one_line(e)}\n")
+    except MatchError as e:  # an agent forfeited a match game: the match measures nothing
+        parser.exit(1, f"arbiter {args.command}: error: {_one_line(e)}\n")
+    except BrokenPipeError:  # ``arbiter agents | head``: the reader left; no traceback for that
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _one_line(error) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 if __name__ == "__main__":

@@ -12,13 +12,21 @@ interleaving its games with the first one's. The operating system drops the lock
 closes the journal or dies (even of SIGKILL), so a crashed run never leaves a stale lock behind.
 Forked children (tournament workers) close their inherited copy of the locked descriptor, so the
 lock is never kept alive by a worker that outlives its tournament.
+
+A journal is checked in full when it is opened: its configuration row and every game record
+(``check_record``: the fields a resume and a report read, with their types and ranges), so an
+edited or damaged journal is a ``JournalError`` naming the bad row, never a ``KeyError`` deep in
+a resume or a game replayed over a record it could not read.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
+
+from .referee import BLACK_WINS, DRAW, WHITE_WINS
 
 try:
     import fcntl
@@ -30,6 +38,89 @@ FORMAT = "arbiter-tournament-journal/1"
 
 class JournalError(RuntimeError):
     """A journal that cannot be used: corrupt, foreign, or in the way of a fresh run."""
+
+
+RESULTS = {BLACK_WINS: "1-0", WHITE_WINS: "0-1", DRAW: "1/2-1/2"}  # a record's ``code`` and ``result``
+REASONS = ("normal", "resign", "forfeit-crash", "forfeit-timeout", "forfeit-illegal")
+# the fields of a game record and their types (``tournaments.play.job_record`` writes them): those a
+# resume or a report reads must be there; the others, if there, must have their type
+FIELDS = {"index": int, "black": str, "white": str, "black_id": int, "white_id": int, "seed": int,
+          "code": int, "result": str, "reason": str, "moves": list}
+OPTIONAL = {"round": int, "match": int, "game": int, "detail": str, "plies": int, "seconds": float,
+            "opening": int}
+
+
+def _problem(record, players: int) -> str | None:
+    """What is wrong with a game record, in words, or None."""
+    if not isinstance(record, dict):
+        return f"expected a JSON object, found {json.dumps(record)[:40]}"
+    if players is None:  # not a tournament's journal (no agents configured): its records' index only
+        index = record.get("index")
+        return None if isinstance(index, int) and not isinstance(index, bool) else f"index={index!r}: expected an int"
+    for key, kind in {**FIELDS, **OPTIONAL}.items():
+        if key not in record:
+            if key in OPTIONAL:
+                continue
+            return f"no {key!r} field"
+        value = record[key]
+        ok = isinstance(value, (int, float)) and math.isfinite(value) if kind is float else isinstance(value, kind)
+        if isinstance(value, bool) or not ok:
+            return f"{key}={value!r}: expected {'a number' if kind is float else kind.__name__}"
+    for key in ("black_id", "white_id"):
+        if not 0 <= record[key] < players:
+            return f"{key}={record[key]!r}: expected a player from 0 to {players - 1}"
+    if record["black_id"] == record["white_id"]:
+        return f"black_id = white_id = {record['black_id']}: a player cannot meet itself"
+    if record["code"] not in RESULTS:
+        return f"code={record['code']!r}: expected one of {sorted(RESULTS)}"
+    if record["result"] != RESULTS[record["code"]]:
+        return f"result={record['result']!r} does not match code={record['code']!r}"
+    if record["reason"] not in REASONS:
+        return f"reason={record['reason']!r}: expected one of {', '.join(REASONS)}"
+    if not all(isinstance(m, str) for m in record["moves"]):
+        return "moves: expected a list of moves in the game's notation"
+    return None
+
+
+def check_record(path, idx, text: str, players: int | None) -> dict:
+    """The game record stored as ``text`` in row ``idx`` of the journal at ``path`` (a tournament
+    of ``players`` players; None: a journal of other records, whose ``index`` alone is checked),
+    or ``JournalError`` naming the row and what is wrong with it."""
+    try:
+        record = json.loads(text)
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise JournalError(f"{path}: game row {idx!r} is not a JSON record ({exc}); "
+                           "the journal was edited or damaged") from None
+    problem = _problem(record, players)
+    if problem is None and record["index"] != idx:
+        problem = f"index={record['index']!r} in the row of game {idx!r}"
+    if problem is not None:
+        raise JournalError(f"{path}: game row {idx!r}: {problem}; the journal was edited or damaged")
+    return record
+
+
+def check_config(path, meta: dict) -> dict:
+    """The tournament configuration of a journal's ``meta`` rows, or ``JournalError``."""
+    if meta.get("format") != FORMAT:
+        raise JournalError(f"{path} is not an Arbiter tournament journal "
+                           f"(format {meta.get('format')!r}, expected {FORMAT!r})")
+    if "config" not in meta:
+        raise JournalError(f"{path}: the journal has no configuration row; it was edited or damaged")
+    try:
+        config = json.loads(meta["config"])
+    except (TypeError, json.JSONDecodeError):
+        config = None
+    kinds = {"game": str, "game_params": dict, "system": str, "options": dict, "agents": list, "seed": int}
+    bad = next((k for k, kind in kinds.items() if not isinstance(config, dict)
+                or not isinstance(config.get(k), kind) or isinstance(config.get(k), bool)), None)
+    if bad is not None:
+        shown = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
+        raise JournalError(f"{path}: the configuration row is not a tournament's ({bad!r} missing or of the "
+                           f"wrong type in {shown[:60]!r}); the journal was edited or damaged")
+    if len(config["agents"]) < 2:
+        raise JournalError(f"{path}: the configuration names {len(config['agents'])} agents; "
+                           "the journal was edited or damaged")
+    return config
 
 
 _LOCKS: set[int] = set()  # descriptors holding a journal lock in this process
@@ -54,7 +145,10 @@ def _lock(path: str) -> int | None:
     """Open ``path`` (created if missing) and take an exclusive advisory lock on it, or raise."""
     if fcntl is None:
         return None
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot open the journal ({exc.strerror or type(exc).__name__})") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -89,8 +183,11 @@ class Journal:
                 self._check()
             else:
                 self._create()
-            self.done = {idx: json.loads(rec) for idx, rec in self.db.execute("SELECT idx, record FROM games")}
-        except (sqlite3.DatabaseError, json.JSONDecodeError) as e:
+            agents = json.loads(self.config_json).get("agents")
+            players = len(agents) if isinstance(agents, list) else None
+            self.done = {idx: check_record(self.path, idx, rec, players)
+                         for idx, rec in self.db.execute("SELECT idx, record FROM games")}
+        except sqlite3.DatabaseError as e:
             raise JournalError(f"{self.path} is not a readable tournament journal ({e})") from None
         if self.done and not resume:
             raise JournalError(
@@ -107,13 +204,24 @@ class Journal:
             self.db.executemany("INSERT INTO meta VALUES (?, ?)",
                                 [("format", FORMAT), ("config", self.config_json)])
 
-    def _check(self):
+    def _check(self) -> None:
+        """Check an existing journal's format and configuration against this run's."""
         meta = dict(self.db.execute("SELECT key, value FROM meta"))
         if meta.get("format") != FORMAT:
             raise JournalError(f"{self.path} is not an Arbiter tournament journal "
                                f"(format {meta.get('format')!r}, expected {FORMAT!r})")
-        if meta.get("config") != self.config_json:
-            theirs, ours = json.loads(meta["config"]), json.loads(self.config_json)
+        if "config" not in meta:
+            raise JournalError(f"{self.path}: the journal has no configuration row; it was edited or damaged")
+        if meta["config"] != self.config_json:
+            ours = json.loads(self.config_json)
+            try:
+                theirs = json.loads(meta["config"])
+            except (TypeError, json.JSONDecodeError):
+                theirs = None
+            if not isinstance(theirs, dict):
+                shown = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
+                raise JournalError(f"{self.path}: the configuration row is not a tournament's "
+                                   f"({shown[:60]!r}); the journal was edited or damaged")
             diff = ", ".join(f"{k}: journal {theirs.get(k)!r} vs now {ours.get(k)!r}"
                              for k in sorted(set(theirs) | set(ours)) if theirs.get(k) != ours.get(k))
             raise JournalError(f"{self.path} belongs to another tournament ({diff})")

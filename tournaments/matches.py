@@ -20,9 +20,11 @@ With ``sprt=(elo0, elo1, alpha, beta)`` the match is sequential (``tournaments.s
 pair the pentanomial LLR is compared with the test's bounds, and the match stops as soon as it
 accepts H0 or H1; ``games`` is then the maximum, reached only by an undecided match.
 
-Every game is played by ``tournaments.play_game``. A forfeit (a crash, an illegal action) is not
-counted as a loss but raises ``MatchError``: a match measures strength, and an agent that breaks
-during one has a bug that a lost game would hide.
+Every game is played by ``tournaments.play_game``. An agent that cannot play the game here (it
+does not apply, has no weights for it, lacks an extra: its ``check_ready``) is an ``AgentError``
+before the first game. A forfeit (a crash, an illegal action) is not counted as a loss but
+raises ``MatchError``: a match measures strength, and an agent that breaks during one has a bug
+that a lost game would hide.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import envs
 from agents.openings import random_opening
 from envs import ParameterError
 
-from .play import GameOutcome, play_game
+from .play import GameOutcome, check_players, play_game
 from .sprt import SPRT, SPRTStatus, score_interval
 
 
@@ -155,6 +157,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
         raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
     test = SPRT.of(sprt) if sprt is not None else None
     a, b = _agent(a, seed), _agent(b, seed + 1)
+    check_players([a, b], game)  # an agent that cannot play the game here: an error before the first game
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     scores = []
@@ -210,6 +213,7 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
         raise ParameterError(f"solitaire: {game.name} has {game.num_players} players; use match() for it")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
         raise ParameterError(f"games={games!r}: expected a positive number of deals")
+    check_players([agent], game)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     ends = []
@@ -242,6 +246,7 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
         raise ParameterError(f"games={games!r}: expected a positive number of deals")
     a, b = _agent(a, seed), _agent(b, seed + 1)
+    check_players([a, b], game)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     scores = []

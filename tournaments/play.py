@@ -296,6 +296,40 @@ class Job:
     opening: tuple = ()    # action ids played from the start before the agents move
 
 
+def check_players(entries, game) -> None:
+    """Raise ``AgentError`` naming the first of ``entries`` (specs or agent objects) that cannot
+    play ``game`` here: a spec that does not parse, or an agent whose ``check_ready`` refuses
+    the game (it does not apply, has no weights for it, lacks an extra). Tournaments and matches
+    call this before the first game, so such an agent is one clear error, not a forfeit in
+    every game it was paired for."""
+    import agents
+
+    for entry in entries:
+        agent = agents.make(entry, seed=0) if isinstance(entry, str) else entry
+        check = getattr(agent, "check_ready", None) or getattr(agent, "check_game", None)
+        if callable(check):
+            check(game)
+
+
+def forfeit_lines(records, limit: int = 3) -> list[str]:
+    """The footnote under a tournament's standings that says why games were forfeited: per agent
+    and reason, how many games and the detail (the first ``limit`` different ones), so a forfeit
+    is never only a number in a column. Empty when no game was forfeited."""
+    lost: dict = {}  # (agent, reason) -> [details]
+    for r in records:
+        if r["reason"] in (NORMAL, RESIGN) or r["result"] not in ("1-0", "0-1"):
+            continue
+        loser = r["white"] if r["result"] == "1-0" else r["black"]
+        lost.setdefault((loser, r["reason"]), []).append(r.get("detail") or "no detail recorded")
+    lines = []
+    for (name, reason), details in sorted(lost.items()):
+        distinct = list(dict.fromkeys(details))
+        more = f" (and {len(distinct) - limit} other details)" if len(distinct) > limit else ""
+        games = f"{len(details)} game{'s' * (len(details) != 1)}"
+        lines.append(f"  {name}: {games} lost by {reason}: " + "; ".join(distinct[:limit]) + more)
+    return ["", "Forfeits:", *lines] if lines else []
+
+
 def build_agent(entry, seed):
     """A fresh agent for one game: a spec goes through ``agents.make`` with the game's seed;
     an agent object is deep-copied (its own seed applies) and ``reset()`` if it has one."""

@@ -34,7 +34,7 @@ import envs
 from envs import _common as C
 from envs import render
 
-from .journal import FORMAT, JournalError
+from .journal import JournalError, check_config, check_record
 from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure
 from .runner import POINTS, TournamentResult, _names, place_text
 
@@ -53,15 +53,19 @@ def load_journal(path) -> TournamentResult:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             meta = dict(db.execute("SELECT key, value FROM meta"))
-            records = [json.loads(r) for (r,) in db.execute("SELECT record FROM games ORDER BY idx")]
+            rows = list(db.execute("SELECT idx, record FROM games ORDER BY idx"))
         finally:
             db.close()
-        if meta.get("format") != FORMAT:
-            raise JournalError(f"{path} is not an Arbiter tournament journal (format {meta.get('format')!r})")
-        config = json.loads(meta["config"])
-    except (sqlite3.DatabaseError, json.JSONDecodeError, KeyError) as e:
+    except sqlite3.DatabaseError as e:
         raise JournalError(f"{path} is not a readable tournament journal ({e})") from None
+    config = check_config(path, meta)
     n = len(config["agents"])
+    records = [check_record(path, idx, text, n) for idx, text in rows]
+    try:
+        configure(config["system"], n, **config["options"])
+    except (envs.ArbiterError, TypeError) as e:
+        raise JournalError(f"{path}: the configuration's system {config['system']!r} with options "
+                           f"{config['options']!r} is not one Arbiter plays ({e})") from None
     names = list(_names(config["agents"]))  # a spec's name is the spec; objects: from the records
     for g in records:
         names[g["black_id"]], names[g["white_id"]] = g["black"], g["white"]
@@ -407,7 +411,11 @@ def render_html(result: TournamentResult) -> str:
 
 def write_report(journal_or_result, path) -> str:
     """Write the report of a journal file (or a ``TournamentResult``) to ``path``; returns the path."""
+    from .outputs import check_file
+
+    check_file(path, "report")  # before the journal is read and the page built: an OutputPathError
     result = journal_or_result if isinstance(journal_or_result, TournamentResult) else load_journal(journal_or_result)
+    page = render_html(result)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(render_html(result))
+        f.write(page)
     return os.fspath(path)

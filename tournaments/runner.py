@@ -26,7 +26,7 @@ import envs
 
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
-from .play import NORMAL, RESIGN, Context, Job
+from .play import NORMAL, RESIGN, Context, Job, check_players, forfeit_lines
 from .ratings import bradley_terry
 from .progress import Progress, compile_notice
 from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, expected_games, swiss_rounds
@@ -191,6 +191,7 @@ class TournamentResult:
             lines.append(f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
                          f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
                          + (f" {s.byes:>4}" if self.byes else ""))
+        lines += forfeit_lines(self.games)
         troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
         if troubles:
             lines += ["", "Warm-up: " + "; ".join(f"{n} {w}" for n, w in troubles.items())]
@@ -291,17 +292,13 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     agents = list(agents)
     if isinstance(setup_time, bool) or not isinstance(setup_time, (int, float)) or not setup_time > 0:
         raise envs.ParameterError(f"setup_time={setup_time!r}: expected a positive number of seconds")
-    for entry in agents:  # a mistyped spec is the caller's error, not every game's forfeit
-        if isinstance(entry, str):
-            import agents as agent_registry
-
-            agent_registry.make(entry, seed=0)
     if system == "swiss" and options.get("rounds") is None:
         options["rounds"] = swiss_rounds(len(agents))
     config = configure(system, len(agents), **options)
     g = envs.make_game(game, **game_params)  # validates the game and its parameters now
     if g.num_players != 2:
         raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
+    check_players(agents, g)  # a mistyped spec or an agent that cannot play g: an error, not forfeits
     names = _names(agents)
     ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec)
     meta = {"game": g.name, "game_params": game_params, "system": system, "options": config.options(),
