@@ -284,3 +284,20 @@ def test_registered_names_are_case_insensitive():
 def test_names_a_spec_cannot_hold_are_refused(name):
     with pytest.raises(agents.AgentError, match="register"):
         agents.register(name)
+
+
+# -- the same values through the Python API ------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda: tournaments.round_robin(["random", "random"], game="gomoku", size=7, seed=-1, workers=0, progress=False),
+    lambda: tournaments.match("random", "random", game="gomoku", game_params={"size": 7}, seed=-1, games=2),
+    lambda: tournaments.solitaire(envs.make_game("calculation"), agents.make("random"), games=2, seed=-1),
+    lambda: tournaments.duplicate(envs.make_game("calculation"), "random", "greedy", games=2, seed=True),
+])
+def test_a_negative_or_odd_seed_is_a_parameter_error(no_games, call):
+    with pytest.raises(envs.ParameterError, match="seed="):
+        call()
+
+
+def test_a_tournament_refuses_an_agent_that_cannot_play_before_any_game(no_games):
+    with pytest.raises(agents.AgentError, match="no shipped weights for go"):
+        tournaments.round_robin(["random", "alphazero"], game="go", workers=0, progress=False)

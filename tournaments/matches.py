@@ -117,6 +117,11 @@ def _resolve_players(args, game, kwargs):
     return game, a, b
 
 
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed={seed!r}: expected a non-negative integer")
+
+
 def _agent(entry, seed: int):
     """An agent object, or a spec string made into one with ``seed``."""
     if isinstance(entry, str):
@@ -156,6 +161,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 2 or games % 2:
         raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
     test = SPRT.of(sprt) if sprt is not None else None
+    _check_seed(seed)
     a, b = _agent(a, seed), _agent(b, seed + 1)
     check_players([a, b], game)  # an agent that cannot play the game here: an error before the first game
     rng = np.random.default_rng(seed)
@@ -213,6 +219,7 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
         raise ParameterError(f"solitaire: {game.name} has {game.num_players} players; use match() for it")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
         raise ParameterError(f"games={games!r}: expected a positive number of deals")
+    _check_seed(seed)
     check_players([agent], game)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
@@ -245,6 +252,7 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
         raise ParameterError(f"duplicate: {game.name} has {game.num_players} players; use match() for it")
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
         raise ParameterError(f"games={games!r}: expected a positive number of deals")
+    _check_seed(seed)
     a, b = _agent(a, seed), _agent(b, seed + 1)
     check_players([a, b], game)
     rng = np.random.default_rng(seed)

@@ -292,6 +292,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     agents = list(agents)
     if isinstance(setup_time, bool) or not isinstance(setup_time, (int, float)) or not setup_time > 0:
         raise envs.ParameterError(f"setup_time={setup_time!r}: expected a positive number of seconds")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise envs.ParameterError(f"seed={seed!r}: expected a non-negative integer")
     if system == "swiss" and options.get("rounds") is None:
         options["rounds"] = swiss_rounds(len(agents))
     config = configure(system, len(agents), **options)
