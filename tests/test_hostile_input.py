@@ -90,9 +90,10 @@ def test_unknown_agent(capsys, no_games):
 
 
 # -- agents that cannot play the game here ---------------------------------------------------------
-@pytest.mark.parametrize("command", [["tournament", "--game", "go", "--workers", "0", "--agents", "random", "alphazero"],
-                                     ["match", "--game", "go", "--a", "alphazero", "--b", "random"],
-                                     ["play", "--game", "go", "--black", "alphazero", "--white", "random"]])
+@pytest.mark.parametrize("command", [
+    ["tournament", "--game", "go", "--workers", "0", "--agents", "random", "alphazero"],
+    ["match", "--game", "go", "--a", "alphazero", "--b", "random"],
+    ["play", "--game", "go", "--black", "alphazero", "--white", "random"]])
 def test_an_agent_without_weights_for_the_game(capsys, no_games, command):
     refused(capsys, command, "alphazero", "go")
 

@@ -211,3 +211,13 @@ def test_written_outputs_survive_the_run(tmp_path, capsys):
     assert cli.main(args) == 0
     assert len((tmp_path / "g.csv").read_text().splitlines()) == 3
     assert sorted(p.name for p in (tmp_path / "sgf").iterdir()) == ["game00000.sgf", "game00001.sgf"]
+
+
+def test_ctrl_c_in_play_or_match_ends_quietly_with_status_130(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "play", interrupted)
+    assert cli.main(["play", "--game", "gomoku", "-p", "size=7", "--black", "random"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "arbiter play: interrupted" and "Traceback" not in err

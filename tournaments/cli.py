@@ -568,6 +568,9 @@ def main(argv=None) -> int:
         parser.exit(2, f"arbiter {args.command}: error: {_one_line(e)}\n")
     except MatchError as e:  # an agent forfeited a match game: the match measures nothing
         parser.exit(1, f"arbiter {args.command}: error: {_one_line(e)}\n")
+    except KeyboardInterrupt:  # Ctrl-C in play, match, study (a tournament reports its journal itself)
+        sys.stderr.write(f"\narbiter {args.command}: interrupted\n")
+        return 130
     except BrokenPipeError:  # ``arbiter agents | head``: the reader left; no traceback for that
         import os
 

@@ -42,10 +42,11 @@ class Progress:
     after each finished one (see the module docstring).
 
     ``earlier`` are the game records finished before this run (a resumed tournament's journaled
-    games): they count towards the total and the leader's points, not towards the rate. ``work`` is the total work when items differ
-    in cost (the study's cells: championships x players), each ``tick`` adding its item's share,
-    so the time left is the work left at the rate so far; by default every item is one unit.
-    ``status()`` is the line's text without the leader, for callers that print their own lines.
+    games): they count towards the total and the leader's points, not towards the rate. ``work``
+    is the total work when items differ in cost (the study's cells: championships x players),
+    each ``tick`` adding its item's share, so the time left is the work left at the rate so far;
+    by default every item is one unit. ``status()`` is the line's text without the leader, for
+    callers that print their own lines.
     """
 
     def __init__(self, enabled: bool, total: int | None = None, out=None, every: float = 10.0, *,

@@ -386,7 +386,8 @@ def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed
         log(f"simulating {len(cells)} cells ({', '.join(planned)}: "
             f"{sum(k['championships'] for k in cells):,} championships); a line per cell with the time left")
     files = []
-    progress = log_rows(log, Progress(False, total=len(cells), unit="cell", work=sum(work(k["championships"], k["n_players"]) for k in cells)))
+    total = sum(work(k["championships"], k["n_players"]) for k in cells)
+    progress = log_rows(log, Progress(False, total=len(cells), unit="cell", work=total))
 
     def write(name, text):
         files.append(os.path.join(outdir, name))
