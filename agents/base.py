@@ -32,7 +32,9 @@ An agent says what it is and what it plays with: ``summary`` (one line for ``arb
 MCTS's 1,000 simulations, alpha-beta's depth 4 or Othello's 1 s clock) and ``check_ready(game)``
 (whether it can play the game on this machine: the game, its weights, an extra it needs), which
 tournaments and matches call before the first game so that an agent that cannot play is one
-clear error, not a forfeit in every game.
+clear error, not a forfeit in every game. A search agent names its ``time_option`` (the seconds
+it may think per move), and ``clock_options(seconds)`` says how to hold it to a controller's
+clock (the GTP server sets them for each ``genmove``).
 
 ``agents.make("mcts:simulations=5000,c=0.5")`` then builds it: the options of a spec are the
 keyword arguments of ``__init__``, each string value coerced to the type of that argument's default
@@ -43,13 +45,12 @@ Options are validated by the agent's ``__init__``; use ``check_option`` for a cl
 
 from __future__ import annotations
 
-import ast
 import inspect
 
 import numpy as np
 
 from envs import _common as C
-from envs.core import ArbiterError, Game
+from envs.core import ArbiterError, Game, literal, shown
 
 REGISTRY: dict[str, type] = {}
 
@@ -97,7 +98,7 @@ def check_option(name, value, kind, lo=None, hi=None):
     if not ok or (lo is not None and value < lo) or (hi is not None and value > hi):
         bounds = f" from {lo}" if lo is not None else ""
         bounds += f" to {hi}" if hi is not None else ""
-        raise AgentError(f"{name}={value!r}: expected {'a number' if kind is float else 'an integer'}{bounds}")
+        raise AgentError(f"{name}={shown(value)}: expected {'a number' if kind is float else 'an integer'}{bounds}")
     return kind(value)
 
 
@@ -108,6 +109,8 @@ class Agent:
     games: tuple | None = None  # game names the agent applies to; None: every game it ``applies_to``
     plays: str = ""  # the games it applies to, in words, when ``applies_to`` is overridden
     summary: str = ""  # what the agent is, in one line (``arbiter agents``); default: the docstring's
+    time_option: str | None = None  # the option holding its seconds per move (MCTS ``seconds``,
+                                    # alpha-beta ``time``), which a clock sets; None: it has none
 
     def __init__(self, seed=None):
         if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
@@ -141,6 +144,17 @@ class Agent:
         reads the attribute of each option's name; agents whose defaults depend on the game
         override it."""
         return {k: _plain(getattr(self, k, v)) for k, v in options_of(type(self)).items() if k != "seed"}
+
+    def clock_options(self, seconds: float) -> dict:
+        """The options under which this agent spends at most ``seconds`` on its next move, for a
+        controller that hands out time move by move (a GTP clock): ``time_option`` set to
+        ``seconds``, or left at the agent's own setting where that is lower; ``{}`` for an agent
+        without a time option, which plays as configured. The caller sets them for that move
+        and gives the agent its own values back afterwards."""
+        if self.time_option is None:
+            return {}
+        own = getattr(self, self.time_option)
+        return {self.time_option: min(own, seconds) if own else seconds}
 
     @classmethod
     def describe(cls) -> str:
@@ -178,15 +192,15 @@ class Agent:
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``"alphabeta:depth=6,time=1.5"`` into ``("alphabeta", {"depth": "6", "time": "1.5"})``."""
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentError(f"agent spec {spec!r}: expected a string like 'alphabeta:depth=6'")
+        raise AgentError(f"agent spec {shown(spec)}: expected a string like 'alphabeta:depth=6'")
     name, _, rest = spec.strip().partition(":")
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in _split_options(rest))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise AgentError(f"agent spec {spec!r}: option {item!r} is not of the form key=value")
+            raise AgentError(f"agent spec {shown(spec)}: option {shown(item)} is not of the form key=value")
         if key.strip() in options:
-            raise AgentError(f"agent spec {spec!r}: option {key.strip()!r} given twice")
+            raise AgentError(f"agent spec {shown(spec)}: option {key.strip()!r} given twice")
         options[key.strip()] = value.strip()
     return name.strip().lower(), options
 
@@ -227,11 +241,8 @@ def _coerce(agent: str, key: str, text: str, default):
             return text
     except ValueError:
         kind = type(default).__name__
-        raise AgentError(f"agent {agent!r}: option {key}={text!r} is not a valid {kind}") from None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
+        raise AgentError(f"agent {agent!r}: option {key}={shown(text)} is not a valid {kind}") from None
+    return literal(text)
 
 
 def _plain(value):
@@ -257,7 +268,7 @@ def make(spec: str, **kwargs) -> Agent:
     """
     name, raw = parse_spec(spec)
     if name not in REGISTRY:
-        raise AgentError(f"unknown agent {name!r}: expected one of {', '.join(sorted(REGISTRY))}")
+        raise AgentError(f"unknown agent {shown(name)}: expected one of {', '.join(sorted(REGISTRY))}")
     cls = REGISTRY[name]
     allowed = options_of(cls)
     for key in [*raw, *kwargs]:

@@ -20,7 +20,9 @@ game-specific conveniences (``Go.score``, ``Othello.discs``).
 
 from __future__ import annotations
 
+import ast
 import zlib
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
@@ -71,6 +73,23 @@ def shown(value, limit: int = 60) -> str:
         return text
     half = (limit - 5) // 2
     return f"{text[:half]}...{text[-half:]} ({len(text)} characters)"
+
+
+LITERAL_LIMIT = 200  # characters: no parameter or option value needs more
+
+
+def literal(text: str):
+    """A value as a spec string or a command line writes it (``size=9``, ``komi=6.5``,
+    ``exact_five=True``): the Python literal it reads as, else the text itself (``rules=openspiel``).
+    Text past ``LITERAL_LIMIT`` characters stays text, so a hostile value (a hundred thousand
+    minus signs) becomes a checked parameter's typed error instead of exhausting the parser's
+    memory or recursion."""
+    if len(text) > LITERAL_LIMIT:
+        return text
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
 
 
 def _is_int(value) -> bool:
@@ -403,6 +422,32 @@ class Game:
         """By how much the winner of finished ``state`` won, in the game's own unit (Go: points,
         Othello: discs), for records (``RE[B+3.5]``); None where a win has no size."""
         return None
+
+    # -- what GTP asks of a game (board, komi, pass): declared here, so it need not guess ----------
+    @property
+    def board_size(self):
+        """The side N of the N x N board the game is played on (GTP's ``boardsize``, SGF's
+        ``SZ``), None for a game without a square board (Calculation, Connect Four). A game
+        whose board side is a rule parameter names it ``size``; a fixed board declares its side
+        (LOA: ``board_size = 8``)."""
+        size = self.params.get("size")
+        return None if size is None else int(size)
+
+    @property
+    def komi(self):
+        """The points White gets on top of its score (GTP's ``komi``, SGF's ``KM``), as the rule
+        parameter ``komi`` holds it; None for a game without komi."""
+        return self.params.get("komi")
+
+    @cached_property
+    def pass_action(self):
+        """The action that passes the turn, None for a game without one (Gomoku). When passing is
+        legal is the rules' business (Go: always; Othello and LOA: only when blocked). It is the
+        action the notation reads as ``pass``, GTP's word, which every notation here with a pass uses."""
+        try:
+            return int(self.spec.notation.parse_move(self, self.initial_state(seed=0), "pass"))
+        except ArbiterError:
+            return None
 
     def sample_hidden(self, state, rng=None) -> np.ndarray:
         """A copy of ``state`` with everything the mover cannot see re-drawn at random.

@@ -302,3 +302,17 @@ def test_a_negative_or_odd_seed_is_a_parameter_error(no_games, call):
 def test_a_tournament_refuses_an_agent_that_cannot_play_before_any_game(no_games):
     with pytest.raises(agents.AgentError, match="no shipped weights for go"):
         tournaments.round_robin(["random", "alphazero"], game="go", workers=0, progress=False)
+
+
+@pytest.mark.parametrize("text", ["-" * 100_000 + "1", "(" * 5_000 + "1" + ")" * 5_000, "9" * 5_000])
+def test_a_huge_value_is_a_typed_error_named_by_its_ends(text):
+    """A value no parameter needs is refused by the checks, never by the parser running out of
+    memory or recursion (ast.literal_eval of 100,000 minus signs raised MemoryError)."""
+    with pytest.raises(envs.ParameterError, match=r"\.\.\..*characters"):
+        envs.make_game("go", komi=envs.core.literal(text))
+    with pytest.raises(agents.AgentError, match=r"simulations=.*\.\.\..*characters"):
+        agents.make("mcts:simulations=" + text)
+
+
+def test_a_huge_parameter_on_the_command_line(capsys, no_games):
+    refused(capsys, [*TOURNAMENT, "-p", "size=" + "-" * 100_000 + "1"], "size=", "characters")

@@ -21,7 +21,6 @@ traceback, and never a run whose results cannot be written once it is over.
 from __future__ import annotations
 
 import argparse
-import ast
 import math
 import shlex
 import sys
@@ -67,10 +66,7 @@ def _game_params(pairs) -> dict:
         key, eq, value = item.partition("=")
         if not eq:
             raise envs.ParameterError(f"-p {item}: expected key=value, e.g. -p size=9")
-        try:
-            params[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            params[key.strip()] = value.strip()
+        params[key.strip()] = envs.core.literal(value.strip())
     return params
 
 
