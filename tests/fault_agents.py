@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -76,6 +77,42 @@ class WarmHang(_Lowest):
 
     def warm_up(self, game) -> None:
         time.sleep(1000)
+
+
+@_register("forker")
+class Forker(_Lowest):
+    """Starts two children on its first move, each meant to sleep ten minutes: one forked (it holds
+    a copy of every descriptor of the worker, its pipe to the referee included) and one ``sleep``
+    to which it passes every descriptor it has (a careless engine launch). Each child's pid is a
+    file in the directory ``pids``, for a test to check that none outlives the tournament."""
+
+    def __init__(self, pids="", seed=None):
+        super().__init__(seed=seed)
+        self.pids = pids
+        self.started = False
+
+    def _note(self, pid) -> None:
+        if self.pids:
+            open(os.path.join(self.pids, str(pid)), "w").close()
+
+    def _act(self, game, state) -> int:
+        if not self.started:
+            self.started = True
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child only sleeps
+                time.sleep(600)
+                os._exit(0)
+            self._note(pid)
+            fds = []
+            for name in os.listdir("/proc/self/fd"):
+                try:
+                    os.fstat(int(name))
+                except OSError:  # the listing's own descriptor, closed by now
+                    continue
+                if int(name) > 2:
+                    fds.append(int(name))
+            self._note(subprocess.Popen(["sleep", "600"], pass_fds=fds).pid)
+        return super()._act(game, state)
 
 
 if __name__ == "__main__":

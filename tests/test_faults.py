@@ -113,6 +113,29 @@ def test_no_worker_outlives_a_killed_parent(tmp_path, sig, pdeathsig):
         proc.communicate()
 
 
+def test_no_process_an_agent_started_outlives_a_killed_parent(tmp_path):
+    """The tournament is SIGKILLed while the forker's children (a fork and a ``sleep``) run: the
+    keeper of each worker's group ends them once their worker is gone (the worker itself dies at
+    once of its parent-death signal, before it could do anything)."""
+    db, pids = str(tmp_path / "j.db"), tmp_path / "pids"
+    pids.mkdir()
+    proc = cli(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "2",
+                "--agents", f"forker:pids={pids}", "slow:delay=0.05", "slow:delay=0.04", "--journal", db])
+    try:
+        wait_for(lambda: journaled(db) >= 1 and len(started_by_forker(pids)) >= 2, 60, "the forker's children")
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        started = started_by_forker(pids)
+        wait_for(lambda: not any(alive(pid) for pid in started), 10, "the agent's children to end")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in started_by_forker(pids):  # on failure: leave nothing running (they hold the pipes)
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        proc.communicate()
+
+
 def test_workers_hold_no_copy_of_the_parents_pipe_ends():
     """A pipe end kept open by another worker would hide its owner's death (no EOF ever)."""
     ctx = tournaments.play.Context("gomoku", {"size": 7}, ("greedy", "random"), ("greedy", "random"))
@@ -188,6 +211,52 @@ def test_an_agent_that_kills_its_own_process_forfeits_with_the_cause(spec, detai
         assert g["result"] == ("0-1" if g["black"] == spec else "1-0")
         # with a clock the first move of the process is the unclocked warm-up move
         assert ("warm-up" in g["detail"]) == (move_time is not None)
+        if spec == "segfault":  # the worker's last words: faulthandler's error and the crashing frame
+            assert re.search(r"SIGSEGV: Fatal Python error: Segmentation fault, at .*fault_agents\.py:\d+ in _act",
+                             g["detail"]), g["detail"]
+
+
+def test_a_crashing_worker_prints_no_crash_dump_on_the_console(tmp_path):
+    """faulthandler on (as under pytest, or ``python -X faulthandler``): the dump of a worker
+    that segfaults goes to the game's record, not to the terminal of the person watching."""
+    jsonl = tmp_path / "games.jsonl"
+    run = subprocess.run([sys.executable, "-X", "faulthandler", os.path.join(HERE, "fault_agents.py"), "tournament",
+                          "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "2",
+                          "--agents", "segfault", "slow:delay=0", "--jsonl", str(jsonl)],
+                         env=ENV, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "Fatal Python error" not in run.stderr  # no dump; the standings' footnote may quote its first line
+    assert "Current thread" not in run.stderr + run.stdout and "Extension modules" not in run.stderr + run.stdout
+    details = [json.loads(line)["detail"] for line in jsonl.read_text().splitlines()]
+    assert len(details) == 2 and all("Segmentation fault, at " in d for d in details)
+
+
+# -- 2b. what an agent starts ends with its worker -----------------------------------------------
+def started_by_forker(directory) -> list[int]:
+    return [int(name) for name in os.listdir(directory)]
+
+
+def test_no_process_an_agent_starts_outlives_the_tournament(tmp_path):
+    r = tournaments.round_robin([f"forker:pids={tmp_path}", "slow:delay=0", "greedy"], workers=2, progress=False,
+                                **GAME)
+    assert [g["reason"] for g in r.games] == ["normal"] * 6
+    started = started_by_forker(tmp_path)
+    assert len(started) == 8  # a forked child and a `sleep` in each of its four games
+    wait_for(lambda: not any(alive(pid) for pid in started), 10, "the agent's children to end")
+
+
+def test_a_crash_is_a_crash_while_the_other_agents_child_holds_the_pipe(tmp_path):
+    """The forker's ``sleep`` holds the worker's pipe to the referee, so the pipe does not close
+    when the segfault agent kills the worker: the death is seen from the process and recorded as
+    the crash it is, at once, not as a timeout after setup_time."""
+    r = tournaments.round_robin([f"forker:pids={tmp_path}", "segfault"], workers=1, move_time=5.0, setup_time=60,
+                                progress=False, **GAME)
+    assert [g["reason"] for g in r.games] == ["forfeit-crash"] * 2
+    assert all("signal SIGSEGV: Fatal Python error: Segmentation fault" in g["detail"] for g in r.games)
+    assert all(g["result"] == ("0-1" if g["black"] == "segfault" else "1-0") for g in r.games)
+    started = started_by_forker(tmp_path)
+    assert started  # the forker moved (its warm-up move) before the crash
+    wait_for(lambda: not any(alive(pid) for pid in started), 10, "the agent's children to end")
 
 
 # -- 3. warm-up is clocked -----------------------------------------------------------------------
@@ -218,6 +287,23 @@ def test_a_hung_warm_up_move_loses_on_time_within_setup_time():
     assert time.monotonic() - t < 30
     assert [g["reason"] for g in r.games] == ["forfeit-timeout"] * 2
     assert all("warm-up move" in g["detail"] and g["plies"] == 0 for g in r.games)
+
+
+def test_an_agent_that_times_out_at_setup_is_ruled_out_for_the_rest_of_the_run():
+    """It hangs on its warm-up move: the first game that waits for it times out after setup_time,
+    and every other game of it is forfeited at once with the reason, not after setup_time each."""
+    r = tournaments.round_robin([HangsOnEveryMove(), "slow:delay=0", "greedy", "random"], workers=2, move_time=1.0,
+                                setup_time=2.0, progress=False, **GAME)
+    theirs = [g for g in r.games if "hangs" in (g["black"], g["white"])]
+    assert len(r.games) == 12 and len(theirs) == 6
+    assert all(g["reason"] == "forfeit-timeout" and g["plies"] == 0 for g in theirs)
+    assert all(g["result"] == ("0-1" if g["black"] == "hangs" else "1-0") for g in theirs)
+    waited = [g for g in theirs if g["detail"].startswith("warm-up move: no answer within setup_time=2.0s")]
+    assert len(waited) == 1 and "ruled out for the rest of the run" in waited[0]["detail"]
+    ruled = [g for g in theirs if g not in waited]
+    assert all(g["detail"] == f"ruled out: setup timed out after 2 s (warm-up move, game {waited[0]['index']})"
+               for g in ruled)
+    assert all(g["reason"] == "normal" for g in r.games if g not in theirs)
 
 
 def test_setup_time_must_be_positive():

@@ -15,27 +15,40 @@ sending a heartbeat before every move. Its promise is *no crash, no orphan, no l
 
 * A game whose current step outlives its deadline (a hung agent) has its process killed and is
   recorded as a forfeit-timeout of the agent to move. Building an agent and its unclocked warm-up
-  move are bounded by ``setup_time`` (60 s by default); a hung warm-up forfeits on time with a
-  detail that says so.
+  move are bounded by ``setup_time`` (60 s by default). An agent that once fails to get ready in
+  time is *ruled out*: its other games that have not begun to play are forfeited on time at once
+  (detail ``ruled out: setup timed out after 60 s (...)``), so a hung agent costs the run one
+  ``setup_time``, not one per game.
 * A worker that dies of its own during an agent's step (segfault, abort, ``os._exit``, an
   exception escaping the referee) forfeits that agent with forfeit-crash and the real cause in the
-  detail (``exit code 3``, ``signal SIGSEGV``). A worker *killed from outside* (SIGKILL, SIGTERM,
-  SIGINT, SIGHUP: the OOM killer, an operator) is no agent's fault: its game is played again from
-  the start, at most ``retries`` times, then ``ExecutorError`` names the game. The rule cannot
-  tell an agent that sends itself SIGKILL from the OOM killer; such an agent is replayed until the
+  detail (``exit code 3``, ``signal SIGSEGV``), followed by what the worker last wrote on stderr
+  (a worker's stderr goes to a file, not the console; ``faulthandler`` writes there, so a
+  segfault reads ``Fatal Python error: Segmentation fault, at agent.py:51 in _act``). A death is
+  noticed from the process itself, not only from its pipe, so it is a crash even while a child
+  of the agent holds the pipe open. A worker *killed from outside* (SIGKILL, SIGTERM, SIGINT,
+  SIGHUP: the OOM killer, an operator) is no agent's fault: its game is played again from the
+  start, at most ``retries`` times, then ``ExecutorError`` names the game. The rule cannot tell
+  an agent that sends itself SIGKILL from the OOM killer; such an agent is replayed until the
   retry limit stops the tournament, which is the safe side of the ambiguity. Either way the worker
   is replaced and only finished games are yielded, so a replayed game is journaled once.
+* Every worker leads its own session and process group, and whenever a worker ends its whole
+  group is killed with it: processes an agent started (``os.fork``, ``subprocess``) do not outlive
+  it. The parent kills the group when it ends a worker (a hung game, a death, the end of the
+  tournament); a *keeper*, a small process each worker forks first, kills it when the worker dies
+  in a way the parent never sees (the tournament process SIGKILLed). Only a process that leaves
+  the group on purpose (``setsid``) escapes.
 * Workers die with the tournament process, whatever kills it: on Linux they ask the kernel for
   SIGKILL when their parent dies (``prctl(PR_SET_PDEATHSIG)``), and everywhere a watchdog thread
-  exits when the parent process changes. A worker closes the inherited copies of the other
-  workers' pipe ends, so a pipe really closes when its owner dies.
+  kills the worker's group when the parent process changes. A worker closes the inherited copies
+  of the other workers' pipe ends, so a pipe really closes when its owner dies.
 * Workers ignore SIGINT: Ctrl-C reaches the parent only, which kills busy workers in ``close``
   and lets ``KeyboardInterrupt`` through (the CLI turns it into a resume hint).
 
 ``start`` first warms up every agent (``agent.warm_up(game)``: numba compiles the agent's code
 into its disk cache, where each worker loads it instead of compiling it again) in one helper
 process, each agent within ``setup_time``; an agent whose warm-up hangs has its helper killed and
-loses every game on time without playing it (``warm_up_report`` tells what each agent took).
+is ruled out: it loses every game on time without playing it (``warm_up_report`` tells what each
+agent took, ``ruled_out`` why an agent was ruled out).
 
 ``InlineExecutor`` plays in the calling process (debugging, profilers): a move that never returns
 cannot be interrupted there.
@@ -45,13 +58,19 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import faulthandler
+import fcntl
 import multiprocessing as mp
 import os
+import re
 import signal
+import sys
+import tempfile
 import threading
 import time
 import traceback
 from collections import deque
+from multiprocessing import reduction
 from multiprocessing.connection import wait
 
 from .play import CRASH, TIMEOUT, Context, build_agent, forfeit_record, play_job
@@ -62,6 +81,9 @@ OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, sign
 PR_SET_PDEATHSIG = 1
 WATCHDOG_PERIOD = 0.5
 STARTUP_TIME = 120.0  # seconds for a helper process to start and build the game (Arbiter's own code)
+DEATH_POLL = 0.25     # seconds between checks that busy workers live (their pipe may hide a death)
+STDERR_TAIL = 16384   # bytes of a dead worker's stderr read for its forfeit detail
+SETUP_STEPS = {"build": "building the agent", "warm": "warm-up move"}
 
 
 class ExecutorError(RuntimeError):
@@ -93,6 +115,79 @@ def killed_from_outside(exitcode) -> bool:
     return exitcode is not None and exitcode < 0 and -exitcode in OUTSIDE_SIGNALS
 
 
+def ruled_out_record(ctx: Context, ruled_out: dict, job):
+    """The record of ``job`` lost on time by a player in ``ruled_out`` (player index -> reason;
+    Black first when both are), or None when neither is."""
+    for seat, player in enumerate((job.black, job.white)):
+        if player in ruled_out:
+            return forfeit_record(ctx, job, seat, TIMEOUT, ruled_out[player])
+    return None
+
+
+def stderr_summary(text: str) -> str:
+    """One line from what a dead process wrote on stderr, for a forfeit's detail: a
+    ``faulthandler`` dump becomes its error and the innermost frame of the crashing thread
+    (``Fatal Python error: Segmentation fault, at agent.py:51 in _act``); anything else, its
+    last non-empty line. Empty when nothing was written."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    fatal = [i for i, line in enumerate(lines) if line.startswith("Fatal Python error:")]
+    if fatal:
+        first = fatal[-1]
+        where = ""
+        for i in range(first + 1, len(lines)):
+            if lines[i].startswith("Current thread"):
+                frame = re.match(r'File "(.*)", line (\d+) in (.*)', lines[i + 1] if i + 1 < len(lines) else "")
+                if frame:
+                    where = f", at {frame[1]}:{frame[2]} in {frame[3]}"
+                break
+        return lines[first] + where
+    if not lines:
+        return ""
+    last = lines[-1]
+    return "its stderr ends: " + (last if len(last) <= 300 else "..." + last[-297:])
+
+
+class _Fd:
+    """A file descriptor handed to a child process: a forked child inherits it as it is, a
+    spawned (or forkserver) one gets a duplicate, as multiprocessing passes its own pipes."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def __reduce__(self):
+        return _rebuild_fd, (reduction.DupFd(self.fd),)
+
+
+def _rebuild_fd(dup) -> _Fd:
+    return _Fd(dup.detach())
+
+
+class _Stderr:
+    """The file a worker's stderr goes to (the parent's end): kept per process, emptied per game,
+    read back when the process dies. Writes append (O_APPEND on the shared file description), so
+    emptying it in the parent restarts the child's writes at the top."""
+
+    def __init__(self):
+        self.file = tempfile.TemporaryFile()
+        fd = self.file.fileno()
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+
+    def child_end(self) -> _Fd:
+        return _Fd(self.file.fileno())
+
+    def clear(self) -> None:
+        os.ftruncate(self.file.fileno(), 0)
+
+    def summary(self) -> str:
+        fd = self.file.fileno()
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, STDERR_TAIL, max(0, size - STDERR_TAIL))
+        return stderr_summary(data.decode(errors="replace"))
+
+    def close(self) -> None:
+        self.file.close()
+
+
 class InlineExecutor:
     """Plays every game in the calling process, one after another."""
 
@@ -110,44 +205,89 @@ class InlineExecutor:
 
 
 # -- the worker side -------------------------------------------------------------------------------
-def _die_with_parent(inherited=(), parent=None) -> None:
-    """Make this child process end when its parent does, and ignore Ctrl-C (the parent handles it).
-
-    The kernel's parent-death signal covers SIGKILL of the parent on Linux; the watchdog thread
-    (the parent pid changes when the parent dies and the child is re-parented) covers the rest.
-    ``inherited`` are Connection objects a forked child got copies of (the parent's ends of this
-    and the other workers' pipes): they are closed so that only their owner keeps them open.
-    ``parent`` is the pid the parent had when it started this child (None where the child's
-    parent is a fork server): a different parent pid means the parent already died.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for conn in inherited:
-        try:
-            conn.close()
-        except OSError:
-            pass
-    if parent is None:
-        parent = os.getppid()
+def _arm_parent_death_signal() -> None:
+    """Ask the kernel (Linux) to SIGKILL this process when its parent dies."""
     libc_name = ctypes.util.find_library("c")
-    if libc_name and os.uname().sysname == "Linux":
+    if PR_SET_PDEATHSIG and libc_name and os.uname().sysname == "Linux":
         try:
             ctypes.CDLL(libc_name, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         except (OSError, AttributeError):
             pass
+
+
+def _keep_group(worker: int) -> None:
+    """The keeper of a worker's process group (a forked child of the worker, in its group): once
+    the worker is gone, however it died, kill the group, the agent's children and itself included.
+    It holds no descriptor of the worker's (a pipe kept open would hide the worker's death) and
+    polls its parent pid, as the watchdog does: no signal to miss, nothing Linux-only."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
+        while os.getppid() == worker:
+            time.sleep(WATCHDOG_PERIOD)
+        os.killpg(0, signal.SIGKILL)
+    finally:
+        os._exit(0)
+
+
+def _end_group_and_exit() -> None:
+    """Kill this worker's process group (the agent's children with it), or just exit."""
+    if os.getpgid(0) == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os._exit(1)
+
+
+def _become_worker(stderr: _Fd, inherited=(), parent=None) -> None:
+    """Set a child process up as a worker: its own session and process group with its keeper
+    (``_keep_group``), stderr into the parent's file (with ``faulthandler`` writing there), death
+    with its parent, and no Ctrl-C (the parent handles it).
+
+    The kernel's parent-death signal covers SIGKILL of the parent on Linux; the watchdog thread
+    (the parent pid changes when the parent dies and the child is re-parented) covers the rest and
+    takes the worker's process group with it. ``inherited`` are objects with ``close`` a forked child got
+    copies of (the parent's ends of this and the other workers' pipes, their stderr files): they
+    are closed so that only their owner keeps them open. ``parent`` is the pid the parent had when
+    it started this child (None where the child's parent is a fork server): a different parent pid
+    means the parent already died.
+    """
+    try:
+        os.setsid()
+    except OSError:  # already a group leader: cannot happen to a new child, but do no harm
+        pass
+    else:
+        worker = os.getpid()
+        if os.fork() == 0:  # before any thread starts: the keeper is a plain copy of this process
+            _keep_group(worker)
+    os.dup2(stderr.fd, 2)
+    os.close(stderr.fd)
+    sys.stderr = open(2, "w", buffering=1, errors="backslashreplace", closefd=False)
+    faulthandler.enable(sys.stderr)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for obj in inherited:
+        try:
+            obj.close()
+        except OSError:
+            pass
+    if parent is None:
+        parent = os.getppid()
+    _arm_parent_death_signal()
     if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(1)
+        _end_group_and_exit()
 
     def watch():
         while True:
             time.sleep(WATCHDOG_PERIOD)
             if os.getppid() != parent:
-                os._exit(1)
+                _end_group_and_exit()
 
     threading.Thread(target=watch, name="arbiter-parent-watchdog", daemon=True).start()
 
 
-def _worker_main(conn, ctx: Context, inherited=(), parent=None) -> None:
-    _die_with_parent(inherited, parent)
+def _worker_main(conn, ctx: Context, stderr: _Fd, inherited=(), parent=None) -> None:
+    _become_worker(stderr, inherited, parent)
     game = ctx.make_game()
     warmed: set = set()
     while True:
@@ -165,11 +305,14 @@ def _worker_main(conn, ctx: Context, inherited=(), parent=None) -> None:
         conn.send(("done", record))
 
 
-def _warm_main(conn, ctx: Context, first: int, inherited=(), parent=None) -> None:
-    """Warm up agents ``first``, ``first + 1``, ... telling the parent before and after each."""
-    _die_with_parent(inherited, parent)
+def _warm_main(conn, ctx: Context, first: int, skip, stderr: _Fd, inherited=(), parent=None) -> None:
+    """Warm up agents ``first``, ``first + 1``, ... (not those in ``skip``), telling the parent
+    before and after each."""
+    _become_worker(stderr, inherited, parent)
     game = ctx.make_game()
     for i in range(first, len(ctx.agents)):
+        if i in skip:
+            continue
         conn.send(("warm", i))
         try:
             agent = build_agent(ctx.agents[i], 0)
@@ -182,44 +325,67 @@ def _warm_main(conn, ctx: Context, first: int, inherited=(), parent=None) -> Non
 
 
 def _process(mpctx, target, args, others=()):
-    """Start ``target(child_end, *args, inherited, parent_pid)`` in a new process; return
-    (process, our end of its pipe)."""
+    """Start ``target(child_end, *args, stderr, inherited, parent_pid)`` in a new process; return
+    (process, our end of its pipe, its ``_Stderr``)."""
     parent, child = mpctx.Pipe()
-    # a forked child gets copies of every open pipe end; it closes the parent-side ones
+    stderr = _Stderr()
+    # a forked child gets copies of every open pipe end and stderr file; it closes the parent's
     method = mpctx.get_start_method()
     inherited = [parent, *others] if method == "fork" else []
     pid = os.getpid() if method in ("fork", "spawn") else None
-    proc = mpctx.Process(target=target, args=(child, *args, inherited, pid), daemon=True)
+    proc = mpctx.Process(target=target, args=(child, *args, stderr.child_end(), inherited, pid), daemon=True)
     proc.start()
     child.close()
-    return proc, parent
+    return proc, parent, stderr
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group a worker leads (the worker and the processes its agent started).
+    Also safe once the worker is reaped: the group id stays taken while any member lives."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:  # no such group (left already, or never made): nothing to end
+        pass
+
+
+def _end(proc):
+    """Kill a worker with its process group and reap it; its exit code."""
+    _kill_group(proc.pid)
+    proc.kill()  # in case it had not made its own group yet
+    proc.join()
+    return proc.exitcode
 
 
 def _reap(proc, timeout=5.0):
-    """Wait for a process whose pipe closed to end (killing it if it lingers); its exit code."""
-    proc.join(timeout)
-    if proc.exitcode is None:
-        proc.kill()
-        proc.join()
-    return proc.exitcode
+    """Wait for a process whose pipe closed to end (killing it if it lingers), end its process
+    group, and return its exit code. The process is polled, not waited on through its sentinel:
+    a child the agent forked holds a copy of the sentinel's pipe."""
+    deadline = time.monotonic() + timeout
+    while proc.exitcode is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return _end(proc)
 
 
 class _Slot:
     """One worker process and the game it is playing."""
 
     def __init__(self, mpctx, ctx, others=()):
-        self.proc, self.conn = _process(mpctx, _worker_main, (ctx,), others)
+        self.proc, self.conn, self.stderr = _process(mpctx, _worker_main, (ctx,), others)
         self.job = None
 
-    def assign(self, job, setup_time):
+    def assign(self, job, deadline):
         self.job, self.seat, self.step, self.moves, self.actions = job, None, "start", [], []
-        self.deadline = time.monotonic() + setup_time
+        self.deadline = deadline
+        self.stderr.clear()
         self.conn.send(job)
 
     def kill(self):
-        self.proc.kill()
-        self.proc.join()
+        _end(self.proc)
+        self.release()
+
+    def release(self):
         self.conn.close()
+        self.stderr.close()
 
 
 class ProcessExecutor:
@@ -234,21 +400,26 @@ class ProcessExecutor:
         self.slots: list[_Slot] = []
         self.replays: dict[int, int] = {}        # game index -> times replayed after an outside kill
         self.warm_up_report: dict[str, str] = {}  # agent name -> what its warm-up took / did
-        self.hung: set[int] = set()              # players whose warm-up hung: they lose on time
+        self.ruled_out: dict[int, str] = {}      # player -> why it loses its games without playing
 
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
         self.limit = hard_limit(ctx)
         self.warm_up(ctx)
 
+    def _others(self):
+        return [obj for s in self.slots for obj in (s.conn, s.stderr)]
+
     def warm_up(self, ctx: Context) -> None:
         """Compile every agent's code for the game once, before any worker starts, each agent
         within ``ctx.setup_time``, in a helper process so that a hung warm-up can be killed.
-        An agent that fails here is left to fail in its games, as a forfeit; one that hangs loses
-        its games on time (see ``run``)."""
+        An agent that fails here is left to fail in its games, as a forfeit; one that hangs is
+        ruled out and loses its games on time (see ``run``); players already in ``ruled_out``
+        are not warmed."""
         first, tries = 0, 0
         while first < len(ctx.agents):
-            proc, conn = _process(self.mpctx, _warm_main, (ctx, first), [s.conn for s in self.slots])
+            proc, conn, stderr = _process(self.mpctx, _warm_main, (ctx, first, frozenset(self.ruled_out)),
+                                          self._others())
             current, since = None, time.monotonic()
             try:
                 while True:
@@ -256,11 +427,10 @@ class ProcessExecutor:
                     # code only (starting, building the game), which gets a generous bound
                     bound = ctx.setup_time if current is not None else max(ctx.setup_time, STARTUP_TIME)
                     if not conn.poll(max(0.0, bound - (time.monotonic() - since))):
-                        proc.kill()
-                        proc.join()
+                        _end(proc)
                         if current is None:
                             raise ExecutorError(f"the warm-up process did not answer within {bound}s")
-                        self.hung.add(current)
+                        self.ruled_out[current] = f"ruled out: setup timed out after {ctx.setup_time:g} s (its warm-up)"
                         self.warm_up_report[ctx.names[current]] = (
                             f"hung: no warm-up within setup_time={ctx.setup_time}s (killed)")
                         first = current + 1
@@ -279,7 +449,9 @@ class ProcessExecutor:
                             tries += 1
                             first = current
                             break
-                        self.warm_up_report[ctx.names[current]] = f"warm-up process died ({describe_exit(code)})"
+                        said = stderr.summary()
+                        self.warm_up_report[ctx.names[current]] = (
+                            f"warm-up process died ({describe_exit(code)}" + (f": {said})" if said else ")"))
                         first = current + 1
                         break
                     now = time.monotonic()
@@ -292,11 +464,10 @@ class ProcessExecutor:
                         proc.join()
                         first = len(ctx.agents)
                         break
-            finally:  # also on Ctrl-C: no helper outlives the warm-up
+            finally:  # also on Ctrl-C: no helper (nor anything it started) outlives the warm-up
                 conn.close()
-                if proc.is_alive():
-                    proc.kill()
-                proc.join()
+                _end(proc)
+                stderr.close()
 
     def run(self, jobs):
         pending = deque(jobs)
@@ -304,56 +475,87 @@ class ProcessExecutor:
         while pending or busy:
             while pending and len(busy) < self.workers:
                 job = pending.popleft()
-                if (lost := self._hung_player_loses(job)) is not None:
+                if (lost := ruled_out_record(self.ctx, self.ruled_out, job)) is not None:
                     yield lost
                     continue
-                idle = [s for s in self.slots if s not in busy.values()]
-                slot = idle[0] if idle else self._spawn()
-                try:
-                    slot.assign(job, self.ctx.setup_time)
+                slot = self._idle_slot(busy)
+                try:  # until the worker reports a step, only Arbiter's code runs in it
+                    slot.assign(job, time.monotonic() + max(self.ctx.setup_time, STARTUP_TIME))
                 except OSError:  # an idle worker was killed: replace it, not a replay
-                    _reap(slot.proc)
-                    slot.conn.close()
-                    self.slots.remove(slot)
+                    self._discard(slot)
                     pending.appendleft(job)
                     continue
                 busy[slot.conn] = slot
             if not busy:
                 continue
             first = min(s.deadline for s in busy.values())
-            timeout = None if first == float("inf") else max(0.0, first - time.monotonic())
+            timeout = min(DEATH_POLL, max(0.0, first - time.monotonic()))
             for conn in wait(list(busy), timeout=timeout):
                 slot = busy[conn]
                 record = self._receive(slot)
                 if record is not None:
                     del busy[conn]
-                    if record == "replay":
-                        pending.appendleft(slot.job)
-                    else:
-                        yield record
+                    yield from self._finished(slot, record, pending)
+            # a worker can die with its pipe still open (a child of its agent holds a copy): its
+            # death is a crash all the same, noticed here, before its deadline can call it a hang
+            for conn, slot in list(busy.items()):
+                if slot.proc.exitcode is not None:
+                    del busy[conn]
+                    yield from self._finished(slot, self._gone(slot), pending)
             now = time.monotonic()
             for conn, slot in list(busy.items()):
-                if now > slot.deadline:
+                if conn in busy and now > slot.deadline:  # (a rule-out may have ended it already)
                     del busy[conn]
+                    setup = slot.step in SETUP_STEPS
                     yield self._forfeit(slot, TIMEOUT, self._timeout_detail(slot))
+                    if setup:
+                        yield from self._rule_out(slot, busy)
 
-    def _hung_player_loses(self, job):
-        """The record of ``job`` lost on time by a player whose warm-up hung, or None."""
-        for seat, player in enumerate((job.black, job.white)):
-            if player in self.hung:
-                return forfeit_record(self.ctx, job, seat, TIMEOUT,
-                                      f"warm-up did not finish within setup_time={self.ctx.setup_time}s")
-        return None
+    def _idle_slot(self, busy) -> _Slot:
+        """A live idle worker (dead idle ones are replaced), or a new one."""
+        working = set(busy.values())
+        for slot in list(self.slots):
+            if slot not in working:
+                if slot.proc.exitcode is None:
+                    return slot
+                self._discard(slot)
+        return self._spawn()
+
+    def _discard(self, slot) -> None:
+        _end(slot.proc)
+        slot.release()
+        self.slots.remove(slot)
+
+    def _finished(self, slot, record, pending):
+        """Yield the record a slot's game ended with (nothing for a replay, which is queued)."""
+        if record == "replay":
+            pending.appendleft(slot.job)
+        else:
+            yield record
+
+    def _rule_out(self, slot, busy):
+        """The agent to move in ``slot`` did not get ready within setup_time: rule it out, and
+        forfeit at once its games that other workers are still setting up."""
+        player = (slot.job.black, slot.job.white)[slot.seat]
+        what = SETUP_STEPS[slot.step]
+        self.ruled_out[player] = (f"ruled out: setup timed out after {self.ctx.setup_time:g} s "
+                                  f"({what}, game {slot.job.index})")
+        for conn, other in list(busy.items()):
+            seats = (other.job.black, other.job.white)
+            if other.step != "move" and player in seats:
+                del busy[conn]
+                other.kill()
+                self.slots.remove(other)
+                yield forfeit_record(self.ctx, other.job, seats.index(player), TIMEOUT, self.ruled_out[player])
 
     def _timeout_detail(self, slot) -> str:
-        if slot.step == "warm":
-            return f"warm-up move: no answer within setup_time={self.ctx.setup_time}s; process killed"
-        if slot.step == "build":
-            return f"building the agent: no answer within setup_time={self.ctx.setup_time}s; process killed"
+        if slot.step in SETUP_STEPS:
+            return (f"{SETUP_STEPS[slot.step]}: no answer within setup_time={self.ctx.setup_time}s; process "
+                    "killed; ruled out for the rest of the run")
         return "no answer within the time limit; process killed"
 
     def _spawn(self) -> _Slot:
-        slot = _Slot(self.mpctx, self.ctx, [s.conn for s in self.slots])
+        slot = _Slot(self.mpctx, self.ctx, self._others())
         self.slots.append(slot)
         return slot
 
@@ -383,11 +585,26 @@ class ProcessExecutor:
             slot.deadline = time.monotonic() + self.ctx.setup_time
         return None
 
+    def _gone(self, slot):
+        """The worker of ``slot`` has exited but its pipe may still be open: take in what it sent
+        before it died (its last heartbeats, even its result), then handle its death."""
+        while True:
+            try:
+                if not slot.conn.poll(0):
+                    break
+            except OSError:
+                break
+            record = self._receive(slot)
+            if record is not None:
+                return record
+        return self._died(slot)
+
     def _died(self, slot):
         """The worker of ``slot`` is gone: replay its game if it was killed from outside, else
-        forfeit the agent whose step it was."""
+        forfeit the agent whose step it was, with the cause and the worker's last words."""
         code = _reap(slot.proc)
-        slot.conn.close()
+        said = slot.stderr.summary()
+        slot.release()
         self.slots.remove(slot)
         job = slot.job
         if killed_from_outside(code):
@@ -398,10 +615,11 @@ class ProcessExecutor:
                     f"{self.ctx.names[job.white]}): its worker was killed from outside {n} times "
                     f"(last: {describe_exit(code)}); giving up after {self.retries} replays")
             return "replay"
+        cause = describe_exit(code) + (f": {said}" if said else "")
         if slot.seat is None:
-            raise ExecutorError(f"worker for game {job.index} failed before the game started ({describe_exit(code)})")
+            raise ExecutorError(f"worker for game {job.index} failed before the game started ({cause})")
         what = {"build": "building the agent: ", "warm": "warm-up move: "}.get(slot.step, "")
-        return forfeit_record(self.ctx, job, slot.seat, CRASH, f"{what}worker process died ({describe_exit(code)})",
+        return forfeit_record(self.ctx, job, slot.seat, CRASH, f"{what}worker process died ({cause})",
                               slot.moves, slot.actions)
 
     def _forfeit(self, slot, reason, detail):
@@ -413,20 +631,21 @@ class ProcessExecutor:
         return forfeit_record(self.ctx, job, seat, reason, detail, moves, actions)
 
     def close(self) -> None:
-        """End every worker: idle ones are asked to exit, busy ones (``close`` during a game means
-        an error or Ctrl-C in the caller) are killed at once."""
+        """End every worker with its process group: idle ones are asked to exit, busy ones
+        (``close`` during a game means an error or Ctrl-C in the caller) are killed at once."""
         for slot in self.slots:
             if slot.job is not None:
+                _kill_group(slot.proc.pid)
                 slot.proc.kill()
                 continue
             try:
                 slot.conn.send(None)
             except OSError:
                 pass
+        deadline = time.monotonic() + 5
         for slot in self.slots:
-            slot.proc.join(timeout=5)
-            if slot.proc.is_alive():
-                slot.proc.kill()
-                slot.proc.join()
-            slot.conn.close()
+            while slot.proc.exitcode is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            _end(slot.proc)
+            slot.release()
         self.slots = []
