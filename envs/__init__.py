@@ -2,9 +2,12 @@
 
     import envs
     game = envs.make_game("go", size=7, komi=9.5, rules="openspiel")
+
+``envs.__version__`` is the installed distribution's version, for every layer to read (the GTP
+server's ``version`` answers it).
 """
 
-from importlib import import_module
+from importlib import import_module, metadata
 
 from .core import (
     ArbiterError,
@@ -18,6 +21,11 @@ from .core import (
 from .registration import gym_ids, register_envs
 from .state import State
 from .registry import GameSpec, Param, names, register, spec, specs, unregister
+
+try:  # pyproject.toml's version, as the installed distribution records it: its one source
+    __version__ = metadata.version("arbiter-games")
+except metadata.PackageNotFoundError:  # a source tree that was never installed: no record to read
+    __version__ = "0+unknown"  # PEP 440, below every release
 
 # The built-in games: each folder declares its game as ``SPEC``; adding a game adds one name here.
 for _folder in ("loa", "othello", "gomoku", "go", "calculation"):
