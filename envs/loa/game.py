@@ -72,6 +72,7 @@ class LinesOfAction(Game):
         _kernel.BOTH_CONNECTED: "both_connected", _kernel.REPETITION: "repetition",
         _kernel.MAX_MOVES: "max_moves", _kernel.NO_MOVE: "no_move",
     }
+    board_size = 8  # always 8x8: GTP's boardsize, SGF's SZ (no size parameter to read it from)
 
     def _configure(self, params):
         codes = [options.index(params[key]) for key, options in CHOICES.items()]
