@@ -319,6 +319,7 @@ class AlphaBetaAgent(SearchAgent):
 
     summary = ("iterative-deepening alpha-beta: transposition table, move ordering, the game's "
                "evaluation; an exact endgame solver on Othello's clock")
+    time_option = "time"
 
     def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
                  endgame=None, seed=None):

@@ -78,6 +78,7 @@ class MCTSAgent(Agent):
 
     summary = ("UCT Monte-Carlo tree search with the game's playouts; RAVE, prior knowledge and "
                "pattern playouts on Go; chance nodes in the patience")
+    time_option = "seconds"
 
     def __init__(self, simulations=None, seconds=None, c=None, threshold=None,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
@@ -128,6 +129,16 @@ class MCTSAgent(Agent):
                 "playout": game.spec.default_playout if self.playout is None else self.playout,
                 "rave": rave,
                 "manage_time": bool(game.spec.time_profile) if self.manage_time is None else self.manage_time}
+
+    def clock_options(self, seconds):
+        """A clock's share caps ``seconds``, with time management off (the clock plans the game);
+        the default 1,000 simulations, meant for an MCTS given no time, give way to it, while a
+        count set on purpose caps it, as an engine's visit limit does (one set to exactly the
+        default cannot be told from it)."""
+        options = {**super().clock_options(seconds), "manage_time": False}
+        if self.seconds is None and self.simulations == DEFAULT_SIMULATIONS:
+            options["simulations"] = None
+        return options
 
     def reset(self) -> None:
         """A new game: forget the last search tree and the time banked."""
