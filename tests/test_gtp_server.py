@@ -371,6 +371,75 @@ def test_a_fault_inside_a_command_is_an_answer_and_resigning_is_a_move():
     assert replies[0] == (True, "resign") and status(replies[1][1]) == "to_move=x ply=0 passes=0 ko=-"
 
 
+def test_version_answers_the_installed_distributions_version():
+    from importlib.metadata import version
+
+    assert talk(agents.make("random", seed=0), ["version"]) == [(True, version("arbiter-games"))]
+
+
+@pytest.fixture
+def connect_four():
+    """Connect Four (``tests/connect_four``), a game from outside ``envs`` with no square board,
+    no komi and no pass, registered for one test."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    try:
+        import connect_four as package
+    finally:
+        sys.path.remove(os.path.join(ROOT, "tests"))
+    ours = package.SPEC.name not in envs.GAMES
+    if ours:
+        envs.register(package.SPEC)
+    yield envs.make_game(package.SPEC.name)
+    if ours:
+        envs.unregister(package.SPEC.name)
+
+
+def test_the_server_asks_the_game_what_it_supports(connect_four):
+    assert [(envs.make_game(name).board_size, envs.make_game(name).komi, envs.make_game(name).pass_action)
+            for name in ("go", "othello", "gomoku", "loa")] == [(9, 7.5, 81), (8, None, 64), (15, None, None),
+                                                                (8, None, 512)]
+    assert (connect_four.board_size, connect_four.komi, connect_four.pass_action) == (None, None, None)
+    replies = talk(agents.make("random", seed=0), [
+        "boardsize 7", "boardsize 6", "komi 6.5", "play b pass", "play b d", "genmove w", "final_score",
+        "final_status_list alive"], connect_four)
+    # 7 columns and 6 rows are no 7x7 board (the observation's last side once passed for one)
+    assert replies[:2] == [(False, "unacceptable size")] * 2
+    assert replies[2] == (True, "")  # no komi in this game: accepted and ignored, as GTP engines do
+    assert replies[3] == (False, "invalid color or coordinate")  # no pass in this game
+    assert replies[4] == (True, "") and replies[5][0] and replies[5][1] in "ABCDEFG"
+    assert replies[6] == (False, "cannot score")  # it cannot be ended by passes
+    assert replies[7] == (False, "final_status_list is not available for connect_four")
+
+
+class _Thinker(agents.Agent):
+    """An agent that declares ``think`` (seconds per move) its time option, and has an option
+    called ``seconds`` that is something else (the GTP server once set any option so named)."""
+
+    name = "thinker"
+    time_option = "think"
+
+    def __init__(self, think=0.0, seconds=9.0, seed=None):
+        super().__init__(seed=seed)
+        self.think, self.seconds = think, seconds
+
+    def _act(self, game, state):
+        self.seen = (self.think, self.seconds)
+        return int(game.legal_actions(state)[0])
+
+
+def test_a_clock_reaches_an_agent_through_its_declared_time_option():
+    agent = _Thinker()
+    talk(agent, ["time_settings 0 5 1", "genmove b"])
+    assert agent.seen == (pytest.approx(4.0), 9.0)  # the clock's share, less a fifth; seconds untouched
+    assert (agent.think, agent.seconds) == (0.0, 9.0)  # its own again after the move
+    agent = _Thinker(think=1.5)
+    talk(agent, ["time_settings 0 5 1", "genmove b", "genmove w"])
+    assert agent.seen == (1.5, 9.0)  # its own setting is lower: the clock never raises it
+    agent = _Thinker(think=1.5)
+    talk(agent, ["genmove b"])
+    assert agent.seen == (1.5, 9.0)  # no clock: as configured
+
+
 # -- GNU Go in both directions ---------------------------------------------------------------------
 def relay(black: GTPEngine, white: GTPEngine, size: int, komi: float, max_plies: int = 200):
     """A minimal GTP referee: set both engines up, ask the side to move for a move and tell the

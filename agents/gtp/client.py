@@ -1,0 +1,198 @@
+"""An external GTP engine as an Arbiter agent: Go through GNU Go, Othello through GRhino.
+
+    bot = agents.make("gtp", command=["/usr/games/gnugo", "--mode", "gtp", "--level", "1",
+                                      "--chinese-rules", "--capture-all-dead", "--positional-superko"])
+    bot = agents.make("gtp:command=/usr/games/gtp-rhino -l 1,move_time=5")
+    action = bot.act(game, state)
+
+GNU Go's defaults are Japanese-style: it passes with dead stones still on the board, which
+Tromp-Taylor area scoring then counts as alive; the three rule flags make it play to ours.
+
+A GTP engine keeps its own board, but an Arbiter state carries no move list, so the agent keeps
+the position it last showed the engine and, on each call, finds the moves that lead from there
+to the new state by trying every legal move (one or two plies deep: the opponent's reply, or a
+replied pass). A new game (the start position, or a different board size or komi) resets the
+engine with ``boardsize`` / ``clear_board`` / ``komi``, as the game declares them
+(``Game.board_size``, ``Game.komi``). Callers that know the whole move list (a tournament
+replaying a journal) can instead hand it over with ``set_history``. A position the agent cannot
+explain raises ``GTPSyncError`` instead of letting the boards drift apart.
+
+Moves are written in the game's own notation, which is GTP's for Go (``C3``, columns skip I)
+and GRhino's for Othello (``d3``, rows top to bottom); the agent plays the games whose spec says
+so (``GameSpec.gtp``). Every engine failure (it dies, answers garbage or an illegal move, or
+exceeds ``move_time``) raises a ``GTPEngineError`` (an ``AgentError``), so a tournament can
+forfeit the game instead of hanging. A resignation raises ``GTPResigned``, both a
+``GTPEngineError`` and an ``agents.Resign``: the game is the engine's loss by resignation, not a
+forfeit.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+
+import numpy as np
+
+from envs.core import ArbiterError
+
+from ..base import Agent, AgentError, check_option, register
+from .engine import GTPEngine, GTPEngineError, GTPResigned, GTPSyncError
+from .protocol import COLOURS
+
+
+@register("gtp")
+class GTPAgent(Agent):
+    """An external GTP engine as an Arbiter agent (see the module docstring).
+
+    ``command``: the engine's argv (a list, or one string split like a shell would);
+    ``move_time``: seconds the engine may take per move (any other command gets 10 s).
+    The engine's own randomness is its business: ``seed`` only labels the agent.
+    """
+
+    plays = "games whose spec says they speak GTP (Go, Othello)"
+    summary = "an external engine over the Go Text Protocol (GNU Go, GRhino); command= is its argv"
+
+    def applies_to(self, game) -> bool:
+        return game.spec.gtp
+
+    def __init__(self, command=None, move_time: float = 30.0, seed=None):
+        super().__init__(seed=seed)
+        if isinstance(command, str):
+            command = shlex.split(command)
+        if not command or not all(isinstance(part, str) for part in command):
+            raise AgentError(f"command={command!r}: expected the engine's argv, "
+                             "e.g. ['/usr/games/gnugo', '--mode', 'gtp']")
+        self.command = list(command)
+        self.move_time = check_option("move_time", move_time, float, 0.001)
+        self._engine: GTPEngine | None = None
+        self._setup = None          # (game name, params) the engine's board was set up for
+        self._known = None          # the state the engine's board shows
+
+    # Agents travel to worker processes by pickling; the engine process does not travel.
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d.update(_engine=None, _setup=None, _known=None)
+        return d
+
+    def _act(self, game, state) -> int:
+        start = time.perf_counter()
+        self._sync(game, state)
+        seat = game.current_player(state)
+        self._engine.ask(f"time_left {COLOURS[seat]} {self._clock_seconds()} 1")
+        reply = self._engine.send(f"genmove {COLOURS[seat]}", timeout=self.move_time).lower()
+        if reply == "resign":
+            raise GTPResigned(f"GTP engine {self.command[0]} resigned as {COLOURS[seat]}")
+        try:
+            action = game.str_to_action(state, reply)
+        except ArbiterError as exc:
+            self._forget()
+            raise GTPEngineError(f"GTP engine {self.command[0]} answered genmove with "
+                                 f"{reply!r}, not a legal {game.name} move: {exc}") from None
+        self._known = game.apply(state, action)
+        self.last_stats = {"seconds": time.perf_counter() - start}
+        return action
+
+    def _clock_seconds(self) -> int:
+        """``move_time`` as the whole seconds a GTP clock takes, rounded down, at least 1
+        (the engine gets slightly less than the deadline it is held to)."""
+        return max(1, int(self.move_time))
+
+    def set_history(self, game, actions) -> None:
+        """Show the engine the game from its start through ``actions`` (clearing its board)."""
+        self.check_game(game)
+        self._new_game(game)
+        state = game.initial_state()
+        for a in actions:
+            state = self._tell(game, state, int(a))
+        self._known = state
+
+    def reset(self) -> None:
+        """A new game is coming: the next call sets the engine up from scratch."""
+        self._known = None
+
+    def close(self) -> None:
+        """Stop the engine process (it is restarted on the next move)."""
+        if self._engine is not None:
+            self._engine.close()
+        self._engine = None
+        self._forget()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: nothing left to report to
+            pass
+
+    # -- keeping the engine's board equal to the state ---------------------------------------
+    def _sync(self, game, state) -> None:
+        if self._engine is None or not self._engine.alive:
+            self._engine = GTPEngine(self.command)
+            self._forget()
+        if self._setup == (game.name, dict(game.params)) and self._known is not None:
+            path = _path_between(game, self._known, state)
+            if path is not None:
+                for a in path:
+                    self._known = self._tell(game, self._known, a)
+                return
+        start = game.initial_state()
+        path = _path_between(game, start, state)
+        if path is None:
+            self._forget()
+            raise GTPSyncError(
+                f"gtp agent: cannot tell which moves led to this {game.name} position from the "
+                "one its engine knows (it must see every position where it moves, or be given "
+                "the moves with set_history)"
+            )
+        self._new_game(game)
+        self._known = start
+        for a in path:
+            self._known = self._tell(game, self._known, a)
+
+    def _new_game(self, game) -> None:
+        if self._engine is None or not self._engine.alive:
+            self._engine = GTPEngine(self.command)
+        self._forget()
+        self._engine.send(f"boardsize {game.board_size}")
+        self._engine.send("clear_board")
+        if game.komi is not None:
+            self._engine.send(f"komi {game.komi}")
+        # The engine plans its time for our clock: no main time, a byo-yomi period of move_time
+        # per move (whole seconds: GNU Go reads only integers). An engine without clocks may
+        # refuse; it is then held to move_time by the read deadline alone.
+        self._engine.ask(f"time_settings 0 {self._clock_seconds()} 1")
+        self._setup = (game.name, dict(game.params))
+        self._known = game.initial_state()
+
+    def _tell(self, game, state, action):
+        """Play ``action`` on the engine's board; return the state after it."""
+        colour = COLOURS[game.current_player(state)]
+        move = game.action_to_str(state, action)
+        ok, text = self._engine.ask(f"play {colour} {move}")
+        # Some engines (GRhino) pass for a blocked player by themselves and reject "pass".
+        if not ok and action != game.pass_action:
+            self._forget()
+            raise GTPEngineError(f"GTP engine {self.command[0]} refused 'play {colour} {move}': {text}")
+        return game.apply(state, action)
+
+    def _forget(self) -> None:
+        self._setup = None
+        self._known = None
+
+
+def _path_between(game, start, target, max_plies: int = 2):
+    """Actions leading from ``start`` to exactly ``target`` in at most ``max_plies``, or None."""
+    if np.array_equal(start, target):
+        return []
+    frontier = [(start, [])]
+    for _ in range(max_plies):
+        nxt = []
+        for state, path in frontier:
+            if game.is_terminal(state):
+                continue
+            for a in game.legal_actions(state):
+                child = game.apply(state, int(a))
+                if np.array_equal(child, target):
+                    return path + [int(a)]
+                nxt.append((child, path + [int(a)]))
+        frontier = nxt
+    return None
