@@ -7,6 +7,8 @@ import subprocess
 import sys
 from importlib import metadata
 
+import pytest
+
 import envs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,3 +34,12 @@ def test_a_source_tree_never_installed_has_an_unknown_version():
                           timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "0+unknown"  # PEP 440: below every release
+
+
+def test_the_command_line_says_its_version(capsys):
+    from tournaments import cli
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"arbiter {metadata.version('arbiter-games')}"

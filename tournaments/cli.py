@@ -553,6 +553,7 @@ def main(argv=None) -> int:
     if argv and argv[0] == "gtp":  # GTP has its own parser; pass everything through
         return _run_gtp(None, argv[1:])
     parser = argparse.ArgumentParser(prog="arbiter", description="Arbiter: games, agents, tournaments.")
+    parser.add_argument("--version", action="version", version=f"arbiter {envs.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for add, _ in COMMANDS.values():
         add(sub)
