@@ -64,6 +64,18 @@ def connect(address: str | None, num_cpus: int | None, error=ConnectionError) ->
     return True
 
 
+def lost(exc) -> bool:
+    """Whether a Ray error means that the worker, actor or node running a task went away (killed,
+    out of memory, its node gone), as opposed to the task's own code raising: the first is worth
+    a retry on a fresh actor, the second is not. An actor whose ``__init__`` raised is not lost."""
+    ray = require_ray()
+    errors = ray.exceptions
+    if isinstance(exc, errors.RayActorError):
+        return not exc.actor_init_failed
+    return isinstance(exc, (errors.WorkerCrashedError, errors.NodeDiedError, errors.OutOfMemoryError,
+                            errors.LocalRayletDiedError, errors.ObjectLostError))
+
+
 def release(actors, started: bool) -> None:
     """Kill ``actors`` (those already gone are skipped) and, if this process ``started`` the
     connection (``connect`` returned True), shut Ray down."""

@@ -79,6 +79,16 @@ class WarmHang(_Lowest):
         time.sleep(1000)
 
 
+@_register("movehang")
+class MoveHang(_Lowest):
+    """Never answers a move (with a clock, its first, unclocked warm-up move hangs: a setup
+    timeout)."""
+
+    def _act(self, game, state) -> int:
+        time.sleep(1000)
+        return super()._act(game, state)
+
+
 @_register("forker")
 class Forker(_Lowest):
     """Starts two children on its first move, each meant to sleep ten minutes: one forked (it holds

@@ -22,9 +22,15 @@ AGENTS = ["random", "greedy", "alphabeta:depth=1", "mcts:simulations=30"]
 GAME = {"game": "gomoku", "game_params": {"size": 7}, "seed": 5}
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # the actors' game workers import test agents from this directory (fault_agents)
+    path = os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": path}})
     yield
     ray.shutdown()
 
@@ -91,8 +97,62 @@ def test_a_killed_ray_worker_costs_no_finished_game(local_ray, tmp_path):
     assert _games(resumed) == _games(result)  # the journal holds every game, once
 
 
+def _starting_players() -> list:
+    """Pids of Ray actors running ``_Player.__init__`` (Ray titles a worker process by its task)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    title = f.read()
+            except OSError:
+                continue
+            if title.startswith(b"ray::_Player.__init__"):
+                found.append(int(entry))
+    return found
+
+
+def test_an_actor_lost_while_it_starts_is_replaced_and_costs_no_game(local_ray):
+    """One actor is SIGKILLed as soon as it exists, during its warm-up: the tournament neither
+    stops nor loses a game; a fresh actor takes the place."""
+    executor = RayExecutor(workers=2)
+    killed = []
+
+    def kill_a_starting_actor():
+        deadline = time.monotonic() + 120
+        while not killed and time.monotonic() < deadline:
+            for pid in _starting_players():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_a_starting_actor, daemon=True)
+    killer.start()
+    result = tournaments.round_robin(AGENTS[:3], executor=executor, progress=False, **GAME)
+    killer.join(timeout=5)
+    assert killed, "no actor was seen starting"
+    assert executor.restarted >= 1 and executor.replayed == 0
+    assert sorted(g["index"] for g in result.games) == list(range(6))
+    assert all(g["reason"] == "normal" for g in result.games)
+
+
+def test_an_agent_ruled_out_on_one_actor_is_ruled_out_on_all(local_ray):
+    """The hung agent times out at setup on one or both actors (they play at once); its other
+    games are forfeited by the driver without being sent, with the reason."""
+    from fault_agents import MoveHang
+
+    result = tournaments.round_robin([MoveHang(), "random", "greedy"], executor=RayExecutor(workers=2), move_time=1.0,
+                                     setup_time=2.0, progress=False, **GAME)
+    theirs = [g for g in result.games if "movehang" in (g["black"], g["white"])]
+    assert len(result.games) == 6 and len(theirs) == 4
+    assert all(g["reason"] == "forfeit-timeout" for g in theirs)
+    waited = [g for g in theirs if g["detail"].startswith("warm-up move: no answer within setup_time=2.0s")]
+    ruled = [g for g in theirs if g["detail"].startswith("ruled out: setup timed out after 2 s (warm-up move, game ")]
+    assert 1 <= len(waited) <= 2 and len(waited) + len(ruled) == 4
+
+
 DRIVEN = ["mcts:simulations=40000", "mcts:simulations=20000", "greedy", "random"]  # 12 games, ~10 s of play
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _session(sid) -> list:

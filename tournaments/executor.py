@@ -507,9 +507,10 @@ class ProcessExecutor:
                 if conn in busy and now > slot.deadline:  # (a rule-out may have ended it already)
                     del busy[conn]
                     setup = slot.step in SETUP_STEPS
-                    yield self._forfeit(slot, TIMEOUT, self._timeout_detail(slot))
-                    if setup:
-                        yield from self._rule_out(slot, busy)
+                    record = self._forfeit(slot, TIMEOUT, self._timeout_detail(slot))
+                    cancelled = self._rule_out(slot, busy) if setup else []  # before any yield: a
+                    yield record                                             # caller may stop at one
+                    yield from cancelled
 
     def _idle_slot(self, busy) -> _Slot:
         """A live idle worker (dead idle ones are replaced), or a new one."""
@@ -533,20 +534,23 @@ class ProcessExecutor:
         else:
             yield record
 
-    def _rule_out(self, slot, busy):
+    def _rule_out(self, slot, busy) -> list:
         """The agent to move in ``slot`` did not get ready within setup_time: rule it out, and
-        forfeit at once its games that other workers are still setting up."""
+        forfeit at once its games that other workers are still setting up (their records)."""
         player = (slot.job.black, slot.job.white)[slot.seat]
         what = SETUP_STEPS[slot.step]
         self.ruled_out[player] = (f"ruled out: setup timed out after {self.ctx.setup_time:g} s "
                                   f"({what}, game {slot.job.index})")
+        records = []
         for conn, other in list(busy.items()):
             seats = (other.job.black, other.job.white)
             if other.step != "move" and player in seats:
                 del busy[conn]
                 other.kill()
                 self.slots.remove(other)
-                yield forfeit_record(self.ctx, other.job, seats.index(player), TIMEOUT, self.ruled_out[player])
+                records.append(forfeit_record(self.ctx, other.job, seats.index(player), TIMEOUT,
+                                              self.ruled_out[player]))
+        return records
 
     def _timeout_detail(self, slot) -> str:
         if slot.step in SETUP_STEPS:
