@@ -7,8 +7,9 @@ while a random clock fires kills of two kinds:
 
 * worker: SIGKILL of a random child process of the tournament (a game worker, or the warm-up
   helper) — as the OOM killer would; the game must be replayed, the tournament must go on;
-* parent: SIGKILL of the tournament process itself; every child must be gone 5 s later (an
-  orphan is counted otherwise), and the run is restarted with ``--resume``.
+* parent: SIGKILL of the tournament process itself; every process under it (workers, the
+  warm-up helper, each worker's group keeper, anything an agent started) must be gone 5 s later
+  (an orphan is counted otherwise), and the run is restarted with ``--resume``.
 
 A game whose worker is killed more often than the executor's replay limit stops the run with a
 clear error (exit status 1, no traceback); that is resumed too, and counted.
@@ -54,6 +55,27 @@ def children(pid):
             continue
         if int(fields[1]) == pid and fields[0] != "Z":
             found.add(int(entry))
+    return found
+
+
+def descendants(pid):
+    """Live processes under ``pid`` at any depth, from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                parents.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = set(), [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
     return found
 
 
@@ -124,11 +146,12 @@ def main(argv=None):
                     pass
                 kids = sorted(children(proc.pid))
                 if rng.random() < args.parent_share:
+                    under = descendants(proc.pid)
                     os.kill(proc.pid, signal.SIGKILL)
                     proc.wait()
                     counts["parent"] += 1
                     time.sleep(5)
-                    orphans = [k for k in kids if alive(k)]
+                    orphans = [k for k in under if alive(k)]
                     counts["orphans"] += len(orphans)
                     for k in orphans:  # do not leave them running on the machine
                         os.kill(k, signal.SIGKILL)
