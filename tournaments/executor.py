@@ -22,10 +22,11 @@ sending a heartbeat before every move. Its promise is *no crash, no orphan, no l
 * A worker that dies of its own during an agent's step (segfault, abort, ``os._exit``, an
   exception escaping the referee) forfeits that agent with forfeit-crash and the real cause in the
   detail (``exit code 3``, ``signal SIGSEGV``), followed by what the worker last wrote on stderr
-  (a worker's stderr goes to a file, not the console; ``faulthandler`` writes there, so a
-  segfault reads ``Fatal Python error: Segmentation fault, at agent.py:51 in _act``). A death is
-  noticed from the process itself, not only from its pipe, so it is a crash even while a child
-  of the agent holds the pipe open. A worker *killed from outside* (SIGKILL, SIGTERM, SIGINT,
+  (a worker's stderr goes to a file, not the console, emptied for each game; ``faulthandler``
+  writes there, so a segfault reads ``Fatal Python error: Segmentation fault, at agent.py:51 in
+  _act``; to watch an agent's stderr as it plays, play in the calling process, ``workers=0``).
+  A death is noticed from the process itself, not only from its pipe, so it is a crash even
+  while a child of the agent holds the pipe open. A worker *killed from outside* (SIGKILL, SIGTERM, SIGINT,
   SIGHUP: the OOM killer, an operator) is no agent's fault: its game is played again from the
   start, at most ``retries`` times, then ``ExecutorError`` names the game. The rule cannot tell
   an agent that sends itself SIGKILL from the OOM killer; such an agent is replayed until the
