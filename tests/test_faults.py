@@ -211,9 +211,12 @@ def test_an_agent_that_kills_its_own_process_forfeits_with_the_cause(spec, detai
         assert g["result"] == ("0-1" if g["black"] == spec else "1-0")
         # with a clock the first move of the process is the unclocked warm-up move
         assert ("warm-up" in g["detail"]) == (move_time is not None)
-        if spec == "segfault":  # the worker's last words: faulthandler's error and the crashing frame
+        # the worker's last words: faulthandler's error and the crashing frame, or its last line
+        if spec == "segfault":
             assert re.search(r"SIGSEGV: Fatal Python error: Segmentation fault, at .*fault_agents\.py:\d+ in _act",
                              g["detail"]), g["detail"]
+        else:
+            assert g["detail"].endswith("(exit code 3: its stderr ends: exit3: giving up)"), g["detail"]
 
 
 def test_a_crashing_worker_prints_no_crash_dump_on_the_console(tmp_path):
