@@ -30,6 +30,7 @@ import numpy as np
 from . import _common as C
 from . import _generic
 from ._specialise import compiled, hooks
+from .outcome import Outcome
 
 
 _INT64 = np.dtype(np.int64)
@@ -374,6 +375,17 @@ class Game:
         out = np.zeros(self.num_players, dtype=np.float64)
         C.fill_returns(self.check_state(state), self.num_players, out)
         return out
+
+    def outcome(self, state) -> Outcome | None:
+        """How finished ``state`` ended, as an ``envs.outcome.Outcome`` (None while the game goes
+        on): the winner (None for a draw; alone, None for a lost game), ``returns``, the rule that
+        ended it (``end_reason``) and the ``margin``: what journals, records and reports keep."""
+        state = self.check_state(state)
+        if state.item(C.H_STATUS) != C.TERMINAL:
+            return None
+        won = state.item(C.H_WINNER) != C.NO_WINNER
+        return Outcome.from_state(state, self.returns(state), end_reason=self.end_reason(state),
+                                  margin=self.margin(state) if won else None)
 
     def action_to_str(self, state, action) -> str:
         return self.spec.notation.action_to_str(self, self.check_state(state), self.check_action(action))
