@@ -328,6 +328,9 @@ class ArbiterEnv(gym.Env):
             self._previous = self._state.copy()
         step = v._kernel.step_one if v._weights is None else v._kernel.step_one_greedy
         done = step(v._p, self._one, int(action) if legal else -1)
+        if self._previous is not None and self._state[C.H_PLY] > self._previous[C.H_PLY] + 1:
+            # the opponent replied in the same call: the last move was played after the learner's
+            self._previous = self.game.apply(self._previous, int(action))
         terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
         self._done = terminated or truncated
         if self.render_mode == "human":
