@@ -1,6 +1,8 @@
 """A game defined outside ``envs/`` (Connect Four, ``tests/connect_four``) registered through the
-public API runs through the generic machinery unchanged: the Game contract, Gymnasium, PettingZoo,
-the vector env, random playouts, the agents and a tournament.
+public API runs through the generic machinery unchanged: it passes ``envs.testing.check_game``
+(the Game contract, Gymnasium, PettingZoo, the vector env, random playouts, perft) in every
+configuration ``envs.testing.variants`` derives from its spec, and plays with the agents and in a
+tournament.
 
 Connect Four has a non-square board (7 x 6) and actions that are columns, not cells, so it also
 checks that nothing generic assumes an N x N placement game. A second registration of the same
@@ -11,28 +13,21 @@ hooks (``envs._generic``).
 import contextlib
 import io
 import pickle
-import sys
-from pathlib import Path
 
+import connect_four
 import gymnasium
 import numpy as np
 import pytest
+from connect_four import _kernel as K
+from connect_four.game import ConnectFour
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, render_test, seed_test
 
-HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:  # pytest's default import mode puts tests/ first; other modes may not
-    sys.path.insert(0, str(HERE))
-
-import agents  # noqa: E402
-import connect_four  # noqa: E402
-import envs  # noqa: E402
-import test_contract as contract  # noqa: E402  (its invariants, reused below)
-import tournaments  # noqa: E402
-from connect_four import _kernel as K  # noqa: E402
-from connect_four.game import ConnectFour  # noqa: E402
-from envs import _common as C  # noqa: E402
-from envs.core import NotationError, ParameterError, StateError, TextBoardError, perft  # noqa: E402
+import agents
+import envs
+import tournaments
+from envs import _common as C
+from envs import testing
+from envs.core import NotationError, ParameterError, StateError, TextBoardError, perft
 
 
 class PlainConnectFour(ConnectFour):
@@ -44,22 +39,13 @@ PLAIN = envs.GameSpec(name="connect_four_plain", title="Connect Four (no evaluat
                       params=connect_four.SPEC.params)
 
 
-def _register(spec):
-    """Register ``spec`` once per process (``envs.register`` refuses a second spec of a name)."""
-    if spec.name not in envs.GAMES:
-        envs.register(spec)
-    assert envs.spec(spec.name) is spec, f"another spec holds the name {spec.name!r}"
-
-
 @pytest.fixture(autouse=True, scope="module")
-def registered():
+def registered(module_registry):
     """Both games, registered when this module's first test runs (not when pytest collects it,
     so other modules' collection sees only the built-in games) and removed after its last."""
-    _register(connect_four.SPEC)
-    _register(PLAIN)
+    module_registry.add(connect_four.SPEC, PLAIN)
     yield
-    for name in NAMES:
-        envs.unregister(name)
+    module_registry.restore()
     assert "connect_four" not in envs.GAMES and "ConnectFour-v0" not in gymnasium.registry
 
 
@@ -128,28 +114,14 @@ def test_parameters_are_validated_before_the_kernel():
     assert repr(envs.make_game("connect_four", rows=7)) == "make_game('connect_four', rows=7)"
 
 
-# -- the Game contract (tests/test_contract.py's checks, on our configurations) -----------------
+# -- the contract: envs.testing, as a game's author runs it ------------------------------------------
 
-CONFIGS = [
-    ("connect_four", {}),
-    ("connect_four", {"columns": 4, "rows": 10}),
-    ("connect_four", {"columns": 10, "rows": 4, "connect": 3}),
-    ("connect_four_plain", {"columns": 5, "rows": 4, "connect": 5}),  # only rows of 5: mostly draws
-]
+CONFIGS = [(spec.name, params) for spec in (connect_four.SPEC, PLAIN) for params in testing.variants(spec)]
 
 
-@pytest.fixture(params=CONFIGS, ids=[f"{n}-{'-'.join(f'{k}={v}' for k, v in p.items()) or 'default'}"
-                                     for n, p in CONFIGS])
-def game(request):
-    name, params = request.param
-    return envs.make_game(name, **params)
-
-
-test_random_games_keep_the_contract = contract.test_random_games_keep_the_contract
-test_random_playouts_are_compiled_and_deterministic = contract.test_random_playouts_are_compiled_and_deterministic
-test_initial_state_is_deterministic_per_seed = contract.test_initial_state_is_deterministic_per_seed
-test_bad_actions_raise_typed_errors = contract.test_bad_actions_raise_typed_errors
-test_foreign_or_damaged_states_are_refused = contract.test_foreign_or_damaged_states_are_refused
+@pytest.mark.parametrize("name, params", CONFIGS, ids=[f"{n}[{testing.variant_id(p)}]" for n, p in CONFIGS])
+def test_passes_check_game(name, params):
+    testing.check_game(name, params=params)
 
 
 def test_full_column_is_illegal_and_states_are_not_shared():
@@ -295,12 +267,10 @@ def test_text_round_trip_on_a_non_square_board():
 
 # -- frameworks ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("params", [{}, {"columns": 5, "rows": 8, "opponent": "greedy"}], ids=["default", "5x8"])
-def test_gymnasium_checker_passes(params):
-    env = gymnasium.make("ConnectFour-v0", **params)
-    game = env.unwrapped.game
-    assert env.action_space == gymnasium.spaces.Discrete(game.columns)
-    assert env.observation_space.shape == (3, game.rows, game.columns)
+def test_gymnasium_checker_passes_against_the_compiled_greedy_opponent():
+    """check_game's Gymnasium check plays the random opponent and an agent object; the greedy
+    opponent has a compiled path of its own, which reads the game's evaluation."""
+    env = gymnasium.make("ConnectFour-v0", columns=5, rows=8, opponent="greedy")
     with contextlib.redirect_stdout(io.StringIO()):  # the checker also renders in "human" mode
         check_env(env.unwrapped, skip_render_check=False)
 
@@ -321,45 +291,6 @@ def test_gymnasium_episode_against_alphabeta():
     picture.reset(seed=0)
     frame = picture.render()
     assert frame.dtype == np.uint8 and frame.shape == (4 * 40 + 44, 9 * 40 + 44, 3)
-
-
-def test_pettingzoo_api_seed_and_render_tests():
-    from envs.pettingzoo import connect_four_v0
-
-    assert "connect_four_v0" in envs.pettingzoo.__all__
-    with contextlib.redirect_stdout(io.StringIO()):  # render_test also runs "human" mode
-        api_test(connect_four_v0.env(), num_cycles=300)
-        seed_test(lambda **kw: connect_four_v0.env(**kw), num_cycles=300)
-        render_test(lambda **kw: connect_four_v0.env(columns=6, rows=9, **kw))
-    env = connect_four_v0.env(columns=5, rows=4)
-    env.reset(seed=0)
-    obs, *_ = env.last()
-    assert obs["observation"].shape == (3, 4, 5) and obs["action_mask"].shape == (5,)
-
-
-def test_vector_env_observations_equal_the_game():
-    vec = gymnasium.make_vec("ConnectFour-v0", num_envs=16, vectorization_mode="vector_entry_point",
-                             agent_seat="random")
-    game = vec.game
-    rng = np.random.default_rng(1)
-    obs, info = vec.reset(seed=2)
-    assert obs.shape == (16, 3, 6, 7) and info["action_mask"].shape == (16, 7)
-    finished = 0
-    for _ in range(40):
-        assert vec.observation_space.contains(obs)
-        states, seats = vec.states(), info["agent_seat"]
-        for i in range(vec.num_envs):
-            assert np.array_equal(obs[i], game.observation(states[i], int(seats[i])))
-            if not game.is_terminal(states[i]):
-                assert np.array_equal(info["action_mask"][i].astype(bool), game.legal_mask(states[i]))
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]], dtype=np.int64)
-        obs, reward, terminated, truncated, info = vec.step(actions)
-        ended = terminated | truncated
-        finished += int(ended.sum())
-        for i in np.flatnonzero(ended):
-            assert reward[i] == game.returns(vec.states()[i])[int(info["agent_seat"][i])]
-        assert not truncated.any()
-    assert finished > 0
 
 
 # -- random playouts -------------------------------------------------------------------------------
