@@ -1,7 +1,7 @@
 """SGF (FF[4]) records of the games that have an SGF game number: Go (GM[1]), Othello (GM[2]),
 Gomoku (GM[4]) and Lines of Action (GM[9]), written and read with sgfmill.
 
-    data = envs.sgf.write(game, actions, root={"PB": "mcts", "RE": "B+3.5"})
+    data = envs.sgf.write(game, actions, root={"PB": "mcts"}, outcome=game.outcome(end))  # RE[B+3.5]
     record = envs.sgf.parse(data)              # the game, its start and the main line's moves
     game, states = envs.sgf.read(data)         # ... played out: the start and every position after
 
@@ -134,12 +134,13 @@ def _param_value(param, text: str, ru: str):
 
 # -- writing --------------------------------------------------------------------------------------
 
-def write(game, actions, *, seed=0, root=None) -> bytes:
+def write(game, actions, *, seed=0, root=None, outcome=None) -> bytes:
     """The SGF of ``game`` played from ``initial_state(seed)`` through ``actions``.
 
     The root gets ``GM``, ``SZ``, ``KM`` (where the game has komi), ``RU`` and setup stones for a
-    placement game's start; ``root`` adds more properties (``{"PB": "mcts", "RE": "B+R"}``,
-    written by sgfmill's typed setters, which escape text)."""
+    placement game's start; ``root`` adds more properties (``{"PB": "mcts", "DT": "2024-05-01"}``,
+    written by sgfmill's typed setters, which escape text). ``outcome`` (an
+    ``envs.outcome.Outcome``) writes ``RE`` as its ``sgf_result`` says (``B+3.5``, ``W+R``, ``0``)."""
     spec = game.spec
     if spec.sgf is None:
         raise RecordError(f"{spec.name} has no SGF game number: its records cannot be written as SGF")
@@ -152,6 +153,8 @@ def write(game, actions, *, seed=0, root=None) -> bytes:
         node.set("KM", float(game.params["komi"]))
     for ident, value in (root or {}).items():
         node.set(ident, value)
+    if outcome is not None:
+        node.set("RE", outcome.sgf_result)
     state = game.initial_state(seed=seed)
     if spec.placement:
         black, white = stones(game, state)

@@ -110,6 +110,27 @@ def test_draws_are_half_points_and_do_not_decide_knockout_matches():
     assert len(games) > 4  # drawn knock-out games are replayed
 
 
+def test_the_compiled_points_are_the_outcomes_points():
+    """The kernels keep points in half-points; whatever outcome a game had (a resignation, a
+    forfeit, a draw), the referee's points are its ``Outcome.points``, and an outcome scores as
+    its code does."""
+    from envs.outcome import Outcome
+
+    outcomes = [Outcome.loss(1, "resign"), Outcome(None, (0.0, 0.0)), Outcome.loss(0, "forfeit-crash"),
+                Outcome(0, (1.0, -1.0), end_reason="five"), Outcome(None, (0.0, 0.0)), Outcome.loss(0, "forfeit-timeout")]
+    by_outcome, by_code = Referee(configure("round_robin", 3), 4), Referee(configure("round_robin", 3), 4)
+    expected = np.zeros(3)
+    while batch := by_outcome.next_games():
+        assert batch == by_code.next_games()
+        played = [outcomes[p.index % len(outcomes)] for p in batch]
+        by_outcome.record(played)
+        by_code.record([o.code for o in played])
+        for p, o in zip(batch, played):
+            expected[[p.black, p.white]] += (o.points(0), o.points(1))
+    assert by_outcome.points().tolist() == by_code.points().tolist() == expected.tolist()
+    assert len(set(expected.tolist())) > 1 and expected.sum() == 6  # players apart; one point a game
+
+
 def all_matchings(players):
     if not players:
         yield []

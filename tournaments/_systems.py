@@ -25,13 +25,16 @@ Arrays (all int64 except ``rng``):
   ``out``  (N*N, 3) one batch of games: (match, black, white);
   ``rng``  SplitMix64 state from ``envs._common``.
 
-Points are kept in half-points (win 2, draw 1) so they stay integers.
+Results are ``envs.outcome``'s codes (``Outcome.code``) and points its points
+(``Outcome.points``), kept here in half-points (a win ``WIN2`` = 2, a draw ``DRAW2`` = 1) so they
+stay integers.
 """
 
 import numpy as np
 from numba import njit
 
 from envs import _common as C
+from envs.outcome import BLACK_WINS, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
 
 ROUND_ROBIN, OLYMPIC, SWISS, RANDOM_ORDER = 0, 1, 2, 3
 SYSTEMS = {"round_robin": ROUND_ROBIN, "olympic": OLYMPIC, "swiss": SWISS, "random_order": RANDOM_ORDER}
@@ -48,8 +51,8 @@ NBLOCK = 11
 M_A, M_B, M_WA, M_WB, M_GAMES, M_WINNER = 0, 1, 2, 3, 4, 5
 M_COLS = 6
 UNDECIDED, DRAWN = -1, -2
-# game results
-BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2
+# points of a win and of a draw, in half-points
+WIN2, DRAW2 = int(2 * WIN), int(2 * HALF)
 
 SWISS_ROUNDS = {8: 5, 16: 7, 32: 10, 64: 13}
 DFS_BUDGET = 200_000  # search steps per rematch allowance before allowing one more rematch
@@ -375,14 +378,14 @@ def record(T, met, mt, out, res, n, rng):
         mt[m, M_GAMES] += 1
         winner = black if r == BLACK_WINS else (white if r == WHITE_WINS else -1)
         if winner >= 0:
-            pts[winner] += 2
+            pts[winner] += WIN2
             if winner == mt[m, M_A]:
                 mt[m, M_WA] += 1
             else:
                 mt[m, M_WB] += 1
         else:
-            pts[black] += 1
-            pts[white] += 1
+            pts[black] += DRAW2
+            pts[white] += DRAW2
         if T[T_SYS] != OLYMPIC:
             mt[m, M_WINNER] = winner if winner >= 0 else DRAWN
         elif mt[m, M_WA] == k or mt[m, M_WB] == k or mt[m, M_GAMES] >= 4 * k:

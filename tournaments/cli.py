@@ -33,7 +33,7 @@ from .executor import ExecutorError
 from .journal import JournalError
 from .matches import MatchError
 from .outputs import check_directory, check_file
-from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, check_players, play_game
+from .play import check_players, play_game
 
 MAX_SEED = 2**63 - 1
 
@@ -303,32 +303,15 @@ def play(game, agents, seed=0, out=print):
     return outcome
 
 
-WHY = {RESIGN: "resigned", TIMEOUT: "lost on time", CRASH: "forfeited: the agent failed",
-       ILLEGAL: "forfeited: an illegal move"}
-
-
 def result_line(game, outcome, names) -> str:
-    """How a game ended, in one line: the score, who won (seat and agent) and by how much where
-    the game has a margin, or why the game ended early (a resignation, a loss on time, a
-    forfeit, with its detail): ``Result: 0-1, White (mcts) wins by 12`` or ``Result: 1-0, Black
-    (greedy) wins: White (alphazero) forfeited: the agent failed (WeightsError: ...)``."""
-    def who(seat):
-        return f"{seat_name(game, seat)} ({names[seat]})"
-
+    """How a game ended, in one line (``Outcome.describe``): the score, who won (seat and agent)
+    and by how much where the game has a margin, or why the game ended early (a resignation, a
+    loss on time, a forfeit, with its detail): ``Result: 0-1, White (mcts) wins by 12`` or
+    ``Result: 1-0, Black (greedy) wins: White (alphazero) forfeited: the agent failed
+    (WeightsError: ...)``; alone, ``Result: won`` or ``Result: lost: you resigned``."""
     if game.num_players == 1:
-        text = f"Result: {'won' if outcome.winner == 0 else 'lost'}"
-        if outcome.reason != NORMAL:
-            text += f": you {WHY[outcome.reason]}" + (f" ({outcome.detail})" if outcome.forfeit else "")
-        return text
-    if outcome.winner is None:
-        return f"Result: {outcome.result}, a draw"
-    text = f"Result: {outcome.result}, {who(outcome.winner)} wins"
-    if outcome.reason == NORMAL:
-        margin = game.margin(outcome.state) if outcome.state is not None else None
-        return text + (f" by {margin:g}" if margin else "")
-    loser = 1 - outcome.winner
-    detail = f" ({outcome.detail})" if outcome.forfeit and outcome.detail else ""
-    return f"{text}: {who(loser)} {WHY[outcome.reason]}{detail}"
+        return "Result: " + outcome.describe(["you"])
+    return "Result: " + outcome.describe([f"{seat_name(game, seat)} ({name})" for seat, name in enumerate(names)])
 
 
 def _run_play(args) -> int:
@@ -354,7 +337,7 @@ def _run_play(args) -> int:
 
         names = [getattr(p, "name", "") or type(p).__name__ for p in players]
         record = {"black": names[0], "white": names[1], "moves": list(outcome.moves), "index": 0,
-                  "result": outcome.result, "reason": outcome.reason, "seed": args.seed}
+                  **outcome.to_record(), "seed": args.seed}
         data = sgf_bytes(game, record)
         try:
             with open(args.save, "wb") as f:

@@ -14,9 +14,18 @@ Forked children (tournament workers) close their inherited copy of the locked de
 lock is never kept alive by a worker that outlives its tournament.
 
 A journal is checked in full when it is opened: its configuration row and every game record
-(``check_record``: the fields a resume and a report read, with their types and ranges), so an
-edited or damaged journal is a ``JournalError`` naming the bad row, never a ``KeyError`` deep in
-a resume or a game replayed over a record it could not read.
+(``check_record``: the fields a resume and a report read, with their types and ranges, and the
+outcome, read by ``envs.outcome.Outcome.from_record``), so an edited or damaged journal is a
+``JournalError`` naming the bad row, never a ``KeyError`` deep in a resume or a game replayed
+over a record it could not read.
+
+A game record (``tournaments.play.job_record`` writes it) holds the pairing (``index``,
+``round``, ``match``, ``game``, ``black``/``white`` names and ids, ``seed``, ``opening``), the
+outcome (``winner``, ``returns``, ``reason``, ``detail``, ``end_reason``, ``margin``: an
+``Outcome``'s record form), the referee's ``code`` and the ``result`` text derived from it, the
+``moves``, ``plies`` and ``seconds``. Records of earlier versions have no ``winner``, ``returns``,
+``end_reason`` or ``margin``: their ``code`` and ``reason`` say the outcome, and they load and
+resume as they are (the format is the same; a journal holds the records of both).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import math
 import os
 import sqlite3
 
-from .referee import BLACK_WINS, DRAW, WHITE_WINS
+from envs.outcome import Outcome, OutcomeError
 
 try:
     import fcntl
@@ -40,14 +49,12 @@ class JournalError(RuntimeError):
     """A journal that cannot be used: corrupt, foreign, or in the way of a fresh run."""
 
 
-RESULTS = {BLACK_WINS: "1-0", WHITE_WINS: "0-1", DRAW: "1/2-1/2"}  # a record's ``code`` and ``result``
-REASONS = ("normal", "resign", "forfeit-crash", "forfeit-timeout", "forfeit-illegal")
 # the fields of a game record and their types (``tournaments.play.job_record`` writes them): those a
-# resume or a report reads must be there; the others, if there, must have their type
+# resume or a report reads must be there; the others, if there, must have their type. The outcome's
+# fields (code, result, winner, returns, reason, detail, end_reason, margin) are Outcome.from_record's.
 FIELDS = {"index": int, "black": str, "white": str, "black_id": int, "white_id": int, "seed": int,
           "code": int, "result": str, "reason": str, "moves": list}
-OPTIONAL = {"round": int, "match": int, "game": int, "detail": str, "plies": int, "seconds": float,
-            "opening": int}
+OPTIONAL = {"round": int, "match": int, "game": int, "plies": int, "seconds": float, "opening": int}
 
 
 def _problem(record, players: int) -> str | None:
@@ -71,12 +78,10 @@ def _problem(record, players: int) -> str | None:
             return f"{key}={record[key]!r}: expected a player from 0 to {players - 1}"
     if record["black_id"] == record["white_id"]:
         return f"black_id = white_id = {record['black_id']}: a player cannot meet itself"
-    if record["code"] not in RESULTS:
-        return f"code={record['code']!r}: expected one of {sorted(RESULTS)}"
-    if record["result"] != RESULTS[record["code"]]:
-        return f"result={record['result']!r} does not match code={record['code']!r}"
-    if record["reason"] not in REASONS:
-        return f"reason={record['reason']!r}: expected one of {', '.join(REASONS)}"
+    try:
+        Outcome.from_record(record)  # and its code and result agree with it: a two-player outcome
+    except OutcomeError as exc:
+        return str(exc)
     if not all(isinstance(m, str) for m in record["moves"]):
         return "moves: expected a list of moves in the game's notation"
     return None

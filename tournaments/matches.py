@@ -88,7 +88,7 @@ class MatchResult:
 def _checked(game, players, outcome: GameOutcome, what: str) -> GameOutcome:
     """``outcome``, unless an agent forfeited: then ``MatchError`` naming the agent and the fault."""
     if outcome.forfeit:
-        seat = min(range(len(outcome.returns)), key=lambda s: outcome.returns[s])
+        seat = outcome.loser
         name = getattr(players[seat], "name", "") or type(players[seat]).__name__
         raise MatchError(f"{game.name} {what}: agent {name!r} (seat {seat}) forfeited after "
                          f"{outcome.plies} plies ({outcome.reason}): {outcome.detail}")
@@ -176,7 +176,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
             players = [a, b] if a_seat == 0 else [b, a]
             outcome = play_game(game, players, seed=0, opening=opening)
             _checked(game, players, outcome, f"match, game {2 * pair + a_seat + 1} of {games}")
-            scores.append((outcome.returns[a_seat] + 1) / 2)
+            scores.append(outcome.points(a_seat))
             points += scores[-1]
         penta[int(round(points * 2))] += 1
         if test is not None:
@@ -223,11 +223,12 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
     check_players([agent], game)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
-    ends = []
+    ends, points = [], []
     for k in range(games):
         outcome = play_game(game, [agent], seed=int(rng.integers(2**62)))
         ends.append(_checked(game, [agent], outcome, f"solitaire, deal {k + 1} of {games}").state)
-    s = np.array([game.returns(end)[0] for end in ends])
+        points.append(outcome.points(0))
+    s = np.array(points)
     cards = np.array([game.foundation_cards(end) for end in ends], dtype=np.float64)
     won = int(s.sum())
     _, lo, hi = score_interval([games - won, won], scores=[0.0, 1.0])
@@ -264,7 +265,7 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
         for agent in (a, b):
             outcome = play_game(game, [agent], seed=deal)
             end = _checked(game, [agent], outcome, f"duplicate, deal {k + 1} of {games}").state
-            results.append((game.returns(end)[0], game.foundation_cards(end)))
+            results.append((outcome.points(0), game.foundation_cards(end)))
         scores.append(0.5 if results[0] == results[1] else float(results[0] > results[1]))
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())

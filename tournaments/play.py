@@ -24,10 +24,15 @@ so deterministic agents do not replay one game). The record's ``moves`` include 
 ``opening`` says how many plies it took; agents that keep their own board, such as GTP engines,
 are shown the opening through their ``set_history``.
 
+How a game ended is an ``envs.outcome.Outcome`` (winner, returns, reason, end reason, margin;
+its points and result texts); ``GameOutcome`` is one with the game's moves added.
+
 The tournament side: ``Context`` (what every game of a tournament shares) and ``Job`` (one game)
 travel to the worker processes; ``play_job`` builds the job's agents, plays it with ``play_game``
-and returns the journal's record, a JSON-ready dict whose ``code`` is the referee's BLACK_WINS /
-WHITE_WINS / DRAW (kept in the record so that journals written before resume unchanged).
+and returns the journal's record (``job_record``), a JSON-ready dict: the game's pairing and
+moves, its outcome's ``to_record()`` and, derived from it, the referee's ``code`` (BLACK_WINS /
+WHITE_WINS / DRAW) and the ``result`` text, which every journal has carried, so that journals
+written by any version read alike.
 """
 
 from __future__ import annotations
@@ -43,12 +48,8 @@ import envs
 from agents.base import Resign
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 from envs import IllegalActionError, ParameterError
-
-from .referee import BLACK_WINS, DRAW, WHITE_WINS
-
-NORMAL, RESIGN = "normal", "resign"
-CRASH, TIMEOUT, ILLEGAL = "forfeit-crash", "forfeit-timeout", "forfeit-illegal"
-RESULT_TEXT = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
+from envs.outcome import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, Outcome, OutcomeError
+from envs.outcome import winner_of  # noqa: F401  (re-exported: its home before envs.outcome)
 
 
 class TakeBack(Exception):
@@ -58,27 +59,25 @@ class TakeBack(Exception):
 
 
 @dataclass(frozen=True)
-class GameOutcome:
-    """How one game ended, and its record.
+class GameOutcome(Outcome):
+    """How one game ended (an ``envs.outcome.Outcome``), and its record.
 
     winner    the seat that won; None for a draw (in a one-player game: the game was lost)
     returns   per seat, the game's ``returns`` at the end; a seat that forfeits or resigns gets
               the loss (-1 and the other seat +1; 0 in a one-player game)
     reason    NORMAL (the rules ended the game), RESIGN, or CRASH / TIMEOUT / ILLEGAL (forfeits);
-              ``detail`` says what happened in words
+              ``detail`` says what happened in words; ``end_reason`` names the rule that ended a
+              NORMAL game (``"five"``) and ``margin`` by how much it was won (Go: points)
     moves     every ply in the game's notation, the opening included; ``actions`` the same plies
               as action ids; ``opening`` how many of the first plies were the opening
     seconds   wall-clock time of the agents' moves
     state     the last position (not part of a tournament record)
 
-    Two outcomes are equal when the games are: ``seconds`` and ``state`` are not compared (the
-    time is a measurement, the state follows from the actions).
+    ``points(seat)``, ``result`` (``"1-0"``), ``sgf_result`` (``"B+3.5"``), ``forfeit`` and
+    ``to_record()`` are the ``Outcome``'s. Two outcomes are equal when the games are: ``seconds``
+    and ``state`` are not compared (the time is a measurement, the state follows from the actions).
     """
 
-    winner: int | None
-    returns: tuple
-    reason: str = NORMAL
-    detail: str = ""
     moves: tuple = ()
     actions: tuple = ()
     opening: int = 0
@@ -90,27 +89,6 @@ class GameOutcome:
         """Plies played, the opening included."""
         return len(self.actions)
 
-    @property
-    def forfeit(self) -> bool:
-        """Whether an agent's fault (crash, timeout, illegal action) ended the game."""
-        return self.reason not in (NORMAL, RESIGN)
-
-    @property
-    def result(self) -> str:
-        """``"1-0"`` (the first seat won), ``"0-1"`` or ``"1/2-1/2"``: the usual two-player score."""
-        if len(self.returns) != 2:
-            raise ValueError(f"result: a '1-0' score needs two players, this game had {len(self.returns)}")
-        return RESULT_TEXT[self.winner]
-
-
-def winner_of(returns) -> int | None:
-    """The seat with the strictly highest return (None on a tie); alone, the seat if it won."""
-    returns = tuple(float(r) for r in returns)
-    best = max(returns)
-    if returns.count(best) > 1 or (len(returns) == 1 and best <= 0):
-        return None
-    return returns.index(best)
-
 
 def forfeit(seat: int, reason: str, detail: str, *, num_players: int = 2, moves=(), actions=(),
             opening: int = 0, seconds: float = 0.0, state=None) -> GameOutcome:
@@ -118,11 +96,11 @@ def forfeit(seat: int, reason: str, detail: str, *, num_players: int = 2, moves=
     plies ``moves``/``actions``; ``reason`` must be one of the module's reasons but NORMAL."""
     if reason not in (RESIGN, CRASH, TIMEOUT, ILLEGAL):
         raise ParameterError(f"reason={reason!r}: expected one of {RESIGN!r}, {CRASH!r}, {TIMEOUT!r}, {ILLEGAL!r}")
-    if not 0 <= seat < num_players:
-        raise ParameterError(f"seat={seat!r}: expected a seat from 0 to {num_players - 1}")
-    returns = (0.0,) if num_players == 1 else tuple(-1.0 if s == seat else 1.0 for s in range(num_players))
-    return GameOutcome(winner_of(returns), returns, reason, detail, tuple(moves), tuple(actions), opening,
-                       seconds, state)
+    try:
+        return GameOutcome.loss(seat, reason, detail, num_players=num_players, moves=tuple(moves),
+                                actions=tuple(actions), opening=opening, seconds=seconds, state=state)
+    except OutcomeError as e:
+        raise ParameterError(str(e)) from None
 
 
 def _describe(exc: BaseException) -> str:
@@ -255,9 +233,9 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
         state = game.apply(state, action)
         if watch:
             watch(state.copy(), seat, move)
-    returns = tuple(float(r) for r in game.returns(state))
-    return GameOutcome(winner_of(returns), returns, NORMAL, "", tuple(moves), tuple(actions), len(opening),
-                       time.perf_counter() - start, state)
+    end = game.outcome(state)
+    return GameOutcome(end.winner, end.returns, NORMAL, "", tuple(moves), tuple(actions), len(opening),
+                       time.perf_counter() - start, state, end_reason=end.end_reason, margin=end.margin)
 
 
 # -- the tournament side ---------------------------------------------------------------------------
@@ -317,10 +295,11 @@ def forfeit_lines(records, limit: int = 3) -> list[str]:
     is never only a number in a column. Empty when no game was forfeited."""
     lost: dict = {}  # (agent, reason) -> [details]
     for r in records:
-        if r["reason"] in (NORMAL, RESIGN) or r["result"] not in ("1-0", "0-1"):
+        outcome = Outcome.from_record(r)
+        if not outcome.forfeit or outcome.loser is None:
             continue
-        loser = r["white"] if r["result"] == "1-0" else r["black"]
-        lost.setdefault((loser, r["reason"]), []).append(r.get("detail") or "no detail recorded")
+        loser = (r["black"], r["white"])[outcome.loser]
+        lost.setdefault((loser, outcome.reason), []).append(outcome.detail or "no detail recorded")
     lines = []
     for (name, reason), details in sorted(lost.items()):
         distinct = list(dict.fromkeys(details))
@@ -344,14 +323,17 @@ def build_agent(entry, seed):
 
 
 def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict:
-    """The journal's record of ``job`` ended with ``outcome`` (a plain dict, JSON-ready)."""
-    code = {0: BLACK_WINS, 1: WHITE_WINS, None: DRAW}[outcome.winner]
+    """The journal's record of ``job`` ended with ``outcome`` (a plain dict, JSON-ready): the
+    pairing, ``code`` and ``result`` (the referee's code and the score, derived from the outcome
+    and kept in every record since the first journals), the outcome's own ``to_record()``
+    (``winner``, ``returns``, ``reason``, ``detail``, ``end_reason``, ``margin``), the moves and
+    the time; ``envs.outcome.Outcome.from_record`` reads the outcome back."""
     return {
         "opening": len(job.opening),
         "index": job.index, "round": job.round, "match": job.match, "game": job.game,
         "black": ctx.names[job.black], "white": ctx.names[job.white],
         "black_id": job.black, "white_id": job.white, "seed": job.seed,
-        "code": code, "result": outcome.result, "reason": outcome.reason, "detail": outcome.detail,
+        "code": outcome.code, "result": outcome.result, **outcome.to_record(),
         "moves": list(outcome.moves), "plies": outcome.plies, "seconds": round(outcome.seconds, 4),
     }
 

@@ -15,6 +15,7 @@ import sys
 import time
 
 from envs._specialise import is_cached
+from envs.outcome import Outcome
 
 
 def compile_notice(spec, out=None) -> bool:
@@ -101,9 +102,9 @@ class Progress:
     def _count(self, record) -> None:
         self.done += 1
         if record is not None:
-            score = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(record["result"], (0.5, 0.5))
-            for name, points in zip((record["black"], record["white"]), score):
-                self.points[name] = self.points.get(name, 0.0) + points
+            outcome = Outcome.from_record(record)
+            for seat, name in enumerate((record["black"], record["white"])):
+                self.points[name] = self.points.get(name, 0.0) + outcome.points(seat)
 
     def status(self) -> str:
         """``12/200 cells, 0.52 cells/s, about 8 min left``: done of the total, rate, time left."""

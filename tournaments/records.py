@@ -6,22 +6,24 @@ stones, the rules in ``RU``, reading back) is ``envs.sgf``.
     game, states = records.read_sgf(data)           # the game, the start and every position after
 
 A tournament record adds to the game's root ``DT``, ``AP``, ``PB``/``PW`` (escaped by sgfmill),
-``GN`` and ``RE`` with the margin where the game has one (``B+3.5``, ``W+12``, by
-``Game.margin``), ``R`` for a resignation, ``T`` for a loss on time, ``F`` for any other forfeit,
-``0`` for a draw. ``RU`` holds every rule parameter, so ``read_sgf`` rebuilds the game the record
-was played under (an exact-five Gomoku comes back with ``exact_five=True``).
+``GN`` and ``RE``, the record's outcome as ``Outcome.sgf_result`` writes it: the margin where the
+game has one (``B+3.5``, ``W+12``, by ``Game.margin``; a record of an older version, which has no
+margin, gets it from its last position), ``R`` for a resignation, ``T`` for a loss on time, ``F``
+for any other forfeit, ``0`` for a draw. ``RU`` holds every rule parameter, so ``read_sgf``
+rebuilds the game the record was played under (an exact-five Gomoku comes back with
+``exact_five=True``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 
 import envs
 from envs import sgf
+from envs.outcome import NORMAL, Outcome, OutcomeError
 from envs.sgf import RecordError
-
-from .play import RESIGN, TIMEOUT
 
 __all__ = ["RecordError", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]
 
@@ -42,24 +44,21 @@ def sgf_bytes(game, record, date=None) -> bytes:
         "PW": str(record["white"]),
         "GN": f"{record['black']} - {record['white']}, game {record.get('index', 0)}",
         "DT": date or datetime.date.today().isoformat(),
-        "RE": _result(game, record, state),
     }
-    return sgf.write(game, actions, seed=seed, root=root)
+    return sgf.write(game, actions, seed=seed, root=root, outcome=_outcome(game, record, state))
 
 
-def _result(game, record, state) -> str:
-    if record["result"] == "1/2-1/2":
-        return "0"
-    winner = "B" if record["result"] == "1-0" else "W"
-    reason = record.get("reason")
-    if reason == RESIGN:
-        return f"{winner}+R"
-    if reason == TIMEOUT:
-        return f"{winner}+T"
-    if reason not in (None, "normal"):
-        return f"{winner}+F"
-    margin = game.margin(state) if game.is_terminal(state) else None
-    return f"{winner}+{margin:g}" if margin else f"{winner}+"
+def _outcome(game, record, state) -> Outcome:
+    """The record's outcome; one of an older version (no ``margin`` field) that the rules ended
+    gets its margin from the last position, as the record's ``RE`` always had it."""
+    try:
+        outcome = Outcome.from_record(record)
+    except OutcomeError as e:
+        raise RecordError(f"record {record.get('index', 0)}: {e}") from None
+    if "margin" not in record and outcome.reason == NORMAL and outcome.winner is not None \
+            and game.is_terminal(state):
+        outcome = dataclasses.replace(outcome, margin=game.margin(state))
+    return outcome
 
 
 def read_sgf(data: bytes, **game_params):

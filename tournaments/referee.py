@@ -5,7 +5,7 @@ batch can be played anywhere (worker processes, another machine) before their re
 
     ref = Referee("swiss", 8, seed=1)
     while batch := ref.next_games():          # [Pairing(index, round, match, game, black, white)]
-        ref.record([play(p) for p in batch])  # BLACK_WINS / WHITE_WINS / DRAW per pairing
+        ref.record([play(p) for p in batch])  # an envs.outcome.Outcome (or its code) per pairing
     ref.places()                              # [(lo, hi)] aggregate place of each player
 
 Pairings depend only on the seed and the results recorded so far, so a driver that replays the
@@ -22,6 +22,7 @@ import numpy as np
 
 from envs import _common as C
 from envs.core import ParameterError
+from envs.outcome import Outcome
 
 from . import _systems as S
 from ._systems import BLACK_WINS, DRAW, WHITE_WINS  # noqa: F401  (re-exported result codes)
@@ -153,7 +154,9 @@ class Referee:
         return batch
 
     def record(self, results) -> None:
-        """Results of the last batch, in its order: BLACK_WINS, WHITE_WINS or DRAW each."""
+        """Results of the last batch, in its order: each an ``Outcome`` of the game (Black is seat
+        0) or its ``code``, BLACK_WINS, WHITE_WINS or DRAW."""
+        results = [r.code if isinstance(r, Outcome) else r for r in results]
         res = np.asarray(results, dtype=np.int64)
         if res.shape != (self._n,) or not np.isin(res, (BLACK_WINS, WHITE_WINS, DRAW)).all():
             raise ValueError(f"expected {self._n} results in {{0, 1, 2}}, got {results!r}")
@@ -166,7 +169,7 @@ class Referee:
         return bool(self._T[S.T_DONE])
 
     def points(self) -> np.ndarray:
-        """Points per player (win 1, draw 1/2, a bye 1)."""
+        """Points per player (``Outcome.points``: win 1, draw 1/2; a bye 1)."""
         return S.blk(self._T, S.B_PTS) / 2.0
 
     def places(self) -> list[tuple[int, int]]:

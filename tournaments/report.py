@@ -33,12 +33,11 @@ import numpy as np
 import envs
 from envs import _common as C
 from envs import render
+from envs.outcome import Outcome
 
 from .journal import JournalError, check_config, check_record
-from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure
-from .runner import POINTS, TournamentResult, _names, place_text
-
-CODE_RESULT = {BLACK_WINS: "1-0", WHITE_WINS: "0-1", DRAW: "1/2-1/2"}
+from .referee import Referee, configure
+from .runner import TournamentResult, _names, place_text
 
 
 def load_journal(path) -> TournamentResult:
@@ -81,7 +80,7 @@ def load_journal(path) -> TournamentResult:
                 raise JournalError(f"{path}: game {p.index} in the journal is not the game the pairing "
                                    "asks for (a journal from another version, or edited)")
             played.append(g)
-        referee.record([done[p.index]["code"] for p in batch])
+        referee.record([Outcome.from_record(done[p.index]) for p in batch])
     byes = [(r, names[p]) for r, p in referee.byes]
     points = referee.points()
     if referee.finished:
@@ -91,8 +90,9 @@ def load_journal(path) -> TournamentResult:
         for g in records:
             if g["index"] not in seen:
                 played.append(g)
-                points[g["black_id"]] += POINTS[g["code"]][0]
-                points[g["white_id"]] += POINTS[g["code"]][1]
+                outcome = Outcome.from_record(g)
+                points[g["black_id"]] += outcome.points(0)
+                points[g["white_id"]] += outcome.points(1)
         places = [(int((points > p).sum()) + 1, int((points >= p).sum())) for p in points]
     config = {**config, "finished": referee.finished}
     return TournamentResult(config, tuple(names), places, points.tolist(), played, byes)
@@ -150,15 +150,14 @@ def colour_stats(result: TournamentResult) -> dict:
     n = len(result.names)
     black = np.zeros((n, 2))
     white = np.zeros((n, 2))
-    codes = {BLACK_WINS: 0, DRAW: 0, WHITE_WINS: 0}
-    for g in result.games:
-        pb, pw = POINTS[g["code"]]
-        black[g["black_id"]] += (pb, 1)
-        white[g["white_id"]] += (pw, 1)
-        codes[g["code"]] += 1
-    total = sum(codes.values())
-    return {"black_wins": codes[BLACK_WINS], "draws": codes[DRAW], "white_wins": codes[WHITE_WINS],
-            "black_score": (codes[BLACK_WINS] + codes[DRAW] / 2) / total if total else None,
+    outcomes = result.outcomes()
+    for g, outcome in zip(result.games, outcomes):
+        black[g["black_id"]] += (outcome.points(0), 1)
+        white[g["white_id"]] += (outcome.points(1), 1)
+    total = len(outcomes)
+    return {"black_wins": sum(o.winner == 0 for o in outcomes), "draws": sum(o.draw for o in outcomes),
+            "white_wins": sum(o.winner == 1 for o in outcomes),
+            "black_score": sum(o.points(0) for o in outcomes) / total if total else None,
             "agents": [{"name": result.names[i], "black": black[i].tolist(), "white": white[i].tolist()}
                        for i in range(n)]}
 
@@ -209,10 +208,13 @@ def _ratings_svg(ratings) -> str:
 def _page_data(result: TournamentResult) -> dict:
     game = envs.make_game(result.config["game"], **result.config.get("game_params", {}))
     games = []
-    for g in result.games:
+    for g, outcome in zip(result.games, result.outcomes()):
+        # how the replay's last ply is captioned: "0-1, two_passes, by 12.5", "1-0, resign"
+        ending = ", ".join([outcome.result, outcome.end_reason or outcome.reason]
+                           + ([f"by {outcome.margin:g}"] if outcome.margin else []))
         games.append({"index": g["index"], "round": g["round"], "black": g["black"], "white": g["white"],
-                      "result": g.get("result", CODE_RESULT[g["code"]]), "reason": g["reason"],
-                      "detail": g.get("detail", ""), "opening": g.get("opening", 0), "moves": g["moves"],
+                      "result": outcome.result, "reason": outcome.reason, "ending": ending,
+                      "detail": outcome.detail, "opening": g.get("opening", 0), "moves": g["moves"],
                       **replay(game, g)})
     return {"board": _board_info(game), "games": games}
 
@@ -290,7 +292,7 @@ JS = r"""
       ctx.fillText(B.rows[r], margin / 2, y); ctx.fillText(B.rows[r], margin + size + margin / 2, y);
     }
     const last = g.moves.length;
-    const end = viewer.ply === last ? ' (end: ' + g.result + ', ' + g.reason + ')' : '';
+    const end = viewer.ply === last ? ' (end: ' + g.ending + ')' : '';
     document.getElementById('ply').textContent = 'ply ' + viewer.ply + ' / ' + last +
       (viewer.ply ? ': ' + g.moves[viewer.ply - 1] : ': start') + end;
     document.querySelectorAll('#moves span').forEach((s, k) => s.classList.toggle('current', k + 1 === viewer.ply));

@@ -23,16 +23,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
+from envs.outcome import Outcome
 
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
-from .play import NORMAL, RESIGN, Context, Job, check_players, forfeit_lines
+from .play import Context, Job, check_players, forfeit_lines
 from .ratings import bradley_terry
 from .progress import Progress, compile_notice
-from .referee import BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, expected_games, swiss_rounds
-
-# points of (Black, White) for each result code of a record
-POINTS = {BLACK_WINS: (1.0, 0.0), WHITE_WINS: (0.0, 1.0), DRAW: (0.5, 0.5)}
+from .referee import Referee, configure, expected_games, swiss_rounds
 
 
 def _label(entry) -> str:
@@ -103,15 +101,19 @@ class TournamentResult:
     byes: list = field(default_factory=list)    # (round, name)
     warm_up: dict = field(default_factory=dict)  # name -> the time its warm-up took, or what went wrong
 
+    def outcomes(self) -> list[Outcome]:
+        """The outcome of every game of ``games``, in their order (Black is seat 0)."""
+        return [Outcome.from_record(g) for g in self.games]
+
     def _matrix(self):
         n = len(self.names)
         scores, played = np.zeros((n, n)), np.zeros((n, n))
-        for g in self.games:
+        for g, outcome in zip(self.games, self.outcomes()):
             b, w = g["black_id"], g["white_id"]
             played[b, w] += 1
             played[w, b] += 1
-            scores[b, w] += POINTS[g["code"]][0]
-            scores[w, b] += POINTS[g["code"]][1]
+            scores[b, w] += outcome.points(0)
+            scores[w, b] += outcome.points(1)
         return scores, played
 
     def crosstable(self) -> np.ndarray:
@@ -129,12 +131,14 @@ class TournamentResult:
         """One ``Standing`` per player, best place first."""
         rows = []
         byes = self._byes()
+        outcomes = self.outcomes()
         for i, name in enumerate(self.names):
-            mine = [g for g in self.games if i in (g["black_id"], g["white_id"])]
-            won = sum(1 for g in mine if (g["code"], i) in ((BLACK_WINS, g["black_id"]), (WHITE_WINS, g["white_id"])))
-            drawn = sum(1 for g in mine if g["code"] == DRAW)
-            lost_forfeit = sum(1 for g in mine if g["reason"] not in (NORMAL, RESIGN)
-                               and (g["code"], i) in ((WHITE_WINS, g["black_id"]), (BLACK_WINS, g["white_id"])))
+            # (seat, outcome) of every game player i played
+            mine = [(0 if g["black_id"] == i else 1, o) for g, o in zip(self.games, outcomes)
+                    if i in (g["black_id"], g["white_id"])]
+            won = sum(1 for seat, o in mine if o.winner == seat)
+            drawn = sum(1 for _, o in mine if o.draw)
+            lost_forfeit = sum(1 for seat, o in mine if o.forfeit and o.loser == seat)
             lo, hi = self.places[i]
             rows.append(Standing(int(lo), hi > lo, name, self.points[i], len(mine), won, drawn,
                                  len(mine) - won - drawn, lost_forfeit, byes[i]))
@@ -334,7 +338,7 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                 bar.tick(record)
             ordered = [results[p.index] for p in batch]
             records.extend(ordered)
-            referee.record([r["code"] for r in ordered])
+            referee.record([Outcome.from_record(r) for r in ordered])
     finally:
         bar.close()
         executor.close()

@@ -234,11 +234,7 @@ def _cmd_final_score(session, args):
         state = game.apply(state, npass)
     if not game.is_terminal(state):
         raise Refusal("cannot score")
-    returns = game.returns(state)
-    if returns[0] == returns[1]:
-        return "0"
-    margin = game.margin(state)
-    return f"{'B' if returns[0] > returns[1] else 'W'}+" + (f"{margin:g}" if margin else "")
+    return game.outcome(state).sgf_result
 
 
 def _cmd_final_status_list(session, args):

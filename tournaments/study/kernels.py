@@ -74,11 +74,11 @@ def championship(T, met, mt, out, res, F, model, W, rng):
                 black, white = out[i, 1], out[i, 2]
                 r = game_result(F, model, black, white, rng)
                 res[i] = r
-                half = 2 if r == S.BLACK_WINS else (1 if r == S.DRAW else 0)
+                half = S.WIN2 if r == S.BLACK_WINS else (S.DRAW2 if r == S.DRAW else 0)
                 black_points += half
                 if keep:
                     W[black, white] += half
-                    W[white, black] += 2 - half
+                    W[white, black] += S.WIN2 - half
             S.record(T, met, mt, out, res, n, rng)
     return T[S.T_GAMES], black_points
 
