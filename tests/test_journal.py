@@ -8,7 +8,6 @@ import json
 import sqlite3
 from pathlib import Path
 
-import pytest
 from sgfmill import sgf
 
 import agents
@@ -144,7 +143,7 @@ def test_a_resignation_is_a_loss_from_the_game_to_the_journal_ratings_and_sgf(tm
     resigner = next(s for s in result.standings() if s.name == "resigns")
     assert (resigner.points, resigner.losses, resigner.forfeits) == (0.0, 2, 0)
     assert result.crosstable()[0, 1] == 0 and result.crosstable()[1, 0] == 2
-    assert dict((n, e) for n, e, _ in result.ratings())["resigns"] < 0
+    assert {n: e for n, e, _ in result.ratings()}["resigns"] < 0
     assert tournaments.play.forfeit_lines(result.games) == []
     assert [_re(g) for g in result.games] == ["W+R", "B+R"]
     again = report.load_journal(path)

@@ -8,8 +8,19 @@ import pytest
 
 import envs
 from envs import _common as C
-from envs.outcome import (ADJUDICATED, BLACK_WINS, CRASH, DRAW, ILLEGAL, NORMAL, RESIGN, TIMEOUT,
-                          WHITE_WINS, Outcome, OutcomeError)
+from envs.outcome import (
+    ADJUDICATED,
+    BLACK_WINS,
+    CRASH,
+    DRAW,
+    ILLEGAL,
+    NORMAL,
+    RESIGN,
+    TIMEOUT,
+    WHITE_WINS,
+    Outcome,
+    OutcomeError,
+)
 
 BLACK_WON = Outcome(0, (1.0, -1.0), end_reason="two_passes", margin=3.5)
 WHITE_WON = Outcome(1, (-1.0, 1.0), end_reason="no_moves", margin=12)

@@ -48,8 +48,16 @@ import envs
 from agents.base import Resign
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 from envs import IllegalActionError, ParameterError
-from envs.outcome import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, Outcome, OutcomeError
-from envs.outcome import winner_of  # noqa: F401  (re-exported: its home before envs.outcome)
+from envs.outcome import (
+    CRASH,
+    ILLEGAL,
+    NORMAL,
+    RESIGN,
+    TIMEOUT,
+    Outcome,
+    OutcomeError,
+    winner_of,  # noqa: F401  (re-exported: its home before envs.outcome)
+)
 
 
 class TakeBack(Exception):
