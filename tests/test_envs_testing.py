@@ -212,6 +212,19 @@ def test_variants_come_from_the_spec():
     assert [testing.variant_id(p) for p in testing.variants("gomoku")] == ["standard", "size=7", "exact_five=True"]
 
 
+def test_small_params_take_each_integer_parameter_to_its_smallest_playable_value(registry):
+    built_in = {name: testing.small_params(name) for name in ("loa", "othello", "gomoku", "go", "calculation")}
+    # max_moves (LOA's, Go's) at its lowest, 1, would end every game at once: it keeps its default
+    assert built_in == {"loa": {}, "othello": {"size": 6}, "gomoku": {"size": 7}, "go": {"size": 5},
+                        "calculation": {}}
+    assert testing.small_params(envs.make_game("go", size=13)) == {"size": 5}  # the game's spec, not its size
+    registry.add(connect_four.SPEC)
+    assert testing.small_params(connect_four.SPEC) == {"columns": 4, "rows": 4, "connect": 3}
+    envs.make_game("connect_four", **testing.small_params("connect_four"))
+    with pytest.raises(envs.ParameterError, match="not registered"):
+        testing.small_params(dataclasses.replace(connect_four.SPEC, name="connect_four_copy"))
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 def test_command_line_prints_each_check_and_exits_1_on_a_failure(registry, capsys):

@@ -7,6 +7,7 @@
     envs.testing.check_protocol(envs.make_game("go", size=5))  # one check
     for params in envs.testing.variants("my_game"):         # the configurations the suite checks
         envs.testing.check_game("my_game", params=params)
+    envs.make_game("my_game", **envs.testing.small_params("my_game"))  # its smallest board
 
 and from the command line (``--module`` is imported first: a module that registers the game, or a
 game package whose ``SPEC`` is then registered):
@@ -178,6 +179,37 @@ def variants(game) -> list:
     return found
 
 
+def small_params(game) -> dict:
+    """The smallest playable configuration of a registered ``game`` (its name, spec or a
+    ``Game``), as ``params`` for ``make_game``: every integer parameter at its lowest value (the
+    smallest board, the shortest line to win), one after another, each kept only where the game
+    accepts it together with those before and its games can still last two moves of each seat.
+    So a cap such as ``max_moves`` keeps its default, and a game without such parameters gets
+    ``{}``, its standard rules. A test that plays whole games of every registered game plays
+    them at these parameters, so a game added to the registry is played small with no list of
+    board sizes to edit."""
+    s = _registered_spec(game)
+    found: dict = {}
+    for p in s.params:
+        if p.choices is not None or p.number or p.low is None or p.low == p.default:
+            continue
+        trial = {**found, p.name: p.low}
+        try:
+            built = s.game(**trial)
+        except ParameterError:
+            continue
+        if built.max_moves >= 2 * built.num_players:
+            found = trial
+    return found
+
+
+def _registered_spec(game) -> GameSpec:
+    s = game.spec if isinstance(game, Game) else game if isinstance(game, GameSpec) else spec(game)
+    if s.name not in names() or spec(s.name) is not s:
+        raise ParameterError(f"game {s.name!r}: this spec is not registered: call envs.register(spec) first")
+    return s
+
+
 def variant_id(params: dict) -> str:
     """A short name of a ``variants`` entry, for test ids and reports (``size=5``, ``standard``)."""
     return "-".join(f"{k}={v}" for k, v in params.items()) or "standard"
@@ -185,4 +217,5 @@ def variant_id(params: dict) -> str:
 
 __all__ = ["CHECKS", "GAMES", "ContractError", "as_game", "check_errors", "check_game", "check_gymnasium",
            "check_notation", "check_observation", "check_perft", "check_pettingzoo", "check_pickling",
-           "check_playouts", "check_protocol", "check_seeding", "check_vector", "variant_id", "variants"]
+           "check_playouts", "check_protocol", "check_seeding", "check_vector", "small_params", "variant_id",
+           "variants"]
