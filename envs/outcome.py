@@ -71,6 +71,8 @@ BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2
 WIN, HALF, LOSS = 1.0, 0.5, 0.0  # points
 
 SCORES = {0: "1-0", 1: "0-1", None: "1/2-1/2"}  # ``result`` by winner
+_WINNER = {BLACK_WINS: 0, WHITE_WINS: 1, DRAW: None, "1-0": 0, "0-1": 1, "1/2-1/2": None}  # an older record's
+_RETURNS = {0: (1.0, -1.0), 1: (-1.0, 1.0), None: (0.0, 0.0)}  # a two-player game's, by winner
 _SGF_LOSS = {RESIGN: "R", TIMEOUT: "T", CRASH: "F", ILLEGAL: "F"}  # RE[B+R], RE[W+T], RE[B+F]
 
 
@@ -91,7 +93,8 @@ def _is_number(value) -> bool:
 def winner_of(returns) -> int | None:
     """The seat with the strictly highest return (None on a tie); alone, seat 0 if it won (a
     positive return), else None."""
-    returns = tuple(float(r) for r in returns)
+    if type(returns) is not tuple:
+        returns = tuple(map(float, returns))
     best = max(returns)
     if returns.count(best) > 1 or (len(returns) == 1 and best <= 0):
         return None
@@ -117,18 +120,24 @@ class Outcome:
 
     def __post_init__(self):
         returns = self.returns
-        if isinstance(returns, np.ndarray):
-            returns = returns.tolist()
-        if not isinstance(returns, (tuple, list)) or not returns or not all(_is_number(r) for r in returns):
+        if type(returns) is not tuple or not all(type(r) is float for r in returns):  # (a tuple of floats: as is)
+            if isinstance(returns, np.ndarray):
+                returns = returns.tolist()
+            if not isinstance(returns, (tuple, list)) or not all(_is_number(r) for r in returns):
+                raise OutcomeError(f"returns={returns!r}: expected one finite number per seat")
+            returns = tuple(map(float, returns))
+            object.__setattr__(self, "returns", returns)
+        if not returns or not all(map(math.isfinite, returns)):
             raise OutcomeError(f"returns={returns!r}: expected one finite number per seat")
-        returns = tuple(float(r) for r in returns)
-        object.__setattr__(self, "returns", returns)
         winner = self.winner
         if winner is not None:
-            if not _is_int(winner) or not 0 <= winner < len(returns):
+            if type(winner) is not int:
+                if not _is_int(winner):
+                    raise OutcomeError(f"winner={winner!r}: expected None or a seat from 0 to {len(returns) - 1}")
+                winner = int(winner)
+                object.__setattr__(self, "winner", winner)
+            if not 0 <= winner < len(returns):
                 raise OutcomeError(f"winner={winner!r}: expected None or a seat from 0 to {len(returns) - 1}")
-            winner = int(winner)
-            object.__setattr__(self, "winner", winner)
         if winner != winner_of(returns):
             raise OutcomeError(f"winner={winner!r} with returns={list(returns)}: the winner is the seat with "
                                f"the highest return ({winner_of(returns)!r})")
@@ -199,7 +208,7 @@ class Outcome:
 
     def points(self, seat: int) -> float:
         """What the game is worth to ``seat``: 1 for a win, 1/2 for a draw, 0 for a loss."""
-        if not _is_int(seat) or not 0 <= seat < self.num_players:
+        if not (type(seat) is int or _is_int(seat)) or not 0 <= seat < len(self.returns):
             raise OutcomeError(f"seat={seat!r}: expected a seat from 0 to {self.num_players - 1}")
         if self.winner is None:
             return HALF if self.num_players > 1 else LOSS
@@ -280,14 +289,15 @@ class Outcome:
             if missing:
                 raise OutcomeError(f"no {missing!r} field beside {'returns' if missing == 'winner' else 'winner'!r}")
             winner, returns = record["winner"], record["returns"]
+            if type(returns) is list:  # as JSON has it
+                returns = tuple(returns)
         elif "code" in record or "result" in record:  # an older journal's two-player record
-            winner = {BLACK_WINS: 0, WHITE_WINS: 1, DRAW: None}[code] if "code" in record \
-                else {text: w for w, text in SCORES.items()}[result]
-            returns = [0.0, 0.0] if winner is None else [1.0 if s == winner else -1.0 for s in (0, 1)]
+            winner = _WINNER[code if "code" in record else result]
+            returns = _RETURNS[winner]
         else:
             raise OutcomeError("no 'winner' and 'returns' (nor an older record's 'code' or 'result') field")
-        extra = {k: record[k] for k in ("end_reason", "margin") if record.get(k) is not None}
-        outcome = cls(winner, returns, record.get("reason", NORMAL), record.get("detail", ""), **extra)
+        outcome = cls(winner, returns, record.get("reason", NORMAL), record.get("detail", ""),
+                      end_reason=record.get("end_reason"), margin=record.get("margin"))
         if "code" in record and code != outcome.code:
             raise OutcomeError(f"code={code!r} does not match winner={outcome.winner!r}")
         if "result" in record and result != outcome.result:

@@ -297,13 +297,15 @@ def check_players(entries, game) -> None:
             check(game)
 
 
-def forfeit_lines(records, limit: int = 3) -> list[str]:
+def forfeit_lines(records, limit: int = 3, outcomes=None) -> list[str]:
     """The footnote under a tournament's standings that says why games were forfeited: per agent
     and reason, how many games and the detail (the first ``limit`` different ones), so a forfeit
-    is never only a number in a column. Empty when no game was forfeited."""
+    is never only a number in a column. Empty when no game was forfeited. ``outcomes``: the
+    records' outcomes where the caller has them already (else read from the records)."""
     lost: dict = {}  # (agent, reason) -> [details]
-    for r in records:
-        outcome = Outcome.from_record(r)
+    if outcomes is None:
+        outcomes = [Outcome.from_record(r) for r in records]
+    for r, outcome in zip(records, outcomes):
         if not outcome.forfeit or outcome.loser is None:
             continue
         loser = (r["black"], r["white"])[outcome.loser]

@@ -365,7 +365,7 @@ def render_html(result: TournamentResult) -> str:
     out.append("<h2>Crosstable</h2><p>Points of the row agent against the column agent; the colour is its "
                "share of the points (red: lost, white: even, green: won).</p><table id='crosstable'><tr><th></th>"
                + "".join(f"<th title='{esc(nm)}'>{i + 1}</th>" for i, nm in enumerate(result.names)) + "</tr>")
-    scores, played = result._matrix()
+    scores, played = result._matrix(result.outcomes())
     for i, name in enumerate(result.names):
         cells = []
         for j in range(len(result.names)):

@@ -105,10 +105,10 @@ class TournamentResult:
         """The outcome of every game of ``games``, in their order (Black is seat 0)."""
         return [Outcome.from_record(g) for g in self.games]
 
-    def _matrix(self):
+    def _matrix(self, outcomes):
         n = len(self.names)
         scores, played = np.zeros((n, n)), np.zeros((n, n))
-        for g, outcome in zip(self.games, self.outcomes()):
+        for g, outcome in zip(self.games, outcomes):
             b, w = g["black_id"], g["white_id"]
             played[b, w] += 1
             played[w, b] += 1
@@ -118,7 +118,11 @@ class TournamentResult:
 
     def crosstable(self) -> np.ndarray:
         """``[i, j]`` = points player i scored against player j (NaN where they never met)."""
-        scores, played = self._matrix()
+        return self._crosstable(self._matrix(self.outcomes()))
+
+    @staticmethod
+    def _crosstable(matrix) -> np.ndarray:
+        scores, played = matrix
         return np.where(played > 0, scores, np.nan)
 
     def _byes(self) -> list[int]:
@@ -129,25 +133,35 @@ class TournamentResult:
 
     def standings(self) -> list[Standing]:
         """One ``Standing`` per player, best place first."""
+        return self._standings(self.outcomes())
+
+    def _standings(self, outcomes) -> list[Standing]:
+        n = len(self.names)
+        games, won, drawn, lost_forfeit = [0] * n, [0] * n, [0] * n, [0] * n
+        for g, o in zip(self.games, outcomes):
+            for seat, i in enumerate((g["black_id"], g["white_id"])):
+                games[i] += 1
+                if o.winner == seat:
+                    won[i] += 1
+                elif o.draw:
+                    drawn[i] += 1
+                elif o.forfeit and o.loser == seat:
+                    lost_forfeit[i] += 1
         rows = []
         byes = self._byes()
-        outcomes = self.outcomes()
         for i, name in enumerate(self.names):
-            # (seat, outcome) of every game player i played
-            mine = [(0 if g["black_id"] == i else 1, o) for g, o in zip(self.games, outcomes)
-                    if i in (g["black_id"], g["white_id"])]
-            won = sum(1 for seat, o in mine if o.winner == seat)
-            drawn = sum(1 for _, o in mine if o.draw)
-            lost_forfeit = sum(1 for seat, o in mine if o.forfeit and o.loser == seat)
             lo, hi = self.places[i]
-            rows.append(Standing(int(lo), hi > lo, name, self.points[i], len(mine), won, drawn,
-                                 len(mine) - won - drawn, lost_forfeit, byes[i]))
+            rows.append(Standing(int(lo), hi > lo, name, self.points[i], games[i], won[i], drawn[i],
+                                 games[i] - won[i] - drawn[i], lost_forfeit[i], byes[i]))
         order = sorted(range(len(rows)), key=lambda i: (self.places[i][0], -self.points[i], i))
         return [rows[i] for i in order]
 
     def ratings(self) -> list[tuple[str, float, float]]:
         """(name, Elo, 95% half-width) per player, strongest first (Bradley–Terry)."""
-        scores, played = self._matrix()
+        return self._ratings(self._matrix(self.outcomes()))
+
+    def _ratings(self, matrix) -> list[tuple[str, float, float]]:
+        scores, played = matrix
         elo, half = bradley_terry(scores, played)
         return sorted(zip(self.names, elo.tolist(), half.tolist()), key=lambda r: -r[1])
 
@@ -191,18 +205,20 @@ class TournamentResult:
                  + (f", {len(self.byes)} byes" if self.byes else ""), "",
                  f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"
                  + (f" {'byes':>4}" if self.byes else "")]
-        for s in self.standings():
+        outcomes = self.outcomes()
+        for s in self._standings(outcomes):
             lines.append(f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
                          f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
                          + (f" {s.byes:>4}" if self.byes else ""))
-        lines += forfeit_lines(self.games)
+        lines += forfeit_lines(self.games, outcomes=outcomes)
         troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
         if troubles:
             lines += ["", "Warm-up: " + "; ".join(f"{n} {w}" for n, w in troubles.items())]
         lines += ["", "Bradley–Terry ratings (Elo, 95% interval):"]
-        for name, elo, half in self.ratings():
+        matrix = self._matrix(outcomes)
+        for name, elo, half in self._ratings(matrix):
             lines.append(f"  {name:<24} {elo:+8.0f} ± {half:.0f}")
-        cross = self.crosstable()
+        cross = self._crosstable(matrix)
         byes = self._byes()
         width = max(6, *(len(n) for n in self.names))
         lines += ["", "Crosstable (points of the row against the column"
