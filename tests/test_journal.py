@@ -71,7 +71,11 @@ def test_an_older_journal_resumes_and_ends_as_a_fresh_run(tmp_path):
 
 
 def test_a_new_record_carries_the_outcome_an_old_one_gets_from_its_moves(tmp_path):
-    new = _run(tmp_path / "new.db", resume=False).games
+    result = _run(tmp_path / "new.db", resume=False)
+    new = result.games
+    page = report.render_html(result)
+    for record in new:  # the report's caption of the last ply: the score, the rule, the margin
+        assert f'"ending":"{record["result"]}, {record["end_reason"]}, by {record["margin"]:g}"' in page
     for old_text, record in zip((t for _, t in OLD["games"]), new):
         old = json.loads(old_text)
         end = GAME.initial_state()
