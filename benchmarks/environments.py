@@ -1,9 +1,15 @@
-"""Environment throughput: Arbiter's Gymnasium, PettingZoo and vector envs against PettingZoo's
-own ``go_v5`` (9x9) and ``connect_four_v3``, all in one run on the same machine.
+"""Environment throughput: Arbiter's Gymnasium, PettingZoo and vector envs of every registered
+game against PettingZoo's own env of the game where it has one (``go_v5`` 9x9) and
+``connect_four_v3``, all in one run on the same machine.
 
     python benchmarks/environments.py [--seconds 2] [--write docs/benchmarks.md]
 
 (Run it as a module from the repository root: as a script its own name would shadow ``envs``.)
+
+The games are the registry's, at their standard rules; a game without a Gymnasium id is skipped
+with a line saying so. PettingZoo's own env of a game is the one its spec names (``classic``: our
+classic-layout module carries PettingZoo's name where PettingZoo has the game), built with the
+standard rules' values under PettingZoo's parameter names (``classic_params``).
 
 A *step* is one call of ``step``: for the Gymnasium env that is the learner's move plus the
 random opponent's reply; for AEC envs one ply; for the vector env one step of each of the N games
@@ -23,18 +29,45 @@ import gymnasium
 import numba
 import numpy as np
 
-from envs.pettingzoo import calculation_v0, go_v0, gomoku_v0, loa_v0, othello_v0
+import envs
+import envs.pettingzoo
+from envs import pz_env
 from envs.registration import register_envs
 
 register_envs()
 
-GAMES = [  # (gymnasium id, AEC module, rule parameters)
-    ("LOA-v0", loa_v0, {}),
-    ("Othello-v0", othello_v0, {}),
-    ("Gomoku-v0", gomoku_v0, {}),
-    ("Go-v0", go_v0, {"size": 9}),
-    ("Calculation-v0", calculation_v0, {}),
-]
+
+def games():
+    """``(label, gymnasium id, AEC env factory, PettingZoo's own env of the game or None)`` for
+    every registered game with a Gymnasium id, at its standard rules."""
+    out = []
+    for spec in envs.specs():
+        if spec.gym_id is None:
+            print(f"{spec.name}: no Gymnasium id, skipped", flush=True)
+            continue
+        game = envs.make_game(spec.name)
+        size = game.params.get("size")
+        label = spec.gym_id + (f" {size}x{size}" if size is not None else "")
+        if spec.pettingzoo is not None:
+            aec = getattr(envs.pettingzoo, spec.pettingzoo).env
+        else:
+            def aec(name=spec.name):
+                return pz_env.env(name)
+        out.append((label, spec.gym_id, aec, pettingzoo_peer(spec, game)))
+    return out
+
+
+def pettingzoo_peer(spec, game):
+    """``(label, env factory)`` of PettingZoo's own env of ``game``, or None where it has none."""
+    if spec.classic is None:
+        return None
+    import importlib
+
+    module = importlib.import_module(f"pettingzoo.classic.{spec.classic}")
+    params = {theirs: game.params[ours] for theirs, ours in spec.classic_params.items()}
+    size = params.get("board_size")
+    label = f"PettingZoo {spec.classic}" + (f" {size}x{size}" if size is not None else "")
+    return label, lambda: module.env(**params)
 
 
 def _timed(step_fn, seconds):
@@ -123,27 +156,29 @@ def vector_rate(env_id, params, num_envs, seconds, num_threads=1):
 
 
 def run(seconds):
-    from pettingzoo.classic import connect_four_v3, go_v5
+    """The rows of the table, ``(label, gym, aec, {N: vector}, peer label or None)``, and the
+    references, ``(label, aec)``: each game's PettingZoo peer, then ``connect_four_v3``."""
+    from pettingzoo.classic import connect_four_v3
 
-    rows = []
-    for env_id, module, params in GAMES:
-        name = env_id + (f" {params['size']}x{params['size']}" if "size" in params else "")
+    rows, refs = [], []
+    for name, env_id, make_aec, peer in games():
+        params = {}  # the standard rules
         gym = gym_rate(env_id, params, seconds)
-        aec = aec_rate(lambda: module.env(**params), seconds)
+        aec = aec_rate(make_aec, seconds)
         vec = {n: vector_rate(env_id, params, n, seconds) for n in (64, 256, 1024)}
         vec["1024x2"] = vector_rate(env_id, params, 1024, seconds, num_threads=2)
-        rows.append((name, gym, aec, vec))
+        rows.append((name, gym, aec, vec, None if peer is None else peer[0]))
         print(f"{name:22s} gym {gym:10.0f}  aec {aec:10.0f}  " + "  ".join(f"vec{n} {r:12.0f}" for n, r in vec.items()), flush=True)
-    refs = [("PettingZoo go_v5 9x9", aec_rate(lambda: go_v5.env(board_size=9), seconds)),
-            ("PettingZoo connect_four_v3", aec_rate(connect_four_v3.env, seconds))]
-    for name, rate in refs:
-        print(f"{name:22s} aec {rate:10.0f}", flush=True)
+        if peer is not None:
+            refs.append((peer[0], aec_rate(peer[1], seconds)))
+            print(f"{peer[0]:22s} aec {refs[-1][1]:10.0f}", flush=True)
+    refs.append(("PettingZoo connect_four_v3", aec_rate(connect_four_v3.env, seconds)))
+    print(f"{refs[-1][0]:22s} aec {refs[-1][1]:10.0f}", flush=True)
     return rows, refs
 
 
 def table(rows, refs, seconds):
-    go_v5 = refs[0][1]
-    go = next(r for r in rows if r[0].startswith("Go-v0"))
+    reference = dict(refs)
     lines = [
         "## Environments",
         "",
@@ -158,16 +193,18 @@ def table(rows, refs, seconds):
         "| env | Gymnasium | AEC | vector N=64 | vector N=256 | vector N=1024 | N=1024, 2 threads | best vector / Gymnasium |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for name, gym, aec, vec in rows:
+    for name, gym, aec, vec, _ in rows:
         best = max(vec.values())
         lines.append(f"| {name} | {gym:,.0f} | {aec:,.0f} | " + " | ".join(f"{vec[n]:,.0f}" for n in (64, 256, 1024, "1024x2"))
                      + f" | {best / gym:.0f}x |")
     for name, rate in refs:
         lines.append(f"| {name} (reference) | | {rate:,.0f} | | | | | |")
+    against = [f"{name}: Gymnasium env / `{peer.split()[1]}` = **{gym / reference[peer]:.1f}x** (goal 20x); "
+               f"AEC / `{peer.split()[1]}` = **{aec / reference[peer]:.1f}x** (goal 10x)"
+               for name, gym, aec, _, peer in rows if peer is not None]
     lines += [
         "",
-        f"Go 9x9: Gymnasium env / PettingZoo `go_v5` = **{go[1] / go_v5:.1f}x** (goal 20x); "
-        f"AEC / `go_v5` = **{go[2] / go_v5:.1f}x** (goal 10x). Vector N=1024 / N=64: "
+        "".join(f"{line}. " for line in against) + "Vector N=1024 / N=64: "
         + ", ".join(f"{r[0].split('-')[0]} {r[3][1024] / r[3][64]:.2f}x" for r in rows) + " (goal 1.5x); "
         "N=1024 on 2 threads / N=64: "
         + ", ".join(f"{r[0].split('-')[0]} {r[3]['1024x2'] / r[3][64]:.2f}x" for r in rows) + ".",

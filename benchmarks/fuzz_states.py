@@ -4,14 +4,16 @@ framework envs actions that are not actions, and count what goes wrong.
     python benchmarks/fuzz_states.py                      # 10,000 tampered states per game
     python benchmarks/fuzz_states.py --games go --states 2000 --batch 500
 
-Each tampered state is a valid position from a seeded random game with one or more cells
-changed (random bit flips; extreme values 0, -1, 2**62, -2**63, +-10**12, a random int64, small
-values near the cells' legal ranges; header cells drawn more often), or an object that is not a
-state array at all (other dtypes, shapes, lists, None, read-only, strided or byte-swapped arrays,
-another parameter set's state), or an untouched position (so the accepted path runs too). Each
-goes through ``check_state``, ``legal_actions``, ``apply`` (a legal action if there is one, and a
-random, possibly out-of-range one), ``is_terminal``, ``returns``, ``to_text`` (and ``from_text``
-of it), ``observation`` for every seat, and the other public methods.
+Every registered game is fuzzed at its standard rules (``--games`` picks some). Each tampered
+state is a valid position from a seeded random game with one or more cells changed (random bit
+flips; extreme values 0, -1, 2**62, -2**63, +-10**12, a random int64, small values near the
+cells' legal ranges; header cells drawn more often), or an object that is not a state array at
+all (other dtypes, shapes, lists, None, read-only, strided or byte-swapped arrays, the state of
+another configuration of the game with the same length, from ``envs.testing.variants``), or an
+untouched position (so the accepted path runs too). Each goes through ``check_state``,
+``legal_actions``, ``apply`` (a legal action if there is one, and a random, possibly out-of-range
+one), ``is_terminal``, ``returns``, ``to_text`` (and ``from_text`` of it), ``observation`` for
+every seat, and the other public methods.
 
 States run in child processes, a batch per child, with a timeout per batch: a child that dies of
 a signal (a segfault) or runs out of time counts the state it was on as a segfault or a hang, and
@@ -25,10 +27,11 @@ a new child resumes after it. Counted per game:
                 ``apply`` returns that ``check_state`` then refuses; or a false alarm: an
                 untouched position (also as a read-only, strided or byte-swapped array) refused.
 
-The goal is 0 / 0 / 0 / 0. ``--env-steps`` steps the Gymnasium env, the PettingZoo AEC env (raw and
-wrapped as ``env()`` returns it) and the vector env with random, out-of-range and wrongly typed actions and counts exceptions
-other than ValueError subclasses (``gymnasium``'s ``ResetNeeded`` after an episode is expected and
-handled by resetting). Exit status 1 if any count is non-zero.
+The goal is 0 / 0 / 0 / 0. ``--env-steps`` steps the Gymnasium env (half the steps losing an
+illegal action, half raising ``IllegalActionError``), the PettingZoo AEC env (raw and wrapped as
+``env()`` returns it) and the vector env with random, out-of-range and wrongly typed actions and
+counts exceptions other than ValueError subclasses (``gymnasium``'s ``ResetNeeded`` after an
+episode is expected and handled by resetting). Exit status 1 if any count is non-zero.
 """
 
 from __future__ import annotations
@@ -43,23 +46,24 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = {
-    "loa": {},
-    "othello": {"size": 8},
-    "gomoku": {"size": 9},
-    "go": {"size": 9},
-    "calculation": {},
-}
-OTHER = {"loa": {"rules": "openspiel"}, "gomoku": {"exact_five": True}, "go": {"komi": 6.5}}
 UNTOUCHED = 0.04  # share of untouched positions
 EXTREMES = (0, -1, 1, 2, 3, 2**62, -(2**63), 2**63 - 1, 10**12, -(10**12))
+
+
+def registered_games() -> list:
+    """The games to fuzz: every registered one (imported here, so ``--help`` stays quick)."""
+    sys.path.insert(0, str(ROOT))
+    import envs
+
+    return list(envs.names())
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES),
-                        help="games to fuzz (default: all five)")
+    games = registered_games()
+    parser.add_argument("--games", nargs="+", default=games, choices=games,
+                        help="games to fuzz (default: every registered game)")
     parser.add_argument("--states", type=int, default=10_000, help="tampered states per game (default 10000)")
     parser.add_argument("--batch", type=int, default=2500, help="states per child process (default 2500)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per batch before it counts as a hang")
@@ -213,6 +217,19 @@ def _exercise(game, s, rng, record, valid=False):
     return True
 
 
+def _same_length_configuration(game):
+    """Another configuration of ``game`` (from ``envs.testing.variants``) whose states have the
+    same length, or None where it has none."""
+    import envs
+    from envs.testing import variants
+
+    for params in variants(game):
+        other = envs.make_game(game.name, **params)
+        if other.state_len == game.state_len and repr(other) != repr(game):
+            return other
+    return None
+
+
 def run_child(game_name, start, stop, progress, seed):
     """States ``start..stop-1`` of ``game_name``; writes each index to ``progress`` before running
     it, and the counts as JSON on stdout at the end."""
@@ -220,10 +237,11 @@ def run_child(game_name, start, stop, progress, seed):
 
     import envs
 
-    game = envs.make_game(game_name, **GAMES[game_name])
+    game = envs.make_game(game_name)
     positions = _positions(game, seed)
-    if game_name in OTHER:  # same length, other parameters: a foreign signature
-        other_state = envs.make_game(game_name, **{**GAMES[game_name], **OTHER[game_name]}).initial_state(0)
+    other = _same_length_configuration(game)
+    if other is not None:  # same length, other parameters: a foreign signature
+        other_state = other.initial_state(0)
     else:
         other_state = positions[0].copy()
         other_state[0] ^= 1
@@ -254,7 +272,7 @@ def run_child_env(game_name, steps, progress, seed):
     from envs.pz_env import raw_env
     from envs.vector_env import ArbiterVectorEnv
 
-    params = GAMES[game_name]
+    params = {}  # the standard rules
     rng = np.random.default_rng([seed, 4])
     counts = {"steps": 0, "exception": 0}
     examples = {}
@@ -283,12 +301,13 @@ def run_child_env(game_name, steps, progress, seed):
     with open(progress, "w") as log:
         log.write("gym\n")
         log.flush()
-        env = ArbiterEnv(game_name, illegal_action="raise" if game_name == "go" else "lose", **params)
-        env.reset(seed=seed)
-        for k in range(steps):
-            out = guard("gym.step", env.step, action(env.game.num_actions))
-            if out is None or out[2] or out[3]:
-                env.reset(seed=seed + k)
+        for mode, share in (("lose", range(steps // 2)), ("raise", range(steps // 2, steps))):
+            env = ArbiterEnv(game_name, illegal_action=mode, **params)
+            env.reset(seed=seed + share.start)
+            for k in share:
+                out = guard("gym.step", env.step, action(env.game.num_actions))
+                if out is None or out[2] or out[3]:
+                    env.reset(seed=seed + k)
         log.write("pettingzoo\n")
         log.flush()
         for label, make in (("pettingzoo.step", raw_env), ("pettingzoo.env().step", wrapped_env)):

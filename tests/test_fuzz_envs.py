@@ -6,11 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import envs
 from envs.core import IllegalActionError
 from envs.gym_env import ArbiterEnv
 from envs.pz_env import env as aec_env
+from envs.testing import small_params
 
-GAMES = [("loa", {}), ("othello", {"size": 6}), ("gomoku", {"size": 7}), ("go", {"size": 5}), ("calculation", {})]
+GAMES = [(name, small_params(name)) for name in envs.names()]  # every registered game, on its smallest board
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # Each choice is either "a legal move" (an index into the legal actions) or a raw action id that
@@ -29,7 +31,7 @@ def _pick(choice, mask):
 @FUZZ
 @given(seed=st.integers(0, 2**32), moves=choices, raise_on_illegal=st.booleans())
 def test_gym_env_invariants(name, params, seed, moves, raise_on_illegal):
-    seat = {} if name == "calculation" else {"agent_seat": "random"}
+    seat = {"agent_seat": "random"} if envs.spec(name).num_players == 2 else {}
     env = ArbiterEnv(name, illegal_action="raise" if raise_on_illegal else "lose", **seat, **params)
     obs, info = env.reset(seed=seed)
     total = 0.0

@@ -8,10 +8,12 @@ from sgfmill import sgf
 
 import envs
 import tournaments
+from envs.testing import small_params
 from tournaments import records
 from tournaments.cli import main
 
-GAMES = [("go", {"size": 5}), ("othello", {"size": 6}), ("gomoku", {"size": 7}), ("loa", {"max_moves": 60})]
+# every registered game with an SGF game number, on its smallest board
+GAMES = [(spec.name, small_params(spec)) for spec in envs.specs() if spec.sgf is not None]
 
 
 @pytest.mark.parametrize("name, params", GAMES, ids=[g for g, _ in GAMES])

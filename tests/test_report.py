@@ -10,19 +10,23 @@ from html.parser import HTMLParser
 
 import pytest
 
+import envs
 import tournaments
+from envs.testing import small_params
 from tournaments import report
 from tournaments.cli import main
 from tournaments.runner import place_text
 from tournaments.journal import JournalError
 
-GAMES = {"gomoku": {"size": 7}, "loa": {}, "othello": {"size": 6}, "go": {"size": 5}}
+# every registered board game (two players: a round robin's games), on its smallest board
+GAMES = {spec.name: small_params(spec) for spec in envs.specs() if spec.num_players == 2}
 CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory):
-    """One finished round robin journal per board game: (path, the run's TournamentResult)."""
+    """One finished round robin journal per board game: (path, the run's TournamentResult);
+    Gomoku's has a third player, for the tests of a bigger table."""
     out = {}
     for name, params in GAMES.items():
         path = tmp_path_factory.mktemp(name) / "run.db"
