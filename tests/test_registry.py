@@ -2,6 +2,7 @@
 compiled code specialised per game (a process compiles only the games it uses)."""
 
 import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import gymnasium
 import pytest
 
+import agents
 import envs
 from envs import registry
 from envs._specialise import _digest
@@ -172,3 +174,20 @@ def test_cli_lists_the_registered_games_and_the_agents_that_play_one(capsys):
     assert "alphabeta:depth=4,time=0.0" in out and "mcts:simulations=1000," in out and "playout='pattern'" in out
     names = {line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")}
     assert "ppo" in names and "alphazero" not in names  # PPO has 7x7 Go weights; AlphaZero none for Go
+    ppo = out[out.index("ppo:"):].splitlines()
+    torch_here = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("sb3_contrib") is not None
+    # without the learn extra it is still listed, with what it lacks (not hidden as if it did not play Go)
+    assert ppo[1].startswith("    not on this machine: ") != torch_here, ppo
+
+
+def test_cli_lists_an_agent_that_lacks_an_extra_with_what_it_lacks(capsys, monkeypatch):
+    from tournaments import cli
+
+    def lacking(self, game):
+        raise agents.AgentError("needs the moon: pip install moon")
+
+    monkeypatch.setattr(agents.REGISTRY["minimax"], "check_ready", lacking)
+    assert cli.main(["agents", "--game", "othello"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("minimax:"))
+    assert lines[at + 1] == "    not on this machine: needs the moon: pip install moon"

@@ -404,12 +404,13 @@ def _add_agents(sub):
                    help="a parameter of --game, e.g. -p size=9 (repeatable)")
 
 
-def _agent_settings(cls, games) -> tuple[dict, dict, str]:
-    """(option -> value, option -> {value: games}, the games it plays) of agent class ``cls``
-    built with its defaults: its ``settings`` on each of ``games`` that it can play here
-    (``check_ready``); the second dict holds the options whose value differs between games. An
-    agent that needs an option to be built (the gtp engine's command) shows its signature's
-    defaults and its ``plays``."""
+def _agent_settings(cls, games) -> tuple[dict, dict, str, str]:
+    """(option -> value, option -> {value: games}, the games it plays, what it lacks here) of
+    agent class ``cls`` built with its defaults: its ``settings`` on each of ``games`` that it
+    plays (``check_game``); the second dict holds the options whose value differs between games;
+    the last is why it cannot play on this machine (``check_ready``: an extra not installed), ""
+    when it can. An agent that needs an option to be built (the gtp engine's command) shows its
+    signature's defaults and its ``plays``."""
     import inspect
 
     import agents
@@ -421,16 +422,20 @@ def _agent_settings(cls, games) -> tuple[dict, dict, str]:
         shown = {k: "(required)" if v is inspect.Parameter.empty or (v is None and k == "command") else v
                  for k, v in options.items()}
         playable = [g.name for g in games if cls.applies_to(cls.__new__(cls), g)]
-        return (shown, {}, ", ".join(playable)) if playable else ({}, {}, "")
-    per_game = {}
+        return (shown, {}, ", ".join(playable), "") if playable else ({}, {}, "", "")
+    per_game, lacks = {}, ""
     for game in games:
         try:
-            agent.check_ready(game)
+            agent.check_game(game)
         except agents.AgentError:
             continue
         per_game[game.name] = agent.settings(game)
+        try:
+            agent.check_ready(game)
+        except agents.AgentError as e:
+            lacks = lacks or str(e)
     if not per_game:
-        return {}, {}, ""
+        return {}, {}, "", ""
     values, differ = {}, {}
     for key in next(iter(per_game.values())):
         seen: dict = {}
@@ -443,7 +448,7 @@ def _agent_settings(cls, games) -> tuple[dict, dict, str]:
             differ[key] = seen
     if "seed" in options:
         values["seed"] = agent.seed
-    return values, differ, ", ".join(per_game)
+    return values, differ, ", ".join(per_game), lacks
 
 
 def _run_agents(args) -> int:
@@ -457,10 +462,12 @@ def _run_agents(args) -> int:
         games = [envs.make_game(spec.name) for spec in envs.specs()]
     for name in sorted(agents.REGISTRY):
         cls = agents.REGISTRY[name]
-        values, differ, plays = _agent_settings(cls, games)
-        if not plays:  # it can play none of the games here
+        values, differ, plays, lacks = _agent_settings(cls, games)
+        if not plays:  # it plays none of the games
             continue
         print(f"{name}: {cls.describe()}")
+        if lacks:
+            print(f"    not on this machine: {lacks}")
         if not args.game:
             print(f"    plays: {plays}")
         shown = ",".join(f"{k}={v if v in ('(required)', '(per game)') else repr(v)}" for k, v in values.items())
