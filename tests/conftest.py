@@ -1,9 +1,12 @@
-"""Shared fixtures: a game registered for a test or a test module, and the registry put back after.
+"""Shared fixtures: a game registered for a test or a test module (and the registry put back
+after), a script of the repository run as a user runs it, and a local Ray for a test module.
 
 ``tests/`` is put on ``sys.path`` here, so ``import connect_four`` (the worked example of
 docs/adding-a-game.md, a game package outside ``envs/``) works in every pytest import mode.
 """
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 import envs
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
@@ -53,3 +57,31 @@ def module_registry():
     registered = Registry()
     yield registered
     registered.restore()
+
+
+@pytest.fixture
+def run_script():
+    """``run_script("examples/x.py", *args)`` (or ``"-m", "tournaments.cli", ...``): the command
+    run in a fresh interpreter from the repository root, as the docs show it, with the
+    repository and ``tests/`` (test agents and games) on its ``PYTHONPATH``; returns the
+    ``CompletedProcess``, its output as text. ``env`` adds variables, ``cwd`` and ``input`` are
+    ``subprocess.run``'s. For tests whose point is a script's command line end to end: what a
+    script computes is tested through the package module it calls."""
+    path = os.pathsep.join(filter(None, [str(ROOT), str(HERE), os.environ.get("PYTHONPATH")]))
+
+    def run(*argv, cwd=ROOT, env=None, input=None, timeout=600):
+        return subprocess.run([sys.executable, *map(str, argv)], cwd=cwd, input=input, capture_output=True,
+                              text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": path, **(env or {})})
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A local Ray (2 CPUs, no dashboard) for one test module, shut down after its last test;
+    its workers find ``tests/`` on their path (test agents such as ``fault_agents``)."""
+    ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
+    path = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+    yield ray
+    ray.shutdown()

@@ -1,39 +1,27 @@
-"""examples/patience_study.py: the game's default playouts, and a killed run resumed deal for deal."""
+"""The patience study (``tournaments.patience``, run by examples/patience_study.py): the game's
+default playouts, a killed run resumed deal for deal, and the command line."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 import envs
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def study():
-    spec = importlib.util.spec_from_file_location("patience_study_script", ROOT / "examples" / "patience_study.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tournaments import patience
+from tournaments.records import RecordError
 
 
-def run(study, records, *extra):
-    argv = ["--deals", "3", "--playouts", "30", "--workers", "1", "--records", str(records), *extra]
-    assert study.main(argv) == 0
+def run(records, **options):
+    patience.run(range(3), [30], workers=1, records=records, **options)
     return [json.loads(line) for line in records.read_text().splitlines()]
 
 
-def test_default_playout_is_the_games_default_the_agents_default(study, tmp_path):
-    records = run(study, tmp_path / "r.jsonl")
+def test_default_playout_is_the_games_default_the_agents_default(tmp_path):
+    records = run(tmp_path / "r.jsonl")
     assert {r["playout"] for r in records} == {envs.spec("calculation").default_playout}
 
 
-def test_resume_plays_only_the_missing_deals_and_matches_an_uninterrupted_run(study, tmp_path, capsys):
-    full = run(study, tmp_path / "full.jsonl")
+def test_resume_plays_only_the_missing_deals_and_matches_an_uninterrupted_run(tmp_path, capsys):
+    full = run(tmp_path / "full.jsonl")
     assert sorted(r["deal"] for r in full) == [0, 1, 2]
     row = capsys.readouterr().out.splitlines()[-1].split()
 
@@ -41,7 +29,7 @@ def test_resume_plays_only_the_missing_deals_and_matches_an_uninterrupted_run(st
     cut = tmp_path / "cut.jsonl"
     lines = (tmp_path / "full.jsonl").read_text().splitlines(keepends=True)
     cut.write_text(lines[0] + lines[1][:20])
-    resumed = run(study, cut, "--resume")
+    resumed = run(cut, resume=True)
 
     assert len(resumed) == 3  # the cut line was dropped, not glued to the next record
     assert resumed[0] == json.loads(lines[0])  # read back, not played again
@@ -53,17 +41,20 @@ def test_resume_plays_only_the_missing_deals_and_matches_an_uninterrupted_run(st
     assert out.splitlines()[-1].split()[:6] == row[:6]  # same deals, wins, interval and cards
 
 
-def test_resume_refuses_records_of_other_options(study, tmp_path):
+def test_resume_refuses_records_of_other_options(tmp_path):
     records = tmp_path / "r.jsonl"
-    run(study, records)
-    with pytest.raises(SystemExit, match="other options"):
-        run(study, records, "--resume", "--playout", "foundation-first")
+    run(records)
+    with pytest.raises(RecordError, match="other options"):
+        run(records, resume=True, playout="foundation-first")
 
 
-def test_existing_records_are_not_overwritten_without_resume(study, tmp_path):
+def test_the_command_line_plays_and_never_overwrites_records_without_resume(tmp_path, run_script):
     records = tmp_path / "r.jsonl"
-    run(study, records)
+    argv = ["--deals", "2", "--playouts", "20", "--workers", "1", "--records", str(records)]
+    done = run_script("examples/patience_study.py", *argv)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].split()[:2] == ["20", "2"] and len(records.read_text().splitlines()) == 2
     before = records.read_text()
-    with pytest.raises(SystemExit):
-        run(study, records)
+    again = run_script("examples/patience_study.py", *argv)
+    assert again.returncode == 2 and "already holds records: pass --resume" in again.stderr
     assert records.read_text() == before
