@@ -337,19 +337,33 @@ def test_shipped_ppo_weights_play_legal_games_on_their_size_only():
 
 @needs_sb3
 def test_ppo_pool_smoke_run_learns_to_beat_random(tmp_path):
-    sys.path.insert(0, str(ROOT / "examples"))
-    import train_ppo
+    from agents.learned import ppo_training
+    from tournaments.baselines import against_baselines
 
     # 6144 steps at lr 1e-3 beat random (score - 2 SE > 0.5 over 40 games) for seeds 0-3; an
     # untrained policy scored 0.24-0.61 against random (docs/learned.md)
-    args = train_ppo.parse(["--game", "othello", "--size", "6", "--opponent", "pool", "--steps", "6144",
-                            "--n-steps", "512", "--lr", "1e-3", "--snapshot-every", "2048", "--net", "64", "64",
-                            "--eval-games", "40",
-                            "--checkpoint", str(tmp_path / "ppo.zip"), "--out", str(tmp_path / "ppo.pt")])
-    out, evaluation = train_ppo.train(args, command="test")
+    config = ppo_training.Config(game="othello", size=6, opponent="pool", steps=6144, n_steps=512, lr=1e-3,
+                                 snapshot_every=2048, net=(64, 64))
+    assert (config.batch, config.epochs) == (128, 10)  # the pool path's defaults
+    out, evaluation = ppo_training.train(
+        config, checkpoint=tmp_path / "ppo.zip", out=tmp_path / "ppo.pt", command="test",
+        evaluate=lambda game, path: against_baselines(game, agents.make("ppo", path=str(path), seed=0), games=40))
     result = evaluation["vs random size=6"]
     assert result["beats"], result
     assert weights.read_meta(out)["evaluation"]["vs random size=6"] == result
+
+
+@needs_torch
+def test_a_ppo_training_config_that_cannot_work_is_a_config_error():
+    from agents.learned import ppo_training
+    from agents.learned.train import ConfigError
+
+    for bad, message in (({"steps": 0}, "steps=0"), ({"batch": 2.5}, "batch=2.5"), ({"opponent": "alphabeta"},
+                         "opponent='alphabeta'"), ({"opponent": "pool", "opening_plies": 4}, "opening_plies")):
+        with pytest.raises(ConfigError, match=message):
+            ppo_training.Config(**bad)
+    assert ppo_training.Config(game="othello", size=6).tag() == "othello6"
+    assert ppo_training.Config(game="calculation").tag() == "calculation"
 
 
 # -- damaged copies of the shipped weights: a typed error naming the file, nothing unpickled ------

@@ -118,21 +118,12 @@ def test_maskable_ppo_trains_on_it(policy, observation, env_id, params, n_envs, 
     assert all(venv.action_masks()[i, a] for i, a in enumerate(actions))
 
 
-# -- examples/train_ppo.py on the VecEnv ----------------------------------------------------------
-def _train_ppo_module():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
-    import train_ppo
-
-    return train_ppo
-
-
+# -- PPO training on the VecEnv (agents.learned.ppo_training, examples/train_ppo.py) --------------
 def test_vectorised_progress_reward_counts_the_cards_each_step_put_on_a_foundation():
-    train_ppo = _train_ppo_module()
+    from agents.learned import ppo_training
+
     venv = make_vec_env("Calculation-v0", n_envs=8, seed=5)
-    wrapped = train_ppo._vec_progress_reward_wrapper()(venv, 2.0)
+    wrapped = ppo_training.vec_progress_reward_wrapper()(venv, 2.0)
     game = venv.game
     rng = np.random.default_rng(1)
     wrapped.reset()
@@ -154,29 +145,51 @@ def test_vectorised_progress_reward_counts_the_cards_each_step_put_on_a_foundati
     assert finished >= 8
 
 
-@pytest.mark.parametrize("game, params", [("othello", ["--size", "6"]), ("calculation", [])])
-def test_train_ppo_on_the_vec_env_saves_weights_the_ppo_agent_plays_and_resumes(tmp_path, game, params):
-    import agents
-    from agents.learned import weights
-    from tournaments import play_game
+@pytest.mark.parametrize("game, size", [("othello", 6), ("calculation", None)])
+def test_ppo_training_on_the_vec_env_saves_weights_the_ppo_agent_plays_and_resumes(tmp_path, game, size):
+    import dataclasses
 
-    train_ppo = _train_ppo_module()
-    argv = ["--game", game, *params, "--n-envs", "4", "--n-steps", "64", "--batch", "128", "--epochs", "1",
-            "--snapshot-every", "256", "--eval-games", "2", "--net", "16",
-            "--checkpoint", str(tmp_path / "run.zip"), "--out", str(tmp_path / "ppo.pt")]
-    args = train_ppo.parse(["--steps", "256", *argv])
-    assert args.opponent == "random" and args.n_envs == 4
-    out, evaluation = train_ppo.train(args, command="test")
+    import agents
+    from agents.learned import ppo_training, weights
+    from tournaments import play_game
+    from tournaments.baselines import against_baselines
+
+    config = ppo_training.Config(game=game, size=size, steps=256, n_envs=4, n_steps=64, batch=128, epochs=1,
+                                 snapshot_every=256, net=(16,))
+    assert config.opponent == "random"  # the compiled vector env
+
+    def evaluate(g, path):
+        return against_baselines(g, agents.make("ppo", path=str(path), seed=0), games=2)
+
+    files = {"checkpoint": tmp_path / "run.zip", "out": tmp_path / "ppo.pt", "command": "test", "evaluate": evaluate}
+    out, evaluation = ppo_training.train(config, **files)
     meta = weights.read_meta(out)
     assert meta["training"]["steps"] == 256 and meta["training"]["hyper_parameters"]["n_envs"] == 4
     assert meta["evaluation"] == evaluation and len(evaluation) == (2 if game == "othello" else 5)
     assert (tmp_path / "run.zip").is_file()
 
-    out, _ = train_ppo.train(train_ppo.parse(["--steps", "512", *argv]), command="test")  # resumes
+    out, _ = ppo_training.train(dataclasses.replace(config, steps=512), **files)  # resumes
     assert weights.read_meta(out)["training"]["steps"] == 512
-    g = envs.make_game(game, **({"size": 6} if params else {}))
+    g = envs.make_game(game, **config.params)
     bot = agents.make("ppo", path=str(out), seed=0)
     players = [bot] if g.num_players == 1 else [bot, agents.make("random", seed=1)]
     for seed in range(3):
         outcome = play_game(g, players, seed=seed)  # an illegal move would forfeit
         assert outcome.reason == "normal", outcome.detail
+
+
+def test_the_train_ppo_example_trains_evaluates_and_names_bad_options(tmp_path, run_script):
+    """examples/train_ppo.py end to end: the command it was run with and the evaluation in the sidecar."""
+    from agents.learned import weights
+
+    argv = ["--game", "othello", "--size", "6", "--n-envs", "4", "--n-steps", "64", "--batch", "128",
+            "--epochs", "1", "--steps", "256", "--snapshot-every", "256", "--eval-games", "2", "--net", "16",
+            "--checkpoint", tmp_path / "run.zip", "--out", tmp_path / "ppo.pt"]
+    done = run_script("examples/train_ppo.py", *argv)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "trained 256 steps" in done.stdout and "ppo vs greedy on " in done.stdout
+    meta = weights.read_meta(tmp_path / "ppo.pt")
+    assert meta["training"]["command"].startswith("python examples/train_ppo.py --game othello --size 6")
+    assert set(meta["evaluation"]) == {"vs random size=6", "vs greedy size=6"}
+    bad = run_script("examples/train_ppo.py", "--opponent", "pool", "--opening-plies", "2")
+    assert bad.returncode == 2 and "--opening-plies: only with --opponent random or greedy" in bad.stderr

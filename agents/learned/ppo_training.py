@@ -1,0 +1,393 @@
+"""Training the ``ppo`` agent: MaskablePPO (sb3-contrib) on an Arbiter game, resumable, exported
+as safe weights with their sidecar.
+
+    config = Config(game="othello", size=6, steps=200_000)
+    out, evaluation = train(config, checkpoint="runs/ppo_othello6.zip",
+                            out="agents/learned/weights/ppo_othello6.pt", command="...",
+                            evaluate=lambda game, path: {...})   # optional; recorded in the sidecar
+
+``examples/train_ppo.py`` is its command line (its docstring gives the figures). Two paths:
+
+* ``opponent="random"`` (the default) or ``"greedy"``: ``envs.sb3.make_vec_env``, ``n_envs``
+  games stepped by one compiled call per step against that opponent, which moves inside the
+  call, the learner's seat drawn per episode (two-player games); ``opening_plies`` starts each
+  training game after random plies (``K`` or ``(FEWEST, MOST)``), so that the policy meets more
+  than the standard position.
+* ``opponent="pool"``: the earlier, slower path, kept so that the shipped ``ppo_othello6`` can be
+  reproduced: one Gymnasium env whose opponent is a pool of random, greedy and up to ``pool``
+  frozen copies of the learner (a new copy every ``snapshot_every`` steps), one member drawn per
+  episode. ``DEFAULTS`` holds each path's rollout length, batch and epochs, the pool's those of
+  that run.
+
+Calculation is a patience whose reward (1 for a completed patience) random play sees about once
+in 100,000 deals, so each card put on a foundation also earns ``progress_reward``/48 (the 48
+cards to place: a won deal earns the weight once more), pointing the same way as the win. On the
+vector env this is ``vec_progress_reward_wrapper``, counting the foundation cards of all games at
+once with numpy; on the pool path ``progress_reward_wrapper``.
+
+The run resumes: sb3's own checkpoint (a zip holding a pickle: load only checkpoints you wrote)
+is saved every ``snapshot_every`` steps and at the end, and the same call continues up to
+``steps`` in total (the pool's frozen copies are not saved; a resumed pool restarts from a copy
+of the resumed policy). A resumed run reseeds its envs with ``seed + steps done``, so it does not
+replay the same games. Env-steps per second (wall clock, updates included) are printed every
+``log_every`` steps. The evaluation is the caller's (the protocol is ``tournaments.baselines``,
+a layer above this one): its results go into the weights' sidecar.
+
+Importing this module imports neither torch nor sb3; training does (the ``learn`` extra).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+# Hyper-parameters that differ between the two training paths (see the module docstring): the
+# pool's are those the shipped ppo_othello6 was trained with.
+DEFAULTS = {
+    "random": {"n_steps": 256, "batch": 1024, "epochs": 4},
+    "greedy": {"n_steps": 256, "batch": 1024, "epochs": 4},
+    "pool": {"n_steps": 1024, "batch": 128, "epochs": 10},
+}
+POSITIVE = ("steps", "n_envs", "snapshot_every", "n_steps", "batch", "epochs", "log_every", "threads")
+
+
+@dataclass
+class Config:
+    """What a PPO training run does (see the module docstring); ``n_steps``, ``batch`` and
+    ``epochs`` left None take the ``opponent`` path's ``DEFAULTS``. A bad value is a
+    ``ConfigError`` naming it."""
+
+    game: str = "othello"
+    size: int | None = None  # board size; None: the game's
+    opponent: str = "random"  # random, greedy (compiled vector env) or pool
+    steps: int = 200_000  # total environment steps, resumptions included
+    n_envs: int = 16  # games stepped together (random, greedy)
+    opening_plies: int | tuple = 0  # K, or (FEWEST, MOST) drawn per game (random, greedy)
+    snapshot_every: int = 20_000  # steps between checkpoints (and pool copies)
+    pool: int = 5  # frozen copies kept in the opponent pool
+    net: tuple = (128, 128)  # MLP hidden sizes
+    n_steps: int | None = None  # rollout length per update, per game
+    batch: int | None = None  # minibatch size
+    epochs: int | None = None  # passes over each rollout
+    lr: float = 3e-4
+    ent_coef: float = 0.01  # entropy bonus
+    progress_reward: float = 1.0  # Calculation: reward per card put on a foundation, times 1/48
+    log_every: int = 50_000  # steps between progress lines
+    seed: int = 0
+    threads: int = 1  # torch threads
+
+    def __post_init__(self):
+        if self.opponent not in DEFAULTS:
+            _refuse(f"opponent={self.opponent!r}: expected one of {', '.join(DEFAULTS)}")
+        for name, value in DEFAULTS[self.opponent].items():
+            if getattr(self, name) is None:
+                setattr(self, name, value)
+        for name in POSITIVE:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                _refuse(f"{name}={value!r}: expected a positive integer")
+        if self.opening_plies != 0 and self.opponent == "pool":
+            _refuse("opening_plies: only with opponent='random' or 'greedy' (the vector env)")
+
+    @property
+    def params(self) -> dict:
+        """The game's rule parameters."""
+        return {} if self.size is None else {"size": self.size}
+
+    def tag(self) -> str:
+        """What the weights are named by, ``ppo_<tag>.pt``: the game and its board size
+        (``othello6``, ``calculation``), the name ``agents.make("ppo")`` looks for."""
+        from envs import make_game
+
+        game = make_game(self.game, **self.params)
+        return f"{game.name}{game.params.get('size', '')}"
+
+
+def _refuse(message: str):
+    from .train import ConfigError  # imports torch: only on the way to an error
+
+    raise ConfigError(message)
+
+
+def train(config: Config, *, checkpoint, out, command: str,
+          evaluate: Callable[..., dict] | None = None) -> tuple[Path, dict]:
+    """Train (or resume from ``checkpoint``) as ``config`` says, export the policy to ``out``
+    with the training in its sidecar (``command`` is how the run was started), then, with
+    ``evaluate(game, out)``, record its results as the sidecar's ``evaluation``. Returns
+    ``(out, evaluation)`` (``{}`` without ``evaluate``)."""
+    from .weights import require_torch
+
+    torch = require_torch()
+    torch.set_num_threads(config.threads)
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
+
+    from envs import make_game
+
+    from . import ppo, weights
+
+    checkpoint, out = Path(checkpoint), Path(out)
+    game = make_game(config.game, **config.params)
+    two_players = game.num_players == 2
+    vector = config.opponent != "pool"
+    if vector:
+        env, pool = _vector_env(config, game), None
+    else:
+        env, pool = _pool_env(config, game)
+    if checkpoint.is_file():
+        model = MaskablePPO.load(checkpoint, env=env, device="cpu")
+        print(f"resumed {checkpoint} at {model.num_timesteps} steps", flush=True)
+    else:
+        model = MaskablePPO("MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch,
+                            n_epochs=config.epochs, learning_rate=config.lr, ent_coef=config.ent_coef, gamma=0.99,
+                            seed=config.seed, device="cpu", verbose=0, policy_kwargs={"net_arch": list(config.net)})
+    # SB3's default logger makes a fresh SB3-<date> folder in the temp directory on every
+    # learn(); the run reports for itself, so it logs nowhere.
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    if vector:
+        env.seed(config.seed + model.num_timesteps)  # a resumed run does not replay the same games
+    else:
+        env.reset(seed=config.seed + model.num_timesteps)
+
+    def save_checkpoint():
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        model.save(checkpoint)
+
+    Progress, Checkpoints, PoolSnapshots = _callbacks()
+    callbacks = [Progress(config.log_every, two_players)]
+    if vector:
+        callbacks.append(Checkpoints(config.snapshot_every, save_checkpoint))
+    else:
+        callbacks.append(PoolSnapshots(config.snapshot_every, pool, game, config.seed, save_checkpoint))
+        if model.num_timesteps:
+            callbacks[-1].snapshot(model)
+    start, first = time.perf_counter(), model.num_timesteps
+    remaining = config.steps - model.num_timesteps
+    if remaining > 0:
+        model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=False)
+        save_checkpoint()
+    seconds = time.perf_counter() - start
+    rate = (model.num_timesteps - first) / seconds if seconds > 0 else 0.0
+    architecture = {"policy": "MaskableActorCriticPolicy", "net_arch": list(config.net)}
+    training = {"command": command, "steps": int(model.num_timesteps), "seconds_this_run": round(seconds, 1),
+                "steps_per_second_this_run": round(rate), "torch_threads": torch.get_num_threads(),
+                "opponents": ("random, greedy, frozen copies" if config.opponent == "pool" else
+                              f"{config.opponent} (compiled vector env, {config.n_envs} games)") if two_players else None,
+                "hyper_parameters": {"n_envs": config.n_envs if vector else 1, "n_steps": config.n_steps,
+                                     "batch": config.batch, "epochs": config.epochs, "lr": config.lr,
+                                     "ent_coef": config.ent_coef, "opening_plies": config.opening_plies,
+                                     "progress_reward": None if two_players else config.progress_reward}}
+    weights.save(out, model.policy.state_dict(), ppo.policy_meta(game, architecture, training))
+    print(f"trained {model.num_timesteps} steps ({seconds:.0f} s this run, {rate:.0f} env-steps/s); "
+          f"weights in {out}", flush=True)
+    evaluation = {}
+    if evaluate is not None:
+        evaluation = evaluate(game, out)
+        weights.update_meta(out, evaluation=evaluation)
+    return out, evaluation
+
+
+def _vector_env(config, game):
+    """The SB3 VecEnv of ``config.n_envs`` games against the compiled opponent, with episode
+    statistics (``VecMonitor``) and, for Calculation, the progress reward."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from envs.sb3 import make_vec_env
+
+    seat = {"agent_seat": "random"} if game.num_players == 2 else {}
+    env = VecMonitor(make_vec_env(game.name, n_envs=config.n_envs, seed=config.seed, opponent=config.opponent,
+                                  opening_plies=config.opening_plies, **seat, **config.params))
+    if game.num_players == 1 and config.progress_reward:
+        env = vec_progress_reward_wrapper()(env, config.progress_reward)
+    return env
+
+
+def _pool_env(config, game):
+    """One Gymnasium env whose opponent is the pool (two players), or the plain env (Calculation)."""
+    import agents
+    from envs.gym_env import ArbiterEnv
+
+    from . import ppo
+
+    if game.num_players == 2:
+        pool = ppo.OpponentPool([agents.make("random", seed=config.seed + 1),
+                                 agents.make("greedy", seed=config.seed + 2)],
+                                max_copies=config.pool, seed=config.seed + 3)
+        return ArbiterEnv(game.name, opponent=pool, agent_seat="random", **config.params), pool
+    env = ArbiterEnv(game.name, **config.params)
+    if config.progress_reward:
+        env = progress_reward_wrapper()(env, config.progress_reward)
+    return env, None
+
+
+def _callbacks():
+    """The training callbacks (classes made here so that sb3 is imported only to train)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Progress(BaseCallback):
+        """Prints, every ``every`` steps, the env-steps per second since learning started (wall
+        clock, updates included) and the mean game result of the last 100 episodes."""
+
+        def __init__(self, every: int, two_players: bool):
+            super().__init__()
+            self.every, self.two_players = every, two_players
+
+        def _on_training_start(self) -> None:
+            self.start, self.first = time.perf_counter(), self.num_timesteps
+            self.next = (self.num_timesteps // self.every + 1) * self.every
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= self.next:
+                self.next += self.every
+                elapsed = time.perf_counter() - self.start
+                rate = (self.num_timesteps - self.first) / elapsed
+                episodes = [e["r"] for e in self.model.ep_info_buffer]
+                result = ""
+                if episodes:
+                    r = np.asarray(episodes, dtype=np.float64)
+                    result = (f", last {len(r)} games vs the opponent: {np.mean(r > 0):.0%} won, "
+                              f"{np.mean(r < 0):.0%} lost"
+                              if self.two_players else f", last {len(r)} episodes: return {r.mean():.3f}")
+                print(f"{self.num_timesteps} steps, {elapsed:.0f} s, {rate:.0f} env-steps/s{result}", flush=True)
+            return True
+
+    class Checkpoints(BaseCallback):
+        """Saves the checkpoint at the first rollout start (just after an update) past every
+        multiple of ``every`` steps, so a resumed run never counts steps it did not learn from."""
+
+        def __init__(self, every: int, save):
+            super().__init__()
+            self.every, self.save = every, save
+
+        def _on_training_start(self) -> None:
+            self.next = (self.num_timesteps // self.every + 1) * self.every
+
+        def _on_rollout_start(self) -> None:
+            if self.num_timesteps >= self.next:
+                self.next = (self.num_timesteps // self.every + 1) * self.every
+                self.save()
+
+        def _on_step(self) -> bool:
+            return True
+
+    class PoolSnapshots(BaseCallback):
+        """The pool path's schedule, unchanged since ppo_othello6 was trained: every ``every``
+        steps a frozen copy joins the pool and the checkpoint is saved."""
+
+        def __init__(self, every: int, pool, game, seed: int, save):
+            super().__init__()
+            self.every, self.pool, self.game, self.seed, self.save = every, pool, game, seed, save
+
+        def snapshot(self, model) -> None:
+            from . import ppo
+
+            if self.pool is not None:
+                frozen = copy.deepcopy(model.policy)
+                self.pool.add_copy(ppo.PPOAgent.from_policy(frozen, self.game, seed=self.seed + model.num_timesteps))
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps % self.every == 0:
+                self.snapshot(self.model)
+                self.save()
+            return True
+
+    return Progress, Checkpoints, PoolSnapshots
+
+
+def progress_reward_wrapper():
+    """The Gymnasium wrapper class ``ProgressReward(env, weight)`` (made here so that gymnasium's
+    wrapper is imported only to train): Calculation's progress reward on one env."""
+    import gymnasium
+
+    class ProgressReward(gymnasium.Wrapper):
+        """Adds ``weight``/48 to the reward for every card a step puts on a foundation."""
+
+        def __init__(self, env, weight: float):
+            super().__init__(env)
+            self.weight = weight
+            self._cards = 0
+
+        def reset(self, **kwargs):
+            observation, info = self.env.reset(**kwargs)
+            self._cards = self._foundation_cards()
+            return observation, info
+
+        def step(self, action):
+            observation, reward, terminated, truncated, info = self.env.step(action)
+            cards = self._foundation_cards()
+            reward += self.weight * (cards - self._cards) / 48
+            self._cards = cards
+            return observation, reward, terminated, truncated, info
+
+        def action_masks(self):
+            return self.env.unwrapped.action_masks()
+
+        def _foundation_cards(self):
+            base = self.env.unwrapped
+            return base.game.foundation_cards(base.state)
+
+    return ProgressReward
+
+
+def vec_progress_reward_wrapper():
+    """The SB3 ``VecEnvWrapper`` class ``VecProgressReward(venv, weight)`` (made here so that sb3
+    is imported only to train): Calculation's progress reward on a vector env of N games."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from envs.calculation import _kernel as K
+
+    # Foundation k+1 holds the first n cards of k+1, 2(k+1), ... (mod 13), a permutation of the
+    # ranks, so its top card's rank tells n: COUNT[k, rank - 1] = n.
+    n = np.arange(1, 14)
+    COUNT = np.zeros((K.NF, 13), dtype=np.int64)
+    for k in range(K.NF):
+        COUNT[k, (n * (k + 1) - 1) % 13] = n
+
+    class VecProgressReward(VecEnvWrapper):
+        """Adds ``weight``/48 to each game's reward for every card its step put on a foundation.
+
+        The cards on the foundations of all N games are summed from the state array at once
+        (``Calculation.foundation_cards`` for a batch). A game that ended in the step has already
+        been replaced by the next deal (SB3's same-step autoreset), so its final count is read
+        from ``infos[i]["terminal_observation"]``, whose first four rows are the foundation tops.
+        """
+
+        def __init__(self, venv, weight: float):
+            super().__init__(venv)
+            self.weight = weight
+            self._cards = np.zeros(self.num_envs, dtype=np.int64)
+
+        def reset(self):
+            observation = self.venv.reset()
+            self._cards = self.foundation_cards()
+            return observation
+
+        def step_wait(self):
+            observation, rewards, dones, infos = self.venv.step_wait()
+            cards = self.foundation_cards()
+            ended = cards.copy()
+            done = np.flatnonzero(dones)
+            if len(done):
+                final = np.stack([infos[i]["terminal_observation"] for i in done])
+                ended[done] = self.observed_foundation_cards(final)
+            rewards = rewards + (self.weight * (ended - self._cards) / 48).astype(rewards.dtype)
+            self._cards = cards
+            return observation, rewards, dones, infos
+
+        def foundation_cards(self) -> np.ndarray:
+            """(N,) the cards on the foundations of every game now in the env."""
+            states = self.venv.unwrapped.vec.states()
+            return states[:, K.FOUND:K.FOUND + K.NF].sum(axis=1)
+
+        @staticmethod
+        def observed_foundation_cards(observations: np.ndarray) -> np.ndarray:
+            """(M,) the cards on the foundations of M Calculation observations (M, rows, 13)."""
+            tops = observations[:, :K.NF, :].argmax(axis=2)
+            return COUNT[np.arange(K.NF), tops].sum(axis=1)
+
+    return VecProgressReward
