@@ -30,410 +30,28 @@ is rewritten after every game group, so an interrupted run leaves the rows it fi
 ``--resume`` with the same ``--records`` file and options reads back every finished game and
 plays only the missing ones (a game's seeds do not depend on what else is played, so a resumed
 table equals an uninterrupted one game for game).
+
+The table itself is ``tournaments.strength``; this is its command line.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
-import math
-import os
-import platform
 import shlex
-import shutil
 import sys
-import time
-import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# Budgets: chosen so that one game takes seconds, not minutes, on a busy 2-core machine.
-AGENTS = {
-    "random": "random",
-    "greedy": "greedy",
-    "minimax": "minimax:depth=2",
-    "alphabeta": "alphabeta:depth=4",
-    "mcts": "mcts:simulations=1000",
-}
-BASELINES = ("random", "greedy")
-ENGINE_AGENTS = ("mcts", "alphabeta")
-
-# Game label -> (envs game name, rule parameters). Go keeps its default komi (7.5) at both sizes.
-GAMES = {
-    "LOA 8x8": ("loa", {}),
-    "Othello 8x8": ("othello", {"size": 8}),
-    "Gomoku 15x15": ("gomoku", {"size": 15}),
-    "Go 9x9": ("go", {"size": 9}),
-    "Go 7x7": ("go", {"size": 7}),
-}
-BASELINE_GAMES = ("LOA 8x8", "Othello 8x8", "Gomoku 15x15", "Go 9x9")
-# The baseline rows that cost seconds per game (MCTS playouts of 100+ plies, depth-4 search on
-# wide boards): ``--search-games`` sets their N.
-SLOW = {(a, g) for a in ENGINE_AGENTS for g in ("LOA 8x8", "Go 9x9")}
-
-
-def _binary(name: str) -> str:
-    return shutil.which(name) or f"/usr/games/{name}"
-
-
-GNUGO, GRHINO = _binary("gnugo"), _binary("gtp-rhino")
-ENGINE_MOVE_TIME = 60.0  # seconds the GTP agent lets an engine think before calling it dead
-# Seconds an agent may take to build and warm up before it forfeits its games: a cold numba
-# compile of Go's MCTS takes minutes on a busy machine, and a row forfeited for it is lost work.
-SETUP_TIME = 600.0
-
-
-def engine_command(label: str) -> list[str]:
-    """The argv of the external engine an opponent label such as ``gnugo-10`` names."""
-    name, level = label.rsplit("-", 1)
-    if name == "gnugo":
-        # Arbiter scores Go by Tromp-Taylor area (no dead-stone removal): GNU Go must use area
-        # rules and capture every dead stone before it passes, or the stones it leaves on the
-        # board count as alive; positional superko matches Arbiter's superko rule.
-        return [GNUGO, "--mode", "gtp", "--level", level, "--chinese-rules", "--capture-all-dead",
-                "--positional-superko"]
-    return [GRHINO, "-l", level]
-
-
-def player(label: str):
-    """What a worker builds for ``label``: an ``agents.make`` spec, or for an engine a GTP agent
-    object (its engine process starts on its first move in the worker; ``agents/__init__.py``
-    does not import ``agents.gtp``, so the spec ``"gtp:..."`` would not resolve in a fresh process)."""
-    if label in AGENTS:
-        return AGENTS[label]
-    from agents.gtp import GTPAgent
-
-    return GTPAgent(command=engine_command(label), move_time=ENGINE_MOVE_TIME)
-
-
-@dataclass
-class Row:
-    """One line of the table and, once played, its games' records."""
-
-    agent: str
-    opponent: str
-    game: str
-    games: int
-    records: list = field(default_factory=list)
-    problem: str = ""  # why the row could not be played, if it could not
-
-    @property
-    def key(self) -> str:
-        return f"{self.agent} vs {self.opponent} on {self.game}"
-
-    @property
-    def engine(self) -> bool:
-        return self.opponent not in AGENTS
-
-
-GRHINO_LEVELS = (1, 2, 3)  # the table's default GRhino rows; ``--grhino-levels`` picks others (1-5)
-
-
-def table_rows(games: int, search_games: int, engine_games: int,
-               grhino_levels=GRHINO_LEVELS) -> list[Row]:
-    """Every row of the table, in the order the document prints them. ``search_games``
-    applies to the search agents on the games where their games take seconds (``SLOW``);
-    ``grhino_levels`` are the GRhino levels played (level 5 takes minutes per game)."""
-    rows = [Row(a, b, g, search_games if (a, g) in SLOW else games)
-            for g in BASELINE_GAMES for b in BASELINES for a in AGENTS]
-    for size in ("7x7", "9x9"):
-        rows += [Row(a, f"gnugo-{lv}", f"Go {size}", engine_games) for lv in (1, 10) for a in ENGINE_AGENTS]
-    rows += [Row(a, f"grhino-{lv}", "Othello 8x8", engine_games) for lv in grhino_levels for a in ENGINE_AGENTS]
-    return rows
-
-
-# -- playing ---------------------------------------------------------------------------------------
-
-def engine_problem(label: str) -> tuple[str, str]:
-    """``("", "name version")`` when the engine of ``label`` answers GTP, else ``(why, "")``."""
-    from agents.gtp import GTPEngine, GTPEngineError
-
-    command = engine_command(label)
-    if not os.path.exists(command[0]):
-        package = "gnugo" if label.startswith("gnugo") else "grhino"
-        return f"{command[0]} is not installed (apt-get install {package})", ""
-    try:
-        engine = GTPEngine(command)
-        try:
-            return "", f"{engine.send('name')} {engine.send('version')}".strip()
-        finally:
-            engine.close()
-    except GTPEngineError as exc:
-        return f"engine does not answer GTP: {exc}", ""
-
-
-def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: int, plies=(2, 4)):
-    """The ``Job``s of ``rows`` (colour pairs sharing an opening) and a map from job index to row."""
-    from agents.openings import random_opening
-    from tournaments.play import Job
-
-    jobs, owner = [], {}
-    for row in rows:
-        me, them = players.index(row.agent), players.index(row.opponent)
-        row_id = zlib.crc32(row.key.encode())
-        for k in range(row.games):
-            if k % 2 == 0:
-                opening = random_opening(game, np.random.default_rng([seed, row_id, k // 2]), *plies)
-            black, white = (me, them) if k % 2 == 0 else (them, me)
-            s = np.random.SeedSequence([seed, row_id, k]).generate_state(3)
-            index = first_index + len(jobs)
-            jobs.append(Job(index, 0, row_id, k, black, white, int(s[0]), (int(s[1]), int(s[2])), opening))
-            owner[index] = row
-    return jobs, owner
-
-
-def group_jobs(game_label: str, rows: list[Row], seed: int, first_index: int, plies=(2, 4)):
-    """The players (sorted labels), jobs and job-to-row map of ``rows``, all of one game label."""
-    import envs
-
-    name, params = GAMES[game_label]
-    players = sorted({p for r in rows for p in (r.agent, r.opponent)})
-    jobs, owner = jobs_for(envs.make_game(name, **params), rows, players, seed, first_index, plies)
-    return players, jobs, owner
-
-
-def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log,
-               plies=(2, 4), setup_time: float = SETUP_TIME) -> None:
-    """Play every row of one game and board size in one process pool; fill ``row.records``.
-    Games a row already holds (read back by ``--resume``) are not played again."""
-    from tournaments import ExecutorError, ProcessExecutor
-    from tournaments.play import Context
-
-    players, jobs, owner = group_jobs(game_label, rows, seed, first_index, plies)
-    done = {(row.key, r["game"]) for row in rows for r in row.records}
-    jobs = [j for j in jobs if (owner[j.index].key, j.game) not in done]
-    if not jobs:
-        return
-    name, params = GAMES[game_label]
-    ctx = Context(name, params, tuple(player(p) for p in players), tuple(players),
-                  move_time=2 * ENGINE_MOVE_TIME, setup_time=setup_time)
-    executor = ProcessExecutor(workers)
-    executor.start(ctx)
-    try:
-        for record in executor.run(jobs):
-            row = owner[record["index"]]
-            row.records.append(record)
-            if log:
-                log.write(json.dumps({"row": row.key, **record}) + "\n")
-                log.flush()
-            if len(row.records) == row.games:
-                print(f"  {row.key}: {summary(row)['score']}", file=sys.stderr, flush=True)
-    except ExecutorError as exc:
-        for row in rows:
-            if len(row.records) < row.games:
-                row.problem = f"the worker failed: {str(exc).strip().splitlines()[-1]}"
-    finally:
-        executor.close()
-
-
-def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
-    """Attach the games recorded in ``path`` to their rows; return how many were read back.
-
-    A record is taken only if it is the game this run would play: same row, same game number,
-    same game seed and same opening length, so records of a run with other options are refused
-    instead of silently mixed in."""
-    if not path.exists():
-        return 0
-    by_key = {r.key: r for r in rows}
-    expected = {}
-    for game_label in GAMES:
-        group = [r for r in rows if r.game == game_label]
-        if not group:
-            continue
-        _, jobs, owner = group_jobs(game_label, group, seed, 0, plies)
-        expected.update({(owner[j.index].key, j.game): (j.seed, len(j.opening)) for j in jobs})
-    from tournaments.records import RecordError, read_json_lines
-
-    read = 0
-    try:
-        for n, record in read_json_lines(path, "a strength run"):
-            key, k = record.get("row"), record.get("game")
-            if key not in by_key:
-                continue  # a row this run does not play (e.g. left out by --only)
-            if expected.get((key, k)) != (record.get("seed"), record.get("opening")):
-                raise SystemExit(f"{path}:{n}: game {k} of {key!r} was played with other options "
-                                 "(seed, --seed or --opening-plies); resume with the original command")
-            row = by_key[key]
-            if k < row.games and all(r["game"] != k for r in row.records):
-                row.records.append(record)
-                read += 1
-    except RecordError as exc:
-        raise SystemExit(str(exc)) from None
-    return read
-
-
-# -- statistics and the document -------------------------------------------------------------------
-
-def outcome(row: Row, record: dict) -> float:
-    """The row agent's result in one game: 1 win, 0.5 draw, 0 loss."""
-    if record["result"] == "1/2-1/2":
-        return 0.5
-    agent_is_black = record["game"] % 2 == 0  # colours alternate, the agent opening (see jobs_for)
-    return 1.0 if (record["result"] == "1-0") == agent_is_black else 0.0
-
-
-def resigned(record: dict) -> bool:
-    """A resignation: reason ``"resign"`` (``agents.Resign``, a GTP engine's ``resign`` too), or
-    in records written before GTP resignations were results, a forfeit whose error says so."""
-    return record["reason"] == "resign" or (record["reason"] != "normal" and "resigned" in record["detail"])
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate (a draw counts half a win): unlike mean ± 2 SE it
-    stays inside [0, 1] and is honest for 16 games at a rate near 0 or 1."""
-    if n == 0:
-        return float("nan"), float("nan")
-    rate = wins / n
-    centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def summary(row: Row) -> dict:
-    """Mean outcome ± standard error, W/D/L, per-game means and forfeits of a played row."""
-    x = np.array([outcome(row, r) for r in row.records])
-    n = len(x)
-    se = float(np.std(x, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    forfeits = [r for r in row.records if r["reason"] != "normal" and not resigned(r)]
-    return {
-        "n": n,
-        "score": f"{x.mean():.3f} ± {se:.3f}",
-        "wilson": "{:.2f}-{:.2f}".format(*wilson(float(x.sum()), n)),
-        "wdl": f"{int((x == 1).sum())}/{int((x == 0.5).sum())}/{int((x == 0).sum())}",
-        "seconds": float(np.median([r["seconds"] for r in row.records])),
-        "plies": float(np.mean([r["plies"] for r in row.records])),
-        "distinct": len({tuple(r["moves"]) for r in row.records}),
-        "resigned": sum(map(resigned, row.records)),
-        "forfeits": forfeits,
-    }
-
-
-def table(rows: list[Row]) -> list[str]:
-    lines = ["| agent | opponent | game | N | mean outcome ± SE | 95% Wilson | W/D/L | s/game | plies/game "
-             "| distinct games |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for row in rows:
-        head = f"| {row.agent} | {row.opponent} | {row.game} | {row.games} |"
-        if row.problem:
-            lines.append(f"{head} not run: {row.problem} | | | | | |")
-        elif len(row.records) < row.games:
-            lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | | |")
-        else:
-            s = summary(row)
-            lines.append(f"{head} {s['score']} | {s['wilson']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
-                         f"{s['distinct']} |")
-    return lines
-
-
-def notes(rows: list[Row]) -> list[str]:
-    """Resignations and forfeits, row by row (a forfeit is never silently a plain loss)."""
-    out = []
-    for row in rows:
-        if row.problem or len(row.records) < row.games:
-            continue
-        s = summary(row)
-        if s["resigned"]:
-            out.append(f"- {row.key}: the engine resigned {s['resigned']} game(s) (counted as losses).")
-        for r in s["forfeits"]:
-            side = r["black"] if r["result"] == "0-1" else r["white"]
-            out.append(f"- {row.key}, game {r['game']}: {side} forfeited ({r['reason']}): {r['detail']}")
-    return out
-
-
-def environment() -> dict:
-    import numba
-
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"cpu": f"{model}, {os.cpu_count()} logical cores", "python": platform.python_version(),
-            "numba": numba.__version__, "numpy": np.__version__, "os": platform.platform()}
-
-
-def render(rows, meta) -> str:
-    engines = "\n".join(f"- `{label}`: {version or 'not available'}" for label, version in meta["engines"].items())
-    budgets = "\n".join(f"| {label} | `{spec}` |" for label, spec in AGENTS.items())
-    baseline = [r for r in rows if not r.engine]
-    external = [r for r in rows if r.engine]
-    done = meta.get("wall")
-    resumed = meta.get("resumed_games", 0)
-    lines = [
-        "# Strength table",
-        "",
-        "Every classical agent against random and greedy on every two-player game,",
-        "and MCTS / alpha-beta against GNU Go and GRhino. Generated by `examples/strength.py`:",
-        "",
-        "```",
-        meta["command"],
-        "```",
-        "",
-        "Each row plays N games in colour pairs: both games of a pair start from the same opening of",
-        f"{meta['plies'][0]}-{meta['plies'][1]} uniformly random plies (seeded by the row and the pair), the agent Black in the",
-        "first and White in the second. **Mean outcome** is the row agent's average result (win 1,",
-        "draw 0.5, loss 0) ± its standard error (sample standard deviation / √N), with the 95% Wilson",
-        "score interval of that rate (a draw counts half a win); W/D/L are the",
-        "agent's wins, draws and losses, s/game the median wall-clock seconds of a game (both",
-        "players' thinking, on the machine below; the median leaves out each worker's one-off",
-        "warm-up), plies/game includes the opening, and *distinct games* counts different move",
-        "sequences among the N (where it is far below N, the standard error overstates the precision).",
-        "Games are played with Arbiter's rules (`docs/games/`):",
-        "Go uses area scoring with komi 7.5 at both sizes, Gomoku is 15x15 freestyle (five or more",
-        "wins).",
-        "",
-        "## Budgets",
-        "",
-        "| agent | spec (`agents.make`) |",
-        "|---|---|",
-        budgets,
-        "",
-        (f"External engines are driven through `agents.gtp.GTPAgent(command=[...], move_time={ENGINE_MOVE_TIME:g})`:"
-         " `gnugo-N` is `gnugo --mode gtp --level N --chinese-rules --capture-all-dead --positional-superko`"
-         " (area rules, and every dead stone captured before GNU Go passes: Arbiter scores the final"
-         " position by Tromp-Taylor, without dead-stone removal), `grhino-N` is `gtp-rhino -l N`."),
-        "",
-        engines,
-        "",
-        "## Against random and greedy",
-        "",
-        *table(baseline),
-        "",
-        "## Against GNU Go and GRhino",
-        "",
-        *table(external),
-        "",
-        "## Resignations and forfeits",
-        "",
-        *(notes(rows) or ["None."]),
-        "",
-        "## Run",
-        "",
-        (f"- Hardware: {meta['env']['cpu']}; {meta['env']['os']}; Python {meta['env']['python']}, "
-         f"numba {meta['env']['numba']}, numpy {meta['env']['numpy']}."),
-        (f"- Load: the machine is shared; 1-minute load average {meta['load_start']:.1f} at the start"
-         + (f" and {meta['load_end']:.1f} at the end" if done else "")
-         + f", run at nice {meta['nice']} with {meta['workers']} worker processes."),
-        (f"- Wall time: {done / 60:.1f} minutes for {meta['games_played'] - resumed} games" if done
-         else f"- Incomplete: {meta['games_played']} games played so far")
-        + (f"; {resumed} more games were read back from the records of an interrupted run "
-           "(`--resume`; their seconds are from that run)." if resumed else "."),
-        "",
-    ]
-    return "\n".join(lines)
+from tournaments import strength  # noqa: E402
+from tournaments.records import RecordError  # noqa: E402
+from tournaments.strength import AGENTS, ENGINE_MOVE_TIME, GRHINO_LEVELS, SETUP_TIME  # noqa: E402
 
 
 # -- command line ----------------------------------------------------------------------------------
 
 def main(argv=None) -> int:
-    global ENGINE_MOVE_TIME
     parser = argparse.ArgumentParser(description="Play the strength table and write it as markdown.")
     parser.add_argument("--games", type=int, default=100, help="games per row against random/greedy (default 100)")
     parser.add_argument("--search-games", type=int, default=None,
@@ -474,50 +92,25 @@ def main(argv=None) -> int:
         parser.error("--engine-move-time must be positive")
     if args.setup_time <= 0:
         parser.error("--setup-time must be positive")
-    ENGINE_MOVE_TIME = args.engine_move_time
     if args.resume and args.records is None:
         parser.error("--resume needs the --records file of the interrupted run")
 
+    agents = dict(AGENTS)
     for item in args.agent:
         label, _, spec = item.partition("=")
         if label not in AGENTS or not spec:
             parser.error(f"--agent {item!r}: expected LABEL=SPEC with LABEL one of {', '.join(AGENTS)}")
-        AGENTS[label] = spec
-    start = time.monotonic()
-    rows = table_rows(args.games, search_games, engine_games, tuple(dict.fromkeys(args.grhino_levels)))
+        agents[label] = spec
+    rows = strength.table_rows(args.games, search_games, engine_games, tuple(dict.fromkeys(args.grhino_levels)))
     if args.only:
         rows = [r for r in rows if any(t.lower() in r.key.lower() for t in args.only)]
-    engines = {}
-    for label in sorted({r.opponent for r in rows if r.engine}):
-        problem, version = engine_problem(label)
-        engines[label] = version
-        for r in rows:
-            if r.opponent == label and problem:
-                r.problem = problem
-    nice = os.nice(0)
-    meta = {"command": (f"nice -n {nice} " if nice else "") + "python examples/strength.py "
-            + shlex.join(sys.argv[1:] if argv is None else argv),
-            "engines": engines, "env": environment(), "load_start": os.getloadavg()[0], "nice": nice,
-            "workers": args.workers, "games_played": 0, "plies": tuple(args.opening_plies)}
-    if args.resume:
-        meta["resumed_games"] = resume(rows, args.records, args.seed, tuple(args.opening_plies))
-        meta["games_played"] = sum(len(r.records) for r in rows)
-    mode = "a" if args.resume else "w"
-    with open(args.records, mode) if args.records else contextlib.nullcontext() as log:
-        first = 0
-        for game_label in GAMES:
-            group = [r for r in rows if r.game == game_label and not r.problem]
-            if not group:
-                continue
-            todo = sum(r.games - len(r.records) for r in group)
-            print(f"{game_label}: {len(group)} rows, {todo} games to play", file=sys.stderr)
-            play_group(game_label, group, args.seed, args.workers, first, log, tuple(args.opening_plies),
-                       args.setup_time)
-            first += sum(r.games for r in group)
-            meta["games_played"] = sum(len(r.records) for r in rows)
-            args.out.write_text(render(rows, meta))
-    meta.update(wall=time.monotonic() - start, load_end=os.getloadavg()[0])
-    args.out.write_text(render(rows, meta))
+    command = "python examples/strength.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    try:
+        meta = strength.run(rows, args.out, records=args.records, resume_records=args.resume, seed=args.seed,
+                            workers=args.workers, plies=tuple(args.opening_plies), setup_time=args.setup_time,
+                            agents=agents, engine_move_time=args.engine_move_time, command=command)
+    except RecordError as exc:
+        raise SystemExit(str(exc)) from None
     print(f"wrote {args.out} in {meta['wall'] / 60:.1f} minutes", file=sys.stderr)
     return 0
 
