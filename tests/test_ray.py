@@ -25,16 +25,6 @@ GAME = {"game": "gomoku", "game_params": {"size": 7}, "seed": 5}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    # the actors' game workers import test agents from this directory (fault_agents)
-    path = os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": path}})
-    yield
-    ray.shutdown()
-
-
 @pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
 def test_an_address_where_nothing_answers_fails_in_seconds_naming_it(address, monkeypatch):
     if ray.is_initialized():

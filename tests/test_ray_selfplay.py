@@ -3,13 +3,11 @@ the learner, the learner's new weights are the ones the actors play next, actors
 live for the run, and a fixed seed and actor count give the same run. A real local Ray (2 CPUs,
 no dashboard) runs the actors; the nets and searches are tiny."""
 
-import importlib.util
 import os
 import re
 import signal
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,19 +17,10 @@ ray = pytest.importorskip("ray", reason='needs the distributed extra: pip instal
 
 from agents.learned import distributed, train, weights  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-
 torch.set_num_threads(1)
 
 CONFIG = dict(game="othello", sizes=[6], channels=8, blocks=1, simulations=6, fast_simulations=2,
               full_fraction=0.5, games=4, batch_size=32, buffer=4000, seed=5)
-
-
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 def digest(net):
@@ -154,22 +143,19 @@ def test_shares_split_the_games_evenly():
     assert distributed.shares(7, 3) == [3, 2, 2] and distributed.shares(4, 4) == [1, 1, 1, 1]
 
 
-def _example():
-    spec = importlib.util.spec_from_file_location("train_alphazero_script", ROOT / "examples" / "train_alphazero.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_example_trains_on_ray_and_resumes(local_ray, tmp_path, capsys):
-    example = _example()
-    argv = ["--game", "go", "--sizes", "5", "--channels", "8", "--blocks", "1", "--simulations", "4",
-            "--fast-simulations", "2", "--games", "2", "--executor", "ray", "--actors", "2",
+def test_the_example_trains_on_ray_and_resumes(local_ray, tmp_path, run_script):
+    # examples/train_alphazero.py end to end, joining this module's Ray as a cluster (--address)
+    address = local_ray.get_runtime_context().gcs_address
+    argv = ["examples/train_alphazero.py", "--game", "go", "--sizes", "5", "--channels", "8", "--blocks", "1",
+            "--simulations", "4", "--fast-simulations", "2", "--games", "2", "--executor", "ray",
+            "--address", address, "--actors", "2",
             "--checkpoint", str(tmp_path / "go.ckpt"), "--out", str(tmp_path / "go.pt")]
-    example.main([*argv, "--iterations", "1"])
-    example.main([*argv, "--iterations", "2"])  # the same command, one more iteration: resumes
-    out = capsys.readouterr().out
-    assert "resumed" in out and "done: 2 iterations" in out
+    runs = [run_script(*argv, "--iterations", "1"),
+            run_script(*argv, "--iterations", "2")]  # the same command, one more iteration: resumes
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-3000:]
+    out = runs[0].stdout + runs[1].stdout
+    assert "resumed" in runs[1].stdout and "done: 2 iterations" in runs[1].stdout
     assert len(re.findall(r"^iteration=\d .*actors=\[\{'actor': 0, .*'actor': 1, ", out, re.M)) == 2
     meta = weights.read_meta(tmp_path / "go.pt")
     assert meta["training"]["iterations"] == 2 and "--executor ray" in meta["training"]["command"]
@@ -179,7 +165,6 @@ def test_the_example_trains_on_ray_and_resumes(local_ray, tmp_path, capsys):
     (["--address", "auto"], "--address and --actors need --executor ray"),
     (["--executor", "ray", "--actors", "0"], "actors=0"),
 ])
-def test_the_example_refuses_bad_options(extra, message, capsys):
-    with pytest.raises(SystemExit) as e:
-        _example().main(["--iterations", "0", *extra])
-    assert e.value.code == 2 and message in capsys.readouterr().err
+def test_the_example_refuses_bad_options(extra, message, run_script):
+    done = run_script("examples/train_alphazero.py", "--iterations", "0", *extra)
+    assert done.returncode == 2 and message in done.stderr

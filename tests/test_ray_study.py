@@ -11,13 +11,6 @@ ray = pytest.importorskip("ray", reason='needs the distributed extra: pip instal
 from tournaments.study.distributed import RayStudyExecutor  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
 def _numbers(rows):
     return [{k: v for k, v in r.items() if k not in ("seconds", "cpu_seconds")} for r in rows]
 

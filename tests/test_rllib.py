@@ -3,11 +3,7 @@
 The training test runs the example on a local Ray (2 CPUs, one remote env runner) for two small
 iterations; it is slow (about a minute) and skipped without RLlib (the ``rllib`` extra)."""
 
-import importlib.util
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,21 +15,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "examples" / "train_rllib.py"
 
 
-def _example():
-    spec = importlib.util.spec_from_file_location("train_rllib_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
-def test_self_play_trains_and_never_samples_an_illegal_move(tmp_path):
+def test_self_play_trains_and_never_samples_an_illegal_move(tmp_path, run_script):
     log = tmp_path / "metrics.jsonl"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, str(SCRIPT), "--game", "othello", "--size", "6", "--iterations", "2",
-                          "--batch", "400", "--minibatch", "100", "--epochs", "2", "--channels", "16",
-                          "--env-runners", "1", "--num-cpus", "2", "--log", str(log)],
-                         env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=600)
+    run = run_script(SCRIPT, "--game", "othello", "--size", "6", "--iterations", "2", "--batch", "400",
+                     "--minibatch", "100", "--epochs", "2", "--channels", "16", "--env-runners", "1",
+                     "--num-cpus", "2", "--log", log, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "done: 2 iterations of self-play PPO on othello" in run.stdout
     entries = [json.loads(line) for line in log.read_text().splitlines()]
@@ -56,14 +43,14 @@ def test_self_play_trains_and_never_samples_an_illegal_move(tmp_path):
     (["--iterations", "0"], "--iterations=0"),
     (["--address", "auto", "--num-cpus", "2"], "--num-cpus sizes a local Ray"),
 ])
-def test_bad_options_are_usage_errors(argv, message, capsys):
-    with pytest.raises(SystemExit) as e:
-        _example().parse(argv)
-    assert e.value.code == 2 and message in capsys.readouterr().err
+def test_bad_options_are_usage_errors(argv, message, run_script):
+    done = run_script(SCRIPT, *argv)
+    assert done.returncode == 2 and message in done.stderr
 
 
-def test_without_rllib_the_error_names_the_extra(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "ray.rllib.algorithms.ppo", None)
-    with pytest.raises(SystemExit):
-        _example().parse([])
-    assert 'pip install "arbiter-games[rllib]"' in capsys.readouterr().err
+def test_without_rllib_the_error_names_the_extra(run_script):
+    # the script run as __main__ in an interpreter where RLlib's PPO cannot be imported
+    hide = ("import runpy, sys; sys.modules['ray.rllib.algorithms.ppo'] = None; "
+            f"sys.argv = [{str(SCRIPT)!r}]; runpy.run_path(sys.argv[0], run_name='__main__')")
+    done = run_script("-c", hide)
+    assert done.returncode == 2 and 'pip install "arbiter-games[rllib]"' in done.stderr
