@@ -82,18 +82,10 @@ def test_arbiter_export_writes_a_journal_as_sgf(tmp_path, capsys):
     assert len(list((tmp_path / "sgf").glob("*.sgf"))) == 2
 
 
-def test_arbiter_play_shows_counts_gives_hints_and_saves_the_game(tmp_path):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
+def test_arbiter_play_shows_counts_gives_hints_and_saves_the_game(tmp_path, run_script):
     saved = tmp_path / "game.sgf"
-    run = subprocess.run([sys.executable, "-m", "tournaments.cli", "play", "--game", "gomoku", "-p", "size=7",
-                          "--black", "human", "--white", "random", "--save", str(saved)],
-                         input="hint\nd4\nresign\n", capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(root)}, cwd=tmp_path)
+    run = run_script("-m", "tournaments.cli", "play", "--game", "gomoku", "-p", "size=7", "--black", "human",
+                     "--white", "random", "--save", saved, input="hint\nd4\nresign\n", timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "You play Black." in out and "hint (greedy): " in out

@@ -243,27 +243,20 @@ def test_out_of_range_actions_are_illegal_action_errors(name):
         assert game.is_legal(s, action) is False
 
 
-def test_default_validate_checks_the_header_of_a_new_game():
+def test_default_validate_checks_the_header_of_a_new_game(registry):
     """A game without a validate hook (Connect Four) gets the common header checked."""
-    sys.path.insert(0, str(ROOT / "tests"))
     import connect_four
 
-    added = "connect_four" not in envs.GAMES
-    if added:
-        envs.register(connect_four.SPEC)
-    try:
-        game = envs.make_game("connect_four")
-        assert not hasattr(connect_four.SPEC.kernel, "validate")
-        s = game.apply(game.initial_state(), 3)
-        game.check_state(s)
-        for index, value in ((C.H_PLAYER, 10**12), (C.H_STATUS, 7), (C.H_LAST, game.num_actions), (C.H_PLY, -5)):
-            t = s.copy()
-            t[index] = value
-            with pytest.raises(StateError, match=rf"s\[{index}\]"):
-                game.legal_actions(t)
-    finally:
-        if added:
-            envs.unregister("connect_four")
+    registry.add(connect_four.SPEC)
+    game = envs.make_game("connect_four")
+    assert not hasattr(connect_four.SPEC.kernel, "validate")
+    s = game.apply(game.initial_state(), 3)
+    game.check_state(s)
+    for index, value in ((C.H_PLAYER, 10**12), (C.H_STATUS, 7), (C.H_LAST, game.num_actions), (C.H_PLY, -5)):
+        t = s.copy()
+        t[index] = value
+        with pytest.raises(StateError, match=rf"s\[{index}\]"):
+            game.legal_actions(t)
 
 
 def test_from_text_refuses_what_validation_refuses(monkeypatch):
