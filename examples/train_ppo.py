@@ -44,13 +44,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import envs  # noqa: E402
 from agents.learned import ppo_training  # noqa: E402
 from agents.learned.ppo_training import DEFAULTS, Config  # noqa: E402
 
 
 def parse(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="othello", choices=["othello", "gomoku", "go", "loa", "calculation"])
+    parser.add_argument("--game", default="othello", choices=envs.names())
     parser.add_argument("--size", type=int, default=None, help="board size (default: the game's)")
     parser.add_argument("--opponent", default="random", choices=sorted(DEFAULTS),
                         help="random, greedy: the compiled vector env against that opponent (fast); pool: one "

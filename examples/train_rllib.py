@@ -31,13 +31,26 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 INSTALL_HINT = 'this example needs RLlib and torch: pip install "arbiter-games[rllib]"'
-GAMES = ("othello", "gomoku", "go", "loa")  # the two-player games (Calculation is a patience)
+
+
+def two_player_games() -> list:
+    """The registered two-player games (self-play needs two seats; Calculation is a patience)."""
+    import envs
+
+    return [spec.name for spec in envs.specs() if spec.num_players == 2]
+
+
+def rule_params(args) -> dict:
+    """``--size`` where the game has a board size parameter (LOA's board is 8x8 only)."""
+    import envs
+
+    return {"size": args.size} if any(p.name == "size" for p in envs.spec(args.game).params) else {}
 
 
 def parse(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", choices=GAMES, default="othello")
-    parser.add_argument("--size", type=int, default=6, help="board size (LOA: 8 only)")
+    parser.add_argument("--game", choices=two_player_games(), default="othello")
+    parser.add_argument("--size", type=int, default=6, help="board size (a game without one, LOA, ignores it)")
     parser.add_argument("--iterations", type=int, default=20, help="PPO training iterations")
     parser.add_argument("--batch", type=int, default=2000, help="environment steps per iteration")
     parser.add_argument("--minibatch", type=int, default=256)
@@ -69,7 +82,7 @@ def parse(argv=None):
     import envs
 
     try:  # the rule parameters are checked before Ray starts
-        envs.make_game(args.game, **({} if args.game == "loa" else {"size": args.size}))
+        envs.make_game(args.game, **rule_params(args))
     except envs.ParameterError as e:
         parser.error(str(e))
     return args
@@ -136,7 +149,7 @@ def build(args):
             metrics_logger.log_value("actions_checked", checked, reduce="sum")
             metrics_logger.log_value("illegal_actions", illegal, reduce="sum")
 
-    params = {} if args.game == "loa" else {"size": args.size}
+    params = rule_params(args)
     name = f"arbiter_{args.game}"
     register_env(name, lambda _: PettingZooEnv(pz_env.raw_env(args.game, **params)))
     module = RLModuleSpec(module_class=MaskedPolicy, model_config={"channels": args.channels})
