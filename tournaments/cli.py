@@ -466,10 +466,10 @@ def _run_agents(args) -> int:
         if not plays:  # it plays none of the games
             continue
         print(f"{name}: {cls.describe()}")
-        if lacks:
-            print(f"    not on this machine: {lacks}")
         if not args.game:
             print(f"    plays: {plays}")
+        if lacks:
+            print(f"    not on this machine: {lacks}")
         shown = ",".join(f"{k}={v if v in ('(required)', '(per game)') else repr(v)}" for k, v in values.items())
         print(f"    {name}:{shown}" if shown else f"    {name}")
         for key, seen in differ.items():
