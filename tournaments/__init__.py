@@ -12,8 +12,10 @@ real agents, and the study of their accuracy.
 
 Every game, in a tournament worker, a match or ``arbiter play``, is played by ``play_game``.
 Systems (one implementation each in ``_systems``, shared by real tournaments and the study):
-``round_robin``, ``olympic`` (``k=``, ``recursive=``), ``swiss`` (``rounds=``,
-``avoid_rematches=``) and ``random_order`` (the study's "no rules").
+``round_robin`` (``games=``), ``olympic`` (``k=`` or ``games=``, ``recursive=``), ``swiss``
+(``rounds=``, ``avoid_rematches=``), ``gauntlet(candidates, opponents, games=)`` and
+``random_order`` (the study's "no rules"); every one takes an opening suite (``openings=``,
+``tournaments.openings``).
 """
 
 from . import report, sprt, study
@@ -24,12 +26,12 @@ from .matches import MatchError, MatchResult, SolitaireResult, duplicate, match,
 from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, GameOutcome, TakeBack, play_game, random_opening
 from .ratings import bradley_terry
 from .referee import Referee, configure, study_swiss_rounds, swiss_rounds
-from .runner import TournamentResult, olympic, random_order, round_robin, run, swiss
+from .runner import TournamentResult, gauntlet, olympic, random_order, round_robin, run, swiss
 
 __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "duplicate", "MatchResult",
     "SolitaireResult", "MatchError",
-    "round_robin", "olympic", "swiss", "random_order", "run", "TournamentResult", "Referee",
+    "round_robin", "olympic", "swiss", "random_order", "gauntlet", "run", "TournamentResult", "Referee",
     "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "sprt", "report", "InlineExecutor", "ProcessExecutor",
     "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
 ]

@@ -11,11 +11,25 @@ games in worker processes). Both run the same loop, so they cannot disagree::
     places(T, lo, hi)                           # aggregate place interval [lo, hi] per player
 
 The games of one batch are independent (different matches), so a real driver may run them in
-parallel. A system is a sequence of *rounds*; a round is a set of *matches* between two players;
-a match is one game (round robin, Swiss) or first-to-``k`` games (olympic), so a round may take
-several batches ("legs"). Draws (real games only; the study's model has none) are worth half a
-point and do not count towards ``k``; a knock-out match still undecided after ``4k`` games goes to
-the player with more wins, else to a seeded coin.
+parallel. A system is a sequence of *rounds*; a round is a set of *matches* between two players,
+and a match lasts one game or more, so a round may take several batches ("legs"), one game of
+every undecided match per batch:
+
+* round robin and gauntlet: one round of *ordered* matches, (a, b) with a as Black in each of its
+  ``len`` games (``T_LEN``), so an encounter of 2·len games is the two matches (a, b) and (b, a),
+  and game g of one and game g of the other, in the same batch, are a colour pair (they share an
+  opening). The gauntlet's matches are those between a candidate (players ``0..T_CAND-1``) and
+  the field (the others); candidates do not meet each other, as in fastchess's gauntlet with
+  seeds. ``len`` = 1 is the round robin the study measured.
+* Swiss: one game per match and round.
+* olympic: colours alternate within a match (games 2t and 2t+1 are a pair). With ``T_LEN`` = 0 the
+  match is first to ``k`` wins: draws do not count towards ``k``, and a match still undecided
+  after ``4k`` games goes to the player with more wins, else to a seeded coin. With ``T_LEN`` = N
+  (even) it is a match of N games, as engine runners play a knock-out encounter: it ends at the
+  first pair boundary where the leader can no longer be caught, a match level after N games goes
+  on pair by pair (tie-break) until one leads, and one still level after 4N games goes to a coin.
+
+Draws (real games only; the study's model has none) are worth half a point.
 
 Arrays (all int64 except ``rng``):
   ``T``    header ``T_*`` then ``NBLOCK`` per-player blocks of length N (``blk(T, B_*)``);
@@ -36,13 +50,15 @@ from numba import njit
 from envs import _common as C
 from envs.outcome import BLACK_WINS, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
 
-ROUND_ROBIN, OLYMPIC, SWISS, RANDOM_ORDER = 0, 1, 2, 3
-SYSTEMS = {"round_robin": ROUND_ROBIN, "olympic": OLYMPIC, "swiss": SWISS, "random_order": RANDOM_ORDER}
+ROUND_ROBIN, OLYMPIC, SWISS, RANDOM_ORDER, GAUNTLET = 0, 1, 2, 3, 4
+SYSTEMS = {"round_robin": ROUND_ROBIN, "olympic": OLYMPIC, "swiss": SWISS, "random_order": RANDOM_ORDER,
+           "gauntlet": GAUNTLET}
 
 # header of T
 T_SYS, T_N, T_K, T_RECURSIVE, T_AVOID, T_ROUNDS, T_DEPTH = 0, 1, 2, 3, 4, 5, 6
 T_ROUND, T_NMATCH, T_DONE, T_GAMES, T_BYE = 7, 8, 9, 10, 11
-T_HEADER = 12
+T_LEN, T_CAND = 12, 13  # a match's length (see the module docstring); the gauntlet's candidates
+T_HEADER = 14
 # per-player blocks
 B_PTS, B_HIST, B_NPLAYED, B_POS, B_COL, B_LAST, B_BYES = 0, 1, 2, 3, 4, 5, 6
 B_ORDER, B_PAIRS, B_USED, B_NEXT = 7, 8, 9, 10  # scratch for Swiss pairing (no allocation per round)
@@ -58,11 +74,15 @@ SWISS_ROUNDS = {8: 5, 16: 7, 32: 10, 64: 13}
 DFS_BUDGET = 200_000  # search steps per rematch allowance before allowing one more rematch
 
 
-def new_arrays(system: int, n: int, k: int, recursive: bool, avoid: bool, rounds: int, depth: int):
-    """Allocate ``(T, met, mt, out)`` for one championship of ``n`` players (options validated)."""
+def new_arrays(system: int, n: int, k: int, recursive: bool, avoid: bool, rounds: int, depth: int,
+               length: int = -1, candidates: int = 0):
+    """Allocate ``(T, met, mt, out)`` for one championship of ``n`` players (options validated).
+    ``length``: ``T_LEN``, -1 for the system's default (one game per match; olympic: first to k)."""
     T = np.zeros(T_HEADER + NBLOCK * n, dtype=np.int64)
     T[T_SYS], T[T_N], T[T_K], T[T_RECURSIVE] = system, n, k, int(recursive)
     T[T_AVOID], T[T_ROUNDS], T[T_DEPTH] = int(avoid), rounds, depth
+    T[T_LEN] = (0 if system == OLYMPIC else 1) if length < 0 else length
+    T[T_CAND] = candidates
     m = max(n * n, 1)
     return (T, np.zeros((n, n), dtype=np.int64), np.zeros((m, M_COLS), dtype=np.int64),
             np.zeros((m, 3), dtype=np.int64))
@@ -86,7 +106,7 @@ def shuffle(a, rng):
 @njit(cache=True)
 def reset(T, met, mt, rng):
     """Start a championship: clear the state and make the starting draw (a random permutation)."""
-    T[T_ROUND:T_HEADER] = 0
+    T[T_ROUND:T_LEN] = 0  # the running state; the options before T_ROUND and from T_LEN on stay
     T[T_BYE] = -1
     T[T_HEADER:] = 0
     met[:, :] = 0
@@ -304,12 +324,13 @@ def _pair_round(T, met, mt, rng):
     """Pair the next round into ``mt``; False when the system has no rounds left."""
     system, n, r = T[T_SYS], T[T_N], T[T_ROUND]
     T[T_NMATCH] = 0
-    if system == ROUND_ROBIN:
+    if system == ROUND_ROBIN or system == GAUNTLET:
         if r >= 1:
             return False
+        c = T[T_CAND]
         for i in range(n):
             for j in range(n):
-                if i != j:
+                if i != j and (system == ROUND_ROBIN or (i < c) != (j < c)):
                     _add_match(T, mt, i, j)
     elif system == OLYMPIC:
         if r >= T[T_DEPTH]:
@@ -349,7 +370,7 @@ def next_games(T, met, mt, rng, out):
         for m in range(T[T_NMATCH]):
             if mt[m, M_WINNER] == UNDECIDED:
                 a, b = mt[m, M_A], mt[m, M_B]
-                even = mt[m, M_GAMES] % 2 == 0
+                even = T[T_SYS] != OLYMPIC or mt[m, M_GAMES] % 2 == 0  # a knock-out alternates colours
                 out[n, 0], out[n, 1], out[n, 2] = m, (a if even else b), (b if even else a)
                 n += 1
         if n > 0 or T[T_DONE]:
@@ -386,10 +407,16 @@ def record(T, met, mt, out, res, n, rng):
         else:
             pts[black] += DRAW2
             pts[white] += DRAW2
-        if T[T_SYS] != OLYMPIC:
-            mt[m, M_WINNER] = winner if winner >= 0 else DRAWN
-        elif mt[m, M_WA] == k or mt[m, M_WB] == k or mt[m, M_GAMES] >= 4 * k:
-            wa, wb = mt[m, M_WA], mt[m, M_WB]
+        wa, wb, g, length = mt[m, M_WA], mt[m, M_WB], mt[m, M_GAMES], T[T_LEN]
+        if T[T_SYS] != OLYMPIC:  # a fixed number of games, one colour: draws are shared, wins decide
+            if g >= length:
+                mt[m, M_WINNER] = mt[m, M_A] if wa > wb else (mt[m, M_B] if wb > wa else DRAWN)
+        elif length == 0:  # first to k
+            if wa == k or wb == k or g >= 4 * k:
+                a_wins = wa > wb or (wa == wb and C.randint(rng, 2) == 0)
+                mt[m, M_WINNER] = mt[m, M_A] if a_wins else mt[m, M_B]
+        elif g % 2 == 0 and (abs(wa - wb) > max(length - g, 0) or g >= 4 * length):
+            # a match of ``length`` games, decided at a pair boundary: the leader cannot be caught
             a_wins = wa > wb or (wa == wb and C.randint(rng, 2) == 0)
             mt[m, M_WINNER] = mt[m, M_A] if a_wins else mt[m, M_B]
 
@@ -408,14 +435,25 @@ def places(T, lo, hi):
             left = T[T_DEPTH] - nplayed[i]
             lo[i] = 1 + (hist[i] << left)
             hi[i] = lo[i] + (1 << left) - 1
-    else:  # by points; equal points share the interval of places they span
-        pts = blk(T, B_PTS)
-        order = np.argsort(-pts, kind="mergesort")
-        start = 0
-        while start < n:
-            end = start
-            while end + 1 < n and pts[order[end + 1]] == pts[order[start]]:
-                end += 1
-            for t in range(start, end + 1):
-                lo[order[t]], hi[order[t]] = start + 1, end + 1
-            start = end + 1
+    elif system == GAUNTLET:  # the candidates by points, then the field by points
+        c = T[T_CAND]
+        _by_points(blk(T, B_PTS), 0, c, lo, hi)
+        _by_points(blk(T, B_PTS), c, n, lo, hi)
+    else:
+        _by_points(blk(T, B_PTS), 0, n, lo, hi)
+
+
+@njit(cache=True)
+def _by_points(pts, first, last, lo, hi):
+    """Places ``first + 1``.. of players ``first..last-1`` by points; equal points share the
+    interval of places they span."""
+    order = first + np.argsort(-pts[first:last], kind="mergesort")
+    n = last - first
+    start = 0
+    while start < n:
+        end = start
+        while end + 1 < n and pts[order[end + 1]] == pts[order[start]]:
+            end += 1
+        for t in range(start, end + 1):
+            lo[order[t]], hi[order[t]] = first + start + 1, first + end + 1
+        start = end + 1

@@ -39,18 +39,43 @@ class Config:
     avoid_rematches: bool = True
     rounds: int = 0
     depth: int = 0
+    games: int = 0       # games per encounter (round robin, gauntlet: 2 unless given; olympic: 0, first to k)
+    candidates: int = 0  # gauntlet: players 0..candidates-1 are the candidates, the others the field
 
     def arrays(self):
+        if self.system in ("round_robin", "gauntlet"):
+            length = self.games // 2  # per ordered match: each colour plays half of the encounter
+        else:
+            length = self.games if self.system == "olympic" else -1
         return S.new_arrays(S.SYSTEMS[self.system], self.n_players, self.k, self.recursive,
-                            self.avoid_rematches, self.rounds, self.depth)
+                            self.avoid_rematches, self.rounds, self.depth, length, self.candidates)
 
     def options(self) -> dict:
-        """The options that matter for this system (for journals and reports)."""
+        """The options that matter for this system (for journals and reports); a default that
+        earlier versions did not record (two games per round-robin encounter) is left out, so
+        their journals still resume."""
         if self.system == "olympic":
+            if self.games:
+                return {"games": self.games, "recursive": self.recursive}
             return {"k": self.k, "recursive": self.recursive}
         if self.system == "swiss":
             return {"rounds": self.rounds, "avoid_rematches": self.avoid_rematches}
+        if self.system == "gauntlet":
+            return {"candidates": self.candidates, "games": self.games}
+        if self.system == "round_robin" and self.games != 2:
+            return {"games": self.games}
         return {}
+
+    def pair(self, pairing) -> int:
+        """Which colour pair of its encounter ``pairing`` belongs to, from 0: the two games of a
+        pair share an opening (see ``_systems``). Round robin and gauntlet: game g of the match
+        (a, b) and game g of (b, a); olympic: games 2t and 2t+1 of a match; Swiss, one game per
+        encounter: the round, so every game of a round shares one."""
+        if self.system == "olympic":
+            return pairing.game // 2
+        if self.system == "swiss":
+            return pairing.round - 1
+        return pairing.game
 
     def label(self) -> str:
         opts = ", ".join(f"{k}={v}" for k, v in self.options().items())
@@ -71,22 +96,49 @@ def study_swiss_rounds(n_players: int) -> int:
     return S.SWISS_ROUNDS.get(n_players, math.ceil(math.log2(max(n_players, 1))) + 2)
 
 
-def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None) -> Config:
+MAX_GAMES = 10_000  # games per encounter
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None, games=None,
+              candidates=None) -> Config:
     """Validate a system name and its options for ``n_players``; raise ``ParameterError``.
 
     ``rounds=None`` is the study's table (``study_swiss_rounds``), which the simulator relies on;
-    real tournaments (``tournaments.swiss``, ``arbiter tournament``) pass ``swiss_rounds(n)``."""
+    real tournaments (``tournaments.swiss``, ``arbiter tournament``) pass ``swiss_rounds(n)``.
+    ``games``: games per encounter, even (each opening once with each colour): round robin and
+    gauntlet (default 2), olympic (a match of that many games instead of first to ``k``).
+    ``candidates``: the gauntlet's number of candidates, the first players; the rest is the field."""
     if system not in S.SYSTEMS:
         raise ParameterError(f"system={system!r}: expected one of {', '.join(S.SYSTEMS)}")
     if not isinstance(n_players, (int, np.integer)) or n_players < 2:
         raise ParameterError(f"{n_players!r} players: a tournament needs at least 2 agents")
     n = int(n_players)
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= 100:
+    if not _is_int(k) or not 1 <= k <= 100:
         raise ParameterError(f"k={k!r}: expected an integer from 1 to 100 (first to k wins)")
     if system != "olympic" and (k != 1 or recursive):
         raise ParameterError(f"k= and recursive= apply to the olympic system, not {system!r}")
     if system != "swiss" and rounds is not None:
         raise ParameterError(f"rounds= applies to the swiss system, not {system!r}")
+    if games is not None:
+        if system not in ("round_robin", "olympic", "gauntlet"):
+            raise ParameterError(f"games= applies to round_robin, olympic and gauntlet, not {system!r} "
+                                 "(one game per pairing)")
+        if not _is_int(games) or not 2 <= games <= MAX_GAMES or games % 2:
+            raise ParameterError(f"games={games!r}: expected an even number of games per encounter from 2 to "
+                                 f"{MAX_GAMES} (each opening is played once with each colour)")
+        if system == "olympic" and k != 1:
+            raise ParameterError(f"k={k} and games={games}: an olympic match is first to k wins or a match "
+                                 "of a number of games, not both")
+    if system == "gauntlet":
+        if not _is_int(candidates) or not 1 <= candidates < n:
+            raise ParameterError(f"candidates={candidates!r}: a gauntlet needs from 1 to {n - 1} candidates "
+                                 f"among its {n} players, and a field of at least one opponent")
+    elif candidates is not None:
+        raise ParameterError(f"candidates= applies to the gauntlet system, not {system!r}")
     depth = 0
     if system == "olympic":
         depth = n.bit_length() - 1
@@ -96,7 +148,10 @@ def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, 
         rounds = study_swiss_rounds(n) if rounds is None else rounds
         if not isinstance(rounds, (int, np.integer)) or isinstance(rounds, bool) or rounds < 1:
             raise ParameterError(f"rounds={rounds!r}: expected a positive integer")
-    return Config(system, n, int(k), bool(recursive), bool(avoid_rematches), int(rounds or 0), depth)
+    if games is None:
+        games = 2 if system in ("round_robin", "gauntlet") else 0
+    return Config(system, n, int(k), bool(recursive), bool(avoid_rematches), int(rounds or 0), depth,
+                  int(games), int(candidates or 0))
 
 
 @dataclass(frozen=True)
@@ -114,8 +169,8 @@ class Pairing:
 def expected_games(config: Config, seed=0) -> int | None:
     """How many games the championship plays, for a progress bar: round robin and Swiss play a
     number fixed by their pairing rules (counted by pairing a copy to the end with every game
-    drawn); olympic and random-order matches last until someone wins k, so None."""
-    if config.system not in ("round_robin", "swiss"):
+    drawn), and so does a gauntlet; olympic matches last until someone wins, so None."""
+    if config.system not in ("round_robin", "swiss", "gauntlet"):
         return None
     referee = Referee(config, seed)
     played = 0

@@ -27,6 +27,8 @@ from envs.outcome import Outcome
 
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
+from .openings import Book
+from .openings import load as load_openings
 from .play import Context, Job, check_players, forfeit_lines
 from .ratings import bradley_terry
 from .progress import Progress, compile_notice
@@ -62,6 +64,14 @@ def _seeds(seed: int, p) -> tuple[int, tuple]:
     """(game seed, (Black's agent seed, White's)) from the tournament seed and the pairing."""
     s = np.random.SeedSequence([seed, p.round, p.match, p.game, p.black, p.white]).generate_state(3)
     return int(s[0]), (int(s[1]), int(s[2]))
+
+
+def openings_text(book: dict) -> str:
+    """A journal's ``openings`` entry in words (``openings.Book.config``)."""
+    if "random_plies" in book:
+        lo, hi = book["random_plies"]
+        return f"random, {lo if lo == hi else f'{lo}-{hi}'} plies"
+    return f"{book['suite']} ({book['count']} openings, {book['order']} from {book['start']})"
 
 
 def place_text(place: int, tied: bool) -> str:
@@ -156,6 +166,28 @@ class TournamentResult:
         order = sorted(range(len(rows)), key=lambda i: (self.places[i][0], -self.points[i], i))
         return [rows[i] for i in order]
 
+    def against_field(self) -> dict:
+        """A gauntlet's results: ``{candidate: {opponent: (points, games)}}``, each candidate's
+        points and games against each opponent of the field."""
+        if self.config["system"] != "gauntlet":
+            raise ValueError(f"against_field: a gauntlet's results, not a {self.config['system']}'s")
+        scores, played = self._matrix(self.outcomes())
+        c = self.config["options"]["candidates"]
+        return {self.names[i]: {self.names[j]: (float(scores[i, j]), int(played[i, j]))
+                                for j in range(c, len(self.names))} for i in range(c)}
+
+    def _against_field(self, matrix, c) -> list[str]:
+        scores, played = matrix
+        opponents = self.names[c:]
+        width = max(6, *(len(n) for n in self.names[:c]))
+        cell = max(9, *(len(n) for n in opponents))
+        lines = ["Results against the field (the candidate's points/games against each opponent):",
+                 " " * (width + 3) + " ".join(f"{n:>{cell}}" for n in opponents)]
+        for i, name in enumerate(self.names[:c]):
+            cells = " ".join(f"{f'{scores[i, j]:g}/{int(played[i, j])}':>{cell}}" for j in range(c, len(self.names)))
+            lines.append(f"{i + 1:>2} {name:<{width}} " + cells)
+        return lines
+
     def ratings(self) -> list[tuple[str, float, float]]:
         """(name, Elo, 95% half-width) per player, strongest first (Bradley–Terry)."""
         return self._ratings(self._matrix(self.outcomes()))
@@ -202,14 +234,29 @@ class TournamentResult:
         options = ", ".join(f"{k}={v}" for k, v in self.config["options"].items())
         lines = [f"{self.config['system']}" + (f" ({options})" if options else "")
                  + f" on {self.config['game']}: {len(self.games)} games"
-                 + (f", {len(self.byes)} byes" if self.byes else ""), "",
-                 f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"
-                 + (f" {'byes':>4}" if self.byes else "")]
+                 + (f", {len(self.byes)} byes" if self.byes else "")]
+        if self.config.get("openings"):
+            lines.append("Openings: " + openings_text(self.config["openings"]))
+        lines.append("")
+        head = (f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"
+                + (f" {'byes':>4}" if self.byes else ""))
         outcomes = self.outcomes()
-        for s in self._standings(outcomes):
+        standings = self._standings(outcomes)
+        gauntlet = self.config["system"] == "gauntlet"
+        candidates = self.names[:self.config["options"]["candidates"]] if gauntlet else ()
+        if gauntlet:
+            lines += ["Candidates, by points against the field:", head + f" {'score':>6}"]
+        else:
+            lines.append(head)
+        field_shown = False
+        for s in standings:  # a gauntlet's candidates hold places 1..C, its field the places after
+            if gauntlet and s.name not in candidates and not field_shown:
+                lines += ["", "The field, by points against the candidates:", head + f" {'score':>6}"]
+                field_shown = True
             lines.append(f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
                          f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
-                         + (f" {s.byes:>4}" if self.byes else ""))
+                         + (f" {s.byes:>4}" if self.byes else "")
+                         + (f" {100 * s.points / max(s.games, 1):>5.1f}%" if gauntlet else ""))
         lines += forfeit_lines(self.games, outcomes=outcomes)
         troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
         if troubles:
@@ -218,6 +265,8 @@ class TournamentResult:
         matrix = self._matrix(outcomes)
         for name, elo, half in self._ratings(matrix):
             lines.append(f"  {name:<24} {elo:+8.0f} ± {half:.0f}")
+        if gauntlet:
+            return "\n".join(lines + [""] + self._against_field(matrix, len(candidates)))
         cross = self._crosstable(matrix)
         byes = self._byes()
         width = max(6, *(len(n) for n in self.names))
@@ -258,7 +307,9 @@ def make_executor(executor, workers=None):
     return executor
 
 
-SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches")
+SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
+RUN_KEYWORDS = ("seed, workers, journal, resume, move_time, game_params, executor, progress, setup_time, "
+                "openings, opening_plies, openings_order, openings_start")
 
 
 def _split_options(system, game, options) -> tuple[dict, dict]:
@@ -277,13 +328,28 @@ def _split_options(system, game, options) -> tuple[dict, dict]:
             raise envs.ParameterError(
                 f"unknown keyword {unknown[0]}={rest[unknown[0]]!r} for a {system} tournament of "
                 f"{spec.name}: expected a system option ({', '.join(SYSTEM_OPTIONS)}), a parameter "
-                f"of {spec.name} ({params}, rules) or one of run's (seed, workers, journal, resume, "
-                "move_time, game_params, executor, progress, setup_time)")
+                f"of {spec.name} ({params}, rules) or one of run's ({RUN_KEYWORDS})")
     return ours, rest
+
+
+def make_book(game, seed, openings=None, opening_plies=None, openings_order="sequential",
+              openings_start=1) -> Book | None:
+    """The tournament's ``openings.Book``, every opening checked before the first game, or None
+    (no openings: every game starts from the start position)."""
+    if openings is not None and opening_plies is not None:
+        raise envs.ParameterError("openings= and opening_plies=: a suite of openings or random openings, "
+                                  "not both")
+    if openings is None and opening_plies is None:
+        if openings_order != "sequential" or openings_start != 1:
+            raise envs.ParameterError("openings_order= and openings_start= need a suite of openings (openings=)")
+        return None
+    suite = load_openings(openings, game) if openings is not None else None
+    return Book(game, suite, order=openings_order, start=openings_start, seed=seed, plies=opening_plies)
 
 
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
         move_time=None, game_params=None, executor=None, progress=True, setup_time=60.0,
+        openings=None, opening_plies=None, openings_order="sequential", openings_start=1,
         **options) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
@@ -298,9 +364,18 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                  its warm-up; a hung warm-up loses on time (``TournamentResult.warm_up`` reports it).
     game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
                  (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
-    options      the system's: ``k``, ``recursive`` (olympic), ``rounds`` (default
-                 ``swiss_rounds(len(agents))`` = ceil(log2 N)), ``avoid_rematches`` (swiss); any
-                 other keyword is a rule parameter of the game (``size=6``), as in ``make_game``.
+    openings     a suite file (text or ``.sgf``), ``"builtin"`` (the suite shipped for the game) or
+                 an ``openings.Suite``: the two games of each colour pair start from one of its
+                 openings, pair t of every encounter from opening ``openings_start + t`` in
+                 ``openings_order`` (``"sequential"`` or ``"random"``: shuffled by ``seed``),
+                 cycling; or ``opening_plies`` = K or (MIN, MAX): seeded random openings. Checked
+                 before the first game (``openings.OpeningError``); see ``tournaments.openings``.
+    options      the system's: ``games`` (per encounter, even: round robin and gauntlet, default
+                 2; olympic: a match of that many games instead of first to ``k``), ``k``,
+                 ``recursive`` (olympic), ``rounds`` (default ``swiss_rounds(len(agents))`` =
+                 ceil(log2 N)), ``avoid_rematches`` (swiss), ``candidates`` (gauntlet: how many of
+                 the first agents are candidates; ``gauntlet()`` counts them for you); any other
+                 keyword is a rule parameter of the game (``size=6``), as in ``make_game``.
                  A keyword that is neither is a ``ParameterError`` naming it.
     """
     options, extra = _split_options(system, game, options)
@@ -321,11 +396,14 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     if g.num_players != 2:
         raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
     check_players(agents, g)  # a mistyped spec or an agent that cannot play g: an error, not forfeits
+    book = make_book(g, seed, openings, opening_plies, openings_order, openings_start)
     names = _names(agents)
     ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec)
     meta = {"game": g.name, "game_params": game_params, "system": system, "options": config.options(),
             "agents": [_identity(e) for e in agents], "seed": seed,
             "move_time": move_time}
+    if book is not None:  # absent without openings, so journals of earlier versions still resume
+        meta["openings"] = book.config()
     log = Journal(journal, meta, resume) if journal is not None else None
     executor = make_executor(executor, workers)
     referee = Referee(config, seed)
@@ -335,19 +413,24 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     try:
         executor.start(ctx)
         while batch := referee.next_games():
-            jobs, results = [], {}
+            jobs, results, numbers = [], {}, {}
             for p in batch:
                 game_seed, agent_seeds = _seeds(seed, p)
-                job = Job(p.index, p.round, p.match, p.game, p.black, p.white, game_seed, agent_seeds)
+                number, opening = book.opening(config.pair(p)) if book is not None else (0, ())
+                numbers[p.index] = number
+                job = Job(p.index, p.round, p.match, p.game, p.black, p.white, game_seed, agent_seeds, opening)
                 old = log.done.get(p.index) if log else None
                 if old is None:
                     jobs.append(job)
-                elif (old["black_id"], old["white_id"], old["seed"]) != (p.black, p.white, game_seed):
+                elif ((old["black_id"], old["white_id"], old["seed"], old.get("opening", 0))
+                      != (p.black, p.white, game_seed, len(opening))):
                     raise JournalError(f"{journal}: game {p.index} in the journal is not the game the "
                                        "pairing asks for (a journal from another version or edited)")
                 else:
                     results[p.index] = old
             for record in executor.run(jobs):
+                if book is not None:  # which opening of the suite: its plies are the record's first moves
+                    record["opening_number"] = numbers[record["index"]]
                 if log:
                     log.append(record)
                 results[record["index"]] = record
@@ -365,16 +448,31 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                             dict(getattr(executor, "warm_up_report", {})))
 
 
-def round_robin(agents, game="loa", **kwargs) -> TournamentResult:
-    """Every ordered pair plays once (each pairing with both colours). Keywords are ``run``'s,
-    and game parameters: ``round_robin(agents, game="gomoku", size=7)``."""
-    return run("round_robin", agents, game, **kwargs)
+def round_robin(agents, game="loa", games=2, **kwargs) -> TournamentResult:
+    """Every pair of agents plays ``games`` games (even; default 2), half with each colour, in
+    colour pairs that share an opening. Keywords are ``run``'s, and game parameters:
+    ``round_robin(agents, game="gomoku", size=7, games=10, openings="builtin")``."""
+    return run("round_robin", agents, game, games=games, **kwargs)
 
 
-def olympic(agents, game="loa", k=1, recursive=False, **kwargs) -> TournamentResult:
-    """Knock-out for a power-of-two field plus a third-place match; ``k``: first-to-k matches with
-    alternating colours; ``recursive``: eliminated players play off their shared places."""
-    return run("olympic", agents, game, k=k, recursive=recursive, **kwargs)
+def olympic(agents, game="loa", k=1, recursive=False, games=None, **kwargs) -> TournamentResult:
+    """Knock-out for a power-of-two field plus a third-place match, colours alternating within a
+    match; ``k``: first-to-k matches (draws do not count); or ``games``: a match of that many
+    games (even), ended as soon as the leader cannot be caught at the end of a colour pair, and
+    extended pair by pair while level (cutechess-cli's knock-out encounters); ``recursive``:
+    eliminated players play off their shared places."""
+    return run("olympic", agents, game, k=k, recursive=recursive, games=games, **kwargs)
+
+
+def gauntlet(candidates, opponents, game="loa", games=2, **kwargs) -> TournamentResult:
+    """Each of ``candidates`` plays each of ``opponents`` (the field) ``games`` games (even;
+    default 2), half with each colour, in colour pairs that share an opening; candidates do not
+    play each other, nor do the opponents (fastchess's gauntlet with seeds; cutechess-cli's
+    with one). Every candidate meets the same field with the same openings, so their scores
+    compare directly: the standings rank the candidates by points against the field, then the
+    field, and show each candidate's result against each opponent. Keywords are ``run``'s."""
+    candidates, opponents = list(candidates), list(opponents)
+    return run("gauntlet", candidates + opponents, game, games=games, candidates=len(candidates), **kwargs)
 
 
 def swiss(agents, game="loa", rounds=None, avoid_rematches=True, **kwargs) -> TournamentResult:
