@@ -92,3 +92,41 @@ def test_the_study_prints_its_total_and_the_time_left(tmp_path):
     assert len(cells) == 20 and all("left]" in line for line in cells)
     assert cells[0].endswith("]") and "[1/20 cells," in cells[0] and "[20/20 cells," in cells[-1]
     assert "about 0 s left" in cells[-1]
+
+
+def test_the_rating_table_is_printed_every_n_games_between_the_lines():
+    out = io.StringIO()
+    progress = Progress(True, total=6, out=out, every=1e9, ratings_every=2)
+    for black, white, result in [("a", "b", "1-0"), ("b", "c", "1-0"), ("c", "a", "0-1"), ("a", "c", "1/2-1/2"),
+                                 ("b", "a", "0-1"), ("c", "b", "1-0")]:
+        progress.tick({"black": black, "white": white, "result": result})
+    progress.close()
+    text = out.getvalue()
+    assert text.count("ratings after") == 2  # after 2 and 4; the end's table is the result's own
+    assert "ratings after 2 of 6 games:" in text and "ratings after 4 of 6 games:" in text
+    table = text.split("ratings after 4 of 6 games:\n")[1].splitlines()
+    assert table[0].split() == ["#", "agent", "Elo", "±", "games", "score", "draws", "LOS", "P(best)"]
+    assert table[1].split()[1] == "a" and table[1].split()[4:6] == ["3", "83.3%"]  # a: 2.5 of 3 games
+    quiet = io.StringIO()
+    progress = Progress(True, total=6, out=quiet, every=1e9)  # by default: no tables from Progress itself
+    progress.tick({"black": "a", "white": "b", "result": "1-0"})
+    assert "ratings" not in quiet.getvalue()
+
+
+def test_a_tournament_prints_its_rating_table_every_n_games_and_the_trust_line(capsys):
+    from tournaments.cli import main
+
+    base = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--agents", "random",
+            "greedy", "alphabeta:depth=1", "--games", "4", "--workers", "0"]
+    assert main(base + ["--ratings-every", "5"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("ratings after") == 2
+    assert "ratings after 5 of 12 games:" in captured.err and "ratings after 10 of 12 games:" in captured.err
+    assert "P(best)" in captured.out and "Trust: for a round robin (games=4) of 3 agents in 12 games" in captured.out
+    assert "To settle it:" in captured.out
+    for every in ([], ["--ratings-every", "0"]):  # a 12-game run is shorter than the default 50
+        assert main(base + every) == 0
+        assert "ratings after" not in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(base + ["--ratings-every", "-1"])
+    assert e.value.code == 2 and "--ratings-every -1" in capsys.readouterr().err

@@ -3,6 +3,7 @@ as text (the journal replays to the run's standings, nothing is fetched from the
 when Debian's chromium and playwright are installed, in a headless browser (no script errors, the
 standings shown are the journal's, stepping a game redraws the board) for every board game."""
 
+import html
 import os
 import shutil
 import sqlite3
@@ -100,6 +101,21 @@ def test_the_page_is_self_contained_and_shows_the_standings(journals, tmp_path):
     assert "<link" not in page and " src=" not in page and "@import" not in page  # nothing fetched
     assert page.count("<svg") == 1 and "id='crosstable'" in page and "Black's score" in page
     assert open(report.write_report(result, tmp_path / "same.html"), encoding="utf-8").read() == page
+
+
+def test_the_page_shows_the_rating_table_los_pairs_and_the_trust_line(tmp_path):
+    result = tournaments.round_robin(["random", "greedy", "alphabeta:depth=1"], game="gomoku", size=7, games=4,
+                                     opening_plies=2, seed=3, workers=0, progress=False)
+    page = open(report.write_report(result, tmp_path / "r.html"), encoding="utf-8").read()
+    stats, trust = result.statistics(), result.trust()
+    table = page.split("id='rating-table'")[1].split("</table>")[0]
+    for r in stats.ratings:  # every agent with its rounded Elo, margin and P(best), strongest first
+        assert f"<td class='name'>{r.name}</td><td>{round(r.elo):+d}</td><td>{r.margin:.0f}</td>" in table
+    assert [line.split("<td class='name'>")[1].split("<")[0] for line in table.split("<tr>")[2:]] == \
+        [r.name for r in stats.ratings]
+    assert "id='los'" in page and "id='pairs'" in page and page.count("<td class='name'>") >= 3
+    shown = [html.unescape(p.split(">", 1)[1]) for p in page.split("<p class='trust'")[1:]]
+    assert [p.split("</p>")[0] for p in shown] == trust.sentences()
 
 
 def test_replay_marks_the_last_move(journals):

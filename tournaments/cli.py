@@ -8,6 +8,7 @@
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
     arbiter match --game othello --a greedy --b random --games 400 --sprt 0 50 0.05 0.05
     arbiter report run.db -o report.html
+    arbiter ratings a.db b.db --anchor random=0          (one rating list from several journals)
 
 A subcommand is a pair of functions, ``_add_<name>(subparsers)`` and ``_run_<name>(args)``, listed
 in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``.
@@ -108,6 +109,9 @@ def _add_tournament(sub):
     p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
     p.add_argument("--csv", help="write every game record to this CSV file")
     p.add_argument("--sgf", help="write one SGF file per game into this directory (Go, Othello, Gomoku, LOA)")
+    p.add_argument("--ratings-every", type=int, metavar="N",
+                   help="print the rating table every N games while the run goes (on stderr; default: every "
+                        "tenth of the run, at least 50 games; 0: only at the end)")
 
 
 def _check_outputs(args, game) -> None:
@@ -150,6 +154,8 @@ def _run_tournament(args) -> int:
             executor = RayExecutor(address=args.address, workers=args.workers or None)
         except ExecutorError as e:  # the distributed extra is missing: before any game
             raise envs.ParameterError(f"--executor ray: {e}") from None
+    _check_count("--ratings-every", args.ratings_every, 0)
+    options["ratings_every"] = args.ratings_every  # None: the runner's default
     try:
         result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
                             executor=executor, journal=args.journal, resume=args.resume,
@@ -162,6 +168,7 @@ def _run_tournament(args) -> int:
         sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
         return 1
     print(result)
+    _print_trust(result)
     for option, write in (("jsonl", result.to_jsonl), ("csv", result.to_csv), ("sgf", result.to_sgf)):
         path = getattr(args, option)
         if path:
@@ -173,6 +180,17 @@ def _run_tournament(args) -> int:
                                  + (_stopped(args, "the games were played") + "\n" if args.journal else ""))
                 return 1
     return 0
+
+
+def _print_trust(result) -> None:
+    """The trust line under the standings (its first simulation compiles the study's simulator:
+    said on stderr first, as a game's first compile is)."""
+    def announce():
+        sys.stderr.write("compiling the study's simulator for the trust line: first run only, about 30-60 s\n")
+        sys.stderr.flush()
+
+    print()
+    print(result.trust(announce=announce))
 
 
 def _stopped(args, how) -> str:
@@ -532,10 +550,55 @@ def _run_report(args) -> int:
     return 0
 
 
+# -- ratings --------------------------------------------------------------------------------------
+def _add_ratings(sub):
+    p = sub.add_parser("ratings", help="one rating list from the games of several tournament journals, "
+                                       "anchored as Ordo does")
+    p.add_argument("journals", nargs="+", metavar="JOURNAL",
+                   help="SQLite journals of arbiter tournament --journal, of one game and rules; an agent is "
+                        "the same in every journal where its spec is")
+    p.add_argument("--anchor", action="append", default=[], metavar="SPEC=ELO",
+                   help="fix agent SPEC at ELO, e.g. --anchor random=0 (repeatable: several anchors are fixed "
+                        "together; default: the ratings' mean is 0)")
+    p.add_argument("--seed", type=int, default=0, help="seeds P(best)'s posterior draws (default %(default)s)")
+
+
+def _anchors(items) -> dict:
+    """``["greedy=1000", "alphabeta:depth=3=1500"]`` -> ``{spec: Elo}`` (a spec may hold ``=``: the
+    Elo follows the last one)."""
+    from .statistics import RatingsError
+
+    anchors = {}
+    for item in items:
+        spec, eq, value = item.rpartition("=")
+        try:
+            elo = float(value)
+        except ValueError:
+            elo = math.nan
+        if not eq or not spec or not math.isfinite(elo):
+            raise RatingsError(f"--anchor {item}: expected SPEC=ELO with a finite Elo, e.g. --anchor random=0")
+        if spec in anchors:
+            raise RatingsError(f"--anchor {item}: {spec} is anchored twice")
+        anchors[spec] = elo
+    return anchors
+
+
+def _run_ratings(args) -> int:
+    from .statistics import rating_list
+
+    _check_seed(args.seed)
+    stats = rating_list(args.journals, anchors=_anchors(args.anchor), seed=args.seed)
+    count = len(args.journals)
+    print(f"{count} journal{'s' * (count != 1)}, {stats.games} games, {len(stats.ratings)} agents\n")
+    print(stats.table())
+    return 0
+
+
 COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
             "play": (_add_play, _run_play), "gtp": (_add_gtp, None), "match": (_add_match, _run_match),
             "report": (_add_report, _run_report), "games": (_add_games, _run_games),
-            "agents": (_add_agents, _run_agents), "export": (_add_export, _run_export)}
+            "agents": (_add_agents, _run_agents), "export": (_add_export, _run_export),
+            "ratings": (_add_ratings, _run_ratings)}
 
 
 def main(argv=None) -> int:

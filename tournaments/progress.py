@@ -7,10 +7,16 @@ with nothing left to play says it is complete. Before the first game, a one-line
 numba's cache lacks the game's compiled code, because that first compile is the only long
 silence of a run. The study's cells use the same counting (``Progress.status``), weighted by
 their expected cost, for the time left on each line it prints.
+
+Every ``ratings_every`` games a tournament also prints its rating table so far (Bradley–Terry Elo
+with margins, games, score, draw rate, LOS and P(best): ``tournaments.statistics``), between the
+progress lines (above the bar on a terminal), so a long run shows how the field is settling
+without waiting for the end; ``default_ratings_every`` sizes it to a tenth of the run.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
@@ -27,6 +33,12 @@ def compile_notice(spec, out=None) -> bool:
               "about 15-40 s; later runs load it from the cache\n")
     out.flush()
     return True
+
+
+def default_ratings_every(total: int | None) -> int:
+    """Games between rating tables when none is asked for: a tenth of the run, at least 50 (a
+    short run gets its table at the end only)."""
+    return max(50, math.ceil(total / 10)) if total else 50
 
 
 def duration(seconds: float) -> str:
@@ -47,11 +59,12 @@ class Progress:
     is the total work when items differ in cost (the study's cells: championships x players),
     each ``tick`` adding its item's share, so the time left is the work left at the rate so far;
     by default every item is one unit. ``status()`` is the line's text without the leader, for
-    callers that print their own lines.
+    callers that print their own lines. ``ratings_every`` (games; None or 0: never) prints the
+    rating table of every game so far each time that many more are done.
     """
 
     def __init__(self, enabled: bool, total: int | None = None, out=None, every: float = 10.0, *,
-                 unit: str = "game", earlier=(), work: float | None = None):
+                 unit: str = "game", earlier=(), work: float | None = None, ratings_every: int | None = None):
         self.out = out or sys.stderr
         self.enabled = enabled
         self.total = total
@@ -61,6 +74,8 @@ class Progress:
         self.worked = 0.0
         self.points: dict = {}
         self.done = 0
+        self.ratings_every = ratings_every or 0
+        self.records: list = []  # (Black's name, White's name, the record): the rating table's games
         for record in earlier:
             self._count(record)
         self.resumed = done = self.done
@@ -98,6 +113,9 @@ class Progress:
             self.bar.update(1)
         elif time.monotonic() - self.last >= self.every:
             self._line()
+        if (record is not None and self.ratings_every and self.done % self.ratings_every == 0
+                and (self.total is None or self.done < self.total)):
+            self._ratings()
 
     def _count(self, record) -> None:
         self.done += 1
@@ -105,6 +123,24 @@ class Progress:
             outcome = Outcome.from_record(record)
             for seat, name in enumerate((record["black"], record["white"])):
                 self.points[name] = self.points.get(name, 0.0) + outcome.points(seat)
+            if self.ratings_every:
+                self.records.append(record)
+
+    def _ratings(self) -> None:
+        """The rating table of every game so far, between the progress lines."""
+        from .statistics import statistics
+
+        names = list(dict.fromkeys(name for r in self.records for name in (r["black"], r["white"])))
+        ids = {name: i for i, name in enumerate(names)}
+        games = [{**r, "black_id": ids[r["black"]], "white_id": ids[r["white"]]} for r in self.records]
+        of = f" of {self.total}" if self.total else ""
+        text = "\n".join([f"ratings after {self.done}{of} {self.unit}s:",
+                          *statistics(names, games).rating_lines()[1:]])
+        if self.bar is not None:
+            self.bar.write(text, file=self.out)
+        else:
+            self.out.write(text + "\n")
+            self.out.flush()
 
     def status(self) -> str:
         """``12/200 cells, 0.52 cells/s, about 8 min left``: done of the total, rate, time left."""

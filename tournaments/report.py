@@ -6,7 +6,10 @@
 The page is what a tournament director hands round after the event, so it must open anywhere,
 offline, years later: one file, inline CSS and JavaScript, no fonts, libraries or CDN. It shows
 the standings, the crosstable as a heat map, the Bradley–Terry ratings with their 95% intervals
-(an inline SVG), colour statistics (how each agent scored with Black and with White: a first-move
+(an inline SVG) and the rating table (games, score, draws, likelihood of superiority, the
+probability of being the best, colour pairs as pentanomials: ``tournaments.statistics``), the
+trust line (how often the study's simulator finds the true best in a run like this one, and the
+games per pairing that would settle it: ``tournaments.trust``), colour statistics (how each agent scored with Black and with White: a first-move
 advantage shows up here before it distorts the ranking) and every game, replayable ply by ply on a
 board drawn in a ``<canvas>`` (buttons, or the arrow keys, Home and End).
 
@@ -38,6 +41,7 @@ from envs.outcome import Outcome
 from .journal import JournalError, check_config, check_record
 from .referee import Referee, configure
 from .runner import TournamentResult, _names, place_text
+from .sprt import format_elo
 
 
 def load_journal(path) -> TournamentResult:
@@ -226,6 +230,7 @@ table { border-collapse: collapse; margin: .5em 0; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
 td.name, th.name { text-align: left; }
 .warn { background: #fff3cd; padding: .5em; border: 1px solid #e0c060; }
+.trust { background: #eef4fb; padding: .5em; border-left: 4px solid #36c; max-width: 60em; }
 #games-list { max-height: 320px; overflow-y: auto; display: inline-block; vertical-align: top; }
 #games-list tr { cursor: pointer; } #games-list tr.selected { background: #cde; }
 #viewer { display: inline-block; vertical-align: top; margin-left: 1.5em; }
@@ -340,6 +345,58 @@ def _fmt(x) -> str:
     return f"{x:g}"
 
 
+LOS_MATRIX_MAX = 32  # agents up to which the page shows the full LOS matrix
+
+
+def _statistics_html(stats) -> list[str]:
+    """The rating table (margins, games, score, draws, LOS, P(best)), the LOS matrix as a heat
+    map and every encounter's colour pairs (``tournaments.statistics``)."""
+    from .statistics import percent
+
+    esc = html.escape
+    out = [("<table id='rating-table'><thead><tr><th>#</th><th class='name'>agent</th><th>Elo</th><th>±</th>"
+            "<th>games</th><th>score</th><th>draws</th><th title='likelihood of being stronger than the next'>LOS</th>"
+            "<th title='probability of being the strongest'>P(best)</th></tr></thead><tbody>")]
+    for r in stats.ratings:
+        out.append(f"<tr><td>{r.rank}</td><td class='name'>{esc(r.name)}</td><td>{round(r.elo):+d}</td>"
+                   f"<td>{r.margin:.0f}</td><td>{r.games}</td><td>{100 * r.score:.1f}%</td><td>{100 * r.draws:.1f}%</td>"
+                   f"<td>{'' if r.los_next is None else esc(percent(r.los_next))}</td>"
+                   f"<td>{esc(percent(r.p_best))}</td></tr>")
+    out.append("</tbody></table><p>LOS: the likelihood that an agent is stronger than the next one in the "
+               "table; P(best): the probability that it is the strongest of all (draws from the ratings' "
+               "posterior, seeded).</p>")
+    n = len(stats.ratings)
+    if 2 < n <= LOS_MATRIX_MAX:
+        out.append("<h3>Likelihood of superiority</h3><p>The probability that the row agent is stronger than "
+                   "the column agent, from every game (agents that never met compare through common "
+                   "opponents).</p><table id='los'><tr><th></th>"
+                   + "".join(f"<th title='{esc(r.name)}'>{i + 1}</th>" for i, r in enumerate(stats.ratings)) + "</tr>")
+        for i, r in enumerate(stats.ratings):
+            cells = "".join("<td style='background:#eee'></td>" if i == j else
+                            f"<td style='background:{_heat(stats.los[i, j])}'>{esc(percent(stats.los[i, j]))}</td>"
+                            for j in range(n))
+            out.append(f"<tr><th class='name'>{i + 1} {esc(r.name)}</th>{cells}</tr>")
+        out.append("</table>")
+    paired = [e for e in stats.encounters if e.pairs]
+    if paired:
+        out.append("<h3>Colour pairs</h3><p>Two games from one opening with colours reversed make a pair; the "
+                   "pentanomial counts the pairs in which the first agent scored 0, ½, 1, 1½ and 2 points, and "
+                   "the Elo is the first agent's over the second from the pairs (95%).</p><table id='pairs'>"
+                   "<tr><th class='name'>encounter</th><th>games</th><th>points</th><th>pairs</th>"
+                   "<th>pentanomial</th><th>Elo</th></tr>")
+        for e in paired:
+            out.append(f"<tr><td class='name'>{esc(e.a)} vs {esc(e.b)}</td><td>{e.games}</td><td>{_fmt(e.points)}</td>"
+                       f"<td>{e.pairs}</td><td>{' '.join(map(str, e.pentanomial))}</td>"
+                       f"<td>{esc(format_elo(e.elo, e.elo_lo, e.elo_hi))}</td></tr>")
+        out.append("</table>")
+    return out
+
+
+def _trust_html(trust) -> list[str]:
+    """The trust line as a section (``tournaments.trust``)."""
+    return ["<h2>Trust</h2>"] + [f"<p class='trust'>{html.escape(line)}</p>" for line in trust.sentences()]
+
+
 def render_html(result: TournamentResult) -> str:
     """The report page of ``result`` (see the module docstring)."""
     cfg = result.config
@@ -380,6 +437,9 @@ def render_html(result: TournamentResult) -> str:
 
     out.append("<h2>Ratings</h2><p>Bradley–Terry ratings on the Elo scale (mean 0) with 95% intervals.</p>")
     out.append(_ratings_svg(result.ratings()) if result.games else "<p>No games.</p>")
+    if result.games:
+        out += _statistics_html(result.statistics())
+    out += _trust_html(result.trust())
 
     stats = colour_stats(result)
     out.append("<h2>Colours</h2>")

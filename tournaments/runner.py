@@ -31,7 +31,7 @@ from .openings import Book
 from .openings import load as load_openings
 from .play import Context, Job, check_players, forfeit_lines
 from .ratings import bradley_terry
-from .progress import Progress, compile_notice
+from .progress import Progress, compile_notice, default_ratings_every
 from .referee import Referee, configure, expected_games, swiss_rounds
 
 
@@ -197,6 +197,24 @@ class TournamentResult:
         elo, half = bradley_terry(scores, played)
         return sorted(zip(self.names, elo.tolist(), half.tolist()), key=lambda r: -r[1])
 
+    def statistics(self, seed: int | None = None):
+        """The rating table's numbers (``tournaments.statistics.Statistics``): Bradley–Terry Elo
+        with margins, games, score, draw rate, the likelihood of superiority of every pair, the
+        probability of being the best (posterior draws seeded by ``seed``, default the
+        tournament's) and the colour pairs of each encounter as pentanomials."""
+        from .statistics import statistics
+
+        return statistics(self.names, self.games, seed=self.config.get("seed", 0) if seed is None else seed)
+
+    def trust(self, target: float = 0.9, seed: int | None = None, championships: int | None = None,
+              announce=None):
+        """How far to trust this ranking (``tournaments.trust.Trust``; ``print`` it for the trust
+        line): the study's simulator run on this system, field and fitted spread of strength,
+        and the games per pairing that would find the true best ``target`` of the time."""
+        from .trust import trust
+
+        return trust(self, target=target, seed=seed, championships=championships, announce=announce)
+
     # -- export --------------------------------------------------------------------------------
     def to_jsonl(self, path) -> None:
         with open(path, "w") as f:
@@ -261,10 +279,8 @@ class TournamentResult:
         troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
         if troubles:
             lines += ["", "Warm-up: " + "; ".join(f"{n} {w}" for n, w in troubles.items())]
-        lines += ["", "Bradley–Terry ratings (Elo, 95% interval):"]
+        lines += ["", self.statistics().table()]  # ratings, margins, LOS, P(best), colour pairs
         matrix = self._matrix(outcomes)
-        for name, elo, half in self._ratings(matrix):
-            lines.append(f"  {name:<24} {elo:+8.0f} ± {half:.0f}")
         if gauntlet:
             return "\n".join(lines + [""] + self._against_field(matrix, len(candidates)))
         cross = self._crosstable(matrix)
@@ -309,7 +325,7 @@ def make_executor(executor, workers=None):
 
 SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
 RUN_KEYWORDS = ("seed, workers, journal, resume, move_time, game_params, executor, progress, setup_time, "
-                "openings, opening_plies, openings_order, openings_start")
+                "openings, opening_plies, openings_order, openings_start, ratings_every")
 
 
 def _split_options(system, game, options) -> tuple[dict, dict]:
@@ -350,7 +366,7 @@ def make_book(game, seed, openings=None, opening_plies=None, openings_order="seq
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
         move_time=None, game_params=None, executor=None, progress=True, setup_time=60.0,
         openings=None, opening_plies=None, openings_order="sequential", openings_start=1,
-        **options) -> TournamentResult:
+        ratings_every=None, **options) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
     agents       specs for ``agents.make`` (``"alphabeta:depth=3"``; each game builds fresh agents
@@ -364,6 +380,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                  its warm-up; a hung warm-up loses on time (``TournamentResult.warm_up`` reports it).
     game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
                  (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
+    ratings_every  with ``progress``: games between the rating tables printed as the run goes
+                 (None: a tenth of the run, at least 50 games; 0: none).
     openings     a suite file (text or ``.sgf``), ``"builtin"`` (the suite shipped for the game) or
                  an ``openings.Suite``: the two games of each colour pair start from one of its
                  openings, pair t of every encounter from opening ``openings_start + t`` in
@@ -389,6 +407,9 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         raise envs.ParameterError(f"setup_time={setup_time!r}: expected a positive number of seconds")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise envs.ParameterError(f"seed={seed!r}: expected a non-negative integer")
+    if ratings_every is not None and (isinstance(ratings_every, bool) or not isinstance(ratings_every, (int, np.integer))
+                                      or ratings_every < 0):
+        raise envs.ParameterError(f"ratings_every={ratings_every!r}: expected a number of games (0: no table)")
     if system == "swiss" and options.get("rounds") is None:
         options["rounds"] = swiss_rounds(len(agents))
     config = configure(system, len(agents), **options)
@@ -409,7 +430,9 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     referee = Referee(config, seed)
     if progress:
         compile_notice(g.spec)
-    records, bar = [], Progress(progress, expected_games(config, seed), earlier=log.done.values() if log else ())
+    total = expected_games(config, seed)
+    every = default_ratings_every(total) if ratings_every is None else ratings_every
+    records, bar = [], Progress(progress, total, earlier=log.done.values() if log else (), ratings_every=every)
     try:
         executor.start(ctx)
         while batch := referee.next_games():

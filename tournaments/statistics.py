@@ -1,0 +1,346 @@
+"""What a tournament's games say about its agents: the rating table, the likelihood of
+superiority, the probability of being the best, and colour pairs counted as pentanomials.
+
+    stats = result.statistics()            # a TournamentResult's games (or statistics(names, records))
+    stats.ratings[0].name, stats.ratings[0].elo, stats.ratings[0].margin, stats.ratings[0].p_best
+    stats.los_of("a", "b")                 # P(a is stronger than b | the games)
+    stats.encounters                       # per pair of agents: games, points, pentanomial, pair Elo
+    print(stats.table())                   # the rating table as the CLI prints it
+    print(rating_list(["a.db", "b.db"], anchors={"greedy": 1000}).table())   # ``arbiter ratings``
+
+Ratings are ``tournaments.ratings``' Bradley–Terry fit (Elo, 95% margins). The likelihood of
+superiority (LOS) of i over j is the probability, under the normal approximation of the fit's
+posterior, that R_i > R_j: it uses every game, so two agents that never met are compared through
+their common opponents, as BayesElo's LOS matrix does. ``p_best`` is the probability that an agent
+is the strongest of all: the share of seeded draws from the same posterior (``ratings.SAMPLES``)
+in which its rating is the highest; the seed is the tournament's unless one is passed.
+
+Colour pairs: two games form a pair when the same two agents play them with colours reversed, in
+the same round, from the same opening (the record's first ``opening`` moves, none included), as
+engine runners play each opening once with each colour; games are matched in the order they were
+played, so repeated encounters form successive pairs. A pair scores 0, 1/2, 1, 3/2 or 2 points for
+one side, and the five counts are the pentanomial that ``tournaments.sprt`` reads: a pair, not a
+game, is the independent unit when an opening favours one colour, so the pair-based Elo interval
+(``sprt.elo_interval``) is the honest one for an encounter of paired games.
+
+``rating_list`` pools the journals of several runs into one list (agents are the same agent when
+their specs are), with agents anchored at a given Elo as Ordo does (``ratings.fit``); journals of
+different games or game parameters cannot share a scale and are refused (``RatingsError``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from envs.core import ArbiterError
+from envs.outcome import Outcome
+
+from . import ratings
+from .sprt import format_elo, score_interval, score_to_elo
+
+LOS_MATRIX_MAX = 12   # agents up to which ``table`` prints the full LOS matrix
+ENCOUNTERS_MAX = 40   # encounters with colour pairs up to which ``table`` lists each
+
+
+class RatingsError(ArbiterError):
+    """Journals that cannot be pooled into one rating list, or an anchor that cannot be placed."""
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One agent's line of the rating table: Bradley–Terry Elo and its 95% margin (0 for an
+    anchor), games played, points, score (points / games), draw rate, the likelihood of being
+    stronger than the next agent in the table (None for the last) and of being the strongest."""
+
+    rank: int
+    name: str
+    elo: float
+    margin: float
+    games: int
+    points: float
+    score: float
+    draws: float
+    los_next: float | None
+    p_best: float
+
+
+@dataclass(frozen=True)
+class Encounter:
+    """Two agents' games against each other: ``a``'s points of ``games``, and the colour pairs
+    among them as ``a``'s pentanomial (pairs scoring 0, 1/2, 1, 3/2, 2) with the pair-based Elo of
+    ``a`` over ``b`` and its 95% interval (``sprt.elo_interval``; infinite bounds where the pairs
+    do not bound it; all three 0/-inf/inf without pairs)."""
+
+    a: str
+    b: str
+    games: int
+    points: float
+    pentanomial: tuple
+    elo: float
+    elo_lo: float
+    elo_hi: float
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.pentanomial)
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """The statistics of a set of games (see the module docstring). ``ratings`` are strongest
+    first; ``los[i, j]`` is P(ratings[i] is stronger than ratings[j]) in that order."""
+
+    ratings: list
+    los: np.ndarray
+    encounters: list
+    games: int
+    anchors: dict = field(default_factory=dict)
+    seed: int = 0
+    note: str = ""   # what a reader of the table must know (agents the games do not connect)
+
+    def los_of(self, a: str, b: str) -> float:
+        """P(agent ``a`` is stronger than agent ``b`` | the games)."""
+        index = {r.name: i for i, r in enumerate(self.ratings)}
+        return float(self.los[index[a], index[b]])
+
+    def pentanomial(self) -> tuple:
+        """Every colour pair of the games, as the first-named agent's pentanomial: the counts of
+        all encounters added."""
+        return tuple(int(x) for x in np.sum([e.pentanomial for e in self.encounters] or [[0] * 5], axis=0))
+
+    def as_dict(self) -> dict:
+        return {"games": self.games, "anchors": dict(self.anchors), "seed": self.seed,
+                "ratings": [vars(r) for r in self.ratings],
+                "los": {a.name: {b.name: float(self.los[i, j]) for j, b in enumerate(self.ratings) if i != j}
+                        for i, a in enumerate(self.ratings)},
+                "encounters": [{**vars(e), "pentanomial": list(e.pentanomial)} for e in self.encounters]}
+
+    def rating_lines(self) -> list[str]:
+        """The rating table alone: heading and one line per agent."""
+        anchored = ", ".join(f"{name} at {elo:+g}" for name, elo in self.anchors.items())
+        scale = f"anchored: {anchored}" if anchored else "mean 0"
+        width = max([24] + [len(r.name) for r in self.ratings])
+        lines = [(f"Bradley–Terry ratings (Elo, {scale}; ± 95% margin; LOS: likelihood of being stronger "
+                  "than the next; P(best): of being the strongest):"),
+                 (f"  {'#':>3}  {'agent':<{width}} {'Elo':>7} {'±':>5} {'games':>6} {'score':>6} {'draws':>6}"
+                  f" {'LOS':>5} {'P(best)':>7}")]
+        for r in self.ratings:
+            los = "" if r.los_next is None else percent(r.los_next)
+            lines.append(f"  {r.rank:>3}  {r.name:<{width}} {round(r.elo):>+7d} {r.margin:>5.0f} {r.games:>6} "
+                         f"{100 * r.score:>5.1f}% {100 * r.draws:>5.1f}% {los:>5} {percent(r.p_best):>7}")
+        return lines
+
+    def table(self) -> str:
+        """The rating table, the LOS matrix (up to ``LOS_MATRIX_MAX`` agents) and the colour pairs
+        of each encounter (up to ``ENCOUNTERS_MAX``; else every pair of the games added)."""
+        lines = self.rating_lines()
+        n = len(self.ratings)
+        if 2 < n <= LOS_MATRIX_MAX:
+            width = max(len(r.name) for r in self.ratings)
+            lines += ["", "Likelihood of superiority (%, the row agent stronger than the column agent):",
+                      " " * (width + 6) + " ".join(f"{i + 1:>4}" for i in range(n))]
+            for i, r in enumerate(self.ratings):
+                cells = " ".join("   ." if i == j else f"{percent(self.los[i, j], sign=False):>4}"
+                                 for j in range(n))
+                lines.append(f"  {i + 1:>2} {r.name:<{width}} {cells}")
+        paired = [e for e in self.encounters if e.pairs]
+        if paired:
+            lines += ["", ("Colour pairs (two games from one opening, colours reversed; pentanomial: pairs in "
+                           "which the first agent scored 0, 1/2, 1, 3/2, 2 points; Elo from the pairs, 95%):")]
+            if len(paired) <= ENCOUNTERS_MAX:
+                width = max(len(f"{e.a} vs {e.b}") for e in paired)
+                for e in paired:
+                    lines.append(f"  {e.a + ' vs ' + e.b:<{width}} {e.pairs:>5} pair{'s' if e.pairs != 1 else ' '}  {list(e.pentanomial)}  "
+                                 f"Elo {format_elo(e.elo, e.elo_lo, e.elo_hi)}")
+            else:
+                lines.append(f"  {len(paired)} encounters, {sum(e.pairs for e in paired)} pairs: "
+                             f"{list(self.pentanomial())} (each encounter: Statistics.encounters)")
+        if self.note:
+            lines += ["", self.note]
+        return "\n".join(lines)
+
+
+def percent(p: float, sign: bool = True) -> str:
+    """A probability as a whole percentage that never rounds a doubt away: ``>99%``, ``<1%``."""
+    if p > 0.995:
+        return ">99%" if sign else ">99"
+    if p < 0.005:
+        return "<1%" if sign else "<1"
+    return f"{100 * p:.0f}%" if sign else f"{100 * p:.0f}"
+
+
+def colour_pairs(records) -> list[tuple[dict, dict]]:
+    """The colour pairs among ``records`` (see the module docstring), each ``(first, second)`` in
+    the order played. Records of several runs carry a ``source`` so no pair spans two runs."""
+    waiting: dict = {}
+    out = []
+    for r in records:
+        opening = tuple(r.get("moves", ())[:r.get("opening", 0)])
+        key = (r.get("source"), r.get("round"), frozenset((r["black_id"], r["white_id"])), opening)
+        queue = waiting.setdefault(key, [])
+        partner = next((k for k, other in enumerate(queue) if other["black_id"] == r["white_id"]), None)
+        if partner is None:
+            queue.append(r)
+        else:
+            out.append((queue.pop(partner), r))
+    return out
+
+
+def statistics(names, records, anchors=None, seed: int = 0) -> Statistics:
+    """The statistics of game ``records`` (``black_id``/``white_id`` index ``names``);
+    ``anchors``: ``{name: Elo}`` (``ratings.fit``); ``seed`` seeds ``p_best``'s draws."""
+    names = list(names)
+    n = len(names)
+    index = {name: i for i, name in enumerate(names)}
+    anchors = dict(anchors or {})
+    scores, played = np.zeros((n, n)), np.zeros((n, n))
+    games, points, draws = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)
+    black_points = []
+    for r in records:
+        outcome = Outcome.from_record(r)
+        b, w = r["black_id"], r["white_id"]
+        black_points.append(outcome.points(0))
+        played[b, w] += 1
+        played[w, b] += 1
+        scores[b, w] += outcome.points(0)
+        scores[w, b] += outcome.points(1)
+        for seat, i in enumerate((b, w)):
+            games[i] += 1
+            points[i] += outcome.points(seat)
+            draws[i] += outcome.draw
+    for name in anchors:
+        if name not in index:
+            raise RatingsError(f"anchor {name}: no such agent (agents: {', '.join(names)})")
+        if games[index[name]] == 0:
+            raise RatingsError(f"anchor {name}: the agent played no game, so nothing places it on the scale")
+    result = ratings.fit(scores, played, {index[a]: float(e) for a, e in anchors.items()})
+    p_best = result.p_best(seed=seed)
+    order = sorted(range(n), key=lambda i: (-result.elo[i], i))
+    los = result.los()[np.ix_(order, order)]
+    half = result.half
+    rows = []
+    for rank, i in enumerate(order):
+        rows.append(Rating(rank + 1, names[i], float(result.elo[i]), float(half[i]), int(games[i]),
+                           float(points[i]), float(points[i] / games[i]) if games[i] else 0.0,
+                           float(draws[i] / games[i]) if games[i] else 0.0,
+                           float(los[rank, rank + 1]) if rank + 1 < n else None, float(p_best[i])))
+    return Statistics(rows, los, _encounters(names, records, black_points, scores, played, order), len(records),
+                      anchors, seed)
+
+
+def _encounters(names, records, black_points, scores, played, order) -> list[Encounter]:
+    """Every pair of agents that met, the stronger (earlier in ``order``) first; ``black_points``:
+    Black's points in each of ``records``."""
+    rank = {i: k for k, i in enumerate(order)}
+    position = {id(r): k for k, r in enumerate(records)}
+    penta: dict = {}
+    for first, second in colour_pairs(records):
+        a, b = sorted((first["black_id"], first["white_id"]), key=rank.get)
+        got = sum(black_points[position[id(g)]] if g["black_id"] == a else 1 - black_points[position[id(g)]]
+                  for g in (first, second))
+        penta.setdefault((a, b), [0] * 5)[round(2 * got)] += 1
+    met = [(a, b) for k, a in enumerate(order) for b in order[k + 1:] if played[a, b] > 0]
+    counts = np.array([penta.get(pair, [0] * 5) for pair in met], dtype=np.int64).reshape(-1, 5)
+    mean, lo, hi = score_interval(counts) if len(met) else ((), (), ())
+    out = []
+    for k, (a, b) in enumerate(met):  # the pairs' Elo interval, as sprt.elo_interval reads it
+        pairs = int(counts[k].sum())
+        elo = (score_to_elo(mean[k]), score_to_elo(lo[k]), score_to_elo(hi[k])) if pairs else (0.0, -np.inf, np.inf)
+        out.append(Encounter(names[a], names[b], int(played[a, b]), float(scores[a, b]),
+                             tuple(int(c) for c in counts[k]), *(float(x) for x in elo)))
+    return out
+
+
+# -- pooled journals ---------------------------------------------------------------------------
+CONDITIONS = ("game", "game_params")  # what journals must share to be rated on one scale
+
+
+def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
+    """One rating list from the games of every journal in ``journals`` (paths). An agent is the
+    same agent in every journal where its spec is the same; ``anchors``: ``{spec: Elo}``.
+    Raises ``RatingsError`` for journals of different games or game parameters, a journal given
+    twice, or a game found in two journals (a copy: it would count twice); a journal that cannot
+    be read is ``JournalError``."""
+    from .report import load_journal
+
+    paths = [os.fspath(p) for p in journals]
+    if not paths:
+        raise RatingsError("no journal given")
+    seen: dict = {}
+    for p in paths:
+        real = os.path.realpath(p)
+        if real in seen:
+            raise RatingsError(f"{p}: given twice{f' (as {seen[real]})' if seen[real] != p else ''}; "
+                               "each game would count twice")
+        seen[real] = p
+    identities, names, records, first, games_seen = [], [], [], None, {}
+    for k, path in enumerate(paths):
+        result = load_journal(path)
+        config = result.config
+        conditions = {c: config.get(c) for c in CONDITIONS}
+        if first is None:
+            first = (path, conditions)
+        elif conditions != first[1]:
+            def shown(c):
+                params = ", ".join(f"{key}={value}" for key, value in (c["game_params"] or {}).items())
+                return c["game"] + (f" ({params})" if params else "")
+            raise RatingsError(f"{path}: {shown(conditions)} games, but {first[0]} holds {shown(first[1])} "
+                               "games; ratings of different games or rules share no scale (rate each apart)")
+        run = json.dumps({key: config.get(key) for key in ("system", "options", "agents", "seed")}, sort_keys=True)
+        ids = []
+        for identity, name in zip(config["agents"], result.names):
+            if identity not in identities:
+                identities.append(identity)
+                names.append(name)
+            ids.append(identities.index(identity))
+        for g in result.games:
+            key = (run, g["index"])
+            if key in games_seen:
+                raise RatingsError(f"{path}: game {g['index']} of this tournament is also in {games_seen[key]}; "
+                                   "a copy of a journal would count its games twice")
+            games_seen[key] = path
+            records.append({**g, "black_id": ids[g["black_id"]], "white_id": ids[g["white_id"]], "source": k})
+    unique = []
+    for i, name in enumerate(names):  # two agent objects with one display name: tell them apart
+        clash = sum(other == name for other in names[:i])
+        unique.append(name if not clash else f"{name}#{clash + 1}")
+    by_spec = dict(zip(identities, unique))
+    named = {}
+    for spec, elo in (anchors or {}).items():
+        if spec not in by_spec and spec not in unique:
+            raise RatingsError(f"--anchor {spec}={elo:g}: no agent {spec!r} in these journals "
+                               f"(agents: {', '.join(unique)})")
+        named[by_spec.get(spec, spec)] = elo
+    stats = statistics(unique, records, anchors=named, seed=seed)
+    groups = _groups(len(unique), records)
+    if len(groups) > 1:
+        parts = "; ".join(", ".join(unique[i] for i in g) for g in groups)
+        anchored = {i for i, name in enumerate(unique) if name in named}
+        loose = sum(1 for g in groups if not anchored & set(g))
+        stats = replace(stats, note=f"Note: the games split the agents into {len(groups)} groups that never met "
+                                    f"({parts}); ratings compare across groups only through the prior"
+                                    + (f", and {loose} group{'s' * (loose != 1)} without an anchor float"
+                                       if named and loose else "") + ".")
+    return stats
+
+
+def _groups(n, records) -> list[list[int]]:
+    """The agents in groups connected by games (union-find), each group in index order."""
+    parent = list(range(n))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for r in records:
+        parent[root(r["black_id"])] = root(r["white_id"])
+    groups: dict = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())
