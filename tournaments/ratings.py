@@ -31,7 +31,7 @@ from envs.core import ParameterError
 ELO = 400.0 / np.log(10.0)
 PRIOR_SD = 5.0  # natural units (about 2,170 Elo): weak, only bounds perfect scores
 Z95 = 1.96  # the 95% intervals' normal quantile, as printed since the first version
-SAMPLES = 20_000  # posterior draws behind ``p_best``: its Monte Carlo error is below 0.4 percentage points
+SAMPLES = 20_000  # posterior draws behind ``p_best``: a Monte Carlo standard error below 0.4 percentage points
 
 
 @dataclass(frozen=True)
