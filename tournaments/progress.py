@@ -75,7 +75,7 @@ class Progress:
         self.points: dict = {}
         self.done = 0
         self.ratings_every = ratings_every or 0
-        self.records: list = []  # (Black's name, White's name, the record): the rating table's games
+        self.records: list = []  # every game record so far (earlier ones too): the rating table's games
         for record in earlier:
             self._count(record)
         self.resumed = done = self.done
