@@ -1,5 +1,14 @@
 """The ``arbiter`` command line: tournament, play (human input scripted), errors."""
 
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 import envs
@@ -221,3 +230,111 @@ def test_ctrl_c_in_play_or_match_ends_quietly_with_status_130(monkeypatch, capsy
     assert cli.main(["play", "--game", "gomoku", "-p", "size=7", "--black", "random"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "arbiter play: interrupted" and "Traceback" not in err
+
+
+# -- games per encounter, gauntlets, opening suites ------------------------------------------------
+def gauntlet_args(tmp_path, *extra):
+    suite = tmp_path / "suite.txt"
+    suite.write_text("# three openings\nc2 b4\nd5 e3 f2\nb3 b2\n")
+    return ["tournament", "--game", "othello", "-p", "size=6", "--system", "gauntlet",
+            "--candidates", "slow:delay=0.03", "random", "--agents", "slow:delay=0.02", "greedy",
+            "--games", "6", "--openings", str(suite), "--seed", "3", *extra]
+
+
+def timeless(path):
+    return [{k: v for k, v in g.items() if k != "seconds"} for g in records(path)]
+
+
+def records(path):
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
+def test_a_killed_gauntlet_resumes_without_losing_a_game(tmp_path, run_script):
+    """A gauntlet run through the command line, SIGKILLed mid-run, then resumed: the journaled
+    games are kept as they were, and the games and standings are those of an uninterrupted run."""
+    journal = tmp_path / "run.db"
+    fault_agents = os.path.join(os.path.dirname(__file__), "fault_agents.py")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(os.path.dirname(__file__)),
+                                                        os.path.dirname(__file__)])}
+    proc = subprocess.Popen([sys.executable, fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--journal",
+                                                                          str(journal))],
+                            start_new_session=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    finished, deadline = 0, time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+        try:
+            db = sqlite3.connect(journal)
+            finished = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            db.close()
+        except sqlite3.Error:
+            continue
+        if finished >= 3:
+            break
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    total = 2 * 2 * 6
+    assert 3 <= finished < total
+    db = sqlite3.connect(journal)
+    before = {idx: json.loads(rec) for idx, rec in db.execute("SELECT idx, record FROM games")}
+    db.close()
+    resumed = run_script(fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--journal", str(journal),
+                                                      "--resume", "--jsonl", str(tmp_path / "resumed.jsonl")))
+    clean = run_script(fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--jsonl", str(tmp_path / "clean.jsonl")))
+    assert resumed.returncode == 0 and clean.returncode == 0, resumed.stderr + clean.stderr
+    games = records(tmp_path / "resumed.jsonl")
+    assert len(games) == total and all(games[idx] == rec for idx, rec in before.items())
+    assert timeless(tmp_path / "resumed.jsonl") == timeless(tmp_path / "clean.jsonl")
+    standings = [out.stdout.split("\n\n")[1:3] for out in (resumed, clean)]
+    assert standings[0] == standings[1] and "Candidates, by points against the field" in standings[0][0]
+
+
+def test_gauntlet_command_prints_candidates_field_and_results_against_the_field(tmp_path, capsys):
+    import fault_agents  # noqa: F401  (registers slow)
+
+    assert cli.main(gauntlet_args(tmp_path, "--workers", "0", "--jsonl", str(tmp_path / "g.jsonl"))) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("gauntlet (candidates=2, games=6) on othello: 24 games\n"
+                          "Openings: suite.txt (3 openings, sequential from 1)\n")
+    assert "The field, by points against the candidates:" in out
+    table = out.split("Results against the field")[1].splitlines()
+    assert table[1].split() == ["slow:delay=0.02", "greedy"]
+    assert [row.split()[1] for row in table[2:4]] == ["slow:delay=0.03", "random"]
+    assert all(cell.endswith("/6") for row in table[2:4] for cell in row.split()[2:])
+    games = records(tmp_path / "g.jsonl")
+    met = {frozenset((g["black"], g["white"])) for g in games}
+    assert met == {frozenset((c, o)) for c in ("slow:delay=0.03", "random") for o in ("slow:delay=0.02", "greedy")}
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--system", "gauntlet"], "--system gauntlet needs --candidates"),
+    (["--system", "round_robin", "--candidates", "random"], "--candidates: applies to --system gauntlet"),
+    (["--system", "swiss", "--games", "4"], "--games: applies to round_robin, olympic and gauntlet"),
+    (["--system", "round_robin", "--games", "5"], "--games 5: expected an even number"),
+    (["--system", "olympic", "--games", "4", "--k", "2"], "--games 4 and --k 2"),
+    (["--system", "round_robin", "--openings-order", "random"], "--openings-order: needs --openings"),
+    (["--system", "round_robin", "--openings", "builtin", "--opening-plies", "4"], "a suite or random openings"),
+    (["--system", "round_robin", "--opening-plies", "4", "2"], "--opening-plies 4 2: expected 0 < K <= MAX"),
+    (["--system", "round_robin", "--openings", "builtin", "--openings-start", "101"], "has 100 openings"),
+    (["--system", "round_robin", "-p", "size=10", "--openings", "builtin"], "no suite is shipped for othello_10x10"),
+])
+def test_bad_encounter_and_opening_options_are_one_line_errors(capsys, extra, message):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["tournament", "--game", "othello", "--agents", "random", "greedy", "--workers", "0", *extra])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_round_robin_and_olympic_games_per_encounter_through_the_command_line(tmp_path, capsys):
+    base = ["tournament", "--game", "othello", "-p", "size=6", "--agents", "random", "greedy", "--workers", "0"]
+    assert cli.main(base + ["--system", "round_robin", "--games", "4", "--opening-plies", "2",
+                            "--jsonl", str(tmp_path / "rr.jsonl")]) == 0
+    games = records(tmp_path / "rr.jsonl")
+    assert len(games) == 4 and sorted(g["black"] for g in games) == ["greedy", "greedy", "random", "random"]
+    assert {g["opening"] for g in games} == {2}
+    assert cli.main(base + ["--system", "olympic", "--games", "4", "--openings", "builtin",
+                            "--jsonl", str(tmp_path / "ko.jsonl")]) == 0
+    games = records(tmp_path / "ko.jsonl")
+    assert len(games) % 2 == 0 and len(games) >= 4
+    assert [g["opening_number"] for g in games] == [1 + t // 2 for t in range(len(games))]
+    assert "olympic (games=4, recursive=False)" in capsys.readouterr().out

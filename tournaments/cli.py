@@ -2,6 +2,8 @@
 
     arbiter tournament --game loa --system swiss --agents random greedy "alphabeta:depth=3" \\
                        --workers 2 --journal run.db [--resume]
+    arbiter tournament --game othello --system gauntlet --candidates "mcts:simulations=400" \\
+                       --agents random greedy "alphabeta:depth=2" --games 20 --openings builtin
     (Ctrl-C stops it without a traceback, exit status 130, and prints the line that resumes it)
     arbiter study [--out study_out] [--parts grid models placing budget] [--plot DIR] [--executor ray]
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
@@ -83,12 +85,28 @@ def _add_game(p, two_players=False):
 def _add_tournament(sub):
     p = sub.add_parser("tournament", help="play a tournament between agents and print the standings")
     _add_game(p, two_players=True)
-    p.add_argument("--system", default="swiss", choices=["round_robin", "olympic", "swiss", "random_order"],
-                   help="round_robin: everyone meets everyone with both colours; olympic: knock-out matches "
-                        "(first to --k wins); swiss: --rounds of pairings among equal scores; random_order: "
+    p.add_argument("--system", default="swiss", choices=["round_robin", "olympic", "swiss", "gauntlet", "random_order"],
+                   help="round_robin: everyone meets everyone, --games per pair; olympic: knock-out matches "
+                        "(first to --k wins, or --games); swiss: --rounds of pairings among equal scores; "
+                        "gauntlet: each of --candidates plays each of --agents --games games; random_order: "
                         "places drawn at random, the study's baseline (default %(default)s)")
     p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                   help='agent specs, e.g. random greedy "alphabeta:depth=3"')
+                   help='agent specs, e.g. random greedy "alphabeta:depth=3" (a gauntlet\'s field)')
+    p.add_argument("--candidates", nargs="+", metavar="SPEC",
+                   help="gauntlet: the agents under test; each plays every agent of --agents, not each other")
+    p.add_argument("--games", type=int,
+                   help="games per encounter, even, half with each colour, each colour pair from one opening: "
+                        "round_robin and gauntlet (default 2); olympic: a match of N games instead of --k, "
+                        "extended by colour pairs while level")
+    p.add_argument("--openings", metavar="FILE",
+                   help="opening suite: a text file (one opening a line, moves in the game's notation, "
+                        "# comments) or an .sgf collection; 'builtin': the suite shipped for the game and size")
+    p.add_argument("--openings-order", choices=["sequential", "random"], default="sequential",
+                   help="the suite's order: as in the file, or shuffled by --seed (default %(default)s)")
+    p.add_argument("--openings-start", type=int, default=1, metavar="N",
+                   help="the suite's opening the first colour pair plays, from 1 (default %(default)s)")
+    p.add_argument("--opening-plies", type=int, nargs="+", metavar="K",
+                   help="seeded random openings of K plies (or K MAX: from K to MAX) instead of a suite")
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes, or Ray actors with --executor ray (0: play in this process)")
@@ -102,7 +120,7 @@ def _add_tournament(sub):
     p.add_argument("--setup-time", type=float, default=60.0,
                    help="seconds an agent may take to build and warm up; a hung warm-up loses on time "
                         "(default %(default)s)")
-    p.add_argument("--k", type=int, default=1, help="olympic: first to k wins per match")
+    p.add_argument("--k", type=int, help="olympic: first to k wins per match (default 1)")
     p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
     p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: ceil(log2 N))")
     p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
@@ -138,9 +156,13 @@ def _run_tournament(args) -> int:
     _check_count("--rounds", args.rounds, 1)
     options = {}
     if args.system == "olympic":
-        options = {"k": args.k, "recursive": args.recursive}
+        options = {"k": args.k or 1, "recursive": args.recursive}
     elif args.system == "swiss":
         options = {"rounds": args.rounds, "avoid_rematches": not args.allow_rematches}
+    agents = args.agents
+    options.update(_encounter_options(args))
+    if args.system == "gauntlet":
+        agents = args.candidates + args.agents
     if args.resume and not args.journal:
         raise envs.ParameterError("--resume needs --journal FILE")
     if args.address and args.executor != "ray":
@@ -157,7 +179,7 @@ def _run_tournament(args) -> int:
     _check_count("--ratings-every", args.ratings_every, 0)
     options["ratings_every"] = args.ratings_every  # None: the runner's default
     try:
-        result = runner.run(args.system, args.agents, args.game, seed=args.seed, workers=args.workers,
+        result = runner.run(args.system, agents, args.game, seed=args.seed, workers=args.workers,
                             executor=executor, journal=args.journal, resume=args.resume,
                             move_time=args.move_time, setup_time=args.setup_time,
                             game_params=_game_params(args.param), **options)
@@ -180,6 +202,50 @@ def _run_tournament(args) -> int:
                                  + (_stopped(args, "the games were played") + "\n" if args.journal else ""))
                 return 1
     return 0
+
+
+def _encounter_options(args) -> dict:
+    """``run``'s keywords from the games-per-encounter, gauntlet and opening options, each checked
+    against the system it applies to."""
+    options = {}
+    if args.candidates and args.system != "gauntlet":
+        raise envs.ParameterError(f"--candidates: applies to --system gauntlet, not {args.system}")
+    if args.system == "gauntlet" and not args.candidates:
+        raise envs.ParameterError("--system gauntlet needs --candidates SPEC... (the agents under test; "
+                                  "--agents is the field they play)")
+    if args.system == "gauntlet":
+        options["candidates"] = len(args.candidates)
+    if args.games is not None:
+        if args.system not in ("round_robin", "olympic", "gauntlet"):
+            raise envs.ParameterError(f"--games: applies to round_robin, olympic and gauntlet, not {args.system} "
+                                      "(one game per pairing)")
+        if args.system == "olympic" and args.k is not None:
+            raise envs.ParameterError(f"--games {args.games} and --k {args.k}: an olympic match is first to k "
+                                      "wins or a match of N games, not both")
+        if args.games < 2 or args.games % 2:
+            raise envs.ParameterError(f"--games {args.games}: expected an even number of at least 2 (each "
+                                      "opening is played once with each colour)")
+        options["games"] = args.games
+        options.pop("k", None)
+    if args.openings is not None and args.opening_plies is not None:
+        raise envs.ParameterError("--openings and --opening-plies: a suite or random openings, not both")
+    if args.opening_plies is not None:
+        if len(args.opening_plies) > 2:
+            raise envs.ParameterError(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected K "
+                                      "or K MAX")
+        lo, hi = args.opening_plies[0], args.opening_plies[-1]
+        if not 0 < lo <= hi:
+            raise envs.ParameterError(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected "
+                                      "0 < K <= MAX plies")
+        options["opening_plies"] = lo if lo == hi else (lo, hi)
+    if args.openings is None and (args.openings_order != "sequential" or args.openings_start != 1):
+        which = "--openings-order" if args.openings_order != "sequential" else "--openings-start"
+        raise envs.ParameterError(f"{which}: needs --openings FILE")
+    if args.openings is not None:
+        _check_count("--openings-start", args.openings_start, 1)
+        options.update(openings=args.openings, openings_order=args.openings_order,
+                       openings_start=args.openings_start)
+    return options
 
 
 def _print_trust(result) -> None:

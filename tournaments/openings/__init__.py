@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.openings import random_opening
-from envs import ParameterError
+from envs import ArbiterError, ParameterError
 from envs import sgf as envs_sgf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -141,8 +141,8 @@ def _play(game, tokens, where) -> tuple:
     for i, token in enumerate(tokens, 1):
         try:
             action = int(game.str_to_action(state, token))
-        except ParameterError as e:
-            raise OpeningError(f"{where}, move {i} {token!r}: {e}") from None
+        except ArbiterError as e:  # NotationError: not a move of the game, or not legal here
+            raise OpeningError(f"{where}, move {i}: {e}") from None
         state = game.apply(state, action)
         actions.append(action)
         if game.is_terminal(state):
