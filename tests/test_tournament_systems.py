@@ -9,8 +9,8 @@ import pytest
 
 from envs.core import ParameterError
 from tournaments import study
-from tournaments.referee import (BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, study_swiss_rounds,
-                                 swiss_rounds)
+from tournaments.referee import (BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, expected_games,
+                                 study_swiss_rounds, swiss_rounds)
 
 
 def play_out(system, n, seed=0, strengths=None, draw_every=0, **options):
@@ -230,6 +230,121 @@ def test_same_seed_same_pairings_different_seed_different_draw():
     b = [(p.black, p.white) for p, _ in play_out("swiss", 16, seed=5)[1]]
     c = [(p.black, p.white) for p, _ in play_out("swiss", 16, seed=6)[1]]
     assert a == b and a != c
+
+
+# -- games per encounter, gauntlets ------------------------------------------------------------------
+def encounters(games):
+    """``{frozenset(a, b): [(black, white, batch game number), ...]}`` of played games."""
+    out = {}
+    for p, _ in games:
+        out.setdefault(frozenset((p.black, p.white)), []).append((p.black, p.white, p.game))
+    return out
+
+
+@pytest.mark.parametrize("n,games", [(3, 2), (4, 6), (5, 10)])
+def test_round_robin_plays_games_per_encounter_half_with_each_colour_in_pairs(n, games):
+    _, played = play_out("round_robin", n, games=games)
+    found = encounters(played)
+    assert len(found) == n * (n - 1) // 2 and len(played) == games * n * (n - 1) // 2
+    for pair, seen in found.items():
+        a, b = sorted(pair)
+        assert len(seen) == games
+        assert sum(black == a for black, _, _ in seen) == games // 2  # colour-balanced
+        for t in range(games // 2):  # pair t: one game with each colour
+            assert sorted((black, white) for black, white, g in seen if g == t) == [(a, b), (b, a)]
+    config = configure("round_robin", n, games=games)
+    assert {config.pair(p) for p, _ in played} == set(range(games // 2))
+
+
+def test_two_games_per_encounter_is_the_round_robin_as_it_always_was():
+    for seed in range(3):
+        a = play_out("round_robin", 5, seed=seed)[1]
+        b = play_out("round_robin", 5, seed=seed, games=2)[1]
+        assert a == b
+    assert configure("round_robin", 5).options() == configure("round_robin", 5, games=2).options() == {}
+
+
+@pytest.mark.parametrize("candidates,field,games", [(1, 3, 2), (2, 3, 4), (3, 4, 6)])
+def test_gauntlet_candidates_play_the_field_and_nobody_else(candidates, field, games):
+    n = candidates + field
+    _, played = play_out("gauntlet", n, seed=4, candidates=candidates, games=games)
+    found = encounters(played)
+    expected = {frozenset((c, o)) for c in range(candidates) for o in range(candidates, n)}
+    assert set(found) == expected, "each candidate meets each opponent; candidates and opponents not among themselves"
+    for pair, seen in found.items():
+        c = min(pair)
+        assert len(seen) == games and sum(black == c for black, _, _ in seen) == games // 2
+    assert len(played) == candidates * field * games
+    assert expected_games(configure("gauntlet", n, candidates=candidates, games=games)) == len(played)
+
+
+def test_gauntlet_places_rank_candidates_first_then_the_field():
+    strengths = np.array([2, 5, 0, 3, 6, 1])  # candidates 0..2, field 3..5 (4 the strongest of all)
+    ref, _ = play_out("gauntlet", 6, candidates=3, games=2, strengths=strengths)
+    places = ref.places()
+    assert places[:3] == [(2, 2), (1, 1), (3, 3)]  # by points against the field, though 4 beat them all
+    assert places[3:] == [(5, 5), (4, 4), (6, 6)]  # the field by points against the candidates
+
+
+def test_olympic_matches_of_n_games_stop_when_the_leader_cannot_be_caught():
+    # player a (Black in game 0) wins every game: 6-game match decided after 4 (4 > 2 games left)
+    ref = Referee(configure("olympic", 2, games=6), 0)
+    played = []
+    while batch := ref.next_games():
+        played += batch
+        ref.record([BLACK_WINS if p.game % 2 == 0 else WHITE_WINS for p in batch])
+    assert len(played) == 4
+    assert [p.black for p in played] == [played[0].black, played[0].white] * 2  # colours alternate
+
+
+@pytest.mark.parametrize("games", [2, 4])
+def test_olympic_matches_of_n_games_level_after_n_go_on_by_colour_pairs(games):
+    def black_wins_until(limit):
+        ref = Referee(configure("olympic", 2, games=games), 1)
+        played = []
+        while batch := ref.next_games():
+            played += batch
+            ref.record([BLACK_WINS if len(played) <= limit else WHITE_WINS for _ in batch])
+        return ref, played
+    # Black always wins: every colour pair is level, so the match runs to four times its length
+    ref, played = black_wins_until(10 ** 6)
+    assert len(played) == 4 * games
+    assert sorted(ref.places()) == [(1, 1), (2, 2)]  # and a seeded coin decides
+    # a level match after ``games`` games, then one drawn pair, then a pair won by the same side
+    ref = Referee(configure("olympic", 2, games=games), 1)
+    played = []
+    results = [BLACK_WINS] * games + [DRAW, DRAW] + [BLACK_WINS, WHITE_WINS]
+    while batch := ref.next_games():
+        played += batch
+        ref.record([results[len(played) - 1]])
+    assert len(played) == games + 4
+    winner = played[-2].black  # won the last pair's first game with Black and its second with White
+    assert ref.places()[winner] == (1, 1)
+
+
+def test_olympic_draws_in_n_game_matches_are_half_points():
+    ref, played = play_out("olympic", 4, seed=2, games=4, draw_every=2)
+    assert ref.points().sum() == pytest.approx(len(played))
+    matches = {}
+    for p, _ in played:
+        matches.setdefault((p.round, p.match), []).append(p)
+    for games in matches.values():
+        assert len(games) % 2 == 0 and len(games) >= 2  # whole colour pairs only
+        assert [g.black for g in games[::2]] == [games[0].black] * len(games[::2])
+
+
+@pytest.mark.parametrize("system,kwargs,match", [
+    ("swiss", {"games": 4}, "games= applies to round_robin, olympic and gauntlet"),
+    ("round_robin", {"games": 3}, "games=3: expected an even number"),
+    ("round_robin", {"games": 0}, "games=0"),
+    ("olympic", {"games": 4, "k": 2}, "first to k wins or a match"),
+    ("gauntlet", {}, "candidates=None: a gauntlet needs from 1 to 3"),
+    ("gauntlet", {"candidates": 4}, "candidates=4"),
+    ("round_robin", {"candidates": 1}, "candidates= applies to the gauntlet"),
+])
+def test_bad_encounter_options_are_rejected(system, kwargs, match):
+    with pytest.raises(ParameterError, match=match):
+        configure(system, 4, **kwargs)
 
 
 def test_bad_options_are_rejected():
