@@ -257,3 +257,11 @@ def test_run_refuses_conflicting_opening_options(tmp_path):
     with pytest.raises(envs.ParameterError, match="need a suite"):
         tournaments.round_robin(["random", "greedy"], openings_start=2, workers=0, progress=False,
                                 game="othello", size=6)
+
+
+def test_a_swiss_round_plays_one_opening(tmp_path):
+    path = write(tmp_path, "s.txt", "c2 b4\nd5 e3 f2\nb3\n")
+    result = tournaments.swiss(["random", "greedy", "minimax:depth=1", "random:seed=2"], game="othello", size=6,
+                               rounds=4, openings=path, workers=0, progress=False)
+    assert [(g["round"], g["opening_number"]) for g in result.games] == [(r, [1, 2, 3, 1][r - 1])
+                                                                         for r in range(1, 5) for _ in range(2)]
