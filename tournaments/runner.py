@@ -248,7 +248,9 @@ class TournamentResult:
 
     def table(self) -> str:
         """The printable report: standings (shared places as ``2=``; byes counted in the points
-        and shown), Bradley–Terry ratings, and the crosstable (with a bye column when any)."""
+        and shown), the rating table (``statistics()``: Bradley–Terry Elo with margins, LOS,
+        P(best), colour pairs), and the crosstable (with a bye column when any). The trust line
+        is ``trust()``, apart: it runs the study's simulator."""
         options = ", ".join(f"{k}={v}" for k, v in self.config["options"].items())
         lines = [f"{self.config['system']}" + (f" ({options})" if options else "")
                  + f" on {self.config['game']}: {len(self.games)} games"
