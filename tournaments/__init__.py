@@ -18,7 +18,7 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 ``tournaments.openings``).
 """
 
-from . import report, sprt, study
+from . import report, sprt, statistics, study, trust
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .human import HumanAgent
 from .journal import JournalError
@@ -32,6 +32,6 @@ __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "duplicate", "MatchResult",
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "gauntlet", "run", "TournamentResult", "Referee",
-    "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "sprt", "report", "InlineExecutor", "ProcessExecutor",
+    "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "sprt", "report", "statistics", "trust", "InlineExecutor", "ProcessExecutor",
     "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
 ]

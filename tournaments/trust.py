@@ -62,7 +62,7 @@ WIDTH = 100  # the printed trust line's width
 TINY = 1e-6  # the simulator's Elo spread for "no spread" (it needs a positive scale)
 # how the words follow the win rate: (win - chance) / (1 - chance) below each bound
 VERDICTS = ((0.2, "close to a coin toss"), (0.5, "a rough guide"), (1.01, "fairly reliable"))
-PAIRED = {"round_robin", "olympic", "gauntlet"}  # systems with a number of games per encounter
+PAIRED = {"round_robin", "olympic"}  # the simulated systems with a number of games per encounter
 
 
 @dataclass(frozen=True)
@@ -262,7 +262,7 @@ def _settle(system, n, options, model, seed, target, championships) -> dict:
             BUDGET // _expected_games(settle_system, n, {**keep, "games": games}) >= SETTLE_FEWEST
 
     grid = [g for g in SETTLE_GRID if affordable(g)]
-    name = {"round_robin": "a round robin", "olympic": "olympic matches", "gauntlet": "a gauntlet"}[settle_system]
+    name = {"round_robin": "a round robin", "olympic": "olympic matches"}[settle_system]
     lo, hi, best = -1, len(grid), None  # grid[lo] misses the target, grid[hi] reaches it
     while hi - lo > 1:
         mid = (lo + hi) // 2
