@@ -190,13 +190,13 @@ def _backed_up(links, value, node):
 
 
 @per_game(inline=True)
-def _playout(s, p, moves, rng, policy, trace):
-    """Finish the game in ``s`` with the playout ``policy``: RANDOM, uniformly random legal moves
-    (the study's playouts; the game's ``random_playout``), or one of the game's own policies
-    (its ``playout`` hook; Calculation's "greedy" and "foundation-first"). With a ``trace`` of
-    non-zero length (RAVE) the game's ``traced_playout`` plays and records the moves; returns
-    how many it recorded."""
-    if trace.shape[0] > 0:
+def _playout(s, p, moves, rng, policy, trace, traced):
+    """Finish the game in ``s`` with the playout ``policy``. ``traced`` (a constant of the entry
+    point: RAVE's ``run_rave``) has the game's ``traced_playout`` play and record the moves into
+    ``trace``; returns how many it recorded. Otherwise RANDOM plays uniformly random legal moves
+    (the study's playouts; the game's ``random_playout``) and another code one of the game's own
+    policies (its ``playout`` hook; Calculation's "greedy" and "foundation-first")."""
+    if traced:
         return G.traced_playout(s, p, rng, moves, policy, trace)
     if policy == RANDOM:
         G.random_playout(s, p, rng, moves)
@@ -208,9 +208,28 @@ def _playout(s, p, moves, rng, policy, trace):
 @per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
 def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
         n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):
-    """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave_k`` > 0
-    turns RAVE on (two-player games only: the caller's business), and with it ``use_priors``
-    the game's prior knowledge for new nodes (the ``priors`` hook: virtual AMAF simulations).
+    """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``); return
+    how many ran."""
+    return _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
+                     n_sims, c, threshold, frozen, policy, 0.0, 0, rng, False)
+
+
+@per_game(nogil=True)
+def run_rave(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
+             n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):
+    """``run`` with RAVE (``rave_k`` > 0, two-player games only: the caller's business): traced
+    playouts, and with ``use_priors`` the game's prior knowledge for new nodes."""
+    return _simulate(p, root, num_actions, num_players, 0, num_outcomes, links, value, amaf, meta,
+                     n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng, True)
+
+
+@per_game(inline=True)
+def _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
+              n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng, rave):
+    """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave`` (a constant
+    of each entry point, so each compiles only the playouts it plays) turns RAVE on with
+    equivalence parameter ``rave_k``, and with it ``use_priors`` the game's prior knowledge for
+    new nodes (the ``priors`` hook: virtual AMAF simulations).
 
     Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
     and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
@@ -223,16 +242,14 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, a
     path = np.empty(2 * p[C.P_MAX_MOVES] + 4, dtype=np.int64)
     movers = np.empty_like(path)
     ret = np.zeros(num_players, dtype=np.float64)
-    rave = rave_k > 0.0 and chance == 0
     trace = np.empty((p[C.P_MAX_MOVES] + 1 if rave else 0, 2), dtype=np.int64)
     first_by = np.empty(num_actions, dtype=np.int64)
     prior = np.zeros((room, 2), dtype=np.float64)  # stays zero without RAVE and priors
-    with_priors = rave and use_priors != 0
     for sim in range(n_sims):
-        s[:] = root
+        C.copy(s, root, root.shape[0])
         if chance == 1:
             G.determinise(s, p, rng)  # redraw what the player cannot see
-        node, depth = 0, 0
+        node, depth = np.int64(0), 0  # not the literal 0: numba would compile _select for it too
         path[0] = 0
         while s[C.H_STATUS] == C.ONGOING:
             if links[node, FIRST] < 0:
@@ -250,8 +267,9 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, a
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
                         j = C.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]
-                    if with_priors:
-                        G.priors(s, p, moves, n, prior)
+                    if rave:
+                        if use_priors != 0:
+                            G.priors(s, p, moves, n, prior)
                     _add_children(s, p, links, value, amaf, meta, node, moves, n, chance, prior)
             movers[depth] = s[C.H_PLAYER]
             if links[node, KIND] == CHANCE:
@@ -262,7 +280,7 @@ def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, a
             depth += 1
             path[depth] = node
         meta[DEPTH] = max(meta[DEPTH], depth)
-        traced = _playout(s, p, moves, rng, policy, trace)
+        traced = _playout(s, p, moves, rng, policy, trace, rave)
         C.fill_returns(s, num_players, ret)
         if rave:
             _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)

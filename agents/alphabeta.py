@@ -210,8 +210,8 @@ def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
     fr[0, F_DEPTH] = depth
     fr[0, F_ALPHA] = -E.INF - 1
     fr[0, F_BETA] = E.INF + 1
-    ply = 0
-    resolved = _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, 0)
+    ply = np.int64(0)  # not the literal 0: numba would compile _open for it as well
+    resolved = _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, ply)
     while True:
         if resolved:
             if ply == 0:
@@ -240,7 +240,7 @@ def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
         fr[ply, F_I] = i + 1
         child = states[ply + 1]
         live = G.live_length(s)
-        child[:live] = s[:live]
+        C.copy(child, s, live)
         G.apply(child, p, mv[i])
         same = child[C.H_PLAYER] == s[C.H_PLAYER]
         fr[ply, F_SAME] = same

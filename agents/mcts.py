@@ -282,8 +282,9 @@ class MCTSAgent(Agent):
         visited root move cannot be overtaken in the time left); return how many ran."""
         p = game.kernel_params
         chance = int(self._chance(game))
-        run = compiled(K, game.spec).run
         rave = self._rave(game)
+        code = compiled(K, game.spec)
+        run = code.run_rave if rave > 0 else code.run  # each compiles only the playouts it plays
         c = self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C)
         threshold = game.spec.expansion_threshold if self.threshold is None else self.threshold
         limit = simulations if simulations is not None else np.iinfo(np.int64).max

@@ -65,7 +65,7 @@ def minimax(p, w, states, moves, depth, stats):
             ply -= 1
         else:
             child = states[ply + 1]
-            child[:] = states[ply]
+            C.copy(child, states[ply], child.shape[0])
             G.apply(child, p, moves[ply, index[ply]])
             index[ply] += 1
             stats[0] += 1

@@ -118,7 +118,7 @@ def uniform(rng):
     return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: numba compiled a copy per literal code passed
 def error(code, index):
     """A ``validate`` result: broken invariant ``code`` seen at state cell ``index``."""
     return code | (index << 16)
@@ -173,7 +173,7 @@ def clear(s, p):
     s[H_LAST] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: numba compiled a copy per literal code passed
 def finish(s, winner, reason):
     """Mark the state terminal with ``winner`` (a seat or NO_WINNER) and a per-game reason code."""
     s[H_STATUS] = TERMINAL
@@ -195,6 +195,15 @@ def fill_returns(s, num_players, out):
             out[seat] = 1.0
         else:
             out[seat] = -1.0
+
+
+@njit(cache=True, inline="always")
+def copy(dst, src, n):
+    """``dst[:n] = src[:n]`` as a loop. numba's slice assignment compiles, into every function
+    using it, the shape-mismatch error it may raise, message formatting and all: about 3 s of CPU
+    in each cold start for code that never raises."""
+    for i in range(n):
+        dst[i] = src[i]
 
 
 @njit(cache=True)

@@ -75,7 +75,7 @@ def greedy_move(s, p, w, rng, moves, child):
     ties = 0
     for i in range(n):
         a = moves[i]
-        child[:] = s
+        C.copy(child, s, s.shape[0])
         G.apply(child, p, a)
         if child[C.H_STATUS] != C.ONGOING:
             winner = child[C.H_WINNER]

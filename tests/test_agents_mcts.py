@@ -336,9 +336,10 @@ GO7 = envs.make_game("go", size=7)
 def _go_tree(rave_k, sims=3000, seed=2, priors=0):
     s = GO7.apply(GO7.initial_state(), GO7.str_to_action(GO7.initial_state(), "D4"))
     links, value, amaf, meta = K.new_tree(1 << 16)
-    compiled(K, GO7.spec).run(GO7.kernel_params, s, GO7.num_actions, 2, 0, 0, links, value, amaf, meta,
-                              sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, priors,
-                              C.new_rng(seed))
+    code = compiled(K, GO7.spec)
+    run = code.run_rave if rave_k > 0 else code.run
+    run(GO7.kernel_params, s, GO7.num_actions, 2, 0, 0, links, value, amaf, meta,
+        sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, priors, C.new_rng(seed))
     return links, value, amaf, meta
 
 
@@ -518,7 +519,7 @@ def _playout_wins(policy, deals):
     wins = 0
     for deal in range(deals):
         s = CALC.initial_state(seed=deal)
-        playout(s, p, moves, rng, policy, np.empty((0, 2), dtype=np.int64))
+        playout(s, p, moves, rng, policy, np.empty((0, 2), dtype=np.int64), False)
         wins += CALC.returns(s)[0] > 0
     return wins
 

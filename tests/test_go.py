@@ -615,8 +615,8 @@ def test_light_playouts_refuse_self_atari_of_two_stones_or_more():
                            "  a b c d e\nto_move=x ply=4 passes=0 ko=-\n")
     p = game.kernel_params
     a5, a4 = (game.str_to_action(state, v) for v in ("A5", "A4"))
-    assert E.liberties_after(state, p, a5, 1) == (1, 2)  # A5 joins B5: two stones, one liberty
-    assert E.liberties_after(state, p, a4, 1)[0] == 2
+    assert E.liberties_after(state, p, a5, 1, 2) == (1, 2)  # A5 joins B5: two stones, one liberty
+    assert E.liberties_after(state, p, a4, 1, 2)[0] == 2
     assert game.is_legal(state, a5)
     choices = _light_choices(game, state, draws=300)
     assert "A5" not in choices and len(choices) > 15

@@ -152,12 +152,28 @@ def neighbour_table(n: int) -> np.ndarray:
 
 
 # -- the position history ---------------------------------------------------------------------------
-# numba caveat: ``inline="always"`` inlines at numba-IR level. LLVM does not inline calls between
-# separately cached njit functions, and the legality helpers are called per point per ply, where
-# inlining them made ``legal_actions`` about 1.8x faster; inlining the helpers of ``apply`` (each
-# call passes two arrays as ~14 scalars) made it about 15% faster. The price: numba's cache of a
-# caller in this file keeps the old body of an inlined helper after it is edited; clear the caches.
-# (Generic code in other files is safe: its cache name carries a hash of this file.)
+# How the helpers are compiled. The legality and move helpers run per point and per ply, where a
+# call costs (each passes two arrays as ~14 scalars): inlining them made ``legal_actions`` about
+# 1.8x faster and ``apply`` about 15%. numba inlines in two ways, and this file uses both:
+# * ``inline="always"`` inlines at numba-IR level: the helper is never compiled on its own, but
+#   its IR is copied into every caller (its own inlined helpers first), and numba copies the
+#   helper's whole variable scope once per block of it: quadratic in the helper's size. A nest
+#   of such helpers made Go's cold start take minutes (the pattern playout alone compiled for
+#   about 80 s). Kept for the tiny leaves (``fields``, ``_in_atari``, ...), cheap to copy.
+# * ``forceinline=True`` (``inlined``) compiles the helper once and has LLVM inline it into each
+#   caller: the same machine code for a fraction of the compile time. The larger helpers.
+#   numba hands the flag down to whatever it first compiles while compiling such a helper, so
+#   every other function here says ``forceinline=False`` (``called``): otherwise whether it is
+#   inlined would depend on which of its callers happened to be compiled first.
+# Helpers off the hot paths (the rare point with no empty neighbour, ladder readings) are called,
+# not inlined: numba optimises the code a function links in again in every function linking it,
+# so each copy inlined where speed does not need it costs compile time in every caller above.
+# numba's cache of a caller keeps the old body of an inlined helper after the helper is edited:
+# clear the caches. (Generic code is safe: its cache name carries a hash of this file.)
+called = njit(cache=True, forceinline=False)
+inlined = njit(cache=True, forceinline=True)
+
+
 @njit(cache=True, inline="always")
 def fields(p):
     """Start of the game-specific fields after the board and the chain records."""
@@ -197,7 +213,7 @@ def _remember(s, p, board_hash):
     return False
 
 
-@njit(cache=True)
+@called
 def rehash(s, p):
     """Recompute ``H_HASH`` from the board hash, side to move, passes and ko point."""
     g = fields(p)
@@ -211,7 +227,7 @@ def rehash(s, p):
     s[C.H_HASH] = h
 
 
-@njit(cache=True)
+@called
 def reset_history(s, p):
     """Start a fresh history holding only the current board (start of game, or from text)."""
     g = fields(p)
@@ -240,7 +256,7 @@ def _liberty(s, p, h, point, sign):
     s[x + LSQ * nn + h] += sign * point * point
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _add_stone(s, p, a, colour):
     """Put a stone on empty point ``a`` and merge it with its own chains; return ``(head of its
     chain, whether every neighbour was an enemy stone or the edge, whether an enemy chain lost its
@@ -254,7 +270,7 @@ def _add_stone(s, p, a, colour):
     nn = p[P_SIZE] * p[P_SIZE]
     x = C.HEADER + nn
     s[C.HEADER + a] = colour
-    head = -1
+    head = np.int64(-1)  # not the literal -1: numba would compile _merge for it as well
     libs = total = squares = 0
     in_enemy_eye = True
     kills = False
@@ -300,7 +316,7 @@ def _add_stone(s, p, a, colour):
     return head, in_enemy_eye, kills
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _merge(s, p, h1, h2):
     """Join chains ``h1`` and ``h2`` (heads); the smaller is relabelled. Returns the new head."""
     nn = p[P_SIZE] * p[P_SIZE]
@@ -321,7 +337,7 @@ def _merge(s, p, h1, h2):
     return h1
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _remove_chain(s, p, h):
     """Take chain ``h`` off the board; its points become liberties of the chains around them."""
     nn = p[P_SIZE] * p[P_SIZE]
@@ -343,7 +359,7 @@ def _remove_chain(s, p, h):
             break
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _place(s, p, a, colour):
     """Put a stone, merge, capture, then (when legal) remove a suicided chain.
 
@@ -369,7 +385,13 @@ def _place(s, p, a, colour):
     return captured, taken, in_enemy_eye
 
 
-@njit(cache=True)
+@called
+def place(s, p, a, colour):
+    """``_place`` compiled once, for callers off the hot paths (the ladder reading)."""
+    return _place(s, p, a, colour)
+
+
+@called
 def rebuild_chains(s, p):
     """Recompute every chain record and the board hash from the stones (after reading a text)."""
     nn = p[P_SIZE] * p[P_SIZE]
@@ -382,7 +404,7 @@ def rebuild_chains(s, p):
 
 
 # -- the protocol -----------------------------------------------------------------------------------
-@njit(cache=True)
+@called
 def init(s, p, rng):
     C.clear(s, p)
     s[fields(p) + O_KO] = -1
@@ -390,7 +412,7 @@ def init(s, p, rng):
     rehash(s, p)
 
 
-@njit(cache=True, inline="always")
+@called
 def _outcome(s, p, a, colour):
     """``(legal_shape, board_hash_after)`` for a stone of ``colour`` on empty point ``a``.
 
@@ -447,7 +469,7 @@ def _allowed(s, p, a):
                        s[g + O_BOARD])
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _allowed_in(s, p, a, ko, colour, draw, board):
     """``_allowed`` with what is the same for every point of a position passed in.
 
@@ -475,6 +497,12 @@ def _allowed_in(s, p, a, ko, colour, draw, board):
         return not _seen(s, p, h)
     ok, h = _outcome(s, p, a, colour)
     return ok and (draw or not _seen(s, p, h))
+
+
+@called
+def allowed(s, p, a):
+    """``_allowed`` compiled once, for callers off the hot paths (the ladder reading)."""
+    return _allowed(s, p, a)
 
 
 @njit(cache=True, inline="always")
@@ -511,7 +539,7 @@ def _row_masks(s, n, r, enemy):
     return empty, enemies
 
 
-@njit(cache=True)
+@called
 def legal_actions(s, p, out):
     """The legal moves, ascending. Row by row, masks of the empty points and enemy stones say at
     once which empty points have an empty neighbour (their stone lives: only the superko test
@@ -567,7 +595,7 @@ def legal_actions(s, p, out):
     return n + 1
 
 
-@njit(cache=True)
+@called
 def is_legal(s, p, a):
     if s[C.H_STATUS] != C.ONGOING:
         return False
@@ -577,7 +605,7 @@ def is_legal(s, p, a):
     return s[C.HEADER + a] == 0 and _allowed(s, p, a)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _play(s, p, a):
     """``apply``, returning the stones it captured (a random playout updates its list of empty
     points only after a capture or a suicide)."""
@@ -611,7 +639,7 @@ def _play(s, p, a):
     return captured
 
 
-@njit(cache=True)
+@called
 def apply(s, p, a):
     _play(s, p, a)
 
@@ -621,7 +649,7 @@ def apply(s, p, a):
 # tests every empty point each ply, and drawing random action ids wastes most draws on stones
 # late in a game; instead a playout keeps the empty points in a list (``empty``, with each point's
 # index there in ``where``, -1 on a stone) that a stone shortens and a capture lengthens.
-@njit(cache=True)
+@called
 def _list_empty(s, p, empty, where):
     """Fill the empty-point list from the board; return its length."""
     nn = p[P_SIZE] * p[P_SIZE]
@@ -643,7 +671,7 @@ def _swap(empty, where, i, j):
     where[b], where[a] = i, j
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _random_move(s, p, rng, empty, where, n):
     """A uniformly random legal move: one of the ``n`` listed empty points, or pass.
 
@@ -665,7 +693,7 @@ def _random_move(s, p, rng, empty, where, n):
         _swap(empty, where, k, live)
 
 
-@njit(cache=True, inline="always")
+@inlined
 def _relist(s, p, a, captured, empty, where, n):
     """Update the list of ``n`` points after a stone on listed point ``a`` that ``captured``
     stones; return its length.
@@ -695,7 +723,7 @@ def _relist(s, p, a, captured, empty, where, n):
     return n
 
 
-@njit(cache=True)
+@called
 def random_playout(s, p, rng, moves):
     """Finish the game in ``s`` with uniformly random legal moves, pass included (MCTS rollouts;
     ``moves`` is unused: the empty points are listed in scratch arrays of their own).
@@ -715,7 +743,7 @@ def random_playout(s, p, rng, moves):
 
 
 # -- scoring ------------------------------------------------------------------------------------------
-@njit(cache=True)
+@called
 def owners(s, p, out):
     """Tromp-Taylor owner of every point into ``out`` (length N*N): 1 Black, 2 White, 0 neither.
     A stone owns its point; an empty region belongs to the one colour it reaches, if only one."""
@@ -747,7 +775,7 @@ def owners(s, p, out):
                 out[region[j]] = reach
 
 
-@njit(cache=True)
+@called
 def area(s, p):
     """Tromp-Taylor area ``(black, white)``: stones plus empty regions reaching only that colour."""
     nn = p[P_SIZE] * p[P_SIZE]
@@ -762,21 +790,21 @@ def area(s, p):
     return black, white
 
 
-@njit(cache=True)
+@called
 def score(s, p):
     """Twice the Tromp-Taylor score, Black minus White minus komi (an int: komi is a half-integer)."""
     black, white = area(s, p)
     return 2 * (black - white) - p[P_KOMI2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish_scored(s, p, reason):
     """End the game with the Tromp-Taylor result (a komi of 0 or a whole number can draw)."""
     x = score(s, p)
     C.finish(s, 0 if x > 0 else (1 if x < 0 else C.NO_WINNER), reason)
 
 
-@njit(cache=True)
+@called
 def validate(s, p):
     """0 if ``s`` is a consistent Go state, else ``C.error(code, cell)`` (invariants in the module
     docstring, codes in ``STATE_ERRORS``).
@@ -919,7 +947,7 @@ def validate(s, p):
     return 0
 
 
-@njit(cache=True)
+@called
 def encode(s, p, seat, legal, n_legal, out):
     """Observation of ``seat``: own stones, the opponent's, to-move, and plane 3 = empty points
     the side to move may not play (ko, suicide, superko); ``legal[:n_legal]`` are its moves."""

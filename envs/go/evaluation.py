@@ -28,18 +28,18 @@ WEIGHTS = np.array([1.0, 0.5, 3.0, 4.0, 100.0, 0.3, 1.5, 1.0], dtype=np.float64)
 PASS_SCORE = -50.0
 
 
-@njit(cache=True)
+@K.called
 def _size(p):
     return p[C.P_GAME]
 
 
-@njit(cache=True)
+@K.called
 def _komi2(p):
     """Twice the komi (to White)."""
     return p[C.P_GAME + 1]
 
 
-@njit(cache=True)
+@K.called
 def _flood(s, n, start, seen, stamp, stack):
     """Flood the region of ``start``'s colour. Returns (size, liberties, colours touched bitmask).
 
@@ -79,7 +79,7 @@ def _flood(s, n, start, seen, stamp, stack):
     return size, libs, touch
 
 
-@njit(cache=True)
+@K.called
 def evaluate(s, p, w):
     n = _size(p)
     nn = n * n
@@ -120,7 +120,7 @@ def evaluate(s, p, w):
     return np.int64(10.0 * (w[0] * area2 / 2.0 + w[6] * atari + w[7] * short))
 
 
-@njit(cache=True)
+@K.called
 def hint(s, p, a):
     n = _size(p)
     if a >= n * n:
@@ -129,7 +129,7 @@ def hint(s, p, a):
     return -abs(2 * r - (n - 1)) - abs(2 * c - (n - 1))
 
 
-@njit(cache=True)
+@K.called
 def _count(s, n, colour):
     k = 0
     for i in range(n * n):
@@ -137,7 +137,7 @@ def _count(s, n, colour):
     return k
 
 
-@njit(cache=True)
+@K.called
 def tactical(s, child, p, a, w):
     """Greedy score of placing on ``a`` (or passing) from the mover's view."""
     n = _size(p)
@@ -242,6 +242,11 @@ def _pattern_table() -> np.ndarray:
 
 
 PATTERN_TABLE = _pattern_table()
+# The same table packed 64 entries to an int64 word, for compiled code (``_is_pattern``): numba
+# embeds a global array in the code of every function reading it, and of every function linking
+# that one, where 65,536 booleans were a fifth of the code LLVM had to optimise again each time.
+_PATTERN_WORDS = np.bitwise_or.reduce(PATTERN_TABLE.reshape(-1, 64).astype(np.int64)
+                                      << np.arange(64, dtype=np.int64), axis=1)
 
 
 @njit(cache=True, inline="always")
@@ -266,6 +271,12 @@ def shape(s, p, a):
 
 
 @njit(cache=True, inline="always")
+def _is_pattern(code):
+    """``PATTERN_TABLE[code]`` for a ``shape`` code, read from the packed words."""
+    return (_PATTERN_WORDS[code >> 6] >> (code & 63)) & 1 != 0
+
+
+@njit(cache=True, inline="always")
 def _atari_point(s, p, h):
     """The one liberty of chain ``h`` (a head) in atari: all its pseudo-liberties are that point."""
     nn = p[K.P_SIZE] * p[K.P_SIZE]
@@ -273,7 +284,7 @@ def _atari_point(s, p, h):
     return s[x + K.LSUM * nn + h] // s[x + K.NLIB * nn + h]
 
 
-@njit(cache=True)
+@K.called
 def is_eye(s, p, a, colour):
     """Whether empty point ``a`` is a true single-point eye of ``colour``: every orthogonal
     neighbour is a ``colour`` stone, and of the diagonal points the enemy holds none when ``a``
@@ -297,12 +308,13 @@ def is_eye(s, p, a, colour):
     return enemy == 0 if edge else enemy < 2
 
 
-@njit(cache=True)
-def liberties_after(s, p, a, colour, most=2):
+@K.called
+def liberties_after(s, p, a, colour, most):
     """``(liberties, stones)`` of the group a ``colour`` stone on empty point ``a`` would make,
     liberties counted up to ``most`` (2 or 3; the last count meaning that many or more): the
     empty neighbours, the points of enemy chains it captures, and the other liberties of the own
-    chains it joins."""
+    chains it joins. Callers pass ``most`` as ``np.int64``: numba compiles a function once more
+    for every literal number it is called with."""
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
     first = second = -1
@@ -368,7 +380,7 @@ _LADDER_PLIES = 300  # stones a reading may play (replays included); past it the
 _LADDER_DEPTH = 32   # attacker moves deep a ladder may run before it counts as escaped
 
 
-@njit(cache=True)
+@K.called
 def _liberties(s, p, h, out):
     """The distinct liberties of chain ``h`` (a head), up to 3: their count (3 meaning three or
     more), the first two written to ``out``."""
@@ -391,7 +403,7 @@ def _liberties(s, p, h, out):
             return libs
 
 
-@njit(cache=True)
+@K.called
 def _counter_capture(s, p, h):
     """Whether a chain of the enemy of chain ``h`` next to it is in atari (the defender of a
     ladder takes it and gets out)."""
@@ -410,7 +422,7 @@ def _counter_capture(s, p, h):
             return False
 
 
-@njit(cache=True)
+@K.called
 def ladder_escapes(s, p, a):
     """Whether the side to move, playing on empty point ``a`` next to its chain in atari (its
     liberty), saves the chain from a ladder: the chain then has three liberties or more, or two
@@ -420,12 +432,12 @@ def ladder_escapes(s, p, a):
     nothing.
 
     Depth-first over the attacker's two ataris at each depth (the defender's reply is forced);
-    one atari that captures decides the reading. Stones go down with the kernel's ``_place``
+    one atari that captures decides the reading. Stones go down with the kernel's ``place``
     on copies of the board and chain records only (no history, hash or ko: a ladder does not
     repeat), and ``base`` holds the position at the current depth, so an atari that fails at
     once costs two stones and only a return to a shallower depth replays the sequence."""
     colour = s[C.H_PLAYER] + 1
-    count = liberties_after(s, p, a, colour, 3)[0]
+    count = liberties_after(s, p, a, colour, np.int64(3))[0]
     if count != 2:
         return count == 3
     size, d = K.fields(p), _LADDER_DEPTH  # the board and chain records: what ``_place`` reads
@@ -433,18 +445,18 @@ def ladder_escapes(s, p, a):
     scratch = np.empty(2 * room + 5 * d + 3, dtype=np.int64)  # one allocation: a read is hot
     work, base = scratch[:room], scratch[room:2 * room]
     seq = scratch[2 * room:2 * room + 2 * d + 1]            # a, then (atari, extension) per depth
-    opts = scratch[2 * room + 2 * d + 1:2 * room + 4 * d + 1].reshape((d, 2))  # the two ataris
+    opts = scratch[2 * room + 2 * d + 1:2 * room + 4 * d + 1]  # the two ataris at depth k: 2k, 2k+1
     tried = scratch[2 * room + 4 * d + 1:2 * room + 5 * d + 1]  # how many of them were read
     libs = scratch[2 * room + 5 * d + 1:]
     tried[0] = 0
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
-    work[:size] = s[:size]
-    K._place(work, p, a, colour)
+    C.copy(work, s, size)
+    K.place(work, p, a, colour)
     _liberties(work, p, work[x + K.HEAD * nn + a], libs)  # the two, into the first atari options
-    base[:size] = work[:size]
+    C.copy(base, work, size)
     seq[0] = a
-    opts[0, 0], opts[0, 1] = libs[0], libs[1]
+    opts[0], opts[1] = libs[0], libs[1]
     depth = have = 0  # ``base`` holds the position at depth ``have``
     plies = 1
     while True:
@@ -457,22 +469,22 @@ def ladder_escapes(s, p, a):
         if plies > _LADDER_PLIES:
             return True
         if have != depth:
-            base[:size] = s[:size]
+            C.copy(base, s, size)
             for i in range(2 * depth + 1):
-                K._place(base, p, seq[i], colour if i % 2 == 0 else 3 - colour)
+                K.place(base, p, seq[i], colour if i % 2 == 0 else 3 - colour)
             plies += 2 * depth + 1
             have = depth
-        work[:size] = base[:size]
-        atari = opts[depth, tried[depth]]
+        C.copy(work, base, size)
+        atari = opts[2 * depth + tried[depth]]
         plies += 2
-        K._place(work, p, atari, 3 - colour)
+        K.place(work, p, atari, 3 - colour)
         h = work[x + K.HEAD * nn + a]
         fails = work[C.HEADER + atari] == 0 or not K._in_atari(work, p, h)
         if fails or _counter_capture(work, p, h):
             tried[depth] += 1  # a suicide, no atari, or one the defender answers by a capture
             continue
         run = _atari_point(work, p, h)
-        K._place(work, p, run, colour)
+        K.place(work, p, run, colour)
         if work[C.HEADER + a] == 0:
             return False  # running was a suicide
         count = _liberties(work, p, work[x + K.HEAD * nn + a], libs)
@@ -483,13 +495,13 @@ def ladder_escapes(s, p, a):
             continue
         seq[2 * depth + 1], seq[2 * depth + 2] = atari, run
         depth += 1
-        opts[depth, 0], opts[depth, 1] = libs[0], libs[1]
+        opts[2 * depth], opts[2 * depth + 1] = libs[0], libs[1]
         tried[depth] = 0
-        base[:size] = work[:size]
+        C.copy(base, work, size)
         have = depth
 
 
-@njit(cache=True)
+@K.called
 def _ladder_captures(s, p, a, t):
     """Whether the side to move, playing on ``a`` and so putting the enemy chain of stone ``t``
     (two liberties, ``a`` one of them) in atari, captures it: the chain can neither take an
@@ -497,14 +509,14 @@ def _ladder_captures(s, p, a, t):
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
     work = s.copy()
-    K._play(work, p, a)
+    K.apply(work, p, a)
     if work[C.H_STATUS] != C.ONGOING or work[C.HEADER + t] == 0:
         return False
     h = work[x + K.HEAD * nn + t]
     if not K._in_atari(work, p, h) or _counter_capture(work, p, h):
         return False
     run = _atari_point(work, p, h)
-    return not K._allowed(work, p, run) or not ladder_escapes(work, p, run)
+    return not K.allowed(work, p, run) or not ladder_escapes(work, p, run)
 
 
 @njit(cache=True, inline="always")
@@ -513,7 +525,7 @@ def _acceptable(s, p, a, colour):
     putting a group of ``_SELF_ATARI_SIZE`` or more stones into atari."""
     if is_eye(s, p, a, colour) or not K._allowed(s, p, a):
         return False
-    libs, stones = liberties_after(s, p, a, colour)
+    libs, stones = liberties_after(s, p, a, colour, np.int64(2))
     return libs >= 2 or stones < _SELF_ATARI_SIZE
 
 
@@ -527,7 +539,7 @@ def _add(cands, n, a):
     return n + 1
 
 
-@njit(cache=True)
+@K.called
 def _answers(s, p, cands):
     """Moves answering the last move (an enemy stone at ``H_LAST``) into ``cands``; their count.
 
@@ -585,13 +597,13 @@ def _pattern_answers(s, p, cands):
             rr, cc = r + dr, c + dc
             if (dr != 0 or dc != 0) and 0 <= rr < n_side and 0 <= cc < n_side:
                 a = rr * n_side + cc
-                if s[C.HEADER + a] == 0 and PATTERN_TABLE[shape(s, p, a)]:
+                if s[C.HEADER + a] == 0 and _is_pattern(shape(s, p, a)):
                     cands[m] = a
                     m += 1
     return m
 
 
-@njit(cache=True, inline="always")
+@K.inlined
 def _policy_move(s, p, rng, empty, where, n, cands, patterns):
     """The light policy's move (``light_move``), with ``patterns`` the pattern step before the
     random one."""
@@ -625,7 +637,7 @@ def _policy_move(s, p, rng, empty, where, n, cands, patterns):
     return nn
 
 
-@njit(cache=True)
+@K.called
 def light_move(s, p, rng, empty, where, n, cands):
     """The light policy's move: an answer to the last move if one is legal (chosen at random among
     them), else a uniformly random move among the ``n`` listed empty points that ``_acceptable``
@@ -634,7 +646,7 @@ def light_move(s, p, rng, empty, where, n, cands):
     return _policy_move(s, p, rng, empty, where, n, cands, False)
 
 
-@njit(cache=True)
+@K.called
 def pattern_move(s, p, rng, empty, where, n, cands):
     """The pattern policy's move: ``light_move`` with one more step between the answers and the
     random move: a point next to the last move (of its eight) that matches a ``PATTERNS`` shape
@@ -642,7 +654,7 @@ def pattern_move(s, p, rng, empty, where, n, cands):
     return _policy_move(s, p, rng, empty, where, n, cands, True)
 
 
-@njit(cache=True)
+@K.called
 def traced_playout(s, p, rng, moves, policy, trace):
     """Finish the game in ``s`` with ``policy`` (LIGHT, or uniformly random moves as the kernel's
     ``random_playout`` draws them), writing each move and its mover into ``trace[i, 0]`` and
@@ -670,7 +682,7 @@ def traced_playout(s, p, rng, moves, policy, trace):
     return length
 
 
-@njit(cache=True)
+@K.called
 def playout(s, p, rng, moves, policy):
     """Finish the game in ``s`` with a Go playout policy: LIGHT (above) or uniformly random."""
     traced_playout(s, p, rng, moves, policy, np.empty((0, 2), dtype=np.int64))
@@ -710,7 +722,7 @@ def _alone(s, p, a):
     return True
 
 
-@njit(cache=True)
+@K.called
 def priors(s, p, moves, n, out):
     """Prior knowledge of the ``n`` legal ``moves`` of ``s`` for a new tree node: virtual
     simulations into ``out[i, 0]`` and their mean value for the mover into ``out[i, 1]``
@@ -736,7 +748,8 @@ def priors(s, p, moves, n, out):
         else:
             captured = 0
             escape = False
-            chased = -1  # an enemy chain of two liberties the move puts in atari
+            chased = np.int64(-1)  # an enemy chain of two liberties the move puts in atari
+            # (np.int64: a literal -1 would have numba compile _ladder_captures for it too)
             for d in range(4):
                 t = p[K.P_NBR + 4 * a + d]
                 if t < 0 or s[C.HEADER + t] == 0:
@@ -749,7 +762,7 @@ def priors(s, p, moves, n, out):
                         captured += 1
                 elif s[C.HEADER + t] != colour and _liberties(s, p, h, pair) == 2:
                     chased = t
-            libs, stones = liberties_after(s, p, a, colour)
+            libs, stones = liberties_after(s, p, a, colour, np.int64(2))
             if captured > 0:
                 visits += PRIOR_CAPTURE
                 wins += PRIOR_CAPTURE
@@ -772,7 +785,7 @@ def priors(s, p, moves, n, out):
             if on_board and max(abs(a // size - last // size), abs(a % size - last % size)) == 1:
                 visits += PRIOR_NEAR
                 wins += PRIOR_NEAR
-            if PATTERN_TABLE[shape(s, p, a)]:
+            if _is_pattern(shape(s, p, a)):
                 visits += PRIOR_SHAPE
                 wins += PRIOR_SHAPE
             line = min(a // size, a % size, size - 1 - a // size, size - 1 - a % size)
