@@ -10,5 +10,6 @@ itself with ``@register("name")`` (see ``agents.base``) and is added to this imp
 
 from . import alphabeta, greedy, gtp, learned, mcts, minimax, random_agent  # noqa: F401  (registration side effects)
 from .base import REGISTRY, Agent, AgentError, Resign, make, parse_spec, register
+from .tuning import tune
 
-__all__ = ["make", "register", "parse_spec", "Agent", "AgentError", "Resign", "REGISTRY"]
+__all__ = ["make", "register", "tune", "parse_spec", "Agent", "AgentError", "Resign", "REGISTRY"]

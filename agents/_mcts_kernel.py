@@ -46,16 +46,17 @@ the player has not seen, never the true next card. Backup: leaves keep the mean 
 chance nodes the visit-weighted mean of their children, decision nodes the max over their visited
 children.
 
-Every function that touches the game is ``@per_game`` (see ``envs._specialise``).
+Every function that touches the game is ``@per_game`` (see ``envs.core.specialise``).
 """
 
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs._specialise import per_game
+from envs.core import kernel as C
+from envs.core import rng as R
+from envs.core.generic import per_game
 
-G = None  # the game's hook namespace, bound per game by envs._specialise
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 FIRST, COUNT, KEY, VISITS, KIND = 0, 1, 2, 3, 4
 NUM_FIELDS = 5
@@ -265,7 +266,7 @@ def _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, va
                 else:
                     n = G.legal_actions(s, p, moves)
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
-                        j = C.randint(rng, i + 1)
+                        j = R.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]
                     if rave:
                         if use_priors != 0:

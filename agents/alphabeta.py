@@ -2,7 +2,7 @@
 
 The whole tree search runs in numba over the game's hooks (move generation, apply, static
 values, ordering hints; ``envs.registry.HOOKS``), compiled for that game alone
-(``envs._specialise``): Python only starts one compiled call per iteration of the deepening loop.
+(``envs.core.specialise``): Python only starts one compiled call per iteration of the deepening loop.
 Positions live on a preallocated stack, one row per ply (copy-make: the child row is overwritten
 with the parent's live cells, the ``live_length`` hook, and the move applied in place).
 
@@ -27,13 +27,16 @@ import time
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs._specialise import compiled, per_game
+from envs.core import kernel as C
+from envs.core import rng as R
+from envs.core.generic import per_game
+from envs.core.specialise import compiled
 
 from . import evaluation as E
 from .base import Agent, AgentError, check_option, register
+from .tuning import tuned
 
-G = None  # the game's hook namespace, bound per game by envs._specialise
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 MAX_PLY = 64
 # info slots
@@ -93,7 +96,7 @@ def _order(s, p, moves, keys, n, tt_move, killers, history, ply, rng, noise):
         else:
             k = history[a] + (G.hint(s, p, a) << 20)
         if noise:
-            k += C.randint(rng, 1 << 16)
+            k += R.randint(rng, 1 << 16)
         keys[i] = k
 
 
@@ -304,7 +307,7 @@ class AlphaBetaAgent(SearchAgent):
     (evaluation weights, default the game's), ``endgame``, ``seed``.
 
     Given neither ``depth`` nor ``time``, the agent plays on the game's default clock
-    (``GameSpec.search_seconds`` per move, Othello 1 s) when it has one, else to depth 4.
+    (its ``seconds`` tuning per game, ``agents.tuning``: Othello 1 s) when it has one, else to depth 4.
 
     ``endgame`` is the limit handed to the game's exact solver (the ``solve`` hook; Othello:
     positions with at most that many empty squares are solved to the end, win/draw/loss). By
@@ -351,11 +354,11 @@ class AlphaBetaAgent(SearchAgent):
         """(depth, seconds, endgame limit) this agent searches ``game`` with (see the class)."""
         seconds = self.time
         if self.depth == 0 and seconds == 0:
-            seconds = float(game.spec.search_seconds)
+            seconds = float(tuned("alphabeta", game.name, "seconds", 0.0))
         depth = self.depth or (MAX_PLY if seconds > 0 else 4)
         endgame = self.endgame
         if endgame is None:
-            endgame = int(game.spec.endgame) if seconds > 0 and self.depth == 0 else 0
+            endgame = int(tuned("alphabeta", game.name, "endgame", 0)) if seconds > 0 and self.depth == 0 else 0
         return depth, seconds, endgame
 
     def settings(self, game):

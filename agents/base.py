@@ -49,8 +49,9 @@ import inspect
 
 import numpy as np
 
-from envs import _common as C
-from envs.core import ArbiterError, Game, literal, shown
+from envs.core import ArbiterError, literal, shown
+from envs.core import rng as R
+from envs.game import Game
 
 REGISTRY: dict[str, type] = {}
 
@@ -116,7 +117,7 @@ class Agent:
         if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
             raise AgentError(f"seed={seed!r}: expected an integer or None")
         self.seed = None if seed is None else int(seed)
-        self.rng = C.new_rng(self.seed)
+        self.rng = R.new_rng(self.seed)
         self.last_stats: dict = {}
 
     def applies_to(self, game: Game) -> bool:

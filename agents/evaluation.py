@@ -3,7 +3,7 @@
 A game's evaluation lives with the game (its spec's ``evaluation`` module, e.g.
 ``envs/go/evaluation.py``) and is reached through the hooks ``evaluate``, ``hint``, ``tactical``,
 ``live_length``, ``filter_moves`` and ``playout`` (``envs.registry.HOOKS``); a game without one
-gets the evaluation that knows nothing (``envs._generic``). Scores are integers so that
+gets the evaluation that knows nothing (``envs.core.hooks``). Scores are integers so that
 transposition-table entries compare exactly; a forced win at ply ``k`` scores ``INF - k``, and a
 static evaluation is clamped inside ``WIN_BOUND`` so it can never pass for one.
 """
@@ -11,10 +11,10 @@ static evaluation is clamped inside ``WIN_BOUND`` so it can never pass for one.
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs._specialise import per_game
+from envs.core import kernel as C
+from envs.core.generic import per_game
 
-G = None  # the game's hook namespace, bound per game by envs._specialise
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 INF = 1_000_000
 WIN_BOUND = INF - 1_000  # scores beyond this are forced wins or losses

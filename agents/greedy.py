@@ -5,7 +5,7 @@ at once (or draws, when anything else is available) is avoided, and the rest are
 game's ``tactical`` score (``agents.evaluation``): Othello corners/edges/mobility, Gomoku threats
 made and blocked, Go captures/atari/liberties/eyes, LOA the Winands evaluation, Calculation the
 waste-pile rule. Ties are broken uniformly at random from the agent's seeded generator
-(reservoir sampling), so the loop stays in compiled code: ``envs._generic.greedy_move``, which
+(reservoir sampling), so the loop stays in compiled code: ``envs.policies.greedy_move``, which
 the vector and Gymnasium envs also run as their compiled ``opponent="greedy"``.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import _generic
-from envs._specialise import compiled
+from envs import policies
+from envs.core.specialise import compiled
 
 from . import evaluation as E
 from .base import Agent, register
@@ -41,5 +41,5 @@ class GreedyAgent(Agent):
     def _act(self, game, state):
         w = self.weights if self.weights is not None else E.default_weights(game)
         moves = np.empty(game.num_actions, dtype=np.int64)
-        return compiled(_generic, game.spec).greedy(state, game.kernel_params, w, self.rng, moves,
+        return compiled(policies, game.spec).greedy(state, game.kernel_params, w, self.rng, moves,
                                                     np.empty_like(state))

@@ -27,13 +27,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import envs
-from envs import _common as C
-from envs._specialise import compiled
+from envs.core import kernel as C
+from envs.core import rng as R
+from envs.core.specialise import compiled
 
 from . import _mcts_kernel as K
 from .base import Agent, AgentError, check_option, register
+from .tuning import tuned
 
 DEFAULT_SIMULATIONS = 1000
+DEFAULT_THRESHOLD = 5  # playouts before a leaf is expanded where no game tuning says otherwise (the patience study's)
 DEFAULT_C = 0.5
 # With RAVE (and priors) the AMAF values already spread the search over the plausible moves,
 # and UCB's exploration term only widens it, as MoGo found (it searched with none): on Go 9x9
@@ -112,7 +115,7 @@ class MCTSAgent(Agent):
         self.manage_time = None if manage_time is None else bool(manage_time)
         # Thread 0 draws from ``self.rng`` (one thread plays exactly as before threads existed);
         # thread k from a stream of its own, seeded by (seed, k).
-        self._rngs = [self.rng] + [C.new_rng(None if self.seed is None else [self.seed, k])
+        self._rngs = [self.rng] + [R.new_rng(None if self.seed is None else [self.seed, k])
                                    for k in range(1, self.threads)]
         self._memory = None  # (game, root state, trees, action played) of the last search
         self._bank = 0.0     # seconds saved (or, below 0, overspent) so far this game
@@ -125,10 +128,10 @@ class MCTSAgent(Agent):
         rave = self._rave(game)
         return {**super().settings(game),
                 "c": self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C),
-                "threshold": game.spec.expansion_threshold if self.threshold is None else self.threshold,
-                "playout": game.spec.default_playout if self.playout is None else self.playout,
+                "threshold": self._threshold(game),
+                "playout": self._playout_name(game),
                 "rave": rave,
-                "manage_time": bool(game.spec.time_profile) if self.manage_time is None else self.manage_time}
+                "manage_time": bool(tuned("mcts", game.name, "time_profile", ())) if self.manage_time is None else self.manage_time}
 
     def clock_options(self, seconds):
         """A clock's share caps ``seconds``, with time management off (the clock plans the game);
@@ -164,7 +167,7 @@ class MCTSAgent(Agent):
         """Whether ``seconds`` is a game's average rather than every move's time."""
         if self.seconds is None:
             return False
-        return bool(game.spec.time_profile) if self.manage_time is None else self.manage_time
+        return bool(tuned("mcts", game.name, "time_profile", ())) if self.manage_time is None else self.manage_time
 
     def _budget(self, game, state):
         """This move's seconds (None: no clock): ``seconds``, or under time management its share
@@ -176,7 +179,7 @@ class MCTSAgent(Agent):
         if ply <= self._last_ply:  # not after the last position searched: another game
             self._bank = 0.0
         self._last_ply = ply
-        weight = _profile_weight(game.spec.time_profile, ply / game.num_actions)
+        weight = _profile_weight(tuned("mcts", game.name, "time_profile", ()), ply / game.num_actions)
         return float(np.clip(self.seconds * weight + self._bank / 8, self.seconds / 4, self.seconds * 4))
 
     def _decide(self, game, state, start, budget) -> int:
@@ -242,15 +245,23 @@ class MCTSAgent(Agent):
     def _policy(self, game) -> int:
         """The playout policy's code for ``game`` (an index into its spec's ``playouts``)."""
         playouts = game.spec.playouts
-        name = game.spec.default_playout if self.playout is None else self.playout
+        name = self._playout_name(game)
         if name not in playouts:
             raise AgentError(f"playout={name!r} is not a policy of {game.name}: expected one of "
                              f"{', '.join(map(repr, playouts))}")
         return playouts.index(name)
 
+    def _playout_name(self, game) -> str:
+        """The playout policy's name: the option, else the game's tuning, else uniform random."""
+        return tuned("mcts", game.name, "playout", "random") if self.playout is None else self.playout
+
+    def _threshold(self, game) -> int:
+        """The expansion threshold: the option, else the game's tuning, else the study's 5."""
+        return tuned("mcts", game.name, "threshold", DEFAULT_THRESHOLD) if self.threshold is None else self.threshold
+
     def _rave(self, game) -> float:
         """The RAVE parameter k for ``game`` (0: off); a one-player game with chance has none."""
-        k = game.spec.rave if self.rave is None else self.rave
+        k = tuned("mcts", game.name, "rave", 0.0) if self.rave is None else self.rave
         if k > 0 and self._chance(game):
             if self.rave is None:
                 return 0.0
@@ -286,7 +297,7 @@ class MCTSAgent(Agent):
         code = compiled(K, game.spec)
         run = code.run_rave if rave > 0 else code.run  # each compiles only the playouts it plays
         c = self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C)
-        threshold = game.spec.expansion_threshold if self.threshold is None else self.threshold
+        threshold = self._threshold(game)
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
         while done < limit:

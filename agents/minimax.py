@@ -15,15 +15,15 @@ import time
 
 import numpy as np
 
-from envs import _common as C
-from envs._specialise import compiled, per_game
+from envs.core import kernel as C
+from envs.core.generic import per_game
+from envs.core.specialise import compiled
 
 from . import evaluation as E
 from .alphabeta import MAX_PLY, SearchAgent, repeated
 from .base import check_option, register
 
-
-G = None  # the game's hook namespace, bound per game by envs._specialise
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 
 @per_game

@@ -1,6 +1,8 @@
 """The uniform random agent: every legal move with equal probability (the weakest baseline)."""
 
-from envs import _common as C
+
+
+from envs.core import rng as R
 
 from .base import Agent, register
 
@@ -16,4 +18,4 @@ class RandomAgent(Agent):
 
     def _act(self, game, state) -> int:
         moves = game.legal_actions(state)
-        return int(moves[C.randint(self.rng, len(moves))])
+        return int(moves[R.randint(self.rng, len(moves))])

@@ -99,7 +99,7 @@ def tampered(game, positions, other, seed, i):
     (seed, game, i)."""
     import numpy as np
 
-    from envs import _common as C
+    from envs.core import kernel as C
 
     rng = np.random.default_rng([seed, 2, i])
     base = positions[int(rng.integers(len(positions)))]

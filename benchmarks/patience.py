@@ -29,9 +29,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import agents  # noqa: E402
 import envs  # noqa: E402
-from envs import _common as C  # noqa: E402
 from envs.calculation import _kernel as K  # noqa: E402
 from envs.calculation import evaluation as E  # noqa: E402
+from envs.core import kernel as C  # noqa: E402
+from envs.core import rng as R  # noqa: E402
 
 RANDOM, GREEDY, TACTICAL = 0, E.GREEDY, -1  # TACTICAL: the move-by-move peer below
 
@@ -49,7 +50,7 @@ def _tactical_playout(s, p, rng, moves):
                 best, choice, ties = score, moves[i], 1
             elif score == best:
                 ties += 1
-                if C.randint(rng, ties) == 0:
+                if R.randint(rng, ties) == 0:
                     choice = moves[i]
         K.apply(s, p, choice)
 

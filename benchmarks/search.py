@@ -40,9 +40,9 @@ from open_spiel.python.algorithms import minimax as os_minimax
 import agents
 import envs
 from agents import evaluation as E
+from envs.core.specialise import compiled
 from envs.loa import evaluation as loa_eval
 from envs.othello import evaluation as othello_eval
-from envs._specialise import compiled
 
 OPENSPIEL_NAMES = {"loa": "lines_of_action", "othello": "othello"}
 U64 = (1 << 64) - 1

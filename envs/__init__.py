@@ -1,4 +1,4 @@
-"""Arbiter's games: rule engines in numba behind one Game protocol (see ``envs.core``).
+"""Arbiter's games: rule engines in numba behind one Game protocol (see ``envs.game``).
 
     import envs
     game = envs.make_game("go", size=7, komi=9.5, rules="openspiel")
@@ -11,16 +11,16 @@ from importlib import import_module, metadata
 
 from .core import (
     ArbiterError,
-    Game,
     IllegalActionError,
     NotationError,
     ParameterError,
     StateError,
     TextBoardError,
 )
-from .registration import gym_ids, register_envs
+from .game import Game
+from .registration import ensure, gym_ids, register, register_envs, unregister
+from .registry import GameSpec, Param, make_game, names, spec, specs
 from .state import State
-from .registry import GameSpec, Param, names, register, spec, specs, unregister
 
 try:  # pyproject.toml's version, as the installed distribution records it: its one source
     __version__ = metadata.version("arbiter-games")
@@ -32,12 +32,6 @@ for _folder in ("loa", "othello", "gomoku", "go", "calculation"):
     register(import_module(f"{__name__}.{_folder}").SPEC)
 
 
-def make_game(name, **params) -> Game:
-    """Build a registered game by name with rule parameters (``rules="openspiel"`` selects
-    OpenSpiel's); an unknown name is a ``ParameterError`` listing the registered games."""
-    return spec(name).game(**params)
-
-
 def __getattr__(attr):
     if attr == "GAMES":  # the registered games' names, as the registry holds them now
         return names()
@@ -45,7 +39,7 @@ def __getattr__(attr):
 
 
 __all__ = [
-    "GAMES", "make_game", "register", "unregister", "spec", "specs", "names", "GameSpec", "Param", "Game",
+    "GAMES", "make_game", "register", "unregister", "ensure", "spec", "specs", "names", "GameSpec", "Param", "Game",
     "State",    "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError",
     "TextBoardError", "gym_ids", "register_envs",
 ]

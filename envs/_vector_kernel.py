@@ -7,17 +7,19 @@ the same call, so Python runs a constant number of operations per batch, not per
 
 Observations come from the game's own ``encode`` hook (the one ``game.observation`` uses), written
 into one flat float32 row per game (``obs.reshape(n, -1)``). Every function here is ``@per_game``
-(see ``envs._specialise``): the vector env of a game compiles that game only.
+(see ``envs.core.specialise``): the vector env of a game compiles that game only.
 """
 
 import numpy as np
 from numba import prange
 
-from . import _common as C
-from . import _generic
-from ._specialise import per_game
+from . import policies
+from .core import hooks as H
+from .core import kernel as C
+from .core import rng as R
+from .core.generic import per_game
 
-G = None  # the game's hook namespace, bound per game by envs._specialise
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 SEAT_RANDOM = -1  # ``agent_seat="random"``: a fresh seat per episode, drawn from the game's stream
 SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]`` follows the mover
@@ -38,21 +40,21 @@ def _opponent_moves(s, p, seat, rng, legal, w, child):
     a cold start)."""
     while s[C.H_STATUS] == C.ONGOING and s[C.H_PLAYER] != seat:
         if w is None:
-            G.apply(s, p, _generic.uniform_move(s, p, rng, legal))
+            G.apply(s, p, H.uniform_move(s, p, rng, legal))
         else:
-            G.apply(s, p, _generic.greedy_move(s, p, w, rng, legal, child))
+            G.apply(s, p, policies.greedy_move(s, p, w, rng, legal, child))
 
 
 @per_game
 def _new_episode(p, cfg, s, rng, seats, i, legal, w, child):
     G.init(s, p, rng)
     if cfg[CFG_OPENING_MAX] > 0:
-        _generic.random_opening(s, p, rng, cfg[CFG_OPENING_MIN], cfg[CFG_OPENING_MAX], legal)
+        policies.random_opening(s, p, rng, cfg[CFG_OPENING_MIN], cfg[CFG_OPENING_MAX], legal)
     seat_mode = cfg[CFG_SEAT_MODE]
     if seat_mode == SEAT_SELF:
         seats[i] = s[C.H_PLAYER]
     else:
-        seats[i] = C.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
+        seats[i] = R.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
     _opponent_moves(s, p, seats[i], rng, legal, w, child)
 
 

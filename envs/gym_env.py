@@ -53,59 +53,17 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from . import _common as C
-from . import make_game
+from . import policies, render
 from ._vector_kernel import TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError, shown
-
-SEED_BOUND = 2**63 - 1
-
-
-def observation_box(game) -> spaces.Box:
-    """The ``Box`` holding ``game.observation``: shape and dtype from a sample, bounds from the game.
-
-    ``game.observation_bounds`` gives ``(low, high)`` where a plane is not 0/1 (Calculation
-    counts unseen copies of a rank, 0..4); binary planes need nothing.
-    """
-    sample = game.observation(game.initial_state(seed=0), 0)
-    low, high = game.observation_bounds
-    return spaces.Box(low=low, high=high, shape=sample.shape, dtype=sample.dtype)
-
-
-def action_mask(game, state) -> np.ndarray:
-    """Legal actions of ``state`` as an int8 0/1 vector; all ones when the game is over (the
-    action that follows the end is never played: see the module docstring)."""
-    if game.is_terminal(state):
-        return np.ones(game.num_actions, dtype=np.int8)
-    mask = np.zeros(game.num_actions, dtype=np.int8)
-    mask[game.legal_actions(state)] = 1
-    return mask
-
-
-def ended_by_max_moves(game, state) -> bool:
-    """Whether the game was cut off by ``game.max_moves`` rather than ended by its rules."""
-    return game.end_reason(state) == "max_moves"
-
-
-def opening_range(opening_plies, game) -> tuple:
-    """``opening_plies`` (k, or (fewest, most)) as (fewest, most) random plies, checked: an
-    opening must end before the game's ``max_moves``."""
-    def count(x):
-        return isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
-
-    pair = tuple(opening_plies) if isinstance(opening_plies, (tuple, list)) else None
-    if count(opening_plies):
-        lo = hi = int(opening_plies)
-    elif pair is not None and len(pair) == 2 and all(count(x) for x in pair) and pair[0] <= pair[1]:
-        lo, hi = (int(x) for x in pair)
-    else:
-        raise ParameterError(f"opening_plies={shown(opening_plies)}: expected a count of random plies >= 0, "
-                             "or a pair (fewest, most) with 0 <= fewest <= most")
-    cap = int(game.kernel_params[C.P_MAX_MOVES])
-    if hi >= cap:
-        raise ParameterError(f"opening_plies={shown(opening_plies)}: an opening must be shorter than the game's "
-                             f"max_moves={cap}")
-    return lo, hi
+from .core import kernel as C
+from .core import rng as R
+from .core.rng import SEED_BOUND
+from .core.specialise import compiled
+from .episode import action_mask, ended_by_max_moves, observation_box, opening_range
+from .registry import make_game
+from .render import HumanView
+from .vector_env import ArbiterVectorEnv
 
 
 def resolve_agent(opponent, seed):
@@ -198,8 +156,6 @@ class ArbiterEnv(gym.Env):
 
     def _fuse(self, opponent="random") -> None:
         """Step through the compiled one-slot vector env (see Speed in the module docstring)."""
-        from .vector_env import ArbiterVectorEnv
-
         self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent=opponent,
                                        agent_seat=self.agent_seat, opening_plies=self.opening_plies,
                                        **dict(self.game.params), rules=self.game.rules)
@@ -296,8 +252,6 @@ class ArbiterEnv(gym.Env):
         if self.render_mode == "human":
             self._render_human()
             return None
-        from . import render
-
         if self.render_mode == "ansi":
             return render.ansi(self.game, self._state, self._last_move())
         return render.rgb(self.game, self._state, self._previous)
@@ -342,10 +296,10 @@ class ArbiterEnv(gym.Env):
     # -- internals ---------------------------------------------------------------------------
     def _play_opening(self) -> None:
         """The random opening of ``opening_plies``: the vector env's compiled one
-        (``envs._generic.random_opening``), its draws seeded from ``np_random``."""
+        (``envs.policies.random_opening``), its draws seeded from ``np_random``."""
         game, (lo, hi) = self.game, self._opening
-        rng = C.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
-        game._ops.random_opening(self._state, game._p, rng, lo, hi, np.empty(game.num_actions, dtype=np.int64))
+        rng = R.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
+        compiled(policies, game.spec).random_opening(self._state, game._p, rng, lo, hi, np.empty(game.num_actions, dtype=np.int64))
 
     def _play(self, action: int) -> None:
         self._previous = self._state
@@ -374,8 +328,6 @@ class ArbiterEnv(gym.Env):
     def _render_human(self) -> None:
         if self.render_mode == "human" and self._state is not None:
             if getattr(self, "_view", None) is None:
-                from .render import HumanView
-
                 self._view = HumanView(self.metadata["render_fps"])
             self._view.show(self.game, self._state, self._previous, self._last_move())
 

@@ -52,11 +52,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from . import _common as C
-from . import make_game
+from . import render
 from .core import IllegalActionError, ParameterError, check_int, shown
-from .gym_env import ended_by_max_moves, observation_box
+from .core import kernel as C
+from .episode import ended_by_max_moves, observation_box
+from .registry import make_game
 from .registry import spec as game_spec
+from .render import HumanView
 
 LAYOUTS = ("arbiter", "classic")
 
@@ -217,8 +219,6 @@ class ArbiterAEC(AECEnv, EzPickle):
         if self.render_mode == "human":
             self._render_human()
             return None
-        from . import render
-
         if self.render_mode == "ansi":
             return render.ansi(self.game, self._state, self._last_move())
         picture = render.rgb(self.game, self._state, self._previous)
@@ -244,8 +244,6 @@ class ArbiterAEC(AECEnv, EzPickle):
     def _render_human(self):
         if self.render_mode == "human" and self._state is not None:
             if getattr(self, "_view", None) is None:
-                from .render import HumanView
-
                 self._view = HumanView(self.metadata["render_fps"])
             self._view.show(self.game, self._state, self._previous, self._last_move())
 

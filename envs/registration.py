@@ -20,6 +20,36 @@ from types import ModuleType
 
 import gymnasium
 
+from . import pettingzoo, registry
+from .pettingzoo import classic
+
+
+def register(spec, *, replace: bool = False):
+    """Add ``spec`` to the game registry, bind its facade class to it, and register its Gymnasium
+    id and PettingZoo modules; returns the spec. A name already taken is an error unless
+    ``replace`` is set (for a game under development, re-registered after an edit)."""
+    registry.add(spec, replace=replace)
+    register_env(spec)
+    return spec
+
+
+def unregister(name):
+    """Remove a registered game with its Gymnasium id and PettingZoo modules; returns its spec.
+
+    For games under development and for tests; a built-in game can be removed too, and comes
+    back with the next process."""
+    found = registry.remove(name)
+    unregister_env(found)
+    return found
+
+
+def ensure(spec):
+    """The registered spec of ``spec``'s name, registering ``spec`` first if the name is free:
+    what a worker process does with the spec its parent sent it."""
+    if spec.name not in registry.names():
+        register(spec)
+    return registry.spec(spec.name)
+
 
 def register_env(spec) -> None:
     """Register ``spec``'s Gymnasium id and PettingZoo module (again: replaced, harmless)."""
@@ -33,9 +63,6 @@ def register_env(spec) -> None:
             kwargs={"game": spec.name},
         )
     if spec.pettingzoo is not None:
-        from . import pettingzoo
-        from .pettingzoo import classic
-
         _add_module(pettingzoo, spec.pettingzoo, spec, "arbiter",
                     f"{spec.title} as a PettingZoo AEC env: ``{spec.pettingzoo}.env(render_mode=None, "
                     "**rule_params)`` (see ``envs.pz_env``).")
@@ -67,9 +94,6 @@ def unregister_env(spec) -> None:
     if spec.gym_id is not None and spec.gym_id in gymnasium.registry:
         del gymnasium.registry[spec.gym_id]
     if spec.pettingzoo is not None:
-        from . import pettingzoo
-        from .pettingzoo import classic
-
         _drop_module(pettingzoo, spec.pettingzoo)
         _drop_module(classic, spec.classic or spec.pettingzoo)
 
@@ -77,20 +101,18 @@ def unregister_env(spec) -> None:
 def register_envs() -> None:
     """Register the framework ids of every registered game (again: harmless). ``import envs``
     and ``envs.register`` already do; this is for code that cleared Gymnasium's registry."""
-    from .registry import specs
-
-    for spec in specs():
+    for spec in registry.specs():
         register_env(spec)
 
 
 def _aec(kind, game, **kwargs):
-    from . import pz_env  # on first use: pz_env imports the package being initialised here
+    from . import (
+        pz_env,  # on first use: it imports PettingZoo, which only the AEC envs need
+    )
 
     return getattr(pz_env, kind)(game, **kwargs)
 
 
 def gym_ids() -> dict:
     """Gymnasium id -> game name, for every registered game that has one."""
-    from .registry import specs
-
-    return {s.gym_id: s.name for s in specs() if s.gym_id is not None}
+    return {s.gym_id: s.name for s in registry.specs() if s.gym_id is not None}

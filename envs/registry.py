@@ -10,10 +10,10 @@ choices, the agents' evaluations, the docs tables) derives from this registry.
 
 A spec names three things of its game:
 
-* ``game``: the ``envs.core.Game`` subclass (the Python facade: turns validated parameters into
+* ``game``: the ``envs.game.Game`` subclass (the Python facade: turns validated parameters into
   kernel parameters, owns the state length and the observation shape);
 * ``kernel``: a module of compiled (numba) functions — the rules and the hooks listed in
-  ``HOOKS`` below, called by name from generic compiled code (``envs._specialise``);
+  ``envs.core.hooks.HOOKS``, called by name from generic compiled code (``envs.core.specialise``);
 * ``notation``: a module with ``action_to_str``, ``parse_move``, ``to_text`` and ``from_text``.
 
 and optionally ``evaluation``, a module of compiled search knowledge (static evaluation, move
@@ -30,42 +30,8 @@ from types import MappingProxyType, ModuleType
 import numpy as np
 
 from .core import UNBOUNDED, ParameterError, check_choice, check_int, shown
+from .core.hooks import REQUIRED_HOOKS
 
-# Hooks that generic compiled code calls by name, and which module of a spec provides each.
-# ``envs._generic`` holds a default for every optional one.
-HOOKS = {
-    # rules (``kernel``; the first five are required)
-    "init": "kernel",            # init(s, p, rng): fill a start position (rng: SplitMix64, for deals)
-    "legal_actions": "kernel",   # legal_actions(s, p, out) -> n: legal ids ascending into out[:n]
-    "is_legal": "kernel",        # is_legal(s, p, a) -> bool, for a in range(num_actions)
-    "apply": "kernel",           # apply(s, p, a): play legal action a in place
-    "encode": "kernel",          # encode(s, p, seat, legal, n_legal, out): observation, flat float32,
-                                 # every cell of ``out`` written (it may hold anything before)
-    "random_playout": "kernel",  # random_playout(s, p, rng, moves): finish s with uniform legal moves
-    "determinise": "kernel",     # determinise(s, p, rng): redraw what the mover cannot see
-    "reveals": "kernel",         # reveals(s, p, a) -> bool: playing a turns up a hidden card
-    "revealed": "kernel",        # revealed(s, p) -> slot in [0, chance_outcomes): what turned up
-    "owners": "kernel",          # owners(s, p, out): final owner of each cell, 0/1/2 (board games)
-    "validate": "kernel",        # validate(s, p) -> 0 or C.error(code, cell): every invariant the
-                                 # kernel relies on (default: the common header, C.check_header)
-    # search knowledge (``evaluation``)
-    "evaluate": "evaluation",    # evaluate(s, p, w) -> int: static value for the side to move
-    "hint": "evaluation",        # hint(s, p, a) -> int: move ordering, higher searched first
-    "tactical": "evaluation",    # tactical(s, child, p, a, w) -> float: greedy score of move a
-    "live_length": "evaluation",  # live_length(s) -> int: leading cells a search copy must carry
-    "filter_moves": "evaluation",  # filter_moves(s, p, moves, n) -> n': moves search considers
-    "playout": "evaluation",     # playout(s, p, rng, moves, policy): finish s with a named policy
-    "traced_playout": "evaluation",  # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
-                                 # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
-    "priors": "evaluation",      # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
-                                 # new MCTS node, as virtual simulations out[i, 0] of mean value
-                                 # out[i, 1] for the mover (RAVE starts from them; default none: 0)
-    "solve": "evaluation",       # solve(s, p, limit, deadline, out) -> 1 solved (out[0]: 1 won, 0
-                                 # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
-                                 # attempted (more than ``limit`` left to play), -1 out of time;
-                                 # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
-}
-REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 
@@ -140,19 +106,8 @@ class GameSpec:
     gtp: bool = False              # its notation is GTP's (vertices, "pass"): GTP engines can play it
     sgf: int | None = None         # SGF game number (GM): records can be saved as SGF (placement games
                                    # as points; others through their notation's ``sgf_move``)
-    playouts: tuple = ("random",)  # playout policy names; code = index; 0 is always uniform random
-    default_playout: str = "random"
-    rave: float = 0.0              # MCTS's default RAVE equivalence parameter k (0: plain UCT)
-    expansion_threshold: int = 5   # MCTS's default ``threshold``: playouts a leaf gets before it is
-                                   # expanded (the patience study's 5)
-    search_seconds: float = 0.0    # alpha-beta's clock per move when given neither depth nor time
-                                   # (iterative deepening; 0: depth 4, no clock)
-    endgame: int = 0               # the ``limit`` alpha-beta on a clock passes to the ``solve`` hook
-                                   # (Othello: empty squares); 0: no exact solving by default
-    time_profile: tuple = ()       # MCTS on a clock: ((progress, weight), ...), progress = plies
-                                   # played / num_actions from 0 ascending, weight = a move's share
-                                   # of the average time (linear in between, flat past the last
-                                   # point); empty: every move the same time, no early stop
+    playouts: tuple = ("random",)  # the playout policies its evaluation offers, by name; code = index;
+                                   # 0 is always uniform random (which one MCTS plays: agents.tuning)
     render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
     board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None
@@ -184,10 +139,8 @@ class GameSpec:
             unknown = set(values) - set(names)
             if unknown:
                 raise ParameterError(f"game {self.name!r}: preset {preset!r} sets unknown {sorted(unknown)}")
-        if not self.playouts or self.playouts[0] != "random" or self.default_playout not in self.playouts:
-            raise ParameterError(f"game {self.name!r}: playouts must start with 'random' and hold the default")
-        _check_time_profile(self.name, self.time_profile)
-        check_int(f"game {self.name!r}: expansion_threshold", self.expansion_threshold, 1, 10**6)
+        if not self.playouts or self.playouts[0] != "random":
+            raise ParameterError(f"game {self.name!r}: playouts must start with 'random'")
         check_int(f"game {self.name!r}: classic_frames", self.classic_frames, 0, 64)
         ours = {self.classic_params.get(k, k) for k in self.classic_defaults} - {"screen_height"}
         if ours - set(names):
@@ -222,20 +175,6 @@ class GameSpec:
         return (_rebuild, (fields,))
 
 
-def _check_time_profile(name, profile) -> None:
-    """A time profile is (progress, weight) pairs, progress ascending from 0, weights positive."""
-    try:
-        points = [(float(x), float(w)) for x, w in profile]
-    except (TypeError, ValueError):
-        raise ParameterError(f"game {name!r}: time_profile={profile!r}: expected (progress, weight) pairs") from None
-    xs = [x for x, _ in points]
-    if points and (xs[0] != 0.0 or any(b <= a for a, b in zip(xs, xs[1:]))
-                   or not all(math.isfinite(x) for x in xs)
-                   or not all(math.isfinite(w) and w > 0 for _, w in points)):
-        raise ParameterError(f"game {name!r}: time_profile={profile!r}: progress must rise from 0 "
-                             "and weights be positive")
-
-
 def _rebuild(fields) -> GameSpec:
     import importlib
 
@@ -248,43 +187,30 @@ def _rebuild(fields) -> GameSpec:
 _REGISTRY: dict[str, GameSpec] = {}
 
 
-def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
-    """Add ``spec`` to the registry and bind its facade class to it; returns the spec.
-
-    Registering also adds its Gymnasium id (if any). A name already taken is an error unless
-    ``replace`` is set (for a game under development, re-registered after an edit).
-    """
+def add(spec: GameSpec, *, replace: bool = False) -> GameSpec:
+    """Put ``spec`` in the table and bind its facade class to it (``envs.register`` does this and
+    adds the game's framework ids); a name already taken is an error unless ``replace`` is set."""
     if not isinstance(spec, GameSpec):
         raise ParameterError(f"register({spec!r}): expected an envs.GameSpec")
     if spec.name in _REGISTRY and not replace and _REGISTRY[spec.name] is not spec:
         raise ParameterError(f"game {spec.name!r} is already registered")
     spec.game.spec = spec
     _REGISTRY[spec.name] = spec
-    from .registration import register_env
-
-    register_env(spec)
     return spec
 
 
-def unregister(name) -> GameSpec:
-    """Remove a registered game (with its Gymnasium id and PettingZoo module); returns its spec.
-
-    For games under development and for tests; a built-in game can be removed too, and comes
-    back with the next process."""
+def remove(name) -> GameSpec:
+    """Take a registered game out of the table; returns its spec (``envs.unregister`` does this
+    and removes its framework ids)."""
     found = spec(name)
     del _REGISTRY[found.name]
-    from .registration import unregister_env
-
-    unregister_env(found)
     return found
 
 
-def ensure(spec_: GameSpec) -> GameSpec:
-    """The registered spec of ``spec_``'s name, registering ``spec_`` first if the name is free:
-    what a worker process does with the spec its parent sent it."""
-    if spec_.name not in _REGISTRY:
-        register(spec_)
-    return _REGISTRY[spec_.name]
+def make_game(name, **params):
+    """Build a registered game by name with rule parameters (``rules="openspiel"`` selects
+    OpenSpiel's); an unknown name is a ``ParameterError`` listing the registered games."""
+    return spec(name).game(**params)
 
 
 def spec(name) -> GameSpec:

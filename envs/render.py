@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _common as C
+from .core import kernel as C
 
 # 3x5 glyphs: one string of 15 bits per character, row by row.
 _GLYPHS = {

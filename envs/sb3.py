@@ -34,6 +34,7 @@ import math
 import numpy as np
 from gymnasium import spaces
 
+from . import render
 from .core import ParameterError
 from .registration import gym_ids
 from .registry import spec
@@ -149,8 +150,6 @@ class ArbiterSB3VecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     def get_images(self):
-        from . import render
-
         return [render.rgb(self.game, s) for s in self.vec._states]
 
     # -- helpers ----------------------------------------------------------------------------------

@@ -140,7 +140,7 @@ def write(game, actions, *, seed=0, root=None, outcome=None) -> bytes:
     The root gets ``GM``, ``SZ``, ``KM`` (where the game has komi), ``RU`` and setup stones for a
     placement game's start; ``root`` adds more properties (``{"PB": "mcts", "DT": "2024-05-01"}``,
     written by sgfmill's typed setters, which escape text). ``outcome`` (an
-    ``envs.outcome.Outcome``) writes ``RE`` as its ``sgf_result`` says (``B+3.5``, ``W+R``, ``0``)."""
+    ``envs.core.outcome.Outcome``) writes ``RE`` as its ``sgf_result`` says (``B+3.5``, ``W+R``, ``0``)."""
     spec = game.spec
     if spec.sgf is None:
         raise RecordError(f"{spec.name} has no SGF game number: its records cannot be written as SGF")

@@ -21,11 +21,16 @@ position behind the object's back; ``State(game, array)`` takes any array the Ga
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from . import _common as C
 from ._generic import PACKED_HEADER as _PACKED_HEADER
-from .core import Game, IllegalActionError
+from .core import IllegalActionError
+from .core import kernel as C
+
+if TYPE_CHECKING:  # the Game imports this module (new_initial_state); a State only reads its game
+    from .game import Game
 
 
 class State:
@@ -38,7 +43,7 @@ class State:
     __slots__ = ("game", "_buf", "_s", "_legal", "_n", "_history", "_advance", "_num_actions")
 
     def __init__(self, game: Game, array):
-        if not isinstance(game, Game):
+        if not callable(getattr(game, "check_state", None)) or not hasattr(game, "kernel_params"):
             raise TypeError(f"State needs a Game, got {type(game).__name__}")
         self._start(game, game.check_state(array))  # validated once, here
 

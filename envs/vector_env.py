@@ -60,11 +60,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import _vector_kernel as K
-from ._specialise import compiled
-from . import make_game
+from . import render
 from .core import ParameterError, check_int, shown
-from .gym_env import observation_box, opening_range
-
+from .core.specialise import compiled
+from .episode import observation_box, opening_range
+from .registry import make_game
 
 MAX_ENVS = 2**31  # games in one batch (the kernels index slots with int64; memory runs out first)
 
@@ -233,8 +233,6 @@ class ArbiterVectorEnv(VectorEnv):
 
     def render(self):
         """A tuple with one picture (or text board) per slot."""
-        from . import render
-
         if self.render_mode == "ansi":
             return tuple(render.ansi(self.game, s) for s in self._states)
         if self.render_mode == "rgb_array":

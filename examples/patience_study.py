@@ -32,6 +32,8 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import envs
+from agents.mcts import DEFAULT_THRESHOLD
+from agents.tuning import tuned
 from tournaments import patience
 from tournaments.records import RecordError
 
@@ -43,10 +45,12 @@ def main(argv=None) -> int:
     parser.add_argument("--playouts", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--c", type=float, default=patience.C)
-    parser.add_argument("--threshold", type=int, default=spec.expansion_threshold,
-                        help=f"expansion threshold (default: the game's, {spec.expansion_threshold}; the study's: 5)")
-    parser.add_argument("--playout", choices=spec.playouts, default=spec.default_playout,
-                        help=f"playout policy (default: the game's, {spec.default_playout!r})")
+    threshold = tuned("mcts", spec.name, "threshold", DEFAULT_THRESHOLD)
+    playout = tuned("mcts", spec.name, "playout", "random")
+    parser.add_argument("--threshold", type=int, default=threshold,
+                        help=f"expansion threshold (default: MCTS's for the game, {threshold}; the study's: 5)")
+    parser.add_argument("--playout", choices=spec.playouts, default=playout,
+                        help=f"playout policy (default: MCTS's for the game, {playout!r})")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", type=int, default=0, help="print a running row every N deals")
     parser.add_argument("--records", type=Path, default=None,

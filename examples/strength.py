@@ -48,7 +48,6 @@ from tournaments import strength  # noqa: E402
 from tournaments.records import RecordError  # noqa: E402
 from tournaments.strength import AGENTS, ENGINE_MOVE_TIME, GRHINO_LEVELS, SETUP_TIME  # noqa: E402
 
-
 # -- command line ----------------------------------------------------------------------------------
 
 def main(argv=None) -> int:

@@ -92,7 +92,6 @@ def build(args):
     """The PPO algorithm: the env, the shared masked module, the audit callback."""
     import numpy as np
     import torch
-    from torch import nn
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.core.columns import Columns
@@ -103,6 +102,7 @@ def build(args):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
     from ray.rllib.utils.torch_utils import FLOAT_MIN
     from ray.tune.registry import register_env
+    from torch import nn
 
     import envs.pettingzoo  # noqa: F401  (makes the per-game modules)
     from envs import pz_env
@@ -173,7 +173,7 @@ def main(argv=None):
     args = parse(argv)
     import ray
 
-    from agents import ray_cluster
+    from envs.core import cluster as ray_cluster
 
     try:
         started = ray_cluster.connect(args.address, args.num_cpus)

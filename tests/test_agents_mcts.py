@@ -8,9 +8,9 @@ import agents.mcts
 import envs
 from agents import _mcts_kernel as K
 from agents.base import AgentError
-from envs import _common as C
-from envs._specialise import compiled
 from envs.calculation import _kernel as CK
+from envs.core import rng as R
+from envs.core.specialise import compiled
 
 
 def board(game, rows, to_move="x"):
@@ -299,7 +299,7 @@ def test_calculation_tree_invariants():
     links, value, amaf, meta = K.new_tree(1 << 16)
     sims = 4000
     compiled(K, CALC.spec).run(CALC.kernel_params, s, CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value,
-                               amaf, meta, sims, 0.5, 5, 0, K.RANDOM, 0.0, 1, C.new_rng(9))
+                               amaf, meta, sims, 0.5, 5, 0, K.RANDOM, 0.0, 1, R.new_rng(9))
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
     kinds_seen = set()
@@ -339,7 +339,7 @@ def _go_tree(rave_k, sims=3000, seed=2, priors=0):
     code = compiled(K, GO7.spec)
     run = code.run_rave if rave_k > 0 else code.run
     run(GO7.kernel_params, s, GO7.num_actions, 2, 0, 0, links, value, amaf, meta,
-        sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, priors, C.new_rng(seed))
+        sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, priors, R.new_rng(seed))
     return links, value, amaf, meta
 
 
@@ -363,7 +363,7 @@ def test_rave_statistics_are_consistent_with_the_tree():
 
 
 def test_rave_is_the_go_default_and_seeded():
-    assert GO7.spec.rave > 0
+    assert agents.tuning.tuned("mcts", "go", "rave", 0.0) > 0
     s = GO7.initial_state()
     runs = []
     for _ in range(2):
@@ -515,7 +515,7 @@ def _playout_wins(policy, deals):
     p = CALC.kernel_params
     playout = compiled(K, CALC.spec)._playout
     moves = np.empty(CALC.num_actions, dtype=np.int64)
-    rng = C.new_rng(0)
+    rng = R.new_rng(0)
     wins = 0
     for deal in range(deals):
         s = CALC.initial_state(seed=deal)

@@ -362,8 +362,8 @@ def _patience_position(piles):
 def test_patience_policy_knows_a_buried_deal_is_lost():
     """Every foundation needs a Queen before its King: with each Queen under a King the deal
     is lost whatever the stock holds; with each King under a Queen it can still come out."""
-    from envs.calculation import evaluation as policy
     from envs.calculation import _kernel as K
+    from envs.calculation import evaluation as policy
 
     for piles, alive in (("Q K",) * 4, False), (("K Q",) * 4, True):
         s = _patience_position(piles)

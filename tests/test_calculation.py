@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
 from envs.calculation import Calculation
 from envs.calculation import _kernel as K
 from envs.core import IllegalActionError, NotationError, ParameterError, TextBoardError
+from envs.core import kernel as C
+from envs.core import rng as R
 
 # The four sequences exactly as RULES.md writes them.
 RULES_SEQUENCES = [
@@ -250,7 +251,7 @@ def test_sample_hidden_only_permutes_the_stock(game):
     g = game.sample_hidden(s, np.random.default_rng(4))
     assert sorted(g[lo:K.STOCK + 48]) == sorted(s[lo:K.STOCK + 48])
     t = s.copy()
-    K.shuffle_hidden(t, game.kernel_params, C.new_rng(1))
+    K.shuffle_hidden(t, game.kernel_params, R.new_rng(1))
     assert np.array_equal(t, x)
     with pytest.raises(ParameterError, match="rng='seed'"):
         game.sample_hidden(s, "seed")
@@ -374,7 +375,7 @@ def _playout_move_by_move(s, p, rng):
                 best, choice, ties = score, a, 1
             elif score == best:
                 ties += 1
-                if C.randint(rng, ties) == 0:
+                if R.randint(rng, ties) == 0:
                     choice = a
         K.apply(s, p, choice)
 
@@ -389,13 +390,13 @@ def test_greedy_playout_plays_the_moves_its_rule_scores_best(game, plies):
     moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     for deal in range(40):
         start = game.initial_state(seed=deal)
-        rng = C.new_rng(deal)
+        rng = R.new_rng(deal)
         for _ in range(plies):  # a position with piles built by random play
             if game.is_terminal(start):
                 break
             legal = game.legal_actions(start)
-            start = game.apply(start, int(legal[C.randint(rng, len(legal))]))
+            start = game.apply(start, int(legal[R.randint(rng, len(legal))]))
         fast, slow = start.copy(), start.copy()
-        E.playout(fast, p, C.new_rng(deal), moves, E.GREEDY)
-        _playout_move_by_move(slow, p, C.new_rng(deal))
+        E.playout(fast, p, R.new_rng(deal), moves, E.GREEDY)
+        _playout_move_by_move(slow, p, R.new_rng(deal))
         assert np.array_equal(fast, slow), deal

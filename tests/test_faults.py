@@ -19,12 +19,11 @@ import sys
 import textwrap
 import time
 
+import fault_agents  # noqa: F401  (registers "slow", "segfault", "exit3", "warmhang")
 import pytest
 
 import tournaments
 from tournaments.journal import Journal, JournalError
-
-import fault_agents  # noqa: F401  (registers "slow", "segfault", "exit3", "warmhang")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
 from envs.core import IllegalActionError, NotationError, ParameterError, TextBoardError
+from envs.core import kernel as C
+from envs.core import rng as R
 from envs.go import _kernel as K
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -550,7 +551,7 @@ def test_evaluation_calls_a_two_liberty_chain_without_two_eyes_short_of_libertie
 def _light_choices(game, state, draws=60):
     """Every move the light policy picks in ``state`` over ``draws`` random streams."""
     p, nn = game.kernel_params, game.size * game.size
-    rng = C.new_rng(0)
+    rng = R.new_rng(0)
     picked = set()
     for _ in range(draws):
         empty, where, cands = (np.empty(nn, dtype=np.int64) for _ in range(3))
@@ -685,7 +686,7 @@ def test_traced_playouts_record_the_game_they_play(policy):
     for seed in range(5):
         s = start.copy()
         trace = np.empty((p[C.P_MAX_MOVES] + 1, 2), dtype=np.int64)
-        n = E.traced_playout(s, p, C.new_rng(seed), np.empty(game.num_actions, dtype=np.int64), policy, trace)
+        n = E.traced_playout(s, p, R.new_rng(seed), np.empty(game.num_actions, dtype=np.int64), policy, trace)
         assert game.is_terminal(s) and n == s[C.H_PLY] - start[C.H_PLY]
         replay = start
         for a, seat in trace[:n]:
@@ -702,14 +703,14 @@ def test_light_playouts_are_seeded_and_end_with_only_eyes_left():
     moves = np.empty(game.num_actions, dtype=np.int64)
     eye_share = {}
     for policy in (0, E.LIGHT):
-        rng = C.new_rng(4)
+        rng = R.new_rng(4)
         eyes = empty = 0
         for k in range(200):
             s = game.initial_state()
             E.playout(s, p, rng, moves, policy)
             if k == 0:
                 again = game.initial_state()
-                E.playout(again, p, C.new_rng(4), moves, policy)
+                E.playout(again, p, R.new_rng(4), moves, policy)
                 assert np.array_equal(again, s)
             for a in np.flatnonzero(s[C.HEADER:C.HEADER + 81] == 0):
                 empty += 1
@@ -781,7 +782,7 @@ def test_pattern_playouts_answer_the_last_move_with_a_shape():
     around = {a for a in range(nn) if max(abs(a // 7 - 3), abs(a % 7 - 3)) == 1 and state[C.HEADER + a] == 0}
     shapes = {a for a in around if E.PATTERN_TABLE[E.shape(state, p, a)]}
     assert shapes and shapes < around
-    rng = C.new_rng(0)
+    rng = R.new_rng(0)
     picked = {"pattern": set(), "light": set()}
     for _ in range(60):
         for name, move in (("pattern", E.pattern_move), ("light", E.light_move)):
@@ -799,7 +800,7 @@ def test_pattern_playouts_are_seeded_and_keep_their_eyes():
     ends = []
     for _ in range(2):
         s = play(game, game.initial_state(), "E5")
-        E.playout(s, p, C.new_rng(8), moves, E.PATTERN)
+        E.playout(s, p, R.new_rng(8), moves, E.PATTERN)
         ends.append(s)
         empty = np.flatnonzero(s[C.HEADER:C.HEADER + 81] == 0)
         assert game.is_terminal(s)

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
 from envs.core import NotationError, ParameterError, TextBoardError
+from envs.core import kernel as C
+from envs.core import rng as R
 from envs.gomoku import _kernel as K
 
 OVERLINE = """
@@ -175,7 +176,7 @@ def test_playouts_end_exactly_where_apply_does(params):
     for seed in range(3):
         state = late_position(game, 5, seed)
         expected = final_states(game, state)
-        rng, moves, counts = C.new_rng(seed), np.zeros(game.num_actions, dtype=np.int64), {}
+        rng, moves, counts = R.new_rng(seed), np.zeros(game.num_actions, dtype=np.int64), {}
         for _ in range(times):
             s = state.copy()
             K.random_playout(s, game.kernel_params, rng, moves)

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
 from envs.core import IllegalActionError, ParameterError
+from envs.core import kernel as C
 from envs.registration import gym_ids, register_envs
 
 register_envs()

@@ -1,4 +1,4 @@
-"""Tournament journals and game records through ``envs.outcome.Outcome``: a journal written by an
+"""Tournament journals and game records through ``envs.core.outcome.Outcome``: a journal written by an
 earlier version (``tests/data/journals``, stored row by row as that version wrote it, before
 records carried ``winner``, ``returns``, ``end_reason`` and ``margin``) loads, reports and
 resumes; older records with a resignation, forfeits and a draw count as they always did; a
@@ -13,7 +13,7 @@ from sgfmill import sgf
 import agents
 import envs
 import tournaments
-from envs.outcome import Outcome
+from envs.core.outcome import Outcome
 from tournaments import records, report
 
 OLD = json.loads((Path(__file__).parent / "data" / "journals" / "go_round_robin_v1.json").read_text())

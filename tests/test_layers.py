@@ -1,4 +1,4 @@
-"""The packages import in one direction: ``envs`` <- ``agents`` <- ``tournaments``.
+"""The packages import in one direction: ``envs.core`` <- ``envs`` <- ``agents`` <- ``tournaments``.
 
 Games know nothing of players, players nothing of referees, so each layer can be used (and
 tested, and rewritten) without the ones above it. Two checks: importing every module of a layer
@@ -19,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 HIGHER = {"envs": {"agents", "tournaments"}, "agents": {"tournaments"}}
+CORE = ROOT / "envs" / "core"
 ALLOWED = {("envs/gym_env.py", "resolve_agent", "agents")}
 
 IMPORT_ALL = """
@@ -88,3 +89,37 @@ def test_the_static_check_sees_deferred_and_dynamic_imports(tmp_path):
                       "    return importlib.import_module('agents')\n"
                       "class C:\n    def g(self):\n        from tournaments import cli\n")
     assert _imports(source) == [(None, "os"), ("f", "tournaments.play"), ("f", "agents"), ("g", "tournaments")]
+
+
+def test_the_core_imports_nothing_of_the_layers_above_it():
+    """``envs.core`` is what every layer may import: it must import none of them, not even the
+    rest of ``envs``, or the layers would point both ways again."""
+    for path in sorted(CORE.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                assert node.level == 1, f"{path.name} imports {'.' * node.level}{node.module}: outside envs.core"
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+                for name in names:
+                    assert name.split(".")[0] not in ("envs", "agents", "tournaments"), f"{path.name} imports {name}"
+
+
+def test_agents_and_tournaments_import_only_public_modules_of_envs():
+    """The layers above reach the games through public modules (``envs.core.*``, ``envs.game``,
+    ``envs.policies``...), never through an underscore module of ``envs``: what is private may
+    change without notice, so nothing outside ``envs`` may depend on it."""
+    private = set()
+    for package in ("agents", "tournaments"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    modules = [a.name for a in node.names]
+                else:
+                    continue
+                for module in modules:
+                    if module.split(".")[0] == "envs" and any(part.startswith("_") for part in module.split(".")):
+                        private.add((path.relative_to(ROOT).as_posix(), module))
+    assert private == set(), sorted(private)

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import agents
+import tournaments
 from agents.learned import _puct_kernel as K
 from agents.learned import puct, weights
 from envs import ParameterError, make_game
-import tournaments
 from tournaments import duplicate, match, play_game, solitaire
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,11 +9,17 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
-from envs.core import IllegalActionError, NotationError, ParameterError, StateError, TextBoardError, perft
-from envs.loa import LinesOfAction
+from envs.core import (
+    IllegalActionError,
+    NotationError,
+    ParameterError,
+    StateError,
+    TextBoardError,
+)
+from envs.core import kernel as C
+from envs.game import perft
+from envs.loa import LinesOfAction, notation
 from envs.loa import _kernel as K
-from envs.loa import notation
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 

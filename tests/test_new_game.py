@@ -7,7 +7,7 @@ tournament.
 Connect Four has a non-square board (7 x 6) and actions that are columns, not cells, so it also
 checks that nothing generic assumes an N x N placement game. A second registration of the same
 rules without an evaluation module (``connect_four_plain``) checks the defaults of the optional
-hooks (``envs._generic``).
+hooks (``envs.core.hooks``).
 """
 
 import contextlib
@@ -25,9 +25,10 @@ from gymnasium.utils.env_checker import check_env
 import agents
 import envs
 import tournaments
-from envs import _common as C
 from envs import testing
-from envs.core import NotationError, ParameterError, StateError, TextBoardError, perft
+from envs.core import NotationError, ParameterError, StateError, TextBoardError
+from envs.core import kernel as C
+from envs.game import perft
 
 
 class PlainConnectFour(ConnectFour):

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
-from envs.core import NotationError, ParameterError, TextBoardError, perft
+from envs.core import NotationError, ParameterError, TextBoardError
+from envs.core import kernel as C
+from envs.core import rng as R
+from envs.game import perft
 from envs.othello import _kernel as K
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -61,7 +63,7 @@ def test_ray_walking_generator_matches_perft(size, depth):
     p[K.P_FAST] = 0
     p.flags.writeable = False  # same array type as the game's own params: no extra compilation
     state = np.zeros(K.state_length(size, fast=False), dtype=np.int64)
-    K.init(state, p, C.new_rng(0))
+    K.init(state, p, R.new_rng(0))
     expected = (PERFT_8 if size == 8 else PERFT_6)[depth - 1]
     assert game._ops.perft(state, p, depth, game.num_actions) == expected
 
@@ -243,7 +245,7 @@ def final_states(game, state, p=None):
 
 def playout_counts(game, state, times, seed, p=None):
     p = game.kernel_params if p is None else p
-    rng, moves, counts = C.new_rng(seed), np.zeros(game.num_actions, dtype=np.int64), {}
+    rng, moves, counts = R.new_rng(seed), np.zeros(game.num_actions, dtype=np.int64), {}
     for _ in range(times):
         s = state.copy()
         K.random_playout(s, p, rng, moves)
@@ -273,7 +275,7 @@ def test_playouts_end_exactly_where_apply_does(size, line):
 @pytest.mark.parametrize("size", [6, 8, 10, 12, 14, 16])
 def test_playouts_from_midgame_leave_valid_final_states(size):
     game = envs.make_game("othello", size=size)
-    rng, moves = C.new_rng(size), np.zeros(game.num_actions, dtype=np.int64)
+    rng, moves = R.new_rng(size), np.zeros(game.num_actions, dtype=np.int64)
     pick = np.random.default_rng(size)
     for _ in range(40):
         state = game.initial_state()

@@ -6,7 +6,7 @@ import pytest
 import agents
 import envs
 from agents.base import AgentError
-from envs import _common as C
+from envs.core import kernel as C
 from envs.othello import endgame as EG
 from envs.othello import evaluation as EV
 

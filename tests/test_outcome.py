@@ -1,4 +1,4 @@
-"""``envs.outcome.Outcome``: how a game ended, its points and result texts, its record form, and
+"""``envs.core.outcome.Outcome``: how a game ended, its points and result texts, its record form, and
 ``Game.outcome`` reading it from a finished state of every registered game."""
 
 import json
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
-from envs.outcome import (
+from envs.core import kernel as C
+from envs.core.outcome import (
     ADJUDICATED,
     BLACK_WINS,
     CRASH,

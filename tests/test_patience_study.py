@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-import envs
+from agents.tuning import tuned
 from tournaments import patience
 from tournaments.records import RecordError
 
@@ -17,7 +17,7 @@ def run(records, **options):
 
 def test_default_playout_is_the_games_default_the_agents_default(tmp_path):
     records = run(tmp_path / "r.jsonl")
-    assert {r["playout"] for r in records} == {envs.spec("calculation").default_playout}
+    assert {r["playout"] for r in records} == {tuned("mcts", "calculation", "playout", "random")}
 
 
 def test_resume_plays_only_the_missing_deals_and_matches_an_uninterrupted_run(tmp_path, capsys):

@@ -16,8 +16,8 @@ import tournaments
 from envs.testing import small_params
 from tournaments import report
 from tournaments.cli import main
-from tournaments.runner import place_text
 from tournaments.journal import JournalError
+from tournaments.runner import place_text
 
 # every registered board game (two players: a round robin's games), on its smallest board
 GAMES = {spec.name: small_params(spec) for spec in envs.specs() if spec.num_players == 2}

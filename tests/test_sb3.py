@@ -68,7 +68,7 @@ def test_same_seed_same_games():
 
 
 def test_random_openings_reach_the_vec_env():
-    from envs import _common as C
+    from envs.core import kernel as C
 
     venv = make_vec_env("Othello-v0", n_envs=4, seed=1, size=6, opening_plies=3, agent_seat=1)
     venv.reset()

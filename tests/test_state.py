@@ -14,6 +14,7 @@ import pytest
 import envs
 from envs import IllegalActionError, StateError
 
+
 @pytest.mark.parametrize("name,params", [("go", {"size": 5, "rules": "openspiel"}), ("calculation", {})],
                          ids=["two players", "one player"])
 def test_the_mask_mover_returns_and_history_follow_the_game_api(name, params):
@@ -35,7 +36,7 @@ def test_the_mask_mover_returns_and_history_follow_the_game_api(name, params):
             array = game.apply(array, a)
             np.testing.assert_array_equal(state.array, array)
         np.testing.assert_array_equal(state.returns(), game.returns(array))
-        assert len(state.history()) == state.move_number() == int(array[envs._common.H_PLY])
+        assert len(state.history()) == state.move_number() == int(array[envs.core.kernel.H_PLY])
         assert state.legal_actions().size == 0
 
 
@@ -69,14 +70,14 @@ def test_the_array_is_never_shared():
     game = envs.make_game("go", size=5)
     state = game.new_initial_state()
     outside = state.array
-    outside[envs._common.HEADER] = 2  # an edit to the copy handed out
+    outside[envs.core.kernel.HEADER] = 2  # an edit to the copy handed out
     legal = state.legal_actions()
     legal[:] = 0
     assert state.legal_actions()[1] == 1  # the next copy is intact
     np.testing.assert_array_equal(state.array, game.initial_state())
     start = game.initial_state()
     mine = envs.State(game, start)
-    start[envs._common.HEADER] = 1
+    start[envs.core.kernel.HEADER] = 1
     np.testing.assert_array_equal(mine.array, game.initial_state())
 
 
@@ -99,7 +100,7 @@ def test_clone_child_and_pickle_are_independent_positions():
 def test_a_state_refuses_arrays_the_game_refuses():
     game = envs.make_game("othello", size=6)
     tampered = game.initial_state()
-    tampered[envs._common.HEADER] = 7
+    tampered[envs.core.kernel.HEADER] = 7
     with pytest.raises(StateError):
         envs.State(game, tampered)
     with pytest.raises(StateError):

@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from envs import _common as C
 from envs.core import ParameterError
+from envs.core import rng as R
 from tournaments import _systems as S
 from tournaments import study
 from tournaments.cli import main
@@ -25,19 +25,19 @@ def reference_series(system, n, A, championships, seed, **options):
     0.5 + (A - 0.5)(F_black - F_white); sums of every metric. One chunk (championships <= CHUNK)."""
     assert championships <= study.CHUNK
     T, met, mt, out = configure(system, n, **options).arrays()
-    master = C.new_rng(seed)
-    rng = np.array([C.next_u64(master)], dtype=np.uint64)
+    master = R.new_rng(seed)
+    rng = np.array([R.next_u64(master)], dtype=np.uint64)
     res = np.zeros(out.shape[0], dtype=np.int64)
     lo, hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     sums = np.zeros((5, 2))
     for _ in range(championships):
-        F = np.array([C.uniform(rng) for _ in range(n)])
+        F = np.array([R.uniform(rng) for _ in range(n)])
         F = (F - F.min()) / (F.max() - F.min())
         S.reset(T, met, mt, rng)
         while (count := S.next_games(T, met, mt, rng, out)) > 0:
             for i in range(count):
                 p = 0.5 + (A - 0.5) * (F[out[i, 1]] - F[out[i, 2]])
-                res[i] = S.BLACK_WINS if C.uniform(rng) < p else S.WHITE_WINS
+                res[i] = S.BLACK_WINS if R.uniform(rng) < p else S.WHITE_WINS
             S.record(T, met, mt, out, res, count, rng)
         S.places(T, lo, hi)
         true = np.argsort(-F)
@@ -93,7 +93,7 @@ def one_championship(system, n, model_kwargs, seed=0, **options):
     T, met, mt, out = config.arrays()
     res = np.zeros(out.shape[0], dtype=np.int64)
     W = np.zeros((n, n), dtype=np.int64)
-    rng = C.new_rng(seed)
+    rng = R.new_rng(seed)
     games, _ = kernels.championship(T, met, mt, out, res, elo.copy(), model, W, rng)
     return S.blk(T, S.B_PTS).copy(), games
 

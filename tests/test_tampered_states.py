@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import envs
-from envs import _common as C
 from envs.core import IllegalActionError, StateError, TextBoardError
+from envs.core import kernel as C
 from envs.go import _kernel as GK
 from envs.loa import _kernel as LK
 from envs.othello import _kernel as OK

@@ -18,7 +18,7 @@ import pytest
 
 import envs
 import tournaments
-from envs._common import H_PLY
+from envs.core.kernel import H_PLY
 from tournaments import JournalError, bradley_terry
 
 GAME = {"game": "gomoku", "game_params": {"size": 7}}

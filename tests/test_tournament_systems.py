@@ -114,7 +114,7 @@ def test_the_compiled_points_are_the_outcomes_points():
     """The kernels keep points in half-points; whatever outcome a game had (a resignation, a
     forfeit, a draw), the referee's points are its ``Outcome.points``, and an outcome scores as
     its code does."""
-    from envs.outcome import Outcome
+    from envs.core.outcome import Outcome
 
     outcomes = [Outcome.loss(1, "resign"), Outcome(None, (0.0, 0.0)), Outcome.loss(0, "forfeit-crash"),
                 Outcome(0, (1.0, -1.0), end_reason="five"), Outcome(None, (0.0, 0.0)), Outcome.loss(0, "forfeit-timeout")]

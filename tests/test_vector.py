@@ -10,8 +10,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from envs import _common as C
 from envs.core import ParameterError
+from envs.core import kernel as C
 from envs.registration import gym_ids, register_envs
 from envs.vector_env import ArbiterVectorEnv
 

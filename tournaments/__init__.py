@@ -22,11 +22,36 @@ from . import report, sprt, statistics, study, trust
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .human import HumanAgent
 from .journal import JournalError
-from .matches import MatchError, MatchResult, SolitaireResult, duplicate, match, solitaire
-from .play import CRASH, ILLEGAL, NORMAL, RESIGN, TIMEOUT, GameOutcome, TakeBack, play_game, random_opening
+from .matches import (
+    MatchError,
+    MatchResult,
+    SolitaireResult,
+    duplicate,
+    match,
+    solitaire,
+)
+from .play import (
+    CRASH,
+    ILLEGAL,
+    NORMAL,
+    RESIGN,
+    TIMEOUT,
+    GameOutcome,
+    TakeBack,
+    play_game,
+    random_opening,
+)
 from .ratings import bradley_terry
 from .referee import Referee, configure, study_swiss_rounds, swiss_rounds
-from .runner import TournamentResult, gauntlet, olympic, random_order, round_robin, run, swiss
+from .runner import (
+    TournamentResult,
+    gauntlet,
+    olympic,
+    random_order,
+    round_robin,
+    run,
+    swiss,
+)
 
 __all__ = [
     "play_game", "GameOutcome", "TakeBack", "HumanAgent", "random_opening", "match", "solitaire", "duplicate", "MatchResult",

@@ -37,9 +37,9 @@ Arrays (all int64 except ``rng``):
   ``mt``   (N*N, M_COLS) matches of the current round: players a (Black in game 0), b, wins,
            games, winner (a player; -1 undecided; DRAWN for a drawn single game);
   ``out``  (N*N, 3) one batch of games: (match, black, white);
-  ``rng``  SplitMix64 state from ``envs._common``.
+  ``rng``  SplitMix64 state from ``envs.core.kernel``.
 
-Results are ``envs.outcome``'s codes (``Outcome.code``) and points its points
+Results are ``envs.core.outcome``'s codes (``Outcome.code``) and points its points
 (``Outcome.points``), kept here in half-points (a win ``WIN2`` = 2, a draw ``DRAW2`` = 1) so they
 stay integers.
 """
@@ -47,8 +47,8 @@ stay integers.
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs.outcome import BLACK_WINS, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
+from envs.core import rng as R
+from envs.core.outcome import BLACK_WINS, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
 
 ROUND_ROBIN, OLYMPIC, SWISS, RANDOM_ORDER, GAUNTLET = 0, 1, 2, 3, 4
 SYSTEMS = {"round_robin": ROUND_ROBIN, "olympic": OLYMPIC, "swiss": SWISS, "random_order": RANDOM_ORDER,
@@ -99,7 +99,7 @@ def blk(T, b):
 def shuffle(a, rng):
     """Fisher–Yates shuffle of ``a`` in place."""
     for i in range(a.shape[0] - 1, 0, -1):
-        j = C.randint(rng, i + 1)
+        j = R.randint(rng, i + 1)
         a[i], a[j] = a[j], a[i]
 
 
@@ -125,7 +125,7 @@ def _colours(T, rng, x, y):
         return (x, y) if col[x] < col[y] else (y, x)
     if last[x] != last[y]:
         return (x, y) if last[x] < last[y] else (y, x)
-    return (x, y) if C.randint(rng, 2) == 0 else (y, x)
+    return (x, y) if R.randint(rng, 2) == 0 else (y, x)
 
 
 @njit(cache=True)
@@ -413,11 +413,11 @@ def record(T, met, mt, out, res, n, rng):
                 mt[m, M_WINNER] = mt[m, M_A] if wa > wb else (mt[m, M_B] if wb > wa else DRAWN)
         elif length == 0:  # first to k
             if wa == k or wb == k or g >= 4 * k:
-                a_wins = wa > wb or (wa == wb and C.randint(rng, 2) == 0)
+                a_wins = wa > wb or (wa == wb and R.randint(rng, 2) == 0)
                 mt[m, M_WINNER] = mt[m, M_A] if a_wins else mt[m, M_B]
         elif g % 2 == 0 and (abs(wa - wb) > max(length - g, 0) or g >= 4 * length):
             # a match of ``length`` games, decided at a pair boundary: the leader cannot be caught
-            a_wins = wa > wb or (wa == wb and C.randint(rng, 2) == 0)
+            a_wins = wa > wb or (wa == wb and R.randint(rng, 2) == 0)
             mt[m, M_WINNER] = mt[m, M_A] if a_wins else mt[m, M_B]
 
 

@@ -31,8 +31,8 @@ import sys
 import envs
 from envs import render
 
-from .human import HumanAgent, seat_name
 from .executor import ExecutorError
+from .human import HumanAgent, seat_name
 from .journal import JournalError
 from .matches import MatchError
 from .outputs import check_directory, check_file

@@ -15,7 +15,7 @@ lock is never kept alive by a worker that outlives its tournament.
 
 A journal is checked in full when it is opened: its configuration row and every game record
 (``check_record``: the fields a resume and a report read, with their types and ranges, and the
-outcome, read by ``envs.outcome.Outcome.from_record``), so an edited or damaged journal is a
+outcome, read by ``envs.core.outcome.Outcome.from_record``), so an edited or damaged journal is a
 ``JournalError`` naming the bad row, never a ``KeyError`` deep in a resume or a game replayed
 over a record it could not read.
 
@@ -35,7 +35,7 @@ import math
 import os
 import sqlite3
 
-from envs.outcome import Outcome, OutcomeError
+from envs.core.outcome import Outcome, OutcomeError
 
 try:
     import fcntl

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import agents
 import envs
+from agents.mcts import DEFAULT_THRESHOLD
+from agents.tuning import tuned
 
 from .records import RecordError, read_json_lines
 
@@ -113,9 +115,8 @@ def run(deals: range, playouts, *, c: float = C, threshold: int | None = None, p
     default to the game's, ``agents.make("mcts")``'s. With ``records`` (a path) every finished
     deal is appended to it as a JSON line; ``resume`` first reads the deals already there and
     plays only the missing ones (``RecordError`` for records of other options)."""
-    spec = envs.spec("calculation")
-    threshold = spec.expansion_threshold if threshold is None else threshold
-    playout = spec.default_playout if playout is None else playout
+    threshold = tuned("mcts", "calculation", "threshold", DEFAULT_THRESHOLD) if threshold is None else threshold
+    playout = tuned("mcts", "calculation", "playout", "random") if playout is None else playout
     out = sys.stdout if out is None else out
     options = {"playout": playout, "c": c, "threshold": threshold}
     done = {(r["playouts"], r["deal"]): r for r in read_records(records, options)} if resume else {}

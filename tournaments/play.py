@@ -24,7 +24,7 @@ so deterministic agents do not replay one game). The record's ``moves`` include 
 ``opening`` says how many plies it took; agents that keep their own board, such as GTP engines,
 are shown the opening through their ``set_history``.
 
-How a game ended is an ``envs.outcome.Outcome`` (winner, returns, reason, end reason, margin;
+How a game ended is an ``envs.core.outcome.Outcome`` (winner, returns, reason, end reason, margin;
 its points and result texts); ``GameOutcome`` is one with the game's moves added.
 
 The tournament side: ``Context`` (what every game of a tournament shares) and ``Job`` (one game)
@@ -48,7 +48,7 @@ import envs
 from agents.base import Resign
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 from envs import IllegalActionError, ParameterError
-from envs.outcome import (
+from envs.core.outcome import (
     CRASH,
     ILLEGAL,
     NORMAL,
@@ -56,7 +56,7 @@ from envs.outcome import (
     TIMEOUT,
     Outcome,
     OutcomeError,
-    winner_of,  # noqa: F401  (re-exported: its home before envs.outcome)
+    winner_of,  # noqa: F401  (re-exported: its home before envs.core.outcome)
 )
 
 
@@ -68,7 +68,7 @@ class TakeBack(Exception):
 
 @dataclass(frozen=True)
 class GameOutcome(Outcome):
-    """How one game ended (an ``envs.outcome.Outcome``), and its record.
+    """How one game ended (an ``envs.core.outcome.Outcome``), and its record.
 
     winner    the seat that won; None for a draw (in a one-player game: the game was lost)
     returns   per seat, the game's ``returns`` at the end; a seat that forfeits or resigns gets
@@ -263,7 +263,7 @@ class Context:
         """The tournament's game, in any process: a worker that did not import the module that
         registered the game (``spawn``, a remote node) registers the spec it was sent."""
         if self.spec is not None:
-            envs.registry.ensure(self.spec)
+            envs.ensure(self.spec)
         return envs.make_game(self.game, **self.game_params)
 
 
@@ -337,7 +337,7 @@ def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict:
     pairing, ``code`` and ``result`` (the referee's code and the score, derived from the outcome
     and kept in every record since the first journals), the outcome's own ``to_record()``
     (``winner``, ``returns``, ``reason``, ``detail``, ``end_reason``, ``margin``), the moves and
-    the time; ``envs.outcome.Outcome.from_record`` reads the outcome back."""
+    the time; ``envs.core.outcome.Outcome.from_record`` reads the outcome back."""
     return {
         "opening": len(job.opening),
         "index": job.index, "round": job.round, "match": job.match, "game": job.game,

@@ -20,8 +20,8 @@ import math
 import sys
 import time
 
-from envs._specialise import is_cached
-from envs.outcome import Outcome
+from envs.core.outcome import Outcome
+from envs.game import is_cached
 
 
 def compile_notice(spec, out=None) -> bool:

@@ -39,7 +39,7 @@ import os
 import tempfile
 from collections import deque
 
-from agents import ray_cluster
+from envs.core import cluster as ray_cluster
 
 from .executor import ExecutorError, ProcessExecutor, ruled_out_record
 from .play import Context

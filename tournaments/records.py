@@ -22,7 +22,7 @@ import os
 
 import envs
 from envs import sgf
-from envs.outcome import NORMAL, Outcome, OutcomeError
+from envs.core.outcome import NORMAL, Outcome, OutcomeError
 from envs.sgf import RecordError
 
 __all__ = ["RecordError", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]

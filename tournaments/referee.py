@@ -5,7 +5,7 @@ batch can be played anywhere (worker processes, another machine) before their re
 
     ref = Referee("swiss", 8, seed=1)
     while batch := ref.next_games():          # [Pairing(index, round, match, game, black, white)]
-        ref.record([play(p) for p in batch])  # an envs.outcome.Outcome (or its code) per pairing
+        ref.record([play(p) for p in batch])  # an envs.core.outcome.Outcome (or its code) per pairing
     ref.places()                              # [(lo, hi)] aggregate place of each player
 
 Pairings depend only on the seed and the results recorded so far, so a driver that replays the
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs import _common as C
 from envs.core import ParameterError
-from envs.outcome import Outcome
+from envs.core import rng as R
+from envs.core.outcome import Outcome
 
 from . import _systems as S
 from ._systems import BLACK_WINS, DRAW, WHITE_WINS  # noqa: F401  (re-exported result codes)
@@ -186,7 +186,7 @@ class Referee:
     def __init__(self, config: Config, seed=0):
         self.config = config
         self._T, self._met, self._mt, self._out = config.arrays()
-        self._rng = C.new_rng(seed)
+        self._rng = R.new_rng(seed)
         S.reset(self._T, self._met, self._mt, self._rng)
         self._n = 0
         self._played = 0

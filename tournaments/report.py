@@ -34,9 +34,9 @@ import sqlite3
 import numpy as np
 
 import envs
-from envs import _common as C
 from envs import render
-from envs.outcome import Outcome
+from envs.core import kernel as C
+from envs.core.outcome import Outcome
 
 from .journal import JournalError, check_config, check_record
 from .referee import Referee, configure

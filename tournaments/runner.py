@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
-from envs.outcome import Outcome
+from envs.core.outcome import Outcome
 
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
 from .openings import Book
 from .openings import load as load_openings
 from .play import Context, Job, check_players, forfeit_lines
-from .ratings import bradley_terry
 from .progress import Progress, compile_notice, default_ratings_every
+from .ratings import bradley_terry
 from .referee import Referee, configure, expected_games, swiss_rounds
 
 

@@ -40,10 +40,10 @@ Observation planes (``encoding``; a weights sidecar records which one its net re
 import numpy as np
 from numba import njit
 
-from envs import _common as C
-from envs._specialise import per_game
+from envs.core import kernel as C
+from envs.core.generic import per_game
 
-G = None  # the game's hook namespace, bound per game by envs._specialise
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 FIRST, COUNT, KEY, VISITS, MOVER, PENDING = 0, 1, 2, 3, 4, 5
 NUM_FIELDS = 6

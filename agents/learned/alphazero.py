@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-from envs import _common as C
-from envs.core import Game
+from envs.core import rng as R
+from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
 from . import _puct_kernel as K
@@ -153,7 +153,7 @@ class AlphaZeroAgent(Agent):
         visits, priors = result.visits[0], result.priors[0]
         top = visits == visits.max()
         best = np.flatnonzero(top & (priors == priors[top].max()))
-        action = int(best[C.randint(self.rng, len(best))])
+        action = int(best[R.randint(self.rng, len(best))])
         self.last_stats = {"simulations": self.simulations, "seconds": time.perf_counter() - start,
                            "nodes": result.evaluations, "value": float(result.values[0])}
         return action

@@ -48,6 +48,7 @@ from .. import ray_cluster
 from ..base import AgentError
 from . import network, puct, selfplay
 
+
 class SelfPlayError(AgentError):
     """Distributed self-play that cannot run as asked: a bad option, a lost actor, stale weights."""
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import _common as C
 from envs import make_game
-from envs.core import Game
+from envs.core import rng as R
+from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
 from . import weights as W
@@ -34,7 +34,7 @@ def build_policy(game, architecture: dict):
         raise AgentError(f"the ppo agent needs sb3-contrib, which is not installed: {W.INSTALL_HINT}") from None
     from gymnasium import spaces
 
-    from envs.gym_env import observation_box
+    from envs.episode import observation_box
 
     return MaskableActorCriticPolicy(observation_box(game), spaces.Discrete(game.num_actions),
                                      lr_schedule=lambda _: 0.0, net_arch=list(architecture["net_arch"]))
@@ -180,7 +180,7 @@ class PPOAgent(Agent):
         if self.deterministic:
             return int(legal[np.argmax(probs[legal])])
         cumulative = np.cumsum(probs[legal])
-        u = C.uniform(self.rng) * cumulative[-1]
+        u = R.uniform(self.rng) * cumulative[-1]
         return int(legal[min(np.searchsorted(cumulative, u, side="right"), len(legal) - 1)])
 
 
@@ -203,7 +203,7 @@ class OpponentPool(Agent):
 
     def reset(self) -> None:
         members = self.fixed + self.copies
-        self.current = members[C.randint(self.rng, len(members))]
+        self.current = members[R.randint(self.rng, len(members))]
         self.current.reset()
 
     def _act(self, game, state) -> int:

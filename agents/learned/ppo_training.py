@@ -339,15 +339,6 @@ def vec_progress_reward_wrapper():
     is imported only to train): Calculation's progress reward on a vector env of N games."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
-    from envs.calculation import _kernel as K
-
-    # Foundation k+1 holds the first n cards of k+1, 2(k+1), ... (mod 13), a permutation of the
-    # ranks, so its top card's rank tells n: COUNT[k, rank - 1] = n.
-    n = np.arange(1, 14)
-    COUNT = np.zeros((K.NF, 13), dtype=np.int64)
-    for k in range(K.NF):
-        COUNT[k, (n * (k + 1) - 1) % 13] = n
-
     class VecProgressReward(VecEnvWrapper):
         """Adds ``weight``/48 to each game's reward for every card its step put on a foundation.
 
@@ -374,20 +365,14 @@ def vec_progress_reward_wrapper():
             done = np.flatnonzero(dones)
             if len(done):
                 final = np.stack([infos[i]["terminal_observation"] for i in done])
-                ended[done] = self.observed_foundation_cards(final)
+                ended[done] = self.venv.unwrapped.vec.game.observed_foundation_cards(final)
             rewards = rewards + (self.weight * (ended - self._cards) / 48).astype(rewards.dtype)
             self._cards = cards
             return observation, rewards, dones, infos
 
         def foundation_cards(self) -> np.ndarray:
             """(N,) the cards on the foundations of every game now in the env."""
-            states = self.venv.unwrapped.vec.states()
-            return states[:, K.FOUND:K.FOUND + K.NF].sum(axis=1)
-
-        @staticmethod
-        def observed_foundation_cards(observations: np.ndarray) -> np.ndarray:
-            """(M,) the cards on the foundations of M Calculation observations (M, rows, 13)."""
-            tops = observations[:, :K.NF, :].argmax(axis=2)
-            return COUNT[np.arange(K.NF), tops].sum(axis=1)
+            vec = self.venv.unwrapped.vec
+            return vec.game.foundation_cards_of(vec.states())
 
     return VecProgressReward

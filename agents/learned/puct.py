@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs import _common as C
-
-from envs._specialise import compiled
+from envs.core import kernel as C
+from envs.core.specialise import compiled
 
 from . import _puct_kernel as K
 

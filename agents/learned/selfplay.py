@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs import _common as C
+from envs.core import kernel as C
 
 from . import puct
 

@@ -8,10 +8,7 @@ SPEC = GameSpec(
     name="calculation", title="Calculation", game=Calculation,
     kernel=_kernel, notation=notation, evaluation=evaluation, num_players=1,
     chance_outcomes=_kernel.CHANCE_OUTCOMES,
-    playouts=evaluation.PLAYOUTS, default_playout="greedy",
-    # A leaf expanded at its first playout: at 1,000, 10,000 and 100,000 playouts per move on the
-    # same deals it won more than the study's threshold 5 (docs/patience.md).
-    expansion_threshold=1,
+    playouts=evaluation.PLAYOUTS,
     render=render.rgb, gym_id="Calculation-v0", pettingzoo="calculation_v0",
     summary="patience: build four foundations by 1s, 2s, 3s and 4s from a hidden stock",
     checked="position tests of every rule; the stock order never reaches observations or renders",

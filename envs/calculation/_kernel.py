@@ -3,7 +3,7 @@
 Cards are ranks only, 1 = A … 13 = K (0 = no card): suits never matter in Calculation, so the
 deck is four copies of each rank, and two deals that differ only in suits are the same game.
 
-State (int64), after the common header of ``envs/_common.py``:
+State (int64), after the common header of ``envs/core/kernel.py``:
 
     FOUND + k     cards on foundation k+1 (k = 0..3): 1 (its base only) .. 13 (up to its King)
     POS           index into STOCK of the face-up card; 48 when the stock is exhausted
@@ -46,7 +46,8 @@ foundation); the status is what ``check_end`` gives.
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
+from ..core import rng as R
 
 NF = 4          # foundations
 NW = 4          # waste piles
@@ -145,7 +146,7 @@ def unseen_counts(s, p, out):
 def _shuffle(a, lo, hi, rng):
     """Fisher-Yates shuffle of ``a[lo:hi]`` in place."""
     for i in range(hi - 1, lo, -1):
-        j = lo + C.randint(rng, i - lo + 1)
+        j = lo + R.randint(rng, i - lo + 1)
         a[i], a[j] = a[j], a[i]
 
 

@@ -46,7 +46,8 @@ per move (76.5% at 10000).
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
+from ..core import rng as R
 from . import _kernel as K
 
 KING = 13
@@ -478,7 +479,7 @@ def playout(s, p, rng, moves, policy):
         return
     while s[C.H_STATUS] == C.ONGOING:
         n = K.legal_actions(s, p, moves)
-        a = moves[C.randint(rng, n)]
+        a = moves[R.randint(rng, n)]
         if policy == FOUNDATION_FIRST and moves[n - 1] >= K.TO_FOUND:
             for i in range(n):  # ascending ids: the first foundation move, face-up card first
                 if moves[i] >= K.TO_FOUND:
@@ -520,7 +521,7 @@ def _greedy_playout(s, p, rng, moves):
                 best, choice, ties = score, a, 1
             elif score == best:
                 ties += 1
-                if C.randint(rng, ties) == 0:
+                if R.randint(rng, ties) == 0:
                     choice = a
         if choice < K.TO_FOUND:
             on_piles[up] += 1

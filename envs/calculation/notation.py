@@ -25,8 +25,8 @@ It shows the stock order, which the player may not see: it is for tests and huma
 agents. ``ply`` may be omitted (it then counts every card as played straight from the stock).
 """
 
-from .. import _common as C
 from ..core import IllegalActionError, NotationError, TextBoardError
+from ..core import kernel as C
 from . import _kernel as K
 
 RANKS = "A23456789TJQK"

@@ -5,7 +5,7 @@ face-down order never shows."""
 
 import numpy as np
 
-from .. import _common as C
+from ..core import kernel as C
 from ..render import GREEN, INK, RED, draw_text, frame
 
 RANKS = "A23456789TJQK"

@@ -17,10 +17,7 @@ SPEC = GameSpec(
               low=1, optional=True),
     ),
     presets={"standard": {}, "openspiel": {"superko": "draw", "suicide": False}},
-    playouts=evaluation.PLAYOUTS, default_playout="pattern", rave=1000.0,
-    # MCTS on a clock thinks longest in the middle game, where 9x9 games against GNU Go are decided
-    # (by plies / points: the opening's first moves are few and the endgame's are small).
-    time_profile=((0.0, 0.6), (0.1, 1.2), (0.5, 1.2), (0.8, 0.6), (1.2, 0.5)),
+    playouts=evaluation.PLAYOUTS,
     board_style="intersections", gym_id="Go-v0", pettingzoo="go_v0",
     classic="go_v5", classic_params={"board_size": "size"},
     classic_defaults={"board_size": 19, "komi": 7.5, "screen_height": 800}, classic_frames=8,

@@ -1,6 +1,6 @@
 """Go rules kernel (numba): Tromp-Taylor area scoring, positional superko, optional suicide.
 
-State (int64), after the common header of ``envs/_common.py`` (NN = N*N):
+State (int64), after the common header of ``envs/core/kernel.py`` (NN = N*N):
 
     HEADER + r*N + c   point at row r (0 = top row as printed = GTP row N), column c (0 = GTP A):
                        0 empty, 1 Black (seat 0), 2 White (seat 1)
@@ -63,7 +63,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .. import _common as C
+from ..core import kernel as C
+from ..core import rng as R
 
 P_SIZE = C.P_GAME
 P_KOMI2 = C.P_GAME + 1
@@ -683,7 +684,7 @@ def _random_move(s, p, rng, empty, where, n):
     """
     live = n
     while True:
-        k = C.randint(rng, live + 1)
+        k = R.randint(rng, live + 1)
         if k == live:
             return p[P_SIZE] * p[P_SIZE]
         a = empty[k]

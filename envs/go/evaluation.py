@@ -19,7 +19,8 @@ player kills itself).
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
+from ..core import rng as R
 from . import _kernel as K
 
 # weights: 0 area point; ``tactical``'s 1 atari (per stone), 2 capture, 3 self-atari, 4 eye fill,
@@ -611,7 +612,7 @@ def _policy_move(s, p, rng, empty, where, n, cands, patterns):
     colour = s[C.H_PLAYER] + 1
     m = _answers(s, p, cands)
     while m > 0:
-        k = C.randint(rng, m)
+        k = R.randint(rng, m)
         a = cands[k]
         if K._allowed(s, p, a):
             return a
@@ -620,7 +621,7 @@ def _policy_move(s, p, rng, empty, where, n, cands, patterns):
     if patterns:
         m = _pattern_answers(s, p, cands)
         while m > 0:
-            k = C.randint(rng, m)
+            k = R.randint(rng, m)
             a = cands[k]
             if _acceptable(s, p, a, colour):
                 return a
@@ -628,7 +629,7 @@ def _policy_move(s, p, rng, empty, where, n, cands, patterns):
             cands[k] = cands[m]
     live = n
     while live > 0:
-        k = C.randint(rng, live)
+        k = R.randint(rng, live)
         a = empty[k]
         if _acceptable(s, p, a, colour):
             return a

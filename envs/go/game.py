@@ -54,8 +54,9 @@ original game bars can be legal in the position read back.
 
 import math
 
-from .. import _common as C
-from ..core import Game, ParameterError, check_int
+from ..core import ParameterError, check_int
+from ..core import kernel as C
+from ..game import Game
 from . import _kernel
 
 

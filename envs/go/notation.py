@@ -14,8 +14,8 @@ holding only itself, so only cycles longer than a simple ko may differ from the 
 import numpy as np
 
 from .. import _board_text as T
-from .. import _common as C
 from ..core import NotationError, TextBoardError
+from ..core import kernel as C
 from . import _kernel as K
 
 

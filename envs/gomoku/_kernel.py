@@ -1,6 +1,6 @@
 """Gomoku rules kernel (numba).
 
-State (int64), after the common header of ``envs/_common.py``:
+State (int64), after the common header of ``envs/core/kernel.py``:
 
     HEADER + r*N + c    cell at row r (0 = top row as printed), column c (0 = left):
                         0 empty, 1 Black (seat 0), 2 White (seat 1)
@@ -29,7 +29,8 @@ winning line is the winner's (who just moved), a FULL game has a full board and 
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
+from ..core import rng as R
 
 P_SIZE = C.P_GAME
 P_EXACT = C.P_GAME + 1
@@ -147,7 +148,7 @@ def random_playout(s, p, rng, moves):
     a = s[C.H_LAST]
     winner = C.NO_WINNER
     while count > 0:
-        i = C.randint(rng, count)
+        i = R.randint(rng, count)
         at = moves[i]
         count -= 1
         moves[i] = moves[count]

@@ -9,7 +9,7 @@ several windows cover them, which ranks them above closed ones without a pattern
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
 
 LINE = np.array([0, 1, 8, 64, 512, 0], dtype=np.int64)
 # Blocking values for the greedy one-ply score: an opponent window of four must be closed at once.

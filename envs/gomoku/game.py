@@ -35,8 +35,8 @@ A winning line, or a full board (draw). ``max_moves`` is N*N, which the board re
 """
 
 
-from .. import _common as C
-from ..core import Game
+from ..core import kernel as C
+from ..game import Game
 from . import _kernel
 
 

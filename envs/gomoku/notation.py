@@ -4,8 +4,8 @@ to top, so ``h8`` is the centre of 15x15."""
 import numpy as np
 
 from .. import _board_text as T
-from .. import _common as C
 from ..core import NotationError, TextBoardError
+from ..core import kernel as C
 from . import _kernel as K
 
 

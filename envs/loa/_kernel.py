@@ -26,7 +26,7 @@ The distance is not part of the action: it is the number of pieces on the whole 
 Action ``PASS`` (512) exists only under ``no_move="pass"``, when the mover has no other move.
 Example: from the start, b1 is cell 57 and has b1-b3 (N, 456), b1-d3 (NE, 457), b1-h1 (E, 458).
 
-State (int64), after the common header of ``envs/_common.py``:
+State (int64), after the common header of ``envs/core/kernel.py``:
 
     S_BB + k          bitboard of seat k's pieces (k = 0 Black 'x', 1 White 'o'); bit = cell
     S_COUNT + i       pieces of either colour on line i (46 lines, ids in ``LINE``):
@@ -61,7 +61,7 @@ numba caveat: bitboards are int64 (a uint64 mixed with an int64 silently becomes
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
 
 N = 8
 PASS = 512

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from .. import _common as C
+from ..core import kernel as C
 from . import _kernel as K
 
 FEATURES = ("concentration", "centralisation", "com_position", "quads", "mobility",

@@ -54,7 +54,7 @@ repetition-hash slot per ply, so its length is about ``max_moves + 60``.
 """
 
 
-from ..core import Game
+from ..game import Game
 from . import _kernel
 
 MAX_MOVES_LIMIT = 10000

@@ -26,8 +26,8 @@ import re
 import numpy as np
 
 from .. import _board_text as T
-from .. import _common as C
 from ..core import IllegalActionError, NotationError, TextBoardError
+from ..core import kernel as C
 from . import _kernel as K
 
 COLUMNS = T.letters(8)

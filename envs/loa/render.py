@@ -4,8 +4,8 @@ the piece left and, given the previous state, a dot on the square it newly holds
 
 import numpy as np
 
-from .. import _common as C
 from .. import render
+from ..core import kernel as C
 
 FILES, RANKS = list("abcdefgh"), [str(8 - r) for r in range(8)]
 

@@ -8,7 +8,6 @@ SPEC = GameSpec(
     name="othello", title="Othello", game=Othello,
     kernel=_kernel, notation=notation, evaluation=evaluation, placement=True, sgf=2, gtp=True,
     params=(Param("size", 8, "board side", low=6, high=16, even=True),),
-    search_seconds=1.0, endgame=20,
     presets={"standard": {}, "openspiel": {}},
     gym_id="Othello-v0", pettingzoo="othello_v0",
     summary="flip discs by outflanking; most discs wins",

@@ -1,6 +1,6 @@
 """Othello rules kernel (numba), one code base for every even size N from 6 to 16.
 
-State (int64), after the common header of ``envs/_common.py`` (X = HEADER + N*N):
+State (int64), after the common header of ``envs/core/kernel.py`` (X = HEADER + N*N):
 
     HEADER + r*N + c    cell at row r (0 = top row, printed as row 1), column c (0 = column a):
                         0 empty, 1 Black (seat 0), 2 White (seat 1)
@@ -66,7 +66,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from .. import _common as C
+from ..core import kernel as C
+from ..core import rng as R
 
 FULL = 1  # reason: the board is full
 NO_MOVES = 2  # reason: neither side can place (empty squares left, or a side was wiped out)
@@ -546,7 +547,7 @@ def _word_playout(s, p, rng, ks, ups, downs):
             seat = 1 - seat
             ply += 1
             last = n * n
-        bit = _kth_bit(moves, np.uint64(C.randint(rng, C.popcount(np.int64(moves)))))
+        bit = _kth_bit(moves, np.uint64(R.randint(rng, C.popcount(np.int64(moves)))))
         flips = _word_flips(own, opp, bit, ks, ups, downs)
         own, opp = opp & ~flips, own | flips | bit
         seat = 1 - seat
@@ -655,7 +656,7 @@ def _draw(lines, me, base, frontier, where, count, rng, runs):
     order is uniform over the legal squares). ``runs`` is left holding the placement's runs."""
     m = count
     while m > 0:
-        i = C.randint(rng, m)
+        i = R.randint(rng, m)
         a = frontier[i]
         if _places(lines, me, base, a, runs):
             return a

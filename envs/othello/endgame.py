@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .. import _common as C
+from ..core import kernel as C
 from . import _kernel as K
 
 PARITY_EMPTIES = 6  # from here down, parity ordering instead of fastest first

@@ -20,7 +20,7 @@ integer on every board. The exact endgame solver (the ``solve`` hook) is ``endga
 import numpy as np
 from numba import njit
 
-from .. import _common as C
+from ..core import kernel as C
 from . import _kernel as K
 from .endgame import solve  # noqa: F401  (the game's ``solve`` hook: exact endgames, N <= 8)
 

@@ -43,8 +43,8 @@ can place, no double pass needed).
 """
 
 
-from .. import _common as C
-from ..core import Game
+from ..core import kernel as C
+from ..game import Game
 from . import _kernel
 
 

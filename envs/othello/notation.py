@@ -11,8 +11,8 @@ board and the side to move (see ``_kernel.settle``).
 import numpy as np
 
 from .. import _board_text as T
-from .. import _common as C
 from ..core import NotationError, TextBoardError
+from ..core import kernel as C
 from . import _kernel as K
 
 

@@ -44,14 +44,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import make_game
-from ..core import Game, ParameterError, check_int
+from ..core import ParameterError, check_int
+from ..core.rng import SEED_BOUND
+from ..game import Game
 from ..registry import GameSpec, names, spec
 from . import framework_checks as F
 from . import game_checks as G
 from .contract import ContractError, Trace
 
 GAMES = 2  # random games (or episodes) a check plays by default: each check plays its own
-SEED_BOUND = 2**63 - 1
 
 
 def as_game(game, params: dict | None = None) -> Game:

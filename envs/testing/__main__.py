@@ -21,7 +21,8 @@ import sys
 import time
 
 from ..core import ArbiterError
-from ..registry import GameSpec, names, register
+from ..registration import register
+from ..registry import GameSpec, names
 from . import CHECKS, GAMES, ContractError, as_game, variant_id, variants
 
 

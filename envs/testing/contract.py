@@ -13,7 +13,7 @@ import zlib
 
 import numpy as np
 
-from ..core import Game
+from ..game import Game
 
 
 class ContractError(AssertionError):

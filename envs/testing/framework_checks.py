@@ -18,10 +18,10 @@ import warnings
 import gymnasium
 import numpy as np
 
-from ..core import Game
+from ..core.rng import SEED_BOUND
+from ..game import Game
 from .contract import Trace
 
-SEED_BOUND = 2**63 - 1
 API_CYCLES = 60      # PettingZoo api_test cycles (halved for seed_test and the classic layout): more
                      # is slower, hardly stricter, as the episodes below play whole games
 VECTOR_ENVS = 4

@@ -15,20 +15,19 @@ import pickle
 
 import numpy as np
 
-from .. import _common as C
 from ..core import (
     ArbiterError,
-    Game,
     IllegalActionError,
     NotationError,
     ParameterError,
     StateError,
     TextBoardError,
-    perft,
 )
+from ..core import kernel as C
+from ..core.rng import SEED_BOUND
+from ..game import Game, perft
 from .contract import Trace
 
-SEED_BOUND = 2**63 - 1
 SAMPLED = 12          # actions sampled per position (``is_legal``, notation) where there are more
 PLAYOUTS = 200        # compiled random playouts per seed
 PERFT_LEAVES = 100_000  # depth 3 is compared where it has at most about this many leaves
@@ -445,7 +444,7 @@ def pickling(trace: Trace, game: Game, seed: int, games: int) -> None:
 # -- perft -----------------------------------------------------------------------------------------------
 
 def perft_check(trace: Trace, game: Game, seed: int, games: int) -> None:
-    """``envs.core.perft`` (compiled) counts what the Game API plays: at the start and along
+    """``envs.game.perft`` (compiled) counts what the Game API plays: at the start and along
     random games, perft(s, 1) is the number of legal actions and perft(s, d) the sum of
     perft(apply(s, a), d - 1) over them (counted move by move in Python at depth 2, and at
     depth 3 from the first start position where that stays small); a finished game is one

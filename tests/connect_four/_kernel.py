@@ -1,6 +1,6 @@
 """Connect Four rules kernel (numba): the game's rules as the hooks of ``envs.registry.HOOKS``.
 
-State (int64), after the common header of ``envs/_common.py``:
+State (int64), after the common header of ``envs/core/kernel.py``:
 
     HEADER + r*C + c         cell at row r (0 = top row as printed), column c (0 = column a):
                              0 empty, 1 first player (seat 0, "x"), 2 second player (seat 1, "o")
@@ -18,12 +18,12 @@ Params: P_GAME = columns C, P_GAME+1 = rows R, P_GAME+2 = connect (discs in a ro
 Reason codes in H_REASON: LINE (the mover made ``connect`` in a row), FULL (board full, draw).
 
 Cells sit at ``s[HEADER + k]`` with 0/1/2 like the built-in board games, so ``encode`` is
-``envs._common.encode_stones`` and the generic ``owners`` default fits as is.
+``envs.core.kernel.encode_stones`` and the generic ``owners`` default fits as is.
 """
 
 from numba import njit
 
-from envs import _common as C
+from envs.core import kernel as C
 
 P_COLUMNS = C.P_GAME
 P_ROWS = C.P_GAME + 1

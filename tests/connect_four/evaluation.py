@@ -5,13 +5,13 @@ one colour only is live for that colour: one more disc short of a line (an open 
 standard game) is worth ``WEIGHTS[0]``, two short ``WEIGHTS[1]``; each disc in the centre
 column(s) is worth ``WEIGHTS[2]``. ``evaluate`` is the side to move's total minus the
 opponent's. A game needs no evaluation module at all (search then knows only wins and losses,
-see ``envs._generic``); this one shows the shape of one, with tunable weights.
+see ``envs.core.hooks``); this one shows the shape of one, with tunable weights.
 """
 
 import numpy as np
 from numba import njit
 
-from envs import _common as C
+from envs.core import kernel as C
 
 # The kernel's parameter layout and line directions, repeated rather than imported from
 # ``_kernel``: numba caches ``evaluate`` in a file checked against this module's source only, so

@@ -31,9 +31,10 @@ A line, or a full board (draw). ``max_moves`` is ``columns * rows``, which the b
 
 import numpy as np
 
-from envs import _common as C
 from envs import render as R
-from envs.core import Game, ParameterError
+from envs.core import ParameterError
+from envs.core import kernel as C
+from envs.game import Game
 
 from . import _kernel as K
 

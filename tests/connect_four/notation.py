@@ -22,7 +22,7 @@ that just moved, and one of its top discs completes every line it has (its last 
 import numpy as np
 
 import envs
-from envs import _common as C
+from envs.core import kernel as C
 
 from . import _kernel as K
 

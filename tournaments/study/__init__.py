@@ -23,13 +23,43 @@ compiled championship and Bradley–Terry fit), ``model`` (player-model paramete
 distributed extra).
 """
 
-from .grid import (ACCURACY, GRID_A, GRID_N, LOWER_IS_BETTER, MODELS, best_systems, budget_specs, budget_systems,
-                   budget_table, efficiency, grid_specs, grid_systems, model_specs, models_table, pareto,
-                   placing_specs, placing_table, read_csv, run_grid, run_specs, swiss_rounds_curve, to_csv,
-                   to_markdown, write_study, PARTS)
+from .grid import (
+                   ACCURACY,
+                   GRID_A,
+                   GRID_N,
+                   LOWER_IS_BETTER,
+                   MODELS,
+                   PARTS,
+                   best_systems,
+                   budget_specs,
+                   budget_systems,
+                   budget_table,
+                   efficiency,
+                   grid_specs,
+                   grid_systems,
+                   model_specs,
+                   models_table,
+                   pareto,
+                   placing_specs,
+                   placing_table,
+                   read_csv,
+                   run_grid,
+                   run_specs,
+                   swiss_rounds_curve,
+                   to_csv,
+                   to_markdown,
+                   write_study,
+)
 from .model import make_model, rating_places
-from .simulator import CHUNK, METRICS, SYSTEMS, LocalExecutor, plan, simulate, system_config
-
+from .simulator import (
+                   CHUNK,
+                   METRICS,
+                   SYSTEMS,
+                   LocalExecutor,
+                   plan,
+                   simulate,
+                   system_config,
+)
 
 __all__ = [
     "simulate", "plan", "system_config", "SYSTEMS", "METRICS", "CHUNK", "LocalExecutor", "make_model",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import time
 
-from agents import ray_cluster
 from envs.core import ParameterError
+from envs.core import cluster as ray_cluster
 
 from ..ray_executor import require_ray
 

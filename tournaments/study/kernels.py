@@ -10,7 +10,7 @@ those of earlier versions.
 import numpy as np
 from numba import njit, prange
 
-from envs import _common as C
+from envs.core import rng as R
 
 from .. import _systems as S
 
@@ -28,8 +28,8 @@ TIE = 1e-9  # ratings closer than this (natural units) share their places
 @njit(cache=True)
 def _normal(rng):
     """A standard normal deviate (Box–Muller from two uniforms)."""
-    u1 = 1.0 - C.uniform(rng)  # in (0, 1]
-    u2 = C.uniform(rng)
+    u1 = 1.0 - R.uniform(rng)  # in (0, 1]
+    u2 = R.uniform(rng)
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
@@ -48,7 +48,7 @@ def game_result(F, model, black, white, rng):
     elif p < 0.0:
         p = 0.0
     draw = model[MODEL_DRAW]
-    u = C.uniform(rng)
+    u = R.uniform(rng)
     if u < draw:
         return S.DRAW
     return S.BLACK_WINS if u < draw + (1.0 - draw) * p else S.WHITE_WINS
@@ -176,7 +176,7 @@ def chunk(T, met, mt, out, model, elo, count, rng, sums):
     for _ in range(count):
         if kind == STUDY:
             for i in range(n):
-                F[i] = C.uniform(rng)
+                F[i] = R.uniform(rng)
             fmin, fmax = F.min(), F.max()
             for i in range(n):
                 F[i] = (F[i] - fmin) / (fmax - fmin)
@@ -187,7 +187,7 @@ def chunk(T, met, mt, out, model, elo, count, rng, sums):
                 F[i] = scale * _normal(rng)
         else:
             for i in range(n):
-                F[i] = scale * C.uniform(rng)
+                F[i] = scale * R.uniform(rng)
         if ratings:
             W[:, :] = 0
         games, black_points = championship(T, met, mt, out, res, F, model, W, rng)

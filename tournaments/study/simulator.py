@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs import _common as C
 from envs.core import ParameterError
+from envs.core import rng as R
 
 from ..referee import Config, configure
 from . import kernels as K
@@ -84,8 +84,8 @@ def plan(system, n_players, A=None, championships=10_000, seed=0, *, strengths="
     nchunks = -(-int(championships) // CHUNK)
     counts = np.full(nchunks, CHUNK, dtype=np.int64)
     counts[-1] = championships - CHUNK * (nchunks - 1)
-    master = C.new_rng(seed)
-    seeds = np.array([C.next_u64(master) for _ in range(nchunks)], dtype=np.uint64)
+    master = R.new_rng(seed)
+    seeds = np.array([R.next_u64(master) for _ in range(nchunks)], dtype=np.uint64)
     return Cell(config, model, int(championships), counts, seeds)
 
 

@@ -2,7 +2,7 @@
 
 A ``Game`` object owns a game's parameters and validates everything a caller hands it before it
 reaches compiled code (numba does no bounds checks, so a bad index would read or write memory
-silently). States are flat ``np.int64`` arrays (layout in ``envs/_common.py`` and each kernel's
+silently). States are flat ``np.int64`` arrays (layout in ``envs/core/kernel.py`` and each kernel's
 docstring); ``apply`` copies before it mutates, so a state a caller holds never changes.
 
 Vocabulary, used the same way everywhere in Arbiter:
@@ -20,108 +20,31 @@ game-specific conveniences (``Go.score``, ``Othello.discs``).
 
 from __future__ import annotations
 
-import ast
 import zlib
 from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
 
-from . import _common as C
 from . import _generic
-from ._specialise import compiled, hooks
-from .outcome import Outcome
-
+from .core import kernel as C
+from .core import rng as R
+from .core.checks import check_int, is_int, shown
+from .core.errors import (
+    ArbiterError,
+    IllegalActionError,
+    NotationError,
+    ParameterError,
+    StateError,
+    TextBoardError,
+)
+from .core.outcome import Outcome
+from .core.specialise import compiled, hooks, on_disk
+from .state import State
 
 _INT64 = np.dtype(np.int64)
 _HEADER_NAMES = ("s[0] (H_SIG)", "s[1] (H_PLAYER)", "s[2] (H_PLY)", "s[3] (H_STATUS)", "s[4] (H_WINNER)",
                  "s[5] (H_HASH)", "s[6] (H_LAST)", "s[7] (H_REASON)")
-
-
-class ArbiterError(ValueError):
-    """Base class of every error Arbiter raises for bad input."""
-
-
-class ParameterError(ArbiterError):
-    """An unknown game or rule set, or a parameter value outside what the game supports."""
-
-
-class StateError(ArbiterError):
-    """Something that is not a state of this game (wrong type, length, or another game's state)."""
-
-
-class IllegalActionError(ArbiterError):
-    """An action outside the action space, or one that is not legal in the given state."""
-
-
-class NotationError(ArbiterError):
-    """A move string that does not parse in the game's notation, or names an illegal move."""
-
-
-class TextBoardError(ArbiterError):
-    """A text board that ``from_text`` cannot read as a legal position of the game."""
-
-
-def shown(value, limit: int = 60) -> str:
-    """``repr(value)`` for an error message, cut in the middle past ``limit`` characters: a
-    parameter of ten thousand digits is named by its ends and length, not printed whole (and an
-    int past Python's 4,300-digit conversion limit, whose ``repr`` raises, is named by its bits)."""
-    try:
-        text = repr(value)
-    except ValueError:  # int too large to convert to str
-        return f"<an int of {value.bit_length()} bits>"
-    if len(text) <= limit:
-        return text
-    half = (limit - 5) // 2
-    return f"{text[:half]}...{text[-half:]} ({len(text)} characters)"
-
-
-LITERAL_LIMIT = 200  # characters: no parameter or option value needs more
-
-
-def literal(text: str):
-    """A value as a spec string or a command line writes it (``size=9``, ``komi=6.5``,
-    ``exact_five=True``): the Python literal it reads as, else the text itself (``rules=openspiel``).
-    Text past ``LITERAL_LIMIT`` characters stays text, so a hostile value (a hundred thousand
-    minus signs) becomes a checked parameter's typed error instead of exhausting the parser's
-    memory or recursion."""
-    if len(text) > LITERAL_LIMIT:
-        return text
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return text
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-UNBOUNDED = 2**62  # the ``hi`` of an integer parameter with no upper bound of its own
-
-
-def check_int(name, value, lo, hi, *, even=False):
-    """Validate an integer parameter in ``[lo, hi]`` (optionally even); returns it as ``int``."""
-    span = f"from {lo} to {hi}" if hi < UNBOUNDED else f"of at least {lo}"
-    if not _is_int(value):
-        raise ParameterError(f"{name}={shown(value)}: expected an integer {span}")
-    value = int(value)
-    if not lo <= value <= hi or (even and value % 2):
-        kind = "an even integer" if even else "an integer"
-        raise ParameterError(f"{name}={shown(value)}: expected {kind} {span}")
-    return value
-
-
-def check_choice(name, value, allowed):
-    """Validate a parameter that takes one of a few values (strings or bools); numpy's bools
-    count as bools (a config read through numpy hands them out), numbers never do."""
-    if isinstance(value, np.bool_):
-        value = bool(value)
-    for option in allowed:
-        if type(value) is type(option) and value == option:
-            return value
-    options = ", ".join(repr(o) for o in allowed)
-    raise ParameterError(f"{name}={shown(value)}: expected one of {options}")
 
 
 class Game:
@@ -157,7 +80,7 @@ class Game:
         signature = zlib.crc32(repr((spec.name, sorted(merged.items()))).encode())
         reasons = 0
         for code in self.end_reasons:
-            if not _is_int(code) or not 1 <= code <= 62:
+            if not is_int(code) or not 1 <= code <= 62:
                 raise ParameterError(f"{spec.name}: end reason code {code!r}: expected an integer from 1 to 62")
             reasons |= 1 << int(code)
         p = np.array([signature, max_moves, num_actions, spec.num_players, reasons, *kernel_params], dtype=np.int64)
@@ -217,14 +140,12 @@ class Game:
     def initial_state(self, seed=None) -> np.ndarray:
         """The start position. ``seed`` matters only where the game has chance (the deal)."""
         s = np.zeros(self.state_len, dtype=np.int64)
-        self.spec.kernel.init(s, self._p, C.new_rng(seed))
+        self.spec.kernel.init(s, self._p, R.new_rng(seed))
         return s
 
     def new_initial_state(self, seed=None):
         """The start position as an ``envs.State``, which plays in place without validating each
         move (OpenSpiel's name and shape; see ``envs/state.py``)."""
-        from .state import State
-
         return State._own(self, self.initial_state(seed=seed))
 
     def check_state(self, state) -> np.ndarray:
@@ -236,7 +157,7 @@ class Game:
         compiled code (``envs.registry.HOOKS``): indices and counts in range, bitboards inside the
         board and consistent with the cells, piece counts, the Zobrist hash recomputed from
         scratch, Go's chain records, the Calculation deck, and the common header
-        (``envs._common.check_header``). numba does no bounds checks, so without this a tampered
+        (``envs.core.kernel.check_header``). numba does no bounds checks, so without this a tampered
         cell is a segfault or silently wrong play.
 
         No cache of "states this object produced" skips the check: a sound cache must still prove
@@ -302,7 +223,7 @@ class Game:
         raise StateError(self._state_error(state, code))
 
     def _state_error(self, state, code) -> str:
-        """The message of a ``validate`` result (``envs._common.error``): field, value, invariant."""
+        """The message of a ``validate`` result (``envs.core.kernel.error``): field, value, invariant."""
         index, kind = code >> 16, code & 0xFFFF
         what = self._errors.get(kind, f"invariant {kind} of the game's validate hook is broken")
         field = _HEADER_NAMES[index] if index < C.HEADER else f"s[{index}]"
@@ -313,7 +234,7 @@ class Game:
         """Return ``action`` as an int if it lies in the action space, else raise."""
         if type(action) is int and 0 <= action < self.num_actions:
             return action
-        if not _is_int(action) or not 0 <= int(action) < self.num_actions:
+        if not is_int(action) or not 0 <= int(action) < self.num_actions:
             raise IllegalActionError(
                 f"action {action!r} is outside the action space: expected an integer in [0, {self.num_actions})"
             )
@@ -354,7 +275,7 @@ class Game:
 
     def is_legal(self, state, action) -> bool:
         state = self.check_state(state)
-        if not _is_int(action) or not 0 <= int(action) < self.num_actions:
+        if not is_int(action) or not 0 <= int(action) < self.num_actions:
             return False
         return state[C.H_STATUS] == C.ONGOING and bool(self.spec.kernel.is_legal(state, self._p, int(action)))
 
@@ -377,7 +298,7 @@ class Game:
         return out
 
     def outcome(self, state) -> Outcome | None:
-        """How finished ``state`` ended, as an ``envs.outcome.Outcome`` (None while the game goes
+        """How finished ``state`` ended, as an ``envs.core.outcome.Outcome`` (None while the game goes
         on): the winner (None for a draw; alone, None for a lost game), ``returns``, the rule that
         ended it (``end_reason``) and the ``margin``: what journals, records and reports keep."""
         state = self.check_state(state)
@@ -403,7 +324,7 @@ class Game:
     def observation(self, state, seat) -> np.ndarray:
         """Planes from ``seat``'s point of view; never contains hidden information."""
         state = self.check_state(state)
-        if not _is_int(seat) or not 0 <= int(seat) < self.num_players:
+        if not is_int(seat) or not 0 <= int(seat) < self.num_players:
             raise ArbiterError(f"seat {seat!r}: expected 0..{self.num_players - 1}")
         out = np.empty(self.observation_shape, dtype=np.float32)
         self._ops.observe(state, self._p, int(seat), self.num_actions, out.reshape(-1))
@@ -473,7 +394,7 @@ class Game:
         if isinstance(rng, np.random.Generator):
             rng = int(rng.integers(0, 2**63 - 1))
         try:
-            stream = C.new_rng(rng)
+            stream = R.new_rng(rng)
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"rng={rng!r}: expected None, a non-negative integer seed or a numpy Generator") from exc
         hooks(self.spec).determinise(s, self._p, stream)
@@ -490,7 +411,7 @@ class Game:
         lengths = np.zeros(n, dtype=np.int64)
         self._ops.random_playouts(
             self._p, self.state_len, self.num_actions, self.num_players,
-            C.new_rng(seed), returns, lengths,
+            R.new_rng(seed), returns, lengths,
         )
         return {"returns": returns, "lengths": lengths}
 
@@ -512,3 +433,10 @@ def perft(game: Game, state, depth: int) -> int:
     depth = check_int("depth", depth, 0, 64)
     return int(game._ops.perft(game.check_state(state), game._p, depth, game.num_actions))
 
+
+
+def is_cached(spec) -> bool | None:
+    """Whether numba's disk cache holds this game's compiled code (its legal-move entry point, the
+    first thing any run compiles); None when that cannot be told. Lets a program say "compiling,
+    first run only" before a long first compile."""
+    return on_disk(compiled(_generic, spec).legal_array)

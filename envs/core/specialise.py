@@ -32,43 +32,21 @@ from pathlib import Path
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
-_PER_GAME = "__per_game__"
+from . import hooks as _defaults
+from .generic import PER_GAME
+from .hooks import HOOKS
+
 _NAMESPACES: dict = {}   # (spec name, id(spec)) -> hook namespace
 _COMPILED: dict = {}     # (module name, spec name, id(spec)) -> module of specialised functions
 # Both tables are filled in steps (a namespace, then its functions); the lock keeps a thread from
 # reading one half built (MCTS's ``threads`` may ask for the same game's code at once).
 _LOCK = threading.RLock()
-_PACKAGES = tuple(Path(__file__).resolve().parent.parent / name for name in ("envs", "agents", "tournaments"))
-
-
-def per_game(fn=None, *, inline=False, parallel=False, nogil=False):
-    """Mark a plain function as generic compiled code that calls game hooks through ``G``.
-
-    The function itself is never jitted; ``compiled(module, spec)`` jits one copy per game.
-    Every other ``@per_game`` function of the same module that it calls by name is the copy of
-    the same game. ``inline=True`` (``@per_game(inline=True)``) inlines a small helper into its
-    callers at numba-IR level instead of compiling it as a function of its own: each function
-    compiled on its own links in and re-optimises the game's kernel code it calls, which is
-    most of a cold compile. ``parallel=True`` compiles with numba's ``parallel=True``, for a
-    function whose ``prange`` loops spread independent games over the cores. ``nogil=True``
-    releases the GIL while the copy runs, so Python threads can run it side by side (MCTS's
-    ``threads`` search one tree each).
-    """
-    if fn is None:
-        return lambda f: per_game(f, inline=inline, parallel=parallel, nogil=nogil)
-    fn.__per_game_inline__ = inline
-    fn.__per_game_parallel__ = parallel
-    fn.__per_game_nogil__ = nogil
-    module = sys.modules[fn.__module__]
-    names = module.__dict__.setdefault(_PER_GAME, [])
-    if fn.__name__ not in names:
-        names.append(fn.__name__)
-    return fn
+_PACKAGES = tuple(Path(__file__).resolve().parents[2] / name for name in ("envs", "agents", "tournaments"))
 
 
 def hooks(spec) -> types.ModuleType:
     """The hook namespace ``G`` of a game: its kernel's and evaluation's functions by hook name,
-    with the defaults of ``envs._generic`` for the optional hooks it does not provide."""
+    with the defaults of ``envs.core.hooks`` for the optional hooks it does not provide."""
     with _LOCK:
         return _hooks(spec)
 
@@ -78,9 +56,6 @@ def _hooks(spec) -> types.ModuleType:
     ns = _NAMESPACES.get(key)
     if ns is not None:
         return ns
-    from . import _generic
-    from .registry import HOOKS
-
     ns = types.ModuleType(f"arbiter_hooks_{spec.name}")
     missing = []
     for hook, where in HOOKS.items():
@@ -93,7 +68,7 @@ def _hooks(spec) -> types.ModuleType:
     ns.__digest__ = _digest([getattr(ns, h) for h in HOOKS if hasattr(ns, h)]
                             + [getattr(spec, "kernel"), getattr(spec, "evaluation")])
     _NAMESPACES[key] = ns
-    defaults = _specialise(_generic, spec, ns)
+    defaults = _specialise(_defaults, spec, ns)
     for hook in missing:
         setattr(ns, hook, getattr(defaults, "default_" + hook))
     return ns
@@ -119,13 +94,13 @@ def _specialise(module, spec, ns):
     out = _COMPILED.get(key)
     if out is not None:
         return out
-    names = module.__dict__.get(_PER_GAME, ())
+    names = module.__dict__.get(PER_GAME, ())
     out = types.ModuleType(f"{module.__name__}[{spec.name}]", module.__doc__)
     _COMPILED[key] = out
     scope = dict(module.__dict__)
     scope["G"] = ns
     for name, value in module.__dict__.items():
-        if isinstance(value, types.ModuleType) and value is not module and _PER_GAME in value.__dict__:
+        if isinstance(value, types.ModuleType) and value is not module and PER_GAME in value.__dict__:
             scope[name] = _specialise(value, spec, ns)
     tag = f"{spec.name}_{ns.__digest__}"
     for name in names:
@@ -193,14 +168,12 @@ def _ours(path) -> bool:
         not p.is_relative_to(Path(sys.base_prefix).resolve())
 
 
-def is_cached(spec) -> bool | None:
-    """Whether numba's disk cache holds this game's generic code (its legal-move entry point, the
-    first thing any run compiles); None when that cannot be told (numba's cache layout is not a
-    public API). Lets a program say "compiling, first run only" before a long first compile."""
-    from . import _generic
-
+def on_disk(function) -> bool | None:
+    """Whether numba's disk cache holds compiled ``function`` (a specialised copy); None when that
+    cannot be told (numba's cache layout is not a public API). Lets a program say "compiling,
+    first run only" before a long first compile."""
     try:
-        index = compiled(_generic, spec).legal_array._cache._cache_file._index_path
+        index = function._cache._cache_file._index_path
     except AttributeError:
         return None
     return Path(index).exists()

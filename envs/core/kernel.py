@@ -1,4 +1,4 @@
-"""Layout and helpers shared by every game kernel.
+"""The state layout and the helpers every game kernel shares (imported as ``C`` by convention).
 
 Every game state is one flat ``np.int64`` array. The first ``HEADER`` cells have the same meaning in
 all five games, so generic code (the Game facade, random playouts, search) can read whose turn it
@@ -28,9 +28,7 @@ broken invariant (``HEADER_ERRORS`` here, a kernel's ``STATE_ERRORS`` for codes 
 ``GAME_ERRORS`` on) and ``index`` the state cell where it shows. ``check_header`` checks the
 header; every game's ``validate`` starts with it.
 
-The random generator is SplitMix64 over a one-cell ``uint64`` array: tiny, fast in numba, and the
-same stream on every platform, so a seed replays identically everywhere (numba's own
-``np.random`` is per-thread global state that a caller could not isolate).
+Random streams are ``envs.core.rng``'s.
 """
 
 from __future__ import annotations
@@ -87,35 +85,6 @@ def zobrist_table(n: int, salt: int) -> np.ndarray:
     return np.random.default_rng(0xA4B17E2 + salt).integers(
         np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=n, dtype=np.int64
     )
-
-
-def new_rng(seed) -> np.ndarray:
-    """A SplitMix64 state from any seed numpy accepts (None draws fresh OS entropy)."""
-    value = np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)
-    return np.array(value, dtype=np.uint64)
-
-
-@njit(cache=True, inline="always")
-def next_u64(rng):
-    """Advance the SplitMix64 state ``rng[0]`` and return the next 64-bit output."""
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def randint(rng, n):
-    """Uniform integer in ``[0, n)`` (n > 0). Lemire's multiply-shift; bias < n / 2**32."""
-    r = next_u64(rng) >> np.uint64(32)
-    return np.int64((r * np.uint64(n)) >> np.uint64(32))
-
-
-@njit(cache=True)
-def uniform(rng):
-    """Uniform float in ``[0, 1)`` with 53 random bits."""
-    return np.float64(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @njit(cache=True, inline="always")  # inlined: numba compiled a copy per literal code passed

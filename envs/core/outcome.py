@@ -38,8 +38,8 @@ and cutechess write it (``1-0``, ``0-1``, ``1/2-1/2``); ``sgf_result`` is SGF's 
 time, ``B+F`` any other forfeit, ``0`` a draw). ``code`` is the compact form the championship
 kernels and the journal keep (``BLACK_WINS``, ``WHITE_WINS``, ``DRAW``).
 
-This module reads only the common header of a state (``envs._common``) and needs nothing else of
-Arbiter, so every layer may import it.
+It is part of the shared core: it reads only the common header of a state
+(``envs.core.kernel``), so every layer may import it.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._common import H_STATUS, H_WINNER, NO_WINNER, TERMINAL
+from .errors import ArbiterError
+from .kernel import H_STATUS, H_WINNER, NO_WINNER, TERMINAL
 
 NORMAL = "normal"
 RESIGN = "resign"
@@ -76,7 +77,7 @@ _RETURNS = {0: (1.0, -1.0), 1: (-1.0, 1.0), None: (0.0, 0.0)}  # a two-player ga
 _SGF_LOSS = {RESIGN: "R", TIMEOUT: "T", CRASH: "F", ILLEGAL: "F"}  # RE[B+R], RE[W+T], RE[B+F]
 
 
-class OutcomeError(ValueError):
+class OutcomeError(ArbiterError):
     """Something that is not an outcome: a winner that is no seat, returns that contradict it, an
     unknown reason, a record with a field of the wrong type. The message names the field."""
 

@@ -1,0 +1,97 @@
+"""Per-game defaults of the search agents: what an agent plays a game with when its spec leaves
+an option out.
+
+A game's spec says what the game *is* (rules, parameters, notation, observation, the hooks of its
+kernel and evaluation, the names of the playout policies its evaluation offers); how an agent
+should search it is the agent's business, measured per game and declared here with ``tune``:
+
+    agents.tune("mcts", "connect_four", threshold=3, playout="light")
+
+An option given in the spec (``mcts:rave=0``) always wins; a game nobody tuned gets the agent's
+own defaults. Games registered later (outside the package) are tuned the same way, by name, once
+their package is imported.
+
+The keys each agent reads:
+
+``mcts``
+    ``playout`` (a policy name of the game's evaluation), ``rave`` (RAVE's equivalence parameter
+    k; 0: plain UCT), ``threshold`` (playouts a leaf gets before it is expanded) and
+    ``time_profile`` (on a clock: ``((progress, weight), ...)``, progress = plies played /
+    num_actions from 0 ascending, weight = a move's share of the average time, linear in
+    between, flat past the last point; none: every move the same time, no early stop).
+``alphabeta``
+    ``seconds`` (its clock per move when given neither depth nor time: iterative deepening; 0:
+    depth 4, no clock) and ``endgame`` (the limit passed to the game's ``solve`` hook on that
+    clock, Othello's empty squares; 0: no exact solving).
+"""
+
+from __future__ import annotations
+
+import math
+
+from envs.core.checks import check_int, shown
+
+from .base import AgentError
+
+KEYS = {"mcts": ("playout", "rave", "threshold", "time_profile"), "alphabeta": ("seconds", "endgame")}
+_TUNING: dict[tuple[str, str], dict] = {}
+
+
+def tune(agent: str, game: str, **values) -> None:
+    """Declare ``agent``'s defaults for the game named ``game`` (replacing earlier ones for the
+    same keys). The values are checked here, so a bad tuning fails where it is written."""
+    if agent not in KEYS:
+        raise AgentError(f"tune({shown(agent)}, ...): agents with per-game defaults are {', '.join(KEYS)}")
+    unknown = sorted(set(values) - set(KEYS[agent]))
+    if unknown:
+        raise AgentError(f"tune({agent!r}, {game!r}): unknown key {unknown[0]!r}: expected some of "
+                         f"{', '.join(KEYS[agent])}")
+    for key, value in values.items():
+        _check(agent, game, key, value)
+    _TUNING.setdefault((agent, game), {}).update(values)
+
+
+def tuned(agent: str, game: str, key: str, default):
+    """``agent``'s default ``key`` for the game named ``game``, or ``default`` if none was tuned."""
+    return _TUNING.get((agent, game), {}).get(key, default)
+
+
+def _check(agent, game, key, value) -> None:
+    where = f"tune({agent!r}, {game!r}): {key}={shown(value)}"
+    if key == "time_profile":
+        _check_time_profile(where, value)
+    elif key == "playout":
+        if not isinstance(value, str):
+            raise AgentError(f"{where}: expected a playout policy's name")
+    elif key in ("threshold", "endgame"):
+        check_int(key, value, 1 if key == "threshold" else 0, 10**6)
+    elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise AgentError(f"{where}: expected a finite number >= 0")
+
+
+def _check_time_profile(where, profile) -> None:
+    """A time profile is (progress, weight) pairs, progress ascending from 0, weights positive."""
+    try:
+        points = [(float(x), float(w)) for x, w in profile]
+    except (TypeError, ValueError):
+        raise AgentError(f"{where}: expected (progress, weight) pairs") from None
+    xs = [x for x, _ in points]
+    if points and (xs[0] != 0.0 or any(b <= a for a, b in zip(xs, xs[1:]))
+                   or not all(math.isfinite(x) for x in xs)
+                   or not all(math.isfinite(w) and w > 0 for _, w in points)):
+        raise AgentError(f"{where}: progress must rise from 0 and weights be positive")
+
+
+# -- the built-in games ---------------------------------------------------------------------------
+
+# Go: pattern playouts, RAVE from the tree's and the playouts' moves, and on a clock the longest
+# thinking in the middle game, where 9x9 games against GNU Go are decided (by plies / points: the
+# opening's first moves are few and the endgame's are small).
+tune("mcts", "go", playout="pattern", rave=1000.0,
+     time_profile=((0.0, 0.6), (0.1, 1.2), (0.5, 1.2), (0.8, 0.6), (1.2, 0.5)))
+# Calculation: greedy playouts, and a leaf expanded at its first playout: at 1,000, 10,000 and
+# 100,000 playouts per move on the same deals it won more than the study's threshold 5
+# (docs/patience.md).
+tune("mcts", "calculation", playout="greedy", threshold=1)
+# Othello: 1 s a move by default, with the exact endgame solver from 20 empty squares.
+tune("alphabeta", "othello", seconds=1.0, endgame=20)
