@@ -140,7 +140,7 @@ def test_vectorised_progress_reward_counts_the_cards_each_step_put_on_a_foundati
             assert dones[i] == game.is_terminal(after)
             if dones[i]:
                 finished += 1
-                assert game.foundation_cards(after) == wrapped.observed_foundation_cards(
+                assert game.foundation_cards(after) == game.observed_foundation_cards(
                     infos[i]["terminal_observation"][None])[0]
     assert finished >= 8
 
