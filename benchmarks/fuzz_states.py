@@ -158,7 +158,6 @@ def tampered(game, positions, other, seed, i):
 def _exercise(game, s, rng, record, valid=False):
     """Every public method on ``s``; ``record(kind, detail)`` hears each problem. ``valid``: ``s``
     is an untouched position, which ``check_state`` must accept."""
-    import numpy as np
 
     def call(name, fn, *args):
         try:

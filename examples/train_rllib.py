@@ -91,7 +91,6 @@ def parse(argv=None):
 def build(args):
     """The PPO algorithm: the env, the shared masked module, the audit callback."""
     import numpy as np
-    import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
     from ray.rllib.core.columns import Columns

@@ -9,8 +9,16 @@ import pytest
 
 from envs.core import ParameterError
 from tournaments import study
-from tournaments.referee import (BLACK_WINS, DRAW, WHITE_WINS, Referee, configure, expected_games,
-                                 study_swiss_rounds, swiss_rounds)
+from tournaments.referee import (
+    BLACK_WINS,
+    DRAW,
+    WHITE_WINS,
+    Referee,
+    configure,
+    expected_games,
+    study_swiss_rounds,
+    swiss_rounds,
+)
 
 
 def play_out(system, n, seed=0, strengths=None, draw_every=0, **options):

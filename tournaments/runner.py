@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import os
 import pickle
 from dataclasses import dataclass, field
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from envs.core import ArbiterError
-from envs.outcome import Outcome
+from envs.core.outcome import Outcome
 
 from . import ratings
 from .sprt import format_elo, score_interval, score_to_elo

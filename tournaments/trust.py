@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.core import ParameterError
-from envs.outcome import Outcome
+from envs.core.outcome import Outcome
 
 from . import ratings
 
