@@ -82,7 +82,7 @@ except BaseException as e:
     import traceback
     out(error=repr(e), trace=traceback.format_exc())
     sys.exit(1)
-""" % {"mcts": MCTS_SPEC, "alphabeta": ALPHABETA_SPEC}
+""" % {"mcts": MCTS_SPEC, "alphabeta": ALPHABETA_SPEC}  # noqa: UP031 (a template of the child script, filled with % so its own braces stay as they are)
 
 
 def load():
@@ -233,7 +233,7 @@ def main(argv=None):
     results = {"meta": meta, "games": {}, "all_games": None, "quickstart": None}
     timeout = args.timeout
     for name in args.games:
-        runs = cold_and_warm(lambda cache: run_steps([name], cache, timeout), args.repeat)
+        runs = cold_and_warm(lambda cache, name=name: run_steps([name], cache, timeout), args.repeat)
         results["games"][name] = runs
         print_row(name, runs, TARGET_GAME_COLD)
     if not args.skip_all_games:

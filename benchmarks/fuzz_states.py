@@ -324,7 +324,7 @@ def run_child_env(game_name, steps, progress, seed):
         vec = ArbiterVectorEnv(num_envs=8, game=game_name, **params)
         vec.reset(seed=seed)
         n = vec.game.num_actions
-        for k in range(max(1, steps // 8)):
+        for _ in range(max(1, steps // 8)):
             r = rng.random()
             if r < 0.6:
                 acts = rng.integers(-3, n + 3, size=8)

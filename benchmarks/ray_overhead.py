@@ -42,7 +42,7 @@ def main(argv=None):
         results[label] = tournaments.round_robin(agents, executor=executor, **common)
         timings[label] = time.perf_counter() - start
     ray.shutdown()
-    strip = [sorted((tuple(sorted((k, str(v)) for k, v in g.items() if k != "seconds")) for g in results[x].games))
+    strip = [sorted(tuple(sorted((k, str(v)) for k, v in g.items() if k != "seconds")) for g in results[x].games)
              for x in ("process", "ray")]
     n = len(results["ray"].games)
     print(f"{n} games of {args.game} {params}, {args.agents} agents mcts:simulations={args.simulations}, "

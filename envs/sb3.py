@@ -54,7 +54,7 @@ MIN_IMAGE_SIDE = 36  # NatureCNN's three convolutions need at least this many pi
 
 
 def make_vec_env(env_id, n_envs: int = 16, observation: str = "planes", seed=None,
-                 agent_seat=0, opponent="random", opening_plies=0, **game_params) -> "ArbiterSB3VecEnv":
+                 agent_seat=0, opponent="random", opening_plies=0, **game_params) -> ArbiterSB3VecEnv:
     """An SB3 ``VecEnv`` of ``n_envs`` games of ``env_id`` (a Gymnasium id such as ``"Go-v0"``,
     or a game name) against ``opponent``, ``"random"`` or ``"greedy"`` (the greedy agent, compiled
     into the step), every episode opening with ``opening_plies`` random plies (k or

@@ -68,8 +68,8 @@ def differences(game, s) -> np.ndarray:
 def self_play(game, weights, games, depth, opening_plies, rng):
     """Positions (feature differences) and labels from ``games`` games of ``weights`` vs itself."""
     rows, labels = [], []
-    for k, opening in enumerate(openings(game, games // 2, opening_plies, rng)):
-        for swap in (False, True):
+    for opening in openings(game, games // 2, opening_plies, rng):
+        for _ in range(2):  # each opening twice
             seeds = rng.integers(2**31, size=2)
             players = [agents.make("alphabeta", depth=depth, weights=weights, seed=int(x)) for x in seeds]
             seen, black = play(game, players, opening)

@@ -249,8 +249,7 @@ def test_malicious_pickle_is_refused_even_with_a_matching_sidecar(tmp_path):
     path = tmp_path / "evil.pt"
     path.write_bytes(pickle.dumps({"stem.weight": _Payload()}, protocol=2))
     weights.sidecar_path(path).write_text(
-        '{"format": "%s", "kind": "alphazero", "game": "othello", "sha256": "%s"}'
-        % (weights.FORMAT, weights.sha256(path)))
+        f'{{"format": "{weights.FORMAT}", "kind": "alphazero", "game": "othello", "sha256": "{weights.sha256(path)}"}}')
     with pytest.raises(weights.WeightsError, match="not plain tensors"):
         weights.load(path)
     with pytest.raises(agents.AgentError):

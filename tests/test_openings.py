@@ -205,7 +205,7 @@ def test_each_opening_of_a_suite_is_played_once_with_each_colour(tmp_path, othel
     assert len(result.games) == 3 * 6
     pairs = colour_pairs(result)
     assert sorted({number for _, number in pairs}) == [1, 2, 3]
-    for (encounter, number), games in pairs.items():
+    for (encounter, _), games in pairs.items():
         a, b = sorted(encounter)
         assert sorted(games) == sorted([(a, b), (b, a)]), "one game with each colour"
     for g in result.games:  # the record's first moves are its opening

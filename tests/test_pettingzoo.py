@@ -300,7 +300,7 @@ def test_steps_after_the_game_follow_pettingzoo(module, params, wrapped):
 
     env = (module.env if wrapped else module.raw_env)(**params)
     env.reset(seed=0)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
         if termination or truncation:
             with pytest.raises(ValueError):

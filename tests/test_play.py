@@ -4,6 +4,7 @@ The test agents are plain objects (``act(game, state) -> action``), except where
 ``random`` agent shows that the same seeds replay the same game.
 """
 
+import dataclasses
 import time
 
 import numpy as np
@@ -98,7 +99,7 @@ def test_a_finished_game_agrees_with_the_games_returns():
     assert outcome.result == {0: "1-0", 1: "0-1", None: "1/2-1/2"}[outcome.winner]
     assert outcome.plies == len(outcome.moves) == len(outcome.actions) > 0 and outcome.opening == 0
     assert outcome.seconds >= 0
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         outcome.winner = 1  # frozen: an outcome is a fact
 
 
@@ -180,7 +181,7 @@ def test_the_same_seeds_give_the_same_game():
     assert deal == game(5, (7,)) and deal.moves != game(6, (7,)).moves
     assert deal.winner == (0 if deal.returns[0] > 0 else None)
     with pytest.raises(ValueError, match="two players"):
-        deal.result
+        _ = deal.result
 
 
 def test_start_from_a_position_and_watch_every_ply():

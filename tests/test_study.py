@@ -217,7 +217,7 @@ def test_pareto_front():
 def test_budget_and_placing_tables(tmp_path):
     assert ("round robin", 2, "round_robin", {"cycles": 2}) in study.budget_systems(8)
     assert max(p for f, p, *_ in study.budget_systems(8) if f == "swiss (no rematches)") == 7
-    out = study.write_study(tmp_path, sizes=(8,), championships=60, parts=("budget", "placing"), log=lambda s: None)
+    study.write_study(tmp_path, sizes=(8,), championships=60, parts=("budget", "placing"), log=lambda s: None)
     budget = (tmp_path / "budget.md").read_text()
     assert "on the front by" in budget and "| round robin cycles=3 | 168.0 |" in budget
     assert "| round robin | 56.0 |" in (tmp_path / "placing.md").read_text()

@@ -193,7 +193,7 @@ def test_odd_swiss_chooses_the_bye_so_that_no_rematch_is_needed():
             bye = ref.byes[-1][1]
             assert bye not in {q for p in pairs for q in p}
 
-            def forced(candidates):
+            def forced(candidates, met=met):
                 return all(any(frozenset(m) in met for m in matching)
                            for c in candidates for matching in all_matchings([q for q in range(n) if q != c]))
             if pairs & met:

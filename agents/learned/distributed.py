@@ -110,7 +110,7 @@ class _SelfPlayActor:
         rng = np.random.default_rng([seed, version, self.index])
         start = time.process_time()
         samples = []
-        for size, game in self.games.items():
+        for game in self.games.values():
             samples.append(selfplay.play(puct.Evaluator(self.net, game.num_actions), game, games,
                                          c["simulations"], rng, batch=c["leaf_batch"], encoding=c["encoding"],
                                          fast_simulations=c["fast_simulations"], full_fraction=c["full_fraction"]))

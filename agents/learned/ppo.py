@@ -71,7 +71,7 @@ class PPOAgent(Agent):
         self._meta = None
 
     @classmethod
-    def from_policy(cls, policy, game, deterministic: bool = False, seed=None) -> "PPOAgent":
+    def from_policy(cls, policy, game, deterministic: bool = False, seed=None) -> PPOAgent:
         """Wrap a live policy (a frozen copy in a training pool) without going through a file."""
         agent = cls(deterministic=deterministic, seed=seed)
         agent._policy = policy

@@ -66,7 +66,7 @@ def _hooks(spec) -> types.ModuleType:
         else:
             setattr(ns, hook, fn)
     ns.__digest__ = _digest([getattr(ns, h) for h in HOOKS if hasattr(ns, h)]
-                            + [getattr(spec, "kernel"), getattr(spec, "evaluation")])
+                            + [spec.kernel, spec.evaluation])
     _NAMESPACES[key] = ns
     defaults = _specialise(_defaults, spec, ns)
     for hook in missing:

@@ -205,7 +205,7 @@ def pettingzoo_check(trace: Trace, game: Game, seed: int, games: int) -> None:
         env = make(render_mode=mode)
         env.reset(seed=seed)
         trace.begin(0, env.unwrapped.state)
-        for _, agent in zip(range(RENDER_STEPS), env.agent_iter()):
+        for _ in zip(range(RENDER_STEPS), env.agent_iter()):
             trace.at(env.unwrapped.state)
             _check_picture(trace, f"the PettingZoo env's render() in {mode!r} mode", mode, env.render())
             obs, _, terminated, truncated, _ = env.last()
