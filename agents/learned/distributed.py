@@ -43,8 +43,8 @@ import time
 import numpy as np
 
 import envs
+from envs.core import cluster as ray_cluster
 
-from .. import ray_cluster
 from ..base import AgentError
 from . import network, puct, selfplay
 
