@@ -25,6 +25,7 @@ from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _generic
 from .core import kernel as C
@@ -39,6 +40,7 @@ from .core.errors import (
     TextBoardError,
 )
 from .core.outcome import Outcome
+from .core.rng import SeedLike
 from .core.specialise import compiled, hooks, on_disk
 from .state import State
 
@@ -105,7 +107,7 @@ class Game:
         return self.spec.defaults
 
     @property
-    def presets(self):
+    def presets(self) -> dict:
         return self.spec.presets
 
     def __getstate__(self):
@@ -137,18 +139,18 @@ class Game:
         """The read-only int64 parameter array compiled code passes to the kernel with a state."""
         return self._p
 
-    def initial_state(self, seed=None) -> np.ndarray:
+    def initial_state(self, seed: SeedLike | None = None) -> np.ndarray:
         """The start position. ``seed`` matters only where the game has chance (the deal)."""
         s = np.zeros(self.state_len, dtype=np.int64)
         self.spec.kernel.init(s, self._p, R.new_rng(seed))
         return s
 
-    def new_initial_state(self, seed=None):
+    def new_initial_state(self, seed: SeedLike | None = None) -> State:
         """The start position as an ``envs.State``, which plays in place without validating each
         move (OpenSpiel's name and shape; see ``envs/state.py``)."""
         return State._own(self, self.initial_state(seed=seed))
 
-    def check_state(self, state) -> np.ndarray:
+    def check_state(self, state: ArrayLike) -> np.ndarray:
         """Return ``state`` if it is a state of this game, else raise ``StateError`` saying what is
         wrong (which cell, its value, and the invariant it breaks).
 
@@ -230,7 +232,7 @@ class Game:
         value = int(state[index]) if 0 <= index < state.shape[0] else "?"
         return f"invalid {self!r} state: {field} = {value}: {what}"
 
-    def check_action(self, action) -> int:
+    def check_action(self, action: int) -> int:
         """Return ``action`` as an int if it lies in the action space, else raise."""
         if type(action) is int and 0 <= action < self.num_actions:
             return action
@@ -240,13 +242,13 @@ class Game:
             )
         return int(action)
 
-    def current_player(self, state) -> int:
+    def current_player(self, state: ArrayLike) -> int:
         return int(self.check_state(state)[C.H_PLAYER])
 
-    def is_terminal(self, state) -> bool:
+    def is_terminal(self, state: ArrayLike) -> bool:
         return self.check_state(state).item(C.H_STATUS) == C.TERMINAL
 
-    def end_reason(self, state):
+    def end_reason(self, state: ArrayLike) -> str | None:
         """Why the game ended, as a name from ``end_reasons`` (``None`` while it goes on)."""
         state = self.check_state(state)
         code = state.item(C.H_REASON)
@@ -255,12 +257,12 @@ class Game:
         return self.end_reasons.get(code, f"reason {code}")
 
     @property
-    def max_moves_reason(self):
+    def max_moves_reason(self) -> int | None:
         """The ``H_REASON`` code of a game cut off by ``max_moves`` (``None`` if it cannot be):
         frameworks report such an end as a truncation rather than a termination."""
         return next((code for code, name in self.end_reasons.items() if name == "max_moves"), None)
 
-    def legal_actions(self, state) -> np.ndarray:
+    def legal_actions(self, state: ArrayLike) -> np.ndarray:
         """Legal action ids, ascending; empty exactly when the game is over."""
         state = self._array(state)
         out = self._ops.checked_legal(state, self._p, self.num_actions)  # validate + list: one call
@@ -268,18 +270,18 @@ class Game:
             self._refuse(state, -out.item(0))
         return out
 
-    def legal_mask(self, state) -> np.ndarray:
+    def legal_mask(self, state: ArrayLike) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
         mask[self.legal_actions(state)] = True
         return mask
 
-    def is_legal(self, state, action) -> bool:
+    def is_legal(self, state: ArrayLike, action: int) -> bool:
         state = self.check_state(state)
         if not is_int(action) or not 0 <= int(action) < self.num_actions:
             return False
         return state[C.H_STATUS] == C.ONGOING and bool(self.spec.kernel.is_legal(state, self._p, int(action)))
 
-    def apply(self, state, action) -> np.ndarray:
+    def apply(self, state: ArrayLike, action: int) -> np.ndarray:
         """The state after ``action``; ``state`` itself is left unchanged."""
         state = self._array(state)
         nxt = self._ops.checked_apply(state, self._p, self.check_action(action))  # validates too
@@ -292,12 +294,12 @@ class Game:
             raise IllegalActionError(f"action {a} played after the game ended")
         raise IllegalActionError(f"action {a} ({self._describe(state, a)}) is not legal here")
 
-    def returns(self, state) -> np.ndarray:
+    def returns(self, state: ArrayLike) -> np.ndarray:
         out = np.zeros(self.num_players, dtype=np.float64)
         C.fill_returns(self.check_state(state), self.num_players, out)
         return out
 
-    def outcome(self, state) -> Outcome | None:
+    def outcome(self, state: ArrayLike) -> Outcome | None:
         """How finished ``state`` ended, as an ``envs.core.outcome.Outcome`` (None while the game goes
         on): the winner (None for a draw; alone, None for a lost game), ``returns``, the rule that
         ended it (``end_reason``) and the ``margin``: what journals, records and reports keep."""
@@ -308,10 +310,10 @@ class Game:
         return Outcome.from_state(state, self.returns(state), end_reason=self.end_reason(state),
                                   margin=self.margin(state) if won else None)
 
-    def action_to_str(self, state, action) -> str:
+    def action_to_str(self, state: ArrayLike, action: int) -> str:
         return self.spec.notation.action_to_str(self, self.check_state(state), self.check_action(action))
 
-    def str_to_action(self, state, text) -> int:
+    def str_to_action(self, state: ArrayLike, text: str) -> int:
         """Parse a move in the game's notation; raise NotationError if malformed or illegal."""
         state = self.check_state(state)
         if not isinstance(text, str):
@@ -321,7 +323,7 @@ class Game:
             raise NotationError(f"move {text!r} is not legal in this position")
         return action
 
-    def observation(self, state, seat) -> np.ndarray:
+    def observation(self, state: ArrayLike, seat: int) -> np.ndarray:
         """Planes from ``seat``'s point of view; never contains hidden information."""
         state = self.check_state(state)
         if not is_int(seat) or not 0 <= int(seat) < self.num_players:
@@ -330,10 +332,10 @@ class Game:
         self._ops.observe(state, self._p, int(seat), self.num_actions, out.reshape(-1))
         return out
 
-    def to_text(self, state) -> str:
+    def to_text(self, state: ArrayLike) -> str:
         return self.spec.notation.to_text(self, self.check_state(state))
 
-    def from_text(self, text) -> np.ndarray:
+    def from_text(self, text: str) -> np.ndarray:
         if not isinstance(text, str):
             raise TextBoardError(f"text board {text!r}: expected a string")
         state = self.spec.notation.from_text(self, text)
@@ -342,7 +344,7 @@ class Game:
             raise TextBoardError(f"text board: {self._state_error(state, int(code))}")
         return state
 
-    def summary(self, state) -> str:
+    def summary(self, state: ArrayLike) -> str:
         """One line of counts a person reads beside the board: for board games the pieces of each
         side (from the observation planes); games add what matters to them (Go's score)."""
         self.check_state(state)
@@ -351,14 +353,14 @@ class Game:
         planes = self.observation(state, 0)
         return f"pieces: x {int(planes[0].sum())}, o {int(planes[1].sum())}"
 
-    def margin(self, state):
+    def margin(self, state: ArrayLike) -> float | None:
         """By how much the winner of finished ``state`` won, in the game's own unit (Go: points,
         Othello: discs), for records (``RE[B+3.5]``); None where a win has no size."""
         return None
 
     # -- what GTP asks of a game (board, komi, pass): declared here, so it need not guess ----------
     @property
-    def board_size(self):
+    def board_size(self) -> int | None:
         """The side N of the N x N board the game is played on (GTP's ``boardsize``, SGF's
         ``SZ``), None for a game without a square board (Calculation, Connect Four). A game
         whose board side is a rule parameter names it ``size``; a fixed board declares its side
@@ -367,13 +369,13 @@ class Game:
         return None if size is None else int(size)
 
     @property
-    def komi(self):
+    def komi(self) -> float | None:
         """The points White gets on top of its score (GTP's ``komi``, SGF's ``KM``), as the rule
         parameter ``komi`` holds it; None for a game without komi."""
         return self.params.get("komi")
 
     @cached_property
-    def pass_action(self):
+    def pass_action(self) -> int | None:
         """The action that passes the turn, None for a game without one (Gomoku). When passing is
         legal is the rules' business (Go: always; Othello and LOA: only when blocked). It is the
         action the notation reads as ``pass``, GTP's word, which every notation here with a pass uses."""
@@ -382,7 +384,7 @@ class Game:
         except ArbiterError:
             return None
 
-    def sample_hidden(self, state, rng=None) -> np.ndarray:
+    def sample_hidden(self, state: ArrayLike, rng: SeedLike | np.random.Generator | None = None) -> np.ndarray:
         """A copy of ``state`` with everything the mover cannot see re-drawn at random.
 
         Search agents call this (determinisation) instead of reading hidden information; it
@@ -400,7 +402,7 @@ class Game:
         hooks(self.spec).determinise(s, self._p, stream)
         return s
 
-    def random_playouts(self, n_games, seed=None) -> dict:
+    def random_playouts(self, n_games: int, seed: SeedLike | None = None) -> dict:
         """Play ``n_games`` uniformly random games from the start inside compiled code.
 
         Returns ``{"returns": (n_games, num_players) float64, "lengths": (n_games,) int64}``.
@@ -428,7 +430,7 @@ class Game:
         return f"make_game({self.name!r}{args})"
 
 
-def perft(game: Game, state, depth: int) -> int:
+def perft(game: Game, state: ArrayLike, depth: int) -> int:
     """Count the move sequences of ``depth`` plies from ``state`` (finished games are leaves)."""
     depth = check_int("depth", depth, 0, 64)
     return int(game._ops.perft(game.check_state(state), game._p, depth, game.num_actions))

@@ -14,6 +14,8 @@ PettingZoo AEC envs are modules named as in ``pettingzoo.classic`` (``envs.petti
 made for each spec that names one.
 """
 
+from __future__ import annotations
+
 import sys
 from functools import partial
 from types import ModuleType
@@ -22,9 +24,10 @@ import gymnasium
 
 from . import pettingzoo, registry
 from .pettingzoo import classic
+from .registry import GameSpec
 
 
-def register(spec, *, replace: bool = False):
+def register(spec: GameSpec, *, replace: bool = False) -> GameSpec:
     """Add ``spec`` to the game registry, bind its facade class to it, and register its Gymnasium
     id and PettingZoo modules; returns the spec. A name already taken is an error unless
     ``replace`` is set (for a game under development, re-registered after an edit)."""
@@ -33,7 +36,7 @@ def register(spec, *, replace: bool = False):
     return spec
 
 
-def unregister(name):
+def unregister(name: str) -> GameSpec:
     """Remove a registered game with its Gymnasium id and PettingZoo modules; returns its spec.
 
     For games under development and for tests; a built-in game can be removed too, and comes
@@ -43,7 +46,7 @@ def unregister(name):
     return found
 
 
-def ensure(spec):
+def ensure(spec: GameSpec) -> GameSpec:
     """The registered spec of ``spec``'s name, registering ``spec`` first if the name is free:
     what a worker process does with the spec its parent sent it."""
     if spec.name not in registry.names():
@@ -51,7 +54,7 @@ def ensure(spec):
     return registry.spec(spec.name)
 
 
-def register_env(spec) -> None:
+def register_env(spec: GameSpec) -> None:
     """Register ``spec``'s Gymnasium id and PettingZoo module (again: replaced, harmless)."""
     if spec.gym_id is not None:
         if spec.gym_id in gymnasium.registry:
@@ -89,7 +92,7 @@ def _drop_module(package, name) -> None:
         package.__all__.remove(name)
 
 
-def unregister_env(spec) -> None:
+def unregister_env(spec: GameSpec) -> None:
     """Remove ``spec``'s Gymnasium id and PettingZoo module."""
     if spec.gym_id is not None and spec.gym_id in gymnasium.registry:
         del gymnasium.registry[spec.gym_id]

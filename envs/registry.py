@@ -26,11 +26,15 @@ import math
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .core import UNBOUNDED, ParameterError, check_choice, check_int, shown
 from .core.hooks import REQUIRED_HOOKS
+
+if TYPE_CHECKING:  # the Game imports the registry's table
+    from .game import Game
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
@@ -153,7 +157,7 @@ class GameSpec:
         """Every parameter with its standard value."""
         return {p.name: p.default for p in self.params}
 
-    def param(self, name) -> Param:
+    def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
 
     def default_weights(self) -> np.ndarray:
@@ -199,7 +203,7 @@ def add(spec: GameSpec, *, replace: bool = False) -> GameSpec:
     return spec
 
 
-def remove(name) -> GameSpec:
+def remove(name: str) -> GameSpec:
     """Take a registered game out of the table; returns its spec (``envs.unregister`` does this
     and removes its framework ids)."""
     found = spec(name)
@@ -207,13 +211,13 @@ def remove(name) -> GameSpec:
     return found
 
 
-def make_game(name, **params):
+def make_game(name: str, **params) -> Game:
     """Build a registered game by name with rule parameters (``rules="openspiel"`` selects
     OpenSpiel's); an unknown name is a ``ParameterError`` listing the registered games."""
     return spec(name).game(**params)
 
 
-def spec(name) -> GameSpec:
+def spec(name: str) -> GameSpec:
     """The spec of a registered game; ``ParameterError`` listing the registered games if unknown."""
     key = name.lower() if isinstance(name, str) else name
     if key not in _REGISTRY:

@@ -79,7 +79,7 @@ class State:
         self._num_actions = self.game.num_actions
 
     # -- playing ---------------------------------------------------------------------------
-    def apply_action(self, action) -> None:
+    def apply_action(self, action: int) -> None:
         """Play ``action`` in place; an ``IllegalActionError`` (state unchanged) if it is not legal."""
         if type(action) is not int or not 0 <= action < self._num_actions:
             action = self.game.check_action(action)  # an int in range, or raises naming the space
@@ -91,7 +91,7 @@ class State:
         self._n = n
         self._history.append(action)
 
-    def child(self, action) -> State:
+    def child(self, action: int) -> State:
         """A new position after ``action``; this one is unchanged."""
         out = self.clone()
         out.apply_action(action)
@@ -150,7 +150,7 @@ class State:
     def observation(self, seat: int) -> np.ndarray:
         return self.game.observation(self._s, seat)
 
-    def action_to_string(self, action) -> str:
+    def action_to_string(self, action: int) -> str:
         return self.game.action_to_str(self._s, action)
 
     def __eq__(self, other) -> bool:

@@ -9,13 +9,18 @@ a stream made by ``new_rng`` from a seed the user can pass. Imported as ``R`` by
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
+# A seed as users pass it: what ``np.random.SeedSequence`` takes (an integer or integers); None,
+# where a parameter allows it, draws fresh entropy.
+SeedLike = int | Sequence[int]
 SEED_BOUND = 2**63 - 1  # seeds drawn for sub-streams (an episode's deal, an opponent) lie below it
 
 
-def new_rng(seed) -> np.ndarray:
+def new_rng(seed: SeedLike | None) -> np.ndarray:
     """A SplitMix64 state from any seed numpy accepts (None draws fresh OS entropy)."""
     value = np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)
     return np.array(value, dtype=np.uint64)
