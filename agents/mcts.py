@@ -301,7 +301,9 @@ class MCTSAgent(Agent):
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
         while done < limit:
-            if deadline is not None:
+            # a deadline ends the search only after a first simulation: a move always has a root
+            # child to play, however short its time (a clock's last seconds)
+            if deadline is not None and done > 0:
                 now = time.perf_counter()
                 if now >= deadline:
                     break
