@@ -36,6 +36,12 @@ clear error, not a forfeit in every game. A search agent names its ``time_option
 it may think per move), and ``clock_options(seconds)`` says how to hold it to a controller's
 clock (the GTP server sets them for each ``genmove``).
 
+On a game clock (``tournaments.play_game(..., clock=...)``, ``arbiter tournament --tc``) the
+referee calls ``set_clock(time_left)`` before each of the agent's moves, so ``agent.clock`` holds an
+``agents.clock.TimeLeft`` (main time left, increment, byo-yomi periods, the most the move may take
+and a share of it) while it moves, and None without a clock; search agents are also held to the
+share through ``clock_options``, as under a GTP clock.
+
 ``agents.make("mcts:simulations=5000,c=0.5")`` then builds it: the options of a spec are the
 keyword arguments of ``__init__``, each string value coerced to the type of that argument's default
 (``int``, ``float``, ``bool``, ``str``; an argument defaulting to ``None`` accepts any Python
@@ -112,6 +118,7 @@ class Agent:
     summary: str = ""  # what the agent is, in one line (``arbiter agents``); default: the docstring's
     time_option: str | None = None  # the option holding its seconds per move (MCTS ``seconds``,
                                     # alpha-beta ``time``), which a clock sets; None: it has none
+    clock = None  # an agents.clock.TimeLeft during a move on a game clock (``set_clock``), else None
 
     def __init__(self, seed=None):
         if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
@@ -156,6 +163,12 @@ class Agent:
             return {}
         own = getattr(self, self.time_option)
         return {self.time_option: min(own, seconds) if own else seconds}
+
+    def set_clock(self, clock) -> None:
+        """The referee's word on this agent's clock before its move: an ``agents.clock.TimeLeft``,
+        or None (no clock, or the game is over). It is kept in ``self.clock`` for ``_act`` to read;
+        an agent that plans its own time overrides this to see every update."""
+        self.clock = clock
 
     @classmethod
     def describe(cls) -> str:

@@ -15,10 +15,12 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 ``round_robin`` (``games=``), ``olympic`` (``k=`` or ``games=``, ``recursive=``), ``swiss``
 (``rounds=``, ``avoid_rematches=``), ``gauntlet(candidates, opponents, games=)`` and
 ``random_order`` (the study's "no rules"); every one takes an opening suite (``openings=``,
-``tournaments.openings``).
+``tournaments.openings``), a game clock (``tc=``, ``byoyomi=``: ``agents.clock``) and adjudication
+(``adjudicate=``: ``tournaments.adjudication``).
 """
 
-from . import report, sprt, statistics, study, trust
+from . import adjudication, report, sprt, statistics, study, trust
+from .adjudication import Adjudication
 from .executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .human import HumanAgent
 from .journal import JournalError
@@ -31,6 +33,7 @@ from .matches import (
     solitaire,
 )
 from .play import (
+    ADJUDICATED,
     CRASH,
     ILLEGAL,
     NORMAL,
@@ -58,5 +61,6 @@ __all__ = [
     "SolitaireResult", "MatchError",
     "round_robin", "olympic", "swiss", "random_order", "gauntlet", "run", "TournamentResult", "Referee",
     "configure", "swiss_rounds", "study_swiss_rounds", "bradley_terry", "study", "sprt", "report", "statistics", "trust", "InlineExecutor", "ProcessExecutor",
-    "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL",
+    "ExecutorError", "JournalError", "NORMAL", "RESIGN", "CRASH", "TIMEOUT", "ILLEGAL", "ADJUDICATED",
+    "adjudication", "Adjudication",
 ]

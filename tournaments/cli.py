@@ -117,6 +117,17 @@ def _add_tournament(sub):
     p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
     p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
+    p.add_argument("--tc", metavar="BASE+INC",
+                   help="game clock: BASE seconds per game and INC seconds added after each move, e.g. 10+0.1 "
+                        "(or BASE alone); a move that overruns it loses on time")
+    p.add_argument("--byoyomi", metavar="PERIODS/SECONDS",
+                   help="Japanese byo-yomi after the --tc base time (Go's overtime), e.g. 5/10: five periods of "
+                        "10 s; a move within its period keeps it, the last one overrun loses on time")
+    p.add_argument("--adjudicate", nargs="+", metavar="RULE",
+                   help="end games early (none by default): cap:plies=N[,result=draw|score], "
+                        "resign:movecount=K,score=S, draw:movenumber=N,movecount=K,score=S (see docs/tournaments.md)")
+    p.add_argument("--adjudicator", metavar="SPEC",
+                   help="the agent whose evaluation the resign and draw rules read (default alphabeta:depth=2)")
     p.add_argument("--setup-time", type=float, default=60.0,
                    help="seconds an agent may take to build and warm up; a hung warm-up loses on time "
                         "(default %(default)s)")
@@ -151,6 +162,8 @@ def _run_tournament(args) -> int:
         raise envs.ParameterError(f"--workers {args.workers}: expected 0 (play in this process) or a "
                                   "positive number of worker processes")
     _check_positive("--move-time", args.move_time)
+    if args.adjudicator is not None and not args.adjudicate:
+        raise envs.ParameterError(f"--adjudicator {args.adjudicator}: needs --adjudicate RULE...")
     _check_positive("--setup-time", args.setup_time, allow_none=False)
     _check_count("--k", args.k, 1)
     _check_count("--rounds", args.rounds, 1)
@@ -182,7 +195,8 @@ def _run_tournament(args) -> int:
         result = runner.run(args.system, agents, args.game, seed=args.seed, workers=args.workers,
                             executor=executor, journal=args.journal, resume=args.resume,
                             move_time=args.move_time, setup_time=args.setup_time,
-                            game_params=_game_params(args.param), **options)
+                            tc=args.tc, byoyomi=args.byoyomi, adjudicate=args.adjudicate,
+                            adjudicator=args.adjudicator, game_params=_game_params(args.param), **options)
     except KeyboardInterrupt:
         sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
         return 130

@@ -92,11 +92,15 @@ class ExecutorError(RuntimeError):
     a game whose worker keeps being killed from outside)."""
 
 
-def hard_limit(ctx: Context) -> float | None:
-    """How long a move may run before its process is killed: the clock plus a margin for IPC."""
-    if ctx.move_time is None:
+def hard_limit(ctx: Context, seconds=None) -> float | None:
+    """How long a move may run before its process is killed: the clock plus a margin for IPC.
+    ``seconds``: the most this move may take on a game clock (its heartbeat says), else
+    ``move_time``; None: no limit."""
+    if seconds is None:
+        seconds = ctx.move_time
+    if seconds is None:
         return None
-    return ctx.move_time + max(1.0, 0.5 * ctx.move_time)
+    return seconds + max(1.0, 0.5 * seconds)
 
 
 def describe_exit(exitcode) -> str:
@@ -506,6 +510,12 @@ class ProcessExecutor:
             now = time.monotonic()
             for conn, slot in list(busy.items()):
                 if conn in busy and now > slot.deadline:  # (a rule-out may have ended it already)
+                    if slot.step == "judge":
+                        slot.kill()
+                        self.slots.remove(slot)
+                        raise ExecutorError(f"game {slot.job.index}: the adjudication's judge did not answer "
+                                            f"within {max(self.ctx.setup_time, STARTUP_TIME):g} s (give it a "
+                                            "smaller search)")
                     del busy[conn]
                     setup = slot.step in SETUP_STEPS
                     record = self._forfeit(slot, TIMEOUT, self._timeout_detail(slot))
@@ -578,14 +588,14 @@ class ProcessExecutor:
         if kind == "error":
             raise ExecutorError("a tournament worker failed:\n" + msg[1])
         slot.seat, slot.step = msg[1], kind
-        if kind == "move":  # ("move", seat, the (move, action) plies played since the last one)
-            for move, action in msg[2]:
+        if kind in ("move", "judge"):  # (kind, seat, the (move, action) plies played since the last
+            for move, action in msg[2]:  # one[, on a game clock: the most seconds the move may take])
                 slot.moves.append(move)
                 slot.actions.append(action)
-            if self.limit is not None:
-                slot.deadline = time.monotonic() + self.limit
-            else:
-                slot.deadline = float("inf")
+            limit = hard_limit(self.ctx, msg[3]) if len(msg) > 3 else self.limit
+            if kind == "judge":  # the adjudication's judge, Arbiter's choice: no agent's clock
+                limit = max(self.ctx.setup_time, STARTUP_TIME)
+            slot.deadline = float("inf") if limit is None else time.monotonic() + limit
         else:  # build / warm-up
             slot.deadline = time.monotonic() + self.ctx.setup_time
         return None

@@ -11,12 +11,20 @@ everywhere. Everything that can go wrong with an agent ends the game as a forfei
 with the reason recorded, never as an exception, so one bad agent never stops a tournament:
 
   forfeit-crash    the agent raised (or could not be built, or its process died);
-  forfeit-timeout  a move took longer than ``move_time`` (measured here; a move that never
-                   returns is caught by the executor, which kills the process);
+  forfeit-timeout  a move took longer than ``move_time``, or than the agent had on its game
+                   clock (``clock``: lost on time, the detail says by how much; measured here; a
+                   move that never returns is caught by the executor, which kills the process);
   forfeit-illegal  the agent returned something that is not a legal action.
 
 An agent may also give up: ``act`` raising ``agents.Resign`` loses the game with reason
-``resign``, which is a result, not a fault.
+``resign``, which is a result, not a fault. The referee may end a game the rules have not ended
+(``adjudicate``: a move cap, or a judge's evaluation, ``tournaments.adjudication``): reason
+``adjudicated``, and the detail says which rule.
+
+On a game clock (``clock``, an ``agents.clock.TimeControl``: base time and increment, or byo-yomi)
+each agent with ``set_clock`` is told its time before each of its moves (an
+``agents.clock.TimeLeft``), and an agent with ``clock_options`` (the search agents) is held to
+the move's share of it, as a GTP controller's clock holds them.
 
 A game may start from an *opening*: moves played for both sides before the agents take over, as
 chess tournament tools play a book opening (and a colour pair plays it once with each colour,
@@ -38,6 +46,7 @@ written by any version read alike.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -46,9 +55,11 @@ import numpy as np
 
 import envs
 from agents.base import Resign
+from agents.clock import GameClock, TimeControl, held_to, moves_to_go
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 from envs import IllegalActionError, ParameterError
 from envs.core.outcome import (
+    ADJUDICATED,
     CRASH,
     ILLEGAL,
     NORMAL,
@@ -125,8 +136,8 @@ def _silent(*msg) -> None:
     pass
 
 
-def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None, takebacks=False,
-              watch=None, report=None) -> GameOutcome:
+def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None, clock=None,
+              adjudicate=None, takebacks=False, watch=None, report=None) -> GameOutcome:
     """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
 
     agents     one object per seat with ``act(game, state) -> action``; each is ``reset()`` first
@@ -138,6 +149,11 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
                they are part of the record. When the game starts from ``initial_state``, agents
                with ``set_history(game, actions)`` (GTP engines keep their own board) are shown it.
     move_time  seconds per move; a slower move forfeits with ``forfeit-timeout``.
+    clock      an ``agents.clock.TimeControl`` (or its text, ``"10+0.1"``): each side's game clock;
+               a move that overruns it loses on time (``forfeit-timeout``). The opening is not
+               on the clock.
+    adjudicate a ``tournaments.adjudication.Adjudication`` (or its rules as text): the referee
+               ends the game by a move cap or its judge's evaluation (reason ``adjudicated``).
     takebacks  honour ``TakeBack`` from an agent (``arbiter play``'s undo); otherwise it forfeits.
     watch      ``watch(state, seat, move)`` after every ply (the mover's seat and the move in
                notation) and with ``seat = move = None`` whenever a position is set (the start,
@@ -145,7 +161,9 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
     report     ``report("move", seat, plies)`` before each agent move, ``plies`` being the
                ``(move, action)`` pairs played since the previous report (the opening comes with
                the first): the heartbeat with which a supervisor kills a hung game and still
-               knows whose fault it was and what was played.
+               knows whose fault it was and what was played. On a clock the report has a
+               fourth item, the most seconds the move may take; ``report("judge", seat, plies)``
+               comes before the adjudication's judge searches the position ``seat`` moved to.
 
     Bad arguments raise (``ParameterError``; ``IllegalActionError`` for an illegal opening): they
     are the caller's mistake. Whatever an agent does ends the game instead (see the module).
@@ -161,6 +179,24 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
     if move_time is not None and (not isinstance(move_time, (int, float, np.integer, np.floating))
                                   or isinstance(move_time, bool) or not move_time > 0):
         raise ParameterError(f"move_time={move_time!r}: expected a positive number of seconds or None")
+    if isinstance(clock, str):
+        clock = TimeControl.parse(clock)
+    if clock is not None and not isinstance(clock, TimeControl):
+        raise ParameterError(f"clock={clock!r}: expected an agents.clock.TimeControl, its text (\"10+0.1\") or None")
+    if clock is not None and move_time is not None and clock.move_time != move_time:
+        if clock.move_time is not None:
+            raise ParameterError(f"move_time={move_time!r} and clock={clock}: two different caps per move")
+        clock = dataclasses.replace(clock, move_time=move_time)
+    if clock is not None and move_time is None:
+        move_time = clock.move_time
+    if adjudicate is not None:
+        from .adjudication import Adjudication
+
+        if isinstance(adjudicate, (str, list, tuple)):
+            adjudicate = Adjudication.parse(adjudicate)
+        if not isinstance(adjudicate, Adjudication):
+            raise ParameterError(f"adjudicate={adjudicate!r}: expected a tournaments.adjudication.Adjudication, "
+                                 "its rules as text, or None")
     report = report or _silent
     from_start = state is None
     state = game.initial_state(seed=seed) if from_start else game.check_state(state).copy()
@@ -175,8 +211,21 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
         actions.append(int(action))
         state = game.apply(state, int(action))
     start = time.perf_counter()
+    clocks = GameClock(clock, game.num_players) if clock is not None else None
+    referee = adjudicate.start(game) if adjudicate is not None else None
+
+    def unclock():
+        """The game is over: no agent has a clock any more."""
+        if clocks is not None:
+            for agent in agents:
+                if callable(getattr(agent, "set_clock", None)):
+                    try:
+                        agent.set_clock(None)
+                    except Exception:  # noqa: BLE001 - the game is decided; an agent's failure here changes nothing
+                        pass
 
     def lose(seat, reason, detail):
+        unclock()
         return forfeit(seat, reason, detail, num_players=game.num_players, moves=moves, actions=actions,
                        opening=len(opening), seconds=time.perf_counter() - start, state=state)
 
@@ -206,11 +255,23 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
     unreported = list(zip(moves, actions))
     while not game.is_terminal(state):
         seat = game.current_player(state)
-        report("move", seat, tuple(unreported))
+        left = share = None
+        if clocks is not None:
+            left = clocks.view(seat)
+            share = left.share(moves_to_go(game, state))
+            report("move", seat, tuple(unreported), left.limit)
+        else:
+            report("move", seat, tuple(unreported))
         unreported.clear()
+        if left is not None and callable(getattr(agents[seat], "set_clock", None)):
+            try:
+                agents[seat].set_clock(left)
+            except Exception as e:  # noqa: BLE001
+                return lose(seat, CRASH, "telling it its clock: " + _describe(e))
         t = time.perf_counter()
         try:
-            action = agents[seat].act(game, state.copy())
+            with held_to(agents[seat], share):
+                action = agents[seat].act(game, state.copy())
         except Resign as e:
             return lose(seat, RESIGN, str(e) or "resigned")
         except TakeBack:
@@ -226,10 +287,16 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
                 watch(state.copy(), None, None)
             continue
         except Exception as e:  # noqa: BLE001
+            spent = time.perf_counter() - t
+            if left is not None and spent > left.limit:  # it gave up past its time: the clock decides
+                return lose(seat, TIMEOUT, f"lost on time: move {len(moves) + 1} took {spent:.3f} s with "
+                            f"{left.limit:.3f} s on its clock, then raised {_describe(e)}")
             return lose(seat, CRASH, _describe(e))
         spent = time.perf_counter() - t
         if move_time is not None and spent > move_time:
             return lose(seat, TIMEOUT, f"move {len(moves) + 1} took {spent:.3f}s > {move_time}s")
+        if clocks is not None and (late := clocks.charge(seat, spent)) is not None:
+            return lose(seat, TIMEOUT, f"lost on time: move {len(moves) + 1} {late}")
         if not _is_action(action) or not game.is_legal(state, int(action)):
             return lose(seat, ILLEGAL, f"move {len(moves) + 1}: {action!r} is not a legal action")
         action = int(action)
@@ -241,6 +308,19 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
         state = game.apply(state, action)
         if watch:
             watch(state.copy(), seat, move)
+        if referee is not None and not game.is_terminal(state):
+            if referee.judge is not None:
+                report("judge", seat, tuple(unreported))
+                unreported.clear()
+            ruling = referee.after(state, len(actions))
+            if ruling is not None:
+                unclock()
+                returns = (0.0,) * game.num_players if ruling.winner is None else tuple(
+                    1.0 if s == ruling.winner else -1.0 for s in range(game.num_players))
+                return GameOutcome(ruling.winner, returns, ADJUDICATED, ruling.detail, tuple(moves),
+                                   tuple(actions), len(opening), time.perf_counter() - start, state,
+                                   margin=ruling.margin)
+    unclock()
     end = game.outcome(state)
     return GameOutcome(end.winner, end.returns, NORMAL, "", tuple(moves), tuple(actions), len(opening),
                        time.perf_counter() - start, state, end_reason=end.end_reason, margin=end.margin)
@@ -258,6 +338,8 @@ class Context:
     move_time: float | None = None
     setup_time: float = 60.0   # building an agent, its warm-up; a hung one forfeits on time
     spec: object = None    # the game's GameSpec: a worker registers it if its process lacks it
+    clock: object = None   # an agents.clock.TimeControl: every game's clock (None: move_time alone)
+    adjudicate: object = None  # a tournaments.adjudication.Adjudication (None: the rules end every game)
 
     def make_game(self):
         """The tournament's game, in any process: a worker that did not import the module that
@@ -373,7 +455,7 @@ def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> 
             players.append(build_agent(ctx.agents[player], job.agent_seeds[seat]))
         except Exception as e:  # noqa: BLE001 - any failure of agent code is that agent's forfeit
             return forfeit_record(ctx, job, seat, CRASH, "building the agent: " + _describe(e))
-    if ctx.move_time is not None and warmed is not None:
+    if (ctx.move_time is not None or ctx.clock is not None) and warmed is not None:
         start = game.initial_state(seed=job.seed)
         for seat, player in enumerate(seats):
             if player in warmed:
@@ -385,5 +467,5 @@ def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> 
                 return forfeit_record(ctx, job, seat, CRASH, "warm-up move: " + _describe(e))
             warmed.add(player)
     outcome = play_game(game, players, seed=job.seed, opening=job.opening, move_time=ctx.move_time,
-                        report=report)
+                        clock=ctx.clock, adjudicate=ctx.adjudicate, report=report)
     return job_record(ctx, job, outcome)

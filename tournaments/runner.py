@@ -14,6 +14,7 @@ batch are handed to the referee in pairing order once the whole batch is done.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import json
 import pickle
@@ -22,7 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
+from agents.clock import TimeControl
 from envs.core.outcome import Outcome
+
+from .adjudication import Adjudication
 
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
@@ -71,6 +75,20 @@ def openings_text(book: dict) -> str:
         lo, hi = book["random_plies"]
         return f"random, {lo if lo == hi else f'{lo}-{hi}'} plies"
     return f"{book['suite']} ({book['count']} openings, {book['order']} from {book['start']})"
+
+
+def conditions_lines(config: dict) -> list[str]:
+    """The clock and the adjudication rules of a journal's configuration, a line each (none where
+    the run had neither)."""
+    lines = []
+    if config.get("clock"):
+        lines.append(f"Clock: {TimeControl.from_config(config['clock'])} (seconds per game"
+                     + (" + increment per move" if config["clock"].get("increment") else "")
+                     + (", then byo-yomi periods/seconds" if config["clock"].get("periods") else "") + ")")
+    if config.get("adjudicate"):
+        adj = config["adjudicate"]
+        lines.append("Adjudication: " + " ".join(adj["rules"]) + (f" (judge {adj['judge']})" if adj.get("judge") else ""))
+    return lines
 
 
 def place_text(place: int, tied: bool) -> str:
@@ -256,6 +274,7 @@ class TournamentResult:
                  + (f", {len(self.byes)} byes" if self.byes else "")]
         if self.config.get("openings"):
             lines.append("Openings: " + openings_text(self.config["openings"]))
+        lines += conditions_lines(self.config)
         lines.append("")
         head = (f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"
                 + (f" {'byes':>4}" if self.byes else ""))
@@ -325,8 +344,9 @@ def make_executor(executor, workers=None):
 
 
 SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
-RUN_KEYWORDS = ("seed, workers, journal, resume, move_time, game_params, executor, progress, setup_time, "
-                "openings, opening_plies, openings_order, openings_start, ratings_every")
+RUN_KEYWORDS = ("seed, workers, journal, resume, move_time, tc, byoyomi, adjudicate, adjudicator, game_params, "
+                "executor, progress, setup_time, openings, opening_plies, openings_order, openings_start, "
+                "ratings_every")
 
 
 def _split_options(system, game, options) -> tuple[dict, dict]:
@@ -364,10 +384,40 @@ def make_book(game, seed, openings=None, opening_plies=None, openings_order="seq
     return Book(game, suite, order=openings_order, start=openings_start, seed=seed, plies=opening_plies)
 
 
+def time_control(tc=None, byoyomi=None, move_time=None) -> TimeControl | None:
+    """The tournament's game clock from ``run``'s ``tc`` (``"BASE+INC"`` or a ``TimeControl``) and
+    ``byoyomi`` (``"PERIODS/SECONDS"``), with ``move_time`` as its cap per move; None without a
+    clock (``move_time`` alone then limits each move, as it always has)."""
+    if isinstance(tc, TimeControl):
+        if byoyomi is not None:
+            raise envs.ParameterError("byoyomi= with a TimeControl: give the byo-yomi in the TimeControl")
+        if move_time is not None and tc.move_time not in (None, move_time):
+            raise envs.ParameterError(f"move_time={move_time!r} and tc={tc}: two different caps per move")
+        return tc if move_time is None else dataclasses.replace(tc, move_time=move_time)
+    if tc is None and byoyomi is None:
+        return None
+    return TimeControl.parse(tc, byoyomi, move_time)
+
+
+def adjudication(adjudicate=None, adjudicator=None) -> Adjudication | None:
+    """The tournament's ``Adjudication`` from ``run``'s ``adjudicate`` (rules as text, or an
+    ``Adjudication``) and ``adjudicator`` (the judge's spec); None: no adjudication."""
+    if adjudicate is None:
+        if adjudicator is not None:
+            raise envs.ParameterError(f"adjudicator={adjudicator!r}: needs adjudicate= rules (resign or draw)")
+        return None
+    if isinstance(adjudicate, Adjudication):
+        if adjudicator is not None:
+            return dataclasses.replace(adjudicate, judge=adjudicator)
+        return adjudicate
+    return Adjudication.parse(adjudicate, adjudicator)
+
+
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
         move_time=None, game_params=None, executor=None, progress=True, setup_time=60.0,
         openings=None, opening_plies=None, openings_order="sequential", openings_start=1,
-        ratings_every=None, **options) -> TournamentResult:
+        ratings_every=None, tc=None, byoyomi=None, adjudicate=None, adjudicator=None,
+        **options) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
     agents       specs for ``agents.make`` (``"alphabeta:depth=3"``; each game builds fresh agents
@@ -379,6 +429,15 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     move_time    seconds per move (None: unlimited); a slower move forfeits, a hung agent's
                  process is killed. ``setup_time`` (seconds, per agent) bounds building an agent and
                  its warm-up; a hung warm-up loses on time (``TournamentResult.warm_up`` reports it).
+    tc           the game clock: ``"BASE+INC"`` seconds per game and increment per move (``"10+0.1"``)
+                 or an ``agents.clock.TimeControl``; ``byoyomi``: ``"PERIODS/SECONDS"`` of Japanese
+                 byo-yomi after the base time (Go's overtime). A move that overruns its clock loses
+                 on time; every agent reads its time left (``Agent.clock``) and search agents are
+                 held to a share of it per move. ``move_time``, if given too, caps every move.
+    adjudicate   rules by which the referee ends a game early (``"cap:plies=200,result=score"``,
+                 ``"resign:movecount=4,score=600"``, ``"draw:movenumber=40,movecount=8,score=20"``;
+                 one string, a list, or a ``tournaments.adjudication.Adjudication``), judged by
+                 ``adjudicator`` (an agent spec, default ``alphabeta:depth=2``); none by default.
     game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
                  (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
     ratings_every  with ``progress``: games between the rating tables printed as the run goes
@@ -419,11 +478,20 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
     check_players(agents, g)  # a mistyped spec or an agent that cannot play g: an error, not forfeits
     book = make_book(g, seed, openings, opening_plies, openings_order, openings_start)
+    clock = time_control(tc, byoyomi, move_time)
+    rules = adjudication(adjudicate, adjudicator)
+    if rules is not None:
+        rules.check(g)  # a rule that cannot apply, a judge without an evaluation: before the first game
     names = _names(agents)
-    ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec)
+    ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec,
+                  clock=clock, adjudicate=rules)
     meta = {"game": g.name, "game_params": game_params, "system": system, "options": config.options(),
             "agents": [_identity(e) for e in agents], "seed": seed,
             "move_time": move_time}
+    if clock is not None:  # absent without, so journals of earlier versions still resume
+        meta["clock"] = clock.to_config()
+    if rules is not None:
+        meta["adjudicate"] = rules.to_config(_identity)
     if book is not None:  # absent without openings, so journals of earlier versions still resume
         meta["openings"] = book.config()
     log = Journal(journal, meta, resume) if journal is not None else None

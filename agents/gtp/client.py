@@ -17,6 +17,17 @@ engine with ``boardsize`` / ``clear_board`` / ``komi``, as the game declares the
 replaying a journal) can instead hand it over with ``set_history``. A position the agent cannot
 explain raises ``GTPSyncError`` instead of letting the boards drift apart.
 
+On a referee's game clock (``set_clock``: ``tournaments.play_game(..., clock=...)``, ``arbiter
+tournament --tc``) the engine is told the time control with ``time_settings`` (main time, no
+byo-yomi: an increment comes back through ``time_left``), or for Japanese byo-yomi with
+``kgs-time_settings byoyomi MAIN PERIOD PERIODS`` (an engine that refuses it gets ``time_settings
+MAIN PERIOD 1``: one stone per Canadian period is one Japanese period), and before every
+``genmove`` its time with ``time_left COLOUR SECONDS STONES`` (main time: stones 0; byo-yomi: the
+period and the periods left, as KGS sends them). Seconds are whole (GTP's integers, rounded down,
+at least 1). The engine may then think until the clock runs out (``move_time`` does not cut it
+short); the referee judges a loss on time. Without a clock it gets ``move_time`` per move as a
+byo-yomi period of one stone.
+
 Moves are written in the game's own notation, which is GTP's for Go (``C3``, columns skip I)
 and GRhino's for Othello (``d3``, rows top to bottom); the agent plays the games whose spec says
 so (``GameSpec.gtp``). Every engine failure (it dies, answers garbage or an illegal move, or
@@ -67,19 +78,25 @@ class GTPAgent(Agent):
         self._engine: GTPEngine | None = None
         self._setup = None          # (game name, params) the engine's board was set up for
         self._known = None          # the state the engine's board shows
+        self._told = None           # the TimeControl the engine was given with time_settings
+        self._japanese = False      # whether it took kgs-time_settings byoyomi
 
     # Agents travel to worker processes by pickling; the engine process does not travel.
     def __getstate__(self):
         d = dict(self.__dict__)
-        d.update(_engine=None, _setup=None, _known=None)
+        d.update(_engine=None, _setup=None, _known=None, _told=None)
         return d
 
     def _act(self, game, state) -> int:
         start = time.perf_counter()
         self._sync(game, state)
         seat = game.current_player(state)
-        self._engine.ask(f"time_left {COLOURS[seat]} {self._clock_seconds()} 1")
-        reply = self._engine.send(f"genmove {COLOURS[seat]}", timeout=self.move_time).lower()
+        timeout = self.move_time
+        if self.clock is not None:
+            timeout = self._tell_clock(COLOURS[seat], self.clock)
+        else:
+            self._engine.ask(f"time_left {COLOURS[seat]} {self._clock_seconds()} 1")
+        reply = self._engine.send(f"genmove {COLOURS[seat]}", timeout=timeout).lower()
         if reply == "resign":
             raise GTPResigned(f"GTP engine {self.command[0]} resigned as {COLOURS[seat]}")
         try:
@@ -91,6 +108,28 @@ class GTPAgent(Agent):
         self._known = game.apply(state, action)
         self.last_stats = {"seconds": time.perf_counter() - start}
         return action
+
+    def _tell_clock(self, colour, left) -> float:
+        """Give the engine the game's time control (once a game) and ``colour``'s time ``left``
+        (an ``agents.clock.TimeLeft``); return how long to wait for its move: the most the
+        clock allows and a second more, so the referee, not the pipe, rules on a late move."""
+        control = left.control
+        if self._told != control:
+            base = int(control.base)
+            if control.periods:
+                period = max(1, int(control.period))
+                self._japanese, _ = self._engine.ask(f"kgs-time_settings byoyomi {base} {period} {control.periods}")
+                if not self._japanese:
+                    self._engine.ask(f"time_settings {base} {period} 1")
+            else:
+                self._engine.ask(f"time_settings {max(1, base)} 0 0")
+            self._told = control
+        if left.in_byoyomi:
+            stones = left.periods if self._japanese else 1
+            self._engine.ask(f"time_left {colour} {max(1, int(left.period))} {stones}")
+        else:
+            self._engine.ask(f"time_left {colour} {max(1, int(left.seconds))} 0")
+        return left.limit + 1.0
 
     def _clock_seconds(self) -> int:
         """``move_time`` as the whole seconds a GTP clock takes, rounded down, at least 1
@@ -160,6 +199,7 @@ class GTPAgent(Agent):
         # per move (whole seconds: GNU Go reads only integers). An engine without clocks may
         # refuse; it is then held to move_time by the read deadline alone.
         self._engine.ask(f"time_settings 0 {self._clock_seconds()} 1")
+        self._told = None  # a game clock, if any, is given before the first genmove
         self._setup = (game.name, dict(game.params))
         self._known = game.initial_state()
 

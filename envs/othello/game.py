@@ -65,6 +65,11 @@ class Othello(Game):
         black, white = self.discs(state)
         return abs(black - white)
 
+    def score(self, state) -> int:
+        """Black's discs minus White's now (> 0: Black leads): the count a move cap scores."""
+        black, white = self.discs(state)
+        return black - white
+
     def discs(self, state) -> tuple[int, int]:
         """Disc counts ``(black, white)``."""
         x = C.HEADER + self.size * self.size + _kernel.S_COUNT

@@ -1,0 +1,224 @@
+"""Game clocks: a time control, the clock a referee runs with it, and what an agent reads of it.
+
+    tc = TimeControl.parse("10+0.1")                  # 10 s per game, 0.1 s added after each move
+    tc = TimeControl.parse("60", byoyomi="5/10")      # 60 s, then 5 byo-yomi periods of 10 s
+    clock = GameClock(tc)
+    left = clock.view(seat)                           # TimeLeft: what the mover may spend
+    lost = clock.charge(seat, spent)                  # None, or why the move lost on time
+
+The rules are those of engine runners and Go servers:
+
+* Fischer (``BASE+INC``, cutechess-cli's ``tc=``): each side starts with BASE seconds; a move's
+  time comes off its side's clock and INC seconds are added after every move made in time. A move
+  that takes more than the time left loses the game on time.
+* Japanese byo-yomi (``PERIODS/SECONDS``, Go's usual overtime): once the main time (BASE) is
+  spent, every move has SECONDS; a move that takes longer uses up a period, and one that overruns
+  the last period loses on time. A move made within its period keeps it. Byo-yomi goes with main
+  time only (no increment).
+* ``move_time`` beside it (``--move-time``) caps every move on its own, as before.
+
+An agent sees its time through ``TimeLeft`` (``agents.Agent.set_clock`` gives it one before each
+of its moves, its ``clock`` attribute holds it): the main time left, the increment, the byo-yomi
+periods left and their length, the most the move may take (``limit``) and a share of it for this
+move (``share``), which the referee hands to search agents through their ``clock_options``, as
+the GTP server does with a controller's clock.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from envs.core import ParameterError
+
+CLOCK_MARGIN = 0.8       # the share of a move's time an agent is told to think (the rest: overhead)
+MIN_SHARE = 0.01         # the least a move's share is, even with no time left
+
+
+def _seconds(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise ParameterError(f"{what}: expected a number of seconds >= 0, got {text!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A game's time control: ``base`` seconds per side, ``increment`` after each move, or
+    ``periods`` byo-yomi periods of ``period`` seconds after the base; ``move_time`` caps each
+    move (None: no cap). ``str`` writes it as it is given (``10+0.1``, ``60 5/10``)."""
+
+    base: float = 0.0
+    increment: float = 0.0
+    periods: int = 0
+    period: float = 0.0
+    move_time: float | None = None
+
+    def __post_init__(self):
+        for name in ("base", "increment", "period"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ParameterError(f"{name}={value!r}: expected a number of seconds >= 0")
+            object.__setattr__(self, name, float(value))
+        if isinstance(self.periods, bool) or not isinstance(self.periods, int) or self.periods < 0:
+            raise ParameterError(f"periods={self.periods!r}: expected a number of byo-yomi periods >= 0")
+        if (self.periods > 0) != (self.period > 0):
+            raise ParameterError(f"byo-yomi {self.periods}/{self.period:g}: expected both a number of periods "
+                                 "and their seconds above 0")
+        if self.periods and self.increment:
+            raise ParameterError(f"increment={self.increment:g} with byo-yomi {self.periods}/{self.period:g}: "
+                                 "a clock has either an increment or byo-yomi, not both")
+        if self.base == 0 and not self.periods:
+            raise ParameterError("base=0 without byo-yomi: a game clock needs some time (BASE+INC or byo-yomi)")
+        if self.move_time is not None and (isinstance(self.move_time, bool) or not self.move_time > 0):
+            raise ParameterError(f"move_time={self.move_time!r}: expected a positive number of seconds or None")
+
+    @classmethod
+    def parse(cls, tc=None, byoyomi=None, move_time=None) -> TimeControl:
+        """A time control from the command line's texts: ``tc`` is ``BASE`` or ``BASE+INC``
+        (seconds; None: no main time, byo-yomi only), ``byoyomi`` is ``PERIODS/SECONDS``."""
+        base = increment = period = 0.0
+        periods = 0
+        if tc is not None:
+            match = re.fullmatch(r"\s*([^+\s]+)\s*(?:\+\s*([^+\s]+))?\s*", str(tc))
+            if not match:
+                raise ParameterError(f"--tc {tc}: expected BASE+INC in seconds, e.g. 10+0.1 (or BASE alone)")
+            base = _seconds(match[1], f"--tc {tc}")
+            increment = _seconds(match[2], f"--tc {tc}") if match[2] is not None else 0.0
+            if base == 0:
+                raise ParameterError(f"--tc {tc}: expected a base time above 0 seconds")
+        if byoyomi is not None:
+            match = re.fullmatch(r"\s*(\d+)\s*/\s*(\S+)\s*", str(byoyomi))
+            if not match or int(match[1]) < 1:
+                raise ParameterError(f"--byoyomi {byoyomi}: expected PERIODS/SECONDS, e.g. 5/10 "
+                                     "(5 periods of 10 s)")
+            periods, period = int(match[1]), _seconds(match[2], f"--byoyomi {byoyomi}")
+            if period == 0:
+                raise ParameterError(f"--byoyomi {byoyomi}: expected periods of more than 0 seconds")
+            if increment:
+                raise ParameterError(f"--tc {tc} and --byoyomi {byoyomi}: a clock has either an increment "
+                                     "or byo-yomi, not both")
+        return cls(base, increment, periods, period, move_time)
+
+    def to_config(self) -> dict:
+        """The JSON form journals keep (``from_config`` reads it back)."""
+        return {"base": self.base, "increment": self.increment, "periods": self.periods,
+                "period": self.period, "move_time": self.move_time}
+
+    @classmethod
+    def from_config(cls, config: dict) -> TimeControl:
+        return cls(**config)
+
+    def __str__(self) -> str:
+        text = f"{self.base:g}" + (f"+{self.increment:g}" if self.increment else "")
+        if self.periods:
+            text += f" {self.periods}/{self.period:g}"
+        return text + (f", {self.move_time:g} s per move at most" if self.move_time else "")
+
+
+@dataclass(frozen=True)
+class TimeLeft:
+    """What the side to move has on its clock, as the agent sees it before its move.
+
+    seconds    main time left (0 in byo-yomi)
+    increment  seconds added after this move (Fischer)
+    periods    byo-yomi periods left; ``period`` the seconds of each
+    move_time  the cap on every move, None without
+    control    the ``TimeControl`` of the game
+    """
+
+    seconds: float
+    increment: float
+    periods: int
+    period: float
+    move_time: float | None
+    control: TimeControl
+
+    @property
+    def in_byoyomi(self) -> bool:
+        return self.seconds <= 0 and self.periods > 0
+
+    @property
+    def limit(self) -> float:
+        """The most this move may take without losing on time: the main time and every period
+        left (each period overrun is used up), capped by ``move_time``."""
+        most = self.seconds + self.periods * self.period
+        return most if self.move_time is None else min(most, self.move_time)
+
+    def share(self, moves_to_go: int = 30) -> float:
+        """Seconds to spend on this move, as time managers plan it: the main time over the moves
+        still to come plus what comes back after it (the increment, or one byo-yomi period that
+        the move may use without losing it), never more than half the main time when nothing
+        comes back, and a period in byo-yomi; ``CLOCK_MARGIN`` of that (the rest is overhead),
+        at least ``MIN_SHARE``."""
+        moves_to_go = max(1, int(moves_to_go))
+        if self.in_byoyomi:
+            seconds = self.period
+        elif self.periods:
+            seconds = self.seconds / moves_to_go + self.period
+        else:
+            seconds = min(self.seconds / moves_to_go + self.increment, self.seconds / 2)
+        if self.move_time is not None:
+            seconds = min(seconds, self.move_time)
+        return max(MIN_SHARE, CLOCK_MARGIN * seconds)
+
+
+class GameClock:
+    """Both sides' clocks in one game under ``control`` (see the module docstring)."""
+
+    def __init__(self, control: TimeControl, seats: int = 2):
+        self.control = control
+        self.seconds = [control.base] * seats
+        self.periods = [control.periods] * seats
+
+    def view(self, seat: int) -> TimeLeft:
+        c = self.control
+        return TimeLeft(self.seconds[seat], c.increment, self.periods[seat], c.period, c.move_time, c)
+
+    def charge(self, seat: int, spent: float) -> str | None:
+        """Take a move of ``spent`` seconds off ``seat``'s clock; return why it lost on time, or
+        None when the move was in time (the increment is then added)."""
+        c = self.control
+        left, periods = self.seconds[seat], self.periods[seat]
+        if spent <= left:
+            self.seconds[seat] = left - spent + c.increment
+            return None
+        over = spent - left
+        self.seconds[seat] = 0.0
+        if periods:
+            used = math.ceil(over / c.period) - 1  # periods overrun, the one the move ended in kept
+            if used < periods:
+                self.periods[seat] = periods - used
+                return None
+            return (f"took {spent:.3f} s with {left:.3f} s of main time and {periods} byo-yomi "
+                    f"period{'s' * (periods != 1)} of {c.period:g} s left (clock {c})")
+        return f"took {spent:.3f} s with {left:.3f} s left on its clock (clock {c})"
+
+
+def moves_to_go(game, state) -> int:
+    """The moves the side to move still expects to make, for sharing out its time: half the legal
+    moves, at least 10 (the GTP server's estimate too)."""
+    return max(10, len(game.legal_actions(state)) // 2)
+
+
+@contextmanager
+def held_to(agent, seconds):
+    """While this lasts, ``agent`` plays its move in at most ``seconds`` (None: as configured): it
+    is given the options its ``clock_options`` names for that time (none for an agent without a
+    time option, or an object without ``clock_options``), and its own values back afterwards."""
+    options = {}
+    if seconds is not None and callable(getattr(agent, "clock_options", None)):
+        options = agent.clock_options(seconds)
+    own = {name: getattr(agent, name) for name in options}
+    try:
+        for name, value in options.items():
+            setattr(agent, name, value)
+        yield
+    finally:
+        for name, value in own.items():
+            setattr(agent, name, value)
