@@ -238,6 +238,29 @@ def test_tournament_records_clock_and_adjudication_and_resumes_to_the_same_resul
         tournaments.round_robin(players, resume=True, **{**kwargs, "adjudicate": "cap:plies=14"})
 
 
+def test_report_shows_the_clock_and_the_adjudication(tmp_path):
+    from tournaments.report import write_report
+
+    journal = tmp_path / "run.db"
+    tournaments.round_robin(["greedy", "random"], game="othello", size=6, workers=0, progress=False,
+                            journal=str(journal), tc="20+1", adjudicate="cap:plies=6")
+    page = open(write_report(str(journal), str(tmp_path / "r.html"))).read()
+    assert "Clock: 20+1" in page and "Adjudication: cap:plies=6,result=draw" in page
+    assert "move cap: 6 plies played, a draw" in page  # every game's reason and detail
+
+
+@pytest.mark.slow
+def test_a_hung_move_on_a_clock_is_killed_soon_after_its_time_is_up():
+    import fault_agents  # noqa: F401  (registers "slow")
+
+    r = tournaments.round_robin(["slow:delay=4", "greedy"], game="othello", size=6, workers=1, progress=False,
+                                tc="1", setup_time=10)
+    assert [g["reason"] for g in r.games] == [TIMEOUT, TIMEOUT]
+    assert [(g["black"], g["white"])[1 - g["winner"]] for g in r.games] == ["slow:delay=4"] * 2
+    # killed at its clock's 1 s and a margin (2 s), before its 4 s move could come back late
+    assert all(g["detail"] == "no answer within the time limit; process killed" for g in r.games)
+
+
 def test_cli_takes_tc_byoyomi_and_adjudicate(tmp_path, capsys):
     from tournaments.cli import main
 

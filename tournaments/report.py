@@ -40,7 +40,7 @@ from envs.core.outcome import Outcome
 
 from .journal import JournalError, check_config, check_record
 from .referee import Referee, configure
-from .runner import TournamentResult, _names, place_text
+from .runner import TournamentResult, _names, conditions_lines, place_text
 from .sprt import format_elo
 
 
@@ -409,6 +409,7 @@ def render_html(result: TournamentResult) -> str:
            f"<p>{len(result.games)} games, {len(result.names)} agents, seed {cfg.get('seed')}"
            + (f", {cfg['move_time']} s per move" if cfg.get("move_time") else "")
            + (f", {len(result.byes)} byes" if result.byes else "") + ".</p>"]
+    out += [f"<p class='conditions'>{esc(line)}</p>" for line in conditions_lines(cfg)]  # clock, adjudication
     if cfg.get("finished") is False:
         out.append(f"<p class='warn' id='unfinished'>The tournament is not finished: the standings are "
                    f"after the {len(result.games)} games played so far.</p>")
