@@ -15,6 +15,7 @@ import envs
 from envs.core import ArbiterError
 
 from ..base import AgentError
+from ..clock import held_to, moves_to_go
 from .clock import Clock
 from .protocol import Refusal
 
@@ -46,19 +47,12 @@ class Session:
         or for an agent without a time option), and its own values back afterwards, so it
         leaves the session configured as it came."""
         share = self.clock.share(seat, self.moves_to_go())
-        options = {} if share is None else self.agent.clock_options(share)
-        own = {name: getattr(self.agent, name) for name in options}
-        try:
-            for name, value in options.items():
-                setattr(self.agent, name, value)
+        with held_to(self.agent, share):  # as a tournament's referee holds agents to its clock
             yield share
-        finally:
-            for name, value in own.items():
-                setattr(self.agent, name, value)
 
     def moves_to_go(self) -> int:
         """The moves the side to move still expects to make: half the legal moves, at least 10."""
-        return max(10, len(self.game.legal_actions(self.state)) // 2)
+        return moves_to_go(self.game, self.state)
 
     def _start(self, game):
         return game.initial_state() if self.start_text is None else game.from_text(self.start_text)
