@@ -4,6 +4,7 @@ adjudication (move cap, judge's evaluation), through play_game and tournaments.
 The slow agent sleeps a fixed time per move; every clock is sized so that the rule under test
 decides with at least 0.2 s to spare either way."""
 
+import sqlite3
 import sys
 import time
 
@@ -234,6 +235,18 @@ def test_tournament_records_clock_and_adjudication_and_resumes_to_the_same_resul
     assert "Clock: 30+0.5" in first.table() and "Adjudication: cap:plies=12" in first.table()
     again = tournaments.round_robin(players, resume=True, **kwargs)  # every game from the journal
     assert [g["result"] for g in again.games] == [g["result"] for g in first.games]
+    # a run cut short: its last games are played again on resume, and adjudicated the same way
+    judged = {**kwargs, "journal": str(tmp_path / "judged.db"), "tc": None,
+              "adjudicate": ["resign:movecount=2,score=100", "cap:plies=12,result=score"], "adjudicator": "alphabeta:depth=1"}
+    whole = tournaments.round_robin(players, **judged)
+    assert any("resign rule" in g["detail"] for g in whole.games)
+    db = sqlite3.connect(judged["journal"])
+    with db:
+        db.execute("DELETE FROM games WHERE idx >= 3")
+    db.close()
+    resumed = tournaments.round_robin(players, resume=True, **judged)
+    keys = ("result", "reason", "detail", "moves", "margin")
+    assert [[g[k] for k in keys] for g in resumed.games] == [[g[k] for k in keys] for g in whole.games]
     with pytest.raises(tournaments.JournalError, match="adjudicate"):
         tournaments.round_robin(players, resume=True, **{**kwargs, "adjudicate": "cap:plies=14"})
 
