@@ -179,6 +179,7 @@ def test_adjudication_rules_parse_and_refuse_what_they_cannot_read():
     assert rules.judge == "alphabeta:depth=2"
     for bad, word in [("cap:plies=0", "plies=0"), ("cap:plies=9,result=win", "result=win"),
                       ("resign:score=3", "movecount"), ("resign:movecount=2,score=-1", "score"),
+                      ("resign:movecount=2,score=0", "above 0"),
                       ("nap:plies=3", "nap"), ("draw:movecount=2,score=1,turns=3", "turns")]:
         with pytest.raises(AdjudicationError, match=word):
             Adjudication.parse(bad)

@@ -91,7 +91,10 @@ class Adjudication:
             object.__setattr__(self, "cap", (_count("cap", "plies", plies), result))
         if self.resign is not None:
             count, score = self.resign
-            object.__setattr__(self, "resign", (_count("resign", "movecount", count), _score("resign", score)))
+            score = _score("resign", score)
+            if score == 0:  # an even position would be lost by both sides at once
+                raise AdjudicationError("resign: score=0: expected an evaluation above 0 (how far lost)")
+            object.__setattr__(self, "resign", (_count("resign", "movecount", count), score))
         if self.draw is not None:
             number, count, score = self.draw
             object.__setattr__(self, "draw", (_count("draw", "movenumber", number, 0),
