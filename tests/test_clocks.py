@@ -237,8 +237,8 @@ def test_tournament_records_clock_and_adjudication_and_resumes_to_the_same_resul
     again = tournaments.round_robin(players, resume=True, **kwargs)  # every game from the journal
     assert [g["result"] for g in again.games] == [g["result"] for g in first.games]
     # a run cut short: its last games are played again on resume, and adjudicated the same way
-    judged = {**kwargs, "journal": str(tmp_path / "judged.db"), "tc": None,
-              "adjudicate": ["resign:movecount=2,score=100", "cap:plies=12,result=score"], "adjudicator": "alphabeta:depth=1"}
+    judged = {**kwargs, "journal": str(tmp_path / "judged.db"), "tc": None, "adjudicator": "alphabeta:depth=1",
+              "adjudicate": ["resign:movecount=2,score=100", "cap:plies=12,result=score"]}
     whole = tournaments.round_robin(players, **judged)
     assert any("resign rule" in g["detail"] for g in whole.games)
     db = sqlite3.connect(judged["journal"])
@@ -285,7 +285,8 @@ def test_cli_takes_tc_byoyomi_and_adjudicate(tmp_path, capsys):
     assert code == 0 and "Clock: 20+1" in out and "Adjudication: cap:plies=8,result=draw" in out
     assert '"reason": "adjudicated"' in (tmp_path / "g.jsonl").read_text()
     for argv, word in [(["--tc", "ten"], "--tc ten"), (["--byoyomi", "5"], "--byoyomi 5"),
-                       (["--adjudicate", "cap:plies=-1"], "plies"), (["--adjudicator", "random"], "needs --adjudicate")]:
+                       (["--adjudicate", "cap:plies=-1"], "plies"),
+                       (["--adjudicator", "random"], "needs --adjudicate")]:
         with pytest.raises(SystemExit) as exit_:
             main(["tournament", "--game", "othello", "--agents", "greedy", "random", *argv])
         assert exit_.value.code == 2

@@ -27,7 +27,6 @@ from agents.clock import TimeControl
 from envs.core.outcome import Outcome
 
 from .adjudication import Adjudication
-
 from .executor import InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
 from .openings import Book
@@ -87,7 +86,8 @@ def conditions_lines(config: dict) -> list[str]:
                      + (", then byo-yomi periods/seconds" if config["clock"].get("periods") else "") + ")")
     if config.get("adjudicate"):
         adj = config["adjudicate"]
-        lines.append("Adjudication: " + " ".join(adj["rules"]) + (f" (judge {adj['judge']})" if adj.get("judge") else ""))
+        judge = f" (judge {adj['judge']})" if adj.get("judge") else ""
+        lines.append("Adjudication: " + " ".join(adj["rules"]) + judge)
     return lines
 
 
