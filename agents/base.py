@@ -5,6 +5,8 @@ Every agent has a registry ``name``, a ``seed`` from which *all* its randomness 
 seed and the same sequence of positions give the same moves), and is picklable so tournaments can
 ship it to worker processes. Search agents also set ``last_stats`` after each move, a dict with at
 least ``"seconds"`` and ``"nodes"`` (tree search: ``"simulations"``) and ``"depth"`` where it applies.
+``"seconds"`` times the search alone: a move that first compiled numba code (a cold cache) has
+that time in ``"compile_seconds"`` instead, so nodes or simulations per second are the search's.
 
 Registering a new agent (the module must also be listed in ``agents/__init__.py``)::
 
@@ -57,6 +59,7 @@ import numpy as np
 
 from envs.core import ArbiterError, literal, shown
 from envs.core import rng as R
+from envs.core.compiling import compile_seconds
 from envs.game import Game
 
 REGISTRY: dict[str, type] = {}
@@ -184,7 +187,14 @@ class Agent:
         game.check_state(state)
         if game.is_terminal(state):
             raise AgentError(f"agent {self.name!r} asked to move in a finished game")
-        return int(self._act(game, state))
+        before, compiled_before = self.last_stats, compile_seconds()
+        action = int(self._act(game, state))
+        compiling = compile_seconds() - compiled_before
+        stats = self.last_stats
+        if compiling > 0 and stats is not before and isinstance(stats.get("seconds"), float):
+            stats["compile_seconds"] = compiling
+            stats["seconds"] = max(stats["seconds"] - compiling, 0.0)
+        return action
 
     def _act(self, game: Game, state) -> int:
         raise NotImplementedError

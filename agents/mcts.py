@@ -29,6 +29,7 @@ import numpy as np
 import envs
 from envs.core import kernel as C
 from envs.core import rng as R
+from envs.core.compiling import compile_seconds
 from envs.core.specialise import compiled
 
 from . import _mcts_kernel as K
@@ -155,13 +156,14 @@ class MCTSAgent(Agent):
                       max_nodes=self.max_nodes, rave=self.rave, priors=self.priors, seed=0).act(game, game.initial_state(seed=0))
 
     def _act(self, game, state) -> int:
-        start = time.perf_counter()
+        start, compiled_before = time.perf_counter(), compile_seconds()
         budget = self._budget(game, state)
         try:
             return self._decide(game, state, start, budget)
         finally:
-            if self._manages_time(game):
-                self._bank += self.seconds - (time.perf_counter() - start)
+            if self._manages_time(game):  # a first compile is not the game's time
+                spent = time.perf_counter() - start - (compile_seconds() - compiled_before)
+                self._bank += self.seconds - spent
 
     def _manages_time(self, game) -> bool:
         """Whether ``seconds`` is a game's average rather than every move's time."""
@@ -300,15 +302,20 @@ class MCTSAgent(Agent):
         threshold = self._threshold(game)
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
+        compiled_before = compile_seconds()
+
+        def clock():  # the time of the search: a first compile (a cold cache) stops the clock
+            return time.perf_counter() - (compile_seconds() - compiled_before)
+
         while done < limit:
             # a deadline ends the search only after a first simulation: a move always has a root
             # child to play, however short its time (a clock's last seconds)
             if deadline is not None and done > 0:
-                now = time.perf_counter()
+                now = clock()
                 if now >= deadline:
                     break
             want = min(chunk, limit - done)
-            t0 = time.perf_counter()
+            t0 = clock()
             ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
                       tree.links, tree.value, tree.amaf, tree.meta, want, c, threshold,
                       int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), rng)
@@ -317,8 +324,8 @@ class MCTSAgent(Agent):
                 tree.grow(self.max_nodes)
             elif deadline is not None:
                 # Size the next chunk to take about _CHUNK_SECONDS, and never overrun the deadline.
-                rate = ran / max(time.perf_counter() - t0, 1e-6)
-                left = deadline - time.perf_counter()
+                rate = ran / max(clock() - t0, 1e-6)
+                left = deadline - clock()
                 if early and _decided(tree, rate * left):
                     break
                 chunk = int(max(1, min(rate * _CHUNK_SECONDS, rate * left)))

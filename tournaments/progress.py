@@ -20,6 +20,7 @@ import math
 import sys
 import time
 
+from envs.core import compiling
 from envs.core.outcome import Outcome
 from envs.game import is_cached
 
@@ -32,6 +33,7 @@ def compile_notice(spec, out=None) -> bool:
     out.write(f"compiling the numba code of {spec.name} and the agents: first run only, "
               "about 15-40 s; later runs load it from the cache\n")
     out.flush()
+    compiling.quiet(spec.name)  # this line says it all: no more lines per compiled part
     return True
 
 

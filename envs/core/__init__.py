@@ -7,6 +7,7 @@
     generic      the ``@per_game`` mark of generic compiled code
     hooks        the hooks a game provides to generic code, and the defaults of the optional ones
     specialise   compiling generic code once per game, so that it stays on numba's disk cache
+    compiling    a notice on stderr before a first compile, and the seconds spent compiling
     outcome      how a game ended: one type from the kernel's header to the journal and the report
     cluster      joining or starting Ray, for tournaments, the study and self-play
 
@@ -15,6 +16,7 @@ the layers point one way: ``envs.core`` <- ``envs`` <- ``agents`` <- ``tournamen
 and the checks are importable from here directly (``from envs.core import ParameterError``).
 """
 
+from . import compiling  # installs its numba listeners: every layer's first compile is announced
 from .checks import (
     LITERAL_LIMIT,
     UNBOUNDED,
