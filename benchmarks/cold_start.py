@@ -19,7 +19,9 @@ measures the code before and after a change to the compiled kernels alike:
 
 The children import the source tree this script belongs to (its root is put first on
 ``PYTHONPATH``; they print where ``envs`` came from). Wall times depend on the machine's load:
-the load average is printed at the start, before every measurement and at the end.
+the load average is printed at the start, before every measurement and at the end, and each
+cell also gives the CPU seconds the process (quick start: the command and its workers) had used
+by then, which other processes on the machine inflate far less than the wall time.
 
     python benchmarks/cold_start.py                         # everything, once (several minutes)
     python benchmarks/cold_start.py --games loa go --skip-quickstart --repeat 2 --json out.json
@@ -29,6 +31,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -52,9 +55,12 @@ TARGET_QUICKSTART_WARM = 15.0
 # Run in the child. Prints one JSON object per line: {"step": name, "t": time.time()} after each
 # step, {"skip": ...} for an agent that does not apply, {"error": ...} on failure.
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 games = sys.argv[1].split(",")
 def out(**kw):
+    if "step" in kw:
+        use = resource.getrusage(resource.RUSAGE_SELF)
+        kw["cpu"] = use.ru_utime + use.ru_stime
     print("COLDSTART " + json.dumps(kw), flush=True)
 try:
     import envs
@@ -100,7 +106,7 @@ def child_env(cache_dir):
 
 def run_steps(games, cache_dir, timeout):
     """One child process running the steps over ``games``; cumulative wall seconds per step."""
-    rec = {"load_before": load(), "steps": {}, "skipped": [], "error": None}
+    rec = {"load_before": load(), "steps": {}, "cpu": {}, "skipped": [], "error": None}
     start = time.time()
     try:
         proc = subprocess.run([sys.executable, "-c", CHILD, ",".join(games)], env=child_env(cache_dir),
@@ -116,6 +122,7 @@ def run_steps(games, cache_dir, timeout):
         msg = json.loads(line[len("COLDSTART "):])
         if "step" in msg:
             rec["steps"][msg["step"]] = round(msg["t"] - start, 3)
+            rec["cpu"][msg["step"]] = round(msg["cpu"], 3)
         elif "skip" in msg:
             rec["skipped"].append(msg["why"])
         elif "error" in msg:
@@ -133,10 +140,13 @@ def run_quickstart(cache_dir, timeout):
     rec = {"load_before": load(), "error": None}
     work = tempfile.mkdtemp(prefix="arbiter-quickstart-")
     start = time.time()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         proc = subprocess.run([sys.executable, "-m", "tournaments.cli", *QUICKSTART], env=child_env(cache_dir),
                               cwd=work, capture_output=True, text=True, timeout=timeout)
         rec["total"] = round(time.time() - start, 3)
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)  # the command and its worker processes
+        rec["cpu_total"] = round(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime, 3)
         if proc.returncode:
             rec["error"] = f"exit code {proc.returncode}: {proc.stderr.strip()[-500:]}"
         rec["output_tail"] = proc.stdout.strip().splitlines()[-12:]
@@ -162,15 +172,18 @@ def cold_and_warm(measure, repeat):
     return runs
 
 
-def best(runs, kind, key):
-    """Smallest figure over the repeats (None if no run got that far)."""
-    vals = [r[kind]["steps"].get(key) if key in STEPS else r[kind].get(key) for r in runs]
+def best(runs, kind, key, table="steps"):
+    """Smallest figure over the repeats (None if no run got that far); ``table`` "cpu" for CPU
+    seconds."""
+    vals = [r[kind].get(table, {}).get(key) if key in STEPS else r[kind].get(key) for r in runs]
     vals = [v for v in vals if v is not None]
     return min(vals) if vals else None
 
 
-def fmt(v):
-    return "failed" if v is None else f"{v:.1f}"
+def fmt(v, cpu=None):
+    if v is None:
+        return "failed"
+    return f"{v:.1f}" if cpu is None else f"{v:.1f} ({cpu:.1f})"
 
 
 def verdict(v, target):
@@ -181,7 +194,7 @@ def verdict(v, target):
 
 def print_row(label, runs, cold_target=None):
     for kind in ("cold", "warm"):
-        cells = [fmt(best(runs, kind, k)) for k in STEPS] + [fmt(best(runs, kind, "total"))]
+        cells = [fmt(best(runs, kind, k), best(runs, kind, k, "cpu")) for k in STEPS] + [fmt(best(runs, kind, "total"))]
         note = ""
         if kind == "cold" and cold_target is not None:
             v = best(runs, kind, "alphabeta")
@@ -226,7 +239,8 @@ def main(argv=None):
     print(f"source tree {ROOT} (commit {meta.get('git_commit', '?')}), Python {meta['python']}, "
           f"numba {meta['numba']}, {meta['machine']}")
     print(f"cpu_count {os.cpu_count()}, load average at start {meta['load_start']}")
-    print("wall seconds from process start, cumulative; cold = empty NUMBA_CACHE_DIR, warm = same dir again\n")
+    print("wall seconds from process start, cumulative (in parentheses: CPU seconds of the process by then); "
+          "cold = empty NUMBA_CACHE_DIR, warm = same dir again\n")
     print("| row | cache | " + " | ".join(STEP_LABELS[k] for k in STEPS) + " | process total | load (1 min) before | target |")
     print("|---|---|---:|---:|---:|---:|---:|---|", flush=True)
 
@@ -245,8 +259,9 @@ def main(argv=None):
         results["quickstart"] = runs
         for kind, target in (("cold", TARGET_QUICKSTART_COLD), ("warm", TARGET_QUICKSTART_WARM)):
             v = best(runs, kind, "total")
+            cpu = best(runs, kind, "cpu_total")
             loads = ",".join(f"{r[kind]['load_before'][0]:.1f}" for r in runs)
-            print(f"| quick-start tournament | {kind} | | | | {fmt(v)} | {loads} | "
+            print(f"| quick-start tournament | {kind} | | | | {fmt(v, cpu)} | {loads} | "
                   f"target <= {target:.0f} s: {verdict(v, target)} |", flush=True)
             for r in runs:
                 if r[kind]["error"]:

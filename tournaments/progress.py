@@ -31,7 +31,7 @@ def compile_notice(spec, out=None) -> bool:
     if is_cached(spec) is not False:
         return False
     out.write(f"compiling the numba code of {spec.name} and the agents: first run only, "
-              "about 15-40 s; later runs load it from the cache\n")
+              "about 15-75 s; later runs load it from the cache\n")
     out.flush()
     compiling.quiet(spec.name)  # this line says it all: no more lines per compiled part
     return True

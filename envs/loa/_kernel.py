@@ -316,13 +316,13 @@ def apply(s, p, a):
         t = TARGET[_move_key(s, cell, a & 7)]
         s[S_BB + seat] ^= (1 << cell) | (1 << t)
         s[C.H_HASH] ^= ZOBRIST[seat * 64 + cell] ^ ZOBRIST[seat * 64 + t]
-        _add_to_lines(s, cell, -1)
+        _add_to_lines(s, cell, np.int64(-1))  # np.int64: numba compiles a copy per literal number
         if (s[S_BB + 1 - seat] >> t) & 1:
             captured = True
             s[S_BB + 1 - seat] ^= 1 << t
             s[C.H_HASH] ^= ZOBRIST[(1 - seat) * 64 + t]
         else:
-            _add_to_lines(s, t, 1)
+            _add_to_lines(s, t, np.int64(1))
     s[C.H_HASH] ^= SIDE_KEY
     s[C.H_PLAYER] = 1 - seat
     s[C.H_PLY] += 1
@@ -403,13 +403,13 @@ def setup(s, p):
         while rest != 0:
             cell = _lowest_cell(rest)
             rest &= rest - 1
-            _add_to_lines(s, cell, 1)
+            _add_to_lines(s, cell, np.int64(1))
             h ^= ZOBRIST[seat * 64 + cell]
     s[C.H_HASH] = h
     s[S_NHIST] = 0
     s[S_IRREV] = 0
     _remember(s)
-    _conclude(s, p, 1 - s[C.H_PLAYER], True)
+    _conclude(s, p, 1 - s[C.H_PLAYER], np.bool_(True))  # not the literal: one compile of _conclude
 
 
 @njit(cache=True)
