@@ -279,7 +279,7 @@ def _can_place(s, p, seat):
     x = C.HEADER + n * n
     if p[P_FAST]:
         return _bb_moves(np.uint64(s[x + S_BITS + seat]), np.uint64(s[x + S_BITS + 1 - seat]), p) != 0
-    return _row_moves(s, p, seat, False)
+    return _row_moves(s, p, seat, np.bool_(False))  # np.bool_: one compile, not one per literal
 
 
 # -- rules shared by both generators ----------------------------------------------------------------
@@ -332,11 +332,11 @@ def settle(s, p):
         moves = _bb_moves(np.uint64(s[x + S_BITS + seat]), np.uint64(s[x + S_BITS + 1 - seat]), p)
         s[x + S_MOVES] = np.int64(moves)
     else:
-        s[x + S_MOVES] = _row_moves(s, p, seat, True)
+        s[x + S_MOVES] = _row_moves(s, p, seat, np.bool_(True))
     if s[x + S_COUNT] + s[x + S_COUNT + 1] == n * n:
-        _end(s, p, FULL)
+        _end(s, p, np.int64(FULL))
     elif s[x + S_MOVES] == 0 and not _can_place(s, p, 1 - seat):
-        _end(s, p, NO_MOVES)
+        _end(s, p, np.int64(NO_MOVES))
 
 
 @njit(cache=True)
@@ -369,10 +369,11 @@ def init(s, p, rng):
     n = p[P_SIZE]
     C.clear(s, p)
     m = n // 2
-    _set(s, p, (m - 1) * n + m - 1, 1)  # d4 on 8x8
-    _set(s, p, m * n + m, 1)  # e5
-    _set(s, p, m * n + m - 1, 0)  # d5
-    _set(s, p, (m - 1) * n + m, 0)  # e4
+    white, black = np.int64(1), np.int64(0)  # seats, not literals: numba compiles per literal
+    _set(s, p, (m - 1) * n + m - 1, white)  # d4 on 8x8
+    _set(s, p, m * n + m, white)  # e5
+    _set(s, p, m * n + m - 1, black)  # d5
+    _set(s, p, (m - 1) * n + m, black)  # e4
     setup(s, p)
 
 
@@ -526,10 +527,12 @@ def _kth_bit(x, k):
     return ONE << at
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _word_playout(s, p, rng, ks, ups, downs):
     """The one-word playout: the Kogge-Stone generator on two words held in registers; a ply
-    picks the k-th set bit of the placements, k uniform."""
+    picks the k-th set bit of the placements, k uniform. Compiled once and inlined by LLVM into
+    both branches of ``_one_word_playout`` (which folds the 8x8 constants into it there): copied
+    twice at numba-IR level (``inline="always"``), it cost about 5 s of every cold start."""
     n = p[P_SIZE]
     x = C.HEADER + n * n
     seat = s[C.H_PLAYER]
@@ -552,7 +555,7 @@ def _word_playout(s, p, rng, ks, ups, downs):
         own, opp = opp & ~flips, own | flips | bit
         seat = 1 - seat
         ply += 1
-        last = trailing_zeros(bit)
+        last = np.int64(trailing_zeros(bit))  # int64, as in the line playout: one _write_back
         moves = _word_moves(own, opp, ks, ups, downs)
     black, white = (own, opp) if seat == 0 else (opp, own)
     for cell in range(n * n):
@@ -649,7 +652,7 @@ def _places(lines, me, base, a, runs):
     return found != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)  # compiled once for its two calls, inlined by LLVM
 def _draw(lines, me, base, frontier, where, count, rng, runs):
     """A uniformly random placement of the colour at half ``me``, or -1 if it has none: frontier
     squares drawn without replacement until one outflanks (the first legal square of a random
@@ -771,7 +774,7 @@ def _line_playout(s, p, rng, frontier):
     _write_back(s, p, seat, ply, last)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=False)  # not the flag of its forceinline caller ``_word_playout``
 def _write_back(s, p, seat, ply, last):
     """Finish a playout whose final cells are in ``s``: the counts, hash, seat, ply and last move,
     then ``setup`` for the bitboards and the end."""
