@@ -5,8 +5,9 @@ Every agent has a registry ``name``, a ``seed`` from which *all* its randomness 
 seed and the same sequence of positions give the same moves), and is picklable so tournaments can
 ship it to worker processes. Search agents also set ``last_stats`` after each move, a dict with at
 least ``"seconds"`` and ``"nodes"`` (tree search: ``"simulations"``) and ``"depth"`` where it applies.
-``"seconds"`` times the search alone: a move that first compiled numba code (a cold cache) has
-that time in ``"compile_seconds"`` instead, so nodes or simulations per second are the search's.
+``"seconds"`` times the search alone: the time a move spent in numba's compiler (a first move on
+a cold cache, or loading the cached code) is left out, so nodes or simulations per second are the
+search's (``envs.core.compiling.compile_seconds()`` adds up the compile time of the process).
 
 Registering a new agent (the module must also be listed in ``agents/__init__.py``)::
 
@@ -192,7 +193,6 @@ class Agent:
         compiling = compile_seconds() - compiled_before
         stats = self.last_stats
         if compiling > 0 and stats is not before and isinstance(stats.get("seconds"), float):
-            stats["compile_seconds"] = compiling
             stats["seconds"] = max(stats["seconds"] - compiling, 0.0)
         return action
 
