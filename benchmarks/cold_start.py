@@ -194,7 +194,8 @@ def verdict(v, target):
 
 def print_row(label, runs, cold_target=None):
     for kind in ("cold", "warm"):
-        cells = [fmt(best(runs, kind, k), best(runs, kind, k, "cpu")) for k in STEPS] + [fmt(best(runs, kind, "total"))]
+        cells = [fmt(best(runs, kind, k), best(runs, kind, k, "cpu")) for k in STEPS]
+        cells.append(fmt(best(runs, kind, "total")))
         note = ""
         if kind == "cold" and cold_target is not None:
             v = best(runs, kind, "alphabeta")

@@ -16,7 +16,7 @@ the layers point one way: ``envs.core`` <- ``envs`` <- ``agents`` <- ``tournamen
 and the checks are importable from here directly (``from envs.core import ParameterError``).
 """
 
-from . import compiling  # installs its numba listeners: every layer's first compile is announced
+from . import compiling  # noqa: F401 (installs its numba listeners: every first compile is announced)
 from .checks import (
     LITERAL_LIMIT,
     UNBOUNDED,
