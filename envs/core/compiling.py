@@ -31,7 +31,9 @@ import time
 
 from numba.core import event
 
-_PROJECT = ("envs.", "agents.", "tournaments.")
+# Code of the games and the agents. The tournaments' own compiled code (the systems' pairings) is
+# left to the command line's notice, whose first line a run's log starts with.
+_PROJECT = ("envs.", "agents.")
 
 _lock = threading.Lock()
 _local = threading.local()
