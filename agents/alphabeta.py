@@ -33,7 +33,7 @@ from envs.core.generic import per_game
 from envs.core.specialise import compiled
 
 from . import evaluation as E
-from .base import Agent, AgentError, check_option, register
+from .base import Agent, AgentError, Resigner, check_option, register
 from .tuning import tuned
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
@@ -267,8 +267,22 @@ SOLVED, OUT_OF_TIME = 1, -1
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 
 
+def _flag(name, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise AgentError(f"{name}={value!r}: expected True or False")
+    return bool(value)
+
+
 class SearchAgent(Agent):
     """Shared plumbing of the compiled search agents: lazy buffers that never get pickled."""
+
+    resign = False
+    _resigner = None
+
+    def _judge(self, game, state, lost: bool, why: str) -> None:
+        """Resign a proven loss where the option is on and the game's runner allows it."""
+        if self.resign and self._resigner is not None:
+            self._resigner.judge(game, state, lost, why)
 
     plays = "two-player games of perfect information"
 
@@ -318,6 +332,12 @@ class AlphaBetaAgent(SearchAgent):
     better played for the largest chances than by the first losing move). A solved move's
     ``last_stats`` has ``solved`` set and the score ``WIN_BOUND + 1`` (won: a forced win whose
     distance the solver does not report), 0 (drawn) or their negation (lost).
+
+    ``resign`` (default True): give up a game proven lost (a completed iteration's score is a
+    forced loss, or the endgame solver proves one) by raising ``agents.Resign``, where the game's
+    runner records resignations (see ``agents.mcts.MCTSAgent``) and never before ply
+    ``agents.base.RESIGN_PLY``. Played on, a proven loss is met with the move that delays it
+    longest: a loss scores ``-(INF - ply)``, so the latest one is the best of the lost moves.
     """
 
     summary = ("iterative-deepening alpha-beta: transposition table, move ordering, the game's "
@@ -325,8 +345,10 @@ class AlphaBetaAgent(SearchAgent):
     time_option = "time"
 
     def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
-                 endgame=None, seed=None):
+                 endgame=None, resign: bool = True, seed=None):
         super().__init__(seed=seed)
+        self.resign = _flag("resign", resign)
+        self._resigner = Resigner(1)
         self.depth = check_option("depth", depth, int, 0, MAX_PLY)
         self.time = check_option("time", time, float, 0.0)
         self.tt_bits = check_option("tt_bits", tt_bits, int, 0, 26)
@@ -390,6 +412,8 @@ class AlphaBetaAgent(SearchAgent):
             out = np.zeros(3, dtype=np.int64)
             status = code.solve_root(state, p, endgame, start + SOLVER_SHARE * seconds if seconds > 0
                                      else 0.0, out)
+            if status == SOLVED and out[0] < 0:
+                self._judge(game, state, True, "the endgame solver proves the game lost")
             if status == SOLVED and (out[0] >= 0 or deadline == 0.0 or time.perf_counter() >= deadline):
                 self.last_stats = {"nodes": int(out[2]), "depth": 0, "seconds": time.perf_counter() - start,
                                    "budget": seconds, "score": int(out[0]) * (E.WIN_BOUND + 1),
@@ -415,6 +439,9 @@ class AlphaBetaAgent(SearchAgent):
             best, score, reached = int(info[BEST]), int(v), depth
             if abs(score) > E.WIN_BOUND:
                 break  # a forced result: deeper search cannot change it
+        # only a completed iteration proves a loss (an aborted one has not seen every move)
+        proven = reached > 0 and abs(score) > E.WIN_BOUND and score < 0 and reached == depth
+        self._judge(game, state, proven, f"a forced loss in {E.INF - abs(score)} plies")
         self.last_stats = {"nodes": nodes, "depth": reached, "seconds": time.perf_counter() - start,
                            "budget": seconds, "score": score}
         return best

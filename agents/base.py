@@ -54,6 +54,8 @@ Options are validated by the agent's ``__init__``; use ``check_option`` for a cl
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
 
 import numpy as np
@@ -74,6 +76,59 @@ class Resign(Exception):
     """Raised by ``act`` to give up the game. Whoever runs the game (``tournaments.play_game``)
     scores it as a loss of the resigning seat with reason ``"resign"``, not as a crash: resigning
     is a legal way to end a game, a crash is a bug."""
+
+
+# -- resignation -----------------------------------------------------------------------------------
+# Search agents resign (raise ``Resign``) only where whoever runs the game records a resignation:
+# ``tournaments.play_game`` (``arbiter play``, tournaments, matches) and ``arbiter gtp`` open
+# ``resignation()`` unless told not to. Everywhere else (a Gymnasium or PettingZoo opponent, a
+# script calling ``act``) games are played out, as an RL user needs them.
+RESIGN_PLY = 20  # no agent resigns before this ply of a game: the first moves are never given up
+_RESIGNING = contextvars.ContextVar("arbiter_resigning", default=False)
+
+
+@contextlib.contextmanager
+def resignation(allowed: bool = True):
+    """Within the block, search agents whose ``resign`` option is on may give up a lost game by
+    raising ``Resign`` (``allowed=False``: they play every game out, whatever their options)."""
+    token = _RESIGNING.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _RESIGNING.reset(token)
+
+
+def resignation_allowed() -> bool:
+    """Whether the game now being played lets search agents resign (see ``resignation``)."""
+    return _RESIGNING.get()
+
+
+class Resigner:
+    """An agent's resignation rule: ``moves`` consecutive moves judged lost (a root win rate under
+    the agent's threshold, or a proven loss) give the game up, never before ``RESIGN_PLY`` and
+    only where ``resignation_allowed()``. The count starts again with every game (a ply lower
+    than the last one judged means a new game, or a take-back) and with every move not lost; the
+    same position asked again (a GTP controller that declined the resignation) counts once."""
+
+    def __init__(self, moves: int = 1):
+        self.moves = moves
+        self.streak, self.ply = 0, -1
+
+    def judge(self, game, state, lost: bool, why: str) -> None:
+        """Count this move's verdict; raise ``Resign`` (saying ``why``) when the game is given up."""
+        from envs.core import kernel as C  # the state header: the ply of the position
+
+        ply = int(state[C.H_PLY])
+        if ply < self.ply:
+            self.streak = 0
+        if not lost:
+            self.streak = 0
+        elif ply != self.ply or self.streak == 0:  # the same position asked again counts once
+            self.streak += 1
+        self.ply = ply
+        if self.streak >= self.moves and ply >= RESIGN_PLY and resignation_allowed():
+            # the first player is Black in every two-player game here
+            raise Resign(f"{('Black', 'White')[game.current_player(state)]} resigns: {why}")
 
 
 _NOT_IN_NAMES = set(":,=()[]{}'\"") | {" ", "\t", "\n"}

@@ -30,10 +30,12 @@ import envs
 from envs.core import kernel as C
 from envs.core import rng as R
 from envs.core.compiling import compile_seconds
+from envs.core.generic import per_game
 from envs.core.specialise import compiled
+from envs.game import Game
 
 from . import _mcts_kernel as K
-from .base import Agent, AgentError, check_option, register
+from .base import Agent, AgentError, Resigner, check_option, register
 from .tuning import tuned
 
 DEFAULT_SIMULATIONS = 1000
@@ -47,6 +49,14 @@ DEFAULT_C = 0.5
 RAVE_C = 0.0
 _INITIAL_NODES = 1 << 15
 _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
+DEFAULT_RESIGN = 0.05  # root win rate under which a move counts as lost (Leela Zero resigns under 10%,
+                       # KataGo's default is a value under -0.9, i.e. a win rate under 5%)
+DEFAULT_RESIGN_MOVES = 3  # consecutive lost moves before resigning (KataGo's default)
+LOSING = 0.2  # root win rate under which a game won by a count is played for the count (see _keep_living)
+AREA_CANDIDATES = 8   # a losing position's moves compared by their count: the most visited ones
+AREA_PLAYOUTS = 64    # playouts after each of them
+
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 
 @register("mcts")
@@ -78,6 +88,17 @@ class MCTSAgent(Agent):
     more in the middle game), a search stops once its most visited move can no longer be
     overtaken in the time left, and what a move does not use is banked for later ones; default
     (None) on where the game's spec has a profile. ``last_stats["budget"]`` is the move's time.
+
+    Losing like an engine (two-player games): ``resign``, a root win rate (default 0.05; 0:
+    never), under which ``resign_moves`` consecutive moves (default 3) give the game up by
+    raising ``agents.Resign``, never before ply ``agents.base.RESIGN_PLY`` and only where the
+    game's runner records resignations (``arbiter play``, ``arbiter gtp`` and tournaments do,
+    unless given ``--no-resign``; Gymnasium and PettingZoo opponents play every game out). At the
+    root the agent never plays a move the game calls self-harm (Go: filling its own true eye)
+    while another is legal; and when the game is being lost (the root's win rate under
+    ``LOSING``, 0.2) in a game won by a count (Go's area, Othello's discs), it plays the move of
+    the best mean final count over ``AREA_PLAYOUTS`` playouts after each of its most visited
+    moves: a lost game played out ends by a smaller margin, with more of its groups alive.
     """
 
     summary = ("UCT Monte-Carlo tree search with the game's playouts; RAVE, prior knowledge and "
@@ -87,8 +108,11 @@ class MCTSAgent(Agent):
     def __init__(self, simulations=None, seconds=None, c=None, threshold=None,
                  playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
                  reuse: bool = True, priors: bool = True, threads: int = 1, manage_time=None,
-                 seed=None):
+                 resign: float = DEFAULT_RESIGN, resign_moves: int = DEFAULT_RESIGN_MOVES, seed=None):
         super().__init__(seed=seed)
+        self.resign = check_option("resign", resign, float, 0.0, 0.5)
+        self.resign_moves = check_option("resign_moves", resign_moves, int, 1)
+        self._resigner = Resigner(self.resign_moves)
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = None if simulations is None else check_option("simulations", simulations, int, 1)
@@ -154,6 +178,12 @@ class MCTSAgent(Agent):
         if self.applies_to(game):
             MCTSAgent(simulations=16, c=self.c, threshold=self.threshold, playout=self.playout,
                       max_nodes=self.max_nodes, rave=self.rave, priors=self.priors, seed=0).act(game, game.initial_state(seed=0))
+            if game.num_players == 2 and _counted(game):  # a lost position's count: compiled now, not mid-game
+                state = game.initial_state(seed=0)
+                compiled(__name__, game.spec).area_after(
+                    game.kernel_params, state, int(game.legal_actions(state)[0]), self._policy(game), 1,
+                    R.new_rng(0), np.empty_like(state), np.empty(game.num_actions, dtype=np.int64),
+                    np.empty(game.board_size ** 2, dtype=np.int64))
 
     def _act(self, game, state) -> int:
         start, compiled_before = time.perf_counter(), compile_seconds()
@@ -208,7 +238,14 @@ class MCTSAgent(Agent):
             # but never a move after which the opponent can end the game at once as a win.
             ranked = np.lexsort((-values, -visits))
             best = next((i for i in ranked if not _loses_at_once(game, state, int(keys[i]))), ranked[0])
+        if not self._chance(game):
+            best = self._keep_living(game, state, keys, visits, values, best)
         action = int(keys[best])
+        if self.resign > 0 and game.num_players == 2 and not self._chance(game):
+            win = float(values[best])
+            self._resigner.judge(game, state, win < self.resign,
+                                 f"win rate {100 * win:.1f}% under {100 * self.resign:g}% "
+                                 f"for {self.resign_moves} moves")
         if self.reuse and not self._chance(game):
             self._memory = (game, state.copy(), trees, action)
         self.last_stats = {
@@ -221,6 +258,34 @@ class MCTSAgent(Agent):
             "value": float(values[best]),
         }
         return action
+
+    def _keep_living(self, game, state, keys, visits, values, best):
+        """The root child to play instead of ``best`` (an index into ``keys``): never a move the
+        game calls self-harm while another is legal; and when the game is being lost (the most
+        visited move's win rate under ``LOSING``), in a game won by a count, the candidate whose
+        playouts end with the best count: win rates all near 0 no longer tell moves apart, and a
+        search that maximises them plays for a miracle (an invasion that needs the opponent to
+        blunder) while its own groups die; the count prefers the moves that keep them."""
+        ranked = [int(i) for i in np.lexsort((-values, -visits))]
+        sound = [i for i in ranked if not game.self_harm(state, int(keys[i]))]
+        if not sound:
+            return best
+        if best not in sound:
+            best = next((i for i in sound if not _loses_at_once(game, state, int(keys[i]))), sound[0])
+        if not _counted(game) or values[ranked[0]] >= max(LOSING, self.resign):
+            return best
+        candidates = [i for i in sound if visits[i] > 0][:AREA_CANDIDATES]
+        candidates = [i for i in candidates if not _loses_at_once(game, state, int(keys[i]))] or candidates
+        if len(candidates) < 2:
+            return best
+        code = compiled(__name__, game.spec)
+        work = np.empty_like(state)
+        moves = np.empty(game.num_actions, dtype=np.int64)
+        cells = np.empty(game.board_size ** 2, dtype=np.int64)
+        policy = self._policy(game)
+        counts = [code.area_after(game.kernel_params, state, int(keys[i]), policy, AREA_PLAYOUTS,
+                                  self.rng, work, moves, cells) for i in candidates]
+        return candidates[int(np.argmax(counts))]  # the first of the best: most visits among equals
 
     def _reused_trees(self, game, state):
         """Each tree's subtree of the last search that ``state`` is in, two plies on (our move,
@@ -330,6 +395,34 @@ class MCTSAgent(Agent):
                     break
                 chunk = int(max(1, min(rate * _CHUNK_SECONDS, rate * left)))
         return done
+
+
+def _counted(game) -> bool:
+    """A placement game won by a count of cells (Go's area, Othello's discs: its ``margin``)."""
+    return bool(game.spec.placement) and game.board_size is not None and type(game).margin is not Game.margin
+
+
+@per_game
+def area_after(p, s, a, policy, n, rng, work, moves, cells):
+    """The mover's mean final count after playing ``a`` in ``s``: over ``n`` playouts of
+    ``policy`` (the agent's), the cells the game's ``owners`` hook gives the mover minus those
+    it gives the opponent (Go: Tromp-Taylor area without komi; Othello: discs)."""
+    me = s[C.H_PLAYER] + 1
+    total = 0
+    for _ in range(n):
+        C.copy(work, s, s.shape[0])
+        G.apply(work, p, a)
+        if policy == K.RANDOM:
+            G.random_playout(work, p, rng, moves)
+        else:
+            G.playout(work, p, rng, moves, policy)
+        G.owners(work, p, cells)
+        for k in range(cells.shape[0]):
+            if cells[k] == me:
+                total += 1
+            elif cells[k] != 0:
+                total -= 1
+    return total / n
 
 
 def _profile_weight(profile, progress: float) -> float:

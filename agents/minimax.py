@@ -20,8 +20,8 @@ from envs.core.generic import per_game
 from envs.core.specialise import compiled
 
 from . import evaluation as E
-from .alphabeta import MAX_PLY, SearchAgent, repeated
-from .base import check_option, register
+from .alphabeta import MAX_PLY, SearchAgent, _flag, repeated
+from .base import Resigner, check_option, register
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
@@ -86,12 +86,15 @@ def minimax(p, w, states, moves, depth, stats):
 
 @register("minimax")
 class MinimaxAgent(SearchAgent):
-    """Full-width minimax to a fixed ``depth`` (plies) with the game's static evaluation."""
+    """Full-width minimax to a fixed ``depth`` (plies) with the game's static evaluation;
+    ``resign`` (default True) gives up a game its search proves lost, as alpha-beta does."""
 
     summary = "full-width minimax to a fixed depth with the game's evaluation (the reference search)"
 
-    def __init__(self, depth: int = 2, weights=None, seed=None):
+    def __init__(self, depth: int = 2, weights=None, resign: bool = True, seed=None):
         super().__init__(seed=seed)
+        self.resign = _flag("resign", resign)
+        self._resigner = Resigner(1)
         self.depth = check_option("depth", depth, int, 1, MAX_PLY)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
@@ -112,6 +115,7 @@ class MinimaxAgent(SearchAgent):
         stats = np.zeros(2, dtype=np.int64)
         start = time.perf_counter()
         value = compiled(__name__, game.spec).minimax(p, w, states, moves, self.depth, stats)
+        self._judge(game, state, value < -E.WIN_BOUND, f"a forced loss in {E.INF + int(value)} plies")
         self.last_stats = {"nodes": int(stats[0]), "depth": self.depth,
                            "seconds": time.perf_counter() - start, "score": int(value)}
         return int(stats[1])

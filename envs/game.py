@@ -358,6 +358,12 @@ class Game:
         Othello: discs), for records (``RE[B+3.5]``); None where a win has no size."""
         return None
 
+    def self_harm(self, state, action) -> bool:
+        """Whether legal ``action`` only damages the mover, whatever follows (Go: filling one of
+        its own true eyes), so that a search agent never chooses it at the root while any other
+        move is legal, whatever its tree says. Default: no move is."""
+        return False
+
     # -- what GTP asks of a game (board, komi, pass): declared here, so it need not guess ----------
     @property
     def board_size(self) -> int | None:

@@ -22,7 +22,7 @@ import numpy as np
 from envs.core import rng as R
 from envs.game import Game
 
-from ..base import Agent, AgentError, check_option, register
+from ..base import Agent, AgentError, Resigner, check_option, register
 from . import _puct_kernel as K
 from . import weights as W
 
@@ -30,14 +30,20 @@ from . import weights as W
 @register("alphazero")
 class AlphaZeroAgent(Agent):
     """PUCT + network. Options: ``path`` to weights (default: the shipped net of the game),
-    ``simulations`` per move, leaf ``batch`` per network call, ``c_puct``, torch ``threads``."""
+    ``simulations`` per move, leaf ``batch`` per network call, ``c_puct``, torch ``threads``;
+    ``resign`` and ``resign_moves`` as MCTS's (``agents.mcts``): the root value read as a win
+    rate, ``(value + 1) / 2``, under ``resign`` for ``resign_moves`` moves gives the game up where
+    its runner records resignations (self-play never does: it plays every game out)."""
 
     plays = "two-player placement games it has weights for (shipped: Othello and Gomoku; others with path=)"
     summary = "PUCT search guided by a size-independent policy-value network (shipped or path= weights)"
 
     def __init__(self, path=None, simulations: int = 200, batch: int = 8, c_puct: float = 1.5,
-                 threads: int = 1, seed=None):
+                 threads: int = 1, resign: float = 0.05, resign_moves: int = 3, seed=None):
         super().__init__(seed=seed)
+        self.resign = check_option("resign", resign, float, 0.0, 0.5)
+        self.resign_moves = check_option("resign_moves", resign_moves, int, 1)
+        self._resigner = Resigner(self.resign_moves)
         if path is not None and not isinstance(path, str) and not hasattr(path, "__fspath__"):
             raise AgentError(f"path={path!r}: expected a path to a .pt weights file or None")
         self.path = None if path is None else str(path)
@@ -154,6 +160,10 @@ class AlphaZeroAgent(Agent):
         top = visits == visits.max()
         best = np.flatnonzero(top & (priors == priors[top].max()))
         action = int(best[R.randint(self.rng, len(best))])
+        win = (float(result.values[0]) + 1) / 2
+        if self.resign > 0:
+            self._resigner.judge(game, state, win < self.resign,
+                                 f"win rate {100 * win:.1f}% under {100 * self.resign:g}% for {self.resign_moves} moves")
         self.last_stats = {"simulations": self.simulations, "seconds": time.perf_counter() - start,
                            "nodes": result.evaluations, "value": float(result.values[0])}
         return action
