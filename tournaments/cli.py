@@ -128,6 +128,8 @@ def _add_tournament(sub):
                         "resign:movecount=K,score=S, draw:movenumber=N,movecount=K,score=S (see docs/tournaments.md)")
     p.add_argument("--adjudicator", metavar="SPEC",
                    help="the agent whose evaluation the resign and draw rules read (default alphabeta:depth=2)")
+    p.add_argument("--no-resign", action="store_true",
+                   help="search agents play every game out instead of resigning lost ones")
     p.add_argument("--setup-time", type=float, default=60.0,
                    help="seconds an agent may take to build and warm up; a hung warm-up loses on time "
                         "(default %(default)s)")
@@ -196,7 +198,8 @@ def _run_tournament(args) -> int:
                             executor=executor, journal=args.journal, resume=args.resume,
                             move_time=args.move_time, setup_time=args.setup_time,
                             tc=args.tc, byoyomi=args.byoyomi, adjudicate=args.adjudicate,
-                            adjudicator=args.adjudicator, game_params=_game_params(args.param), **options)
+                            adjudicator=args.adjudicator, game_params=_game_params(args.param),
+                            resign=not args.no_resign, **options)
     except KeyboardInterrupt:
         sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
         return 130
@@ -379,12 +382,15 @@ def _add_play(sub):
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--hint", default="greedy", metavar="SPEC", help="the agent behind 'hint' (default %(default)s)")
     p.add_argument("--save", metavar="FILE.sgf", help="write the game as SGF when it ends")
+    p.add_argument("--no-resign", action="store_true",
+                   help="search agents play the game out instead of resigning it when lost")
 
 
-def play(game, agents, seed=0, out=print):
+def play(game, agents, seed=0, out=print, resign=True):
     """Play one game between ``agents`` (``HumanAgent`` objects for people at the terminal) with
     ``play_game``, showing the board after every move; a human may undo (takebacks are on) and
-    resign. Ends with the result line, whatever ended the game; returns the ``GameOutcome``."""
+    resign, and so may search agents in a lost game unless ``resign`` is False. Ends with the
+    result line, whatever ended the game; returns the ``GameOutcome``."""
     names = [getattr(a, "name", "") or type(a).__name__ for a in agents]
     out(", ".join(f"{seat_name(game, seat)}: {name}" for seat, name in enumerate(names)))
     verb = "play" if game.num_players == 1 else "plays"  # "You play K>w1", "Black plays d3"
@@ -396,7 +402,7 @@ def play(game, agents, seed=0, out=print):
         if game.summary(state):
             out(game.summary(state))
 
-    outcome = play_game(game, agents, seed=seed, takebacks=True, watch=watch)
+    outcome = play_game(game, agents, seed=seed, takebacks=True, watch=watch, resign=resign)
     out(result_line(game, outcome, names))
     return outcome
 
@@ -429,7 +435,7 @@ def _run_play(args) -> int:
         else:
             players.append(agents.make(spec, seed=min(args.seed + seat, MAX_SEED)))
     check_players(players, game)
-    outcome = play(game, players, seed=args.seed)
+    outcome = play(game, players, seed=args.seed, resign=not args.no_resign)
     if args.save:
         from .records import sgf_bytes
 

@@ -17,7 +17,10 @@ with the reason recorded, never as an exception, so one bad agent never stops a 
   forfeit-illegal  the agent returned something that is not a legal action.
 
 An agent may also give up: ``act`` raising ``agents.Resign`` loses the game with reason
-``resign``, which is a result, not a fault. The referee may end a game the rules have not ended
+``resign``, which is a result, not a fault. Search agents whose ``resign`` option is on resign a
+lost game here (``play_game(..., resign=True)``, the default, lets them; ``resign=False`` has every
+game played out, and the CLI's ``--no-resign`` passes it); outside ``play_game`` they never do.
+The referee may end a game the rules have not ended
 (``adjudicate``: a move cap, or a judge's evaluation, ``tournaments.adjudication``): reason
 ``adjudicated``, and the detail says which rule.
 
@@ -54,7 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import envs
-from agents.base import Resign
+from agents.base import Resign, resignation
 from agents.clock import GameClock, TimeControl, held_to, moves_to_go
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 from envs import IllegalActionError, ParameterError
@@ -137,7 +140,8 @@ def _silent(*msg) -> None:
 
 
 def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None, clock=None,
-              adjudicate=None, takebacks=False, watch=None, report=None) -> GameOutcome:
+              adjudicate=None, takebacks=False, watch=None, report=None,
+              resign=True) -> GameOutcome:
     """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
 
     agents     one object per seat with ``act(game, state) -> action``; each is ``reset()`` first
@@ -164,6 +168,9 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
                knows whose fault it was and what was played. On a clock the report has a
                fourth item, the most seconds the move may take; ``report("judge", seat, plies)``
                comes before the adjudication's judge searches the position ``seat`` moved to.
+    resign     let search agents resign a lost game (their ``resign`` option; ``agents.base.
+               resignation``); False: every game is played out. The human player and external
+               engines may resign either way.
 
     Bad arguments raise (``ParameterError``; ``IllegalActionError`` for an illegal opening): they
     are the caller's mistake. Whatever an agent does ends the game instead (see the module).
@@ -270,7 +277,7 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
                 return lose(seat, CRASH, "telling it its clock: " + _describe(e))
         t = time.perf_counter()
         try:
-            with held_to(agents[seat], share):
+            with held_to(agents[seat], share), resignation(resign):
                 action = agents[seat].act(game, state.copy())
         except Resign as e:
             return lose(seat, RESIGN, str(e) or "resigned")
@@ -340,6 +347,7 @@ class Context:
     spec: object = None    # the game's GameSpec: a worker registers it if its process lacks it
     clock: object = None   # an agents.clock.TimeControl: every game's clock (None: move_time alone)
     adjudicate: object = None  # a tournaments.adjudication.Adjudication (None: the rules end every game)
+    resign: bool = True    # search agents may resign a lost game (``play_game``'s ``resign``)
 
     def make_game(self):
         """The tournament's game, in any process: a worker that did not import the module that
@@ -467,5 +475,6 @@ def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> 
                 return forfeit_record(ctx, job, seat, CRASH, "warm-up move: " + _describe(e))
             warmed.add(player)
     outcome = play_game(game, players, seed=job.seed, opening=job.opening, move_time=ctx.move_time,
-                        clock=ctx.clock, adjudicate=ctx.adjudicate, report=report)
+                        clock=ctx.clock, adjudicate=ctx.adjudicate, report=report,
+                        resign=ctx.resign)
     return job_record(ctx, job, outcome)

@@ -346,7 +346,7 @@ def make_executor(executor, workers=None):
 SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
 RUN_KEYWORDS = ("seed, workers, journal, resume, move_time, tc, byoyomi, adjudicate, adjudicator, game_params, "
                 "executor, progress, setup_time, openings, opening_plies, openings_order, openings_start, "
-                "ratings_every")
+                "ratings_every, resign")
 
 
 def _split_options(system, game, options) -> tuple[dict, dict]:
@@ -416,7 +416,7 @@ def adjudication(adjudicate=None, adjudicator=None) -> Adjudication | None:
 def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
         move_time=None, game_params=None, executor=None, progress=True, setup_time=60.0,
         openings=None, opening_plies=None, openings_order="sequential", openings_start=1,
-        ratings_every=None, tc=None, byoyomi=None, adjudicate=None, adjudicator=None,
+        ratings_every=None, tc=None, byoyomi=None, adjudicate=None, adjudicator=None, resign=True,
         **options) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
@@ -442,6 +442,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                  (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
     ratings_every  with ``progress``: games between the rating tables printed as the run goes
                  (None: a tenth of the run, at least 50 games; 0: none).
+    resign       search agents may resign a lost game (their ``resign`` option; default on, as
+                 engines do in tournaments); False: every game is played out.
     openings     a suite file (text or ``.sgf``), ``"builtin"`` (the suite shipped for the game) or
                  an ``openings.Suite``: the two games of each colour pair start from one of its
                  openings, pair t of every encounter from opening ``openings_start + t`` in
@@ -484,7 +486,7 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         rules.check(g)  # a rule that cannot apply, a judge without an evaluation: before the first game
     names = _names(agents)
     ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec,
-                  clock=clock, adjudicate=rules)
+                  clock=clock, adjudicate=rules, resign=bool(resign))
     meta = {"game": g.name, "game_params": game_params, "system": system, "options": config.options(),
             "agents": [_identity(e) for e in agents], "seed": seed,
             "move_time": move_time}
@@ -494,6 +496,8 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         meta["adjudicate"] = rules.to_config(_identity)
     if book is not None:  # absent without openings, so journals of earlier versions still resume
         meta["openings"] = book.config()
+    if not resign:  # absent when on (the default), so journals of earlier versions still resume
+        meta["resign"] = False
     log = Journal(journal, meta, resume) if journal is not None else None
     executor = make_executor(executor, workers)
     referee = Referee(config, seed)

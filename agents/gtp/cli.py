@@ -33,6 +33,8 @@ def main(argv=None) -> int:
     parser.add_argument("--agent", default="mcts:seconds=5",
                         help="agent spec (default %(default)s); 'arbiter agents --game G' lists those that play G")
     parser.add_argument("--seed", type=int, default=0, help="agent seed unless the spec sets one")
+    parser.add_argument("--no-resign", action="store_true",
+                        help="never answer genmove with resign: play every game out")
     args = parser.parse_args(argv)
     params = {"rules": args.rules}
     if args.size is not None:
@@ -50,7 +52,7 @@ def main(argv=None) -> int:
         options = parse_spec(args.agent)[1]
         agent = make(args.agent, **({} if "seed" in options else {"seed": args.seed}))
         agent.check_game(game)  # before the first command, not at the first genmove
-        serve(game, agent, sys.stdin, sys.stdout)
+        serve(game, agent, sys.stdin, sys.stdout, resign=not args.no_resign)
     except ArbiterError as exc:  # bad input: one line, status 2, as the other commands
         print(f"arbiter gtp: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

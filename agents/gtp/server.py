@@ -37,6 +37,10 @@ placement game (``GameSpec.placement``) from its observation.
   no time, give way to the clock, while a count set on purpose caps it. The engine takes each
   ``genmove``'s time off its own clock between ``time_left`` commands. Other agents play as
   configured.
+* ``genmove`` answers ``resign`` when the agent gives the game up (a search agent's ``resign``
+  option, on by default; ``serve(..., resign=False)``, ``arbiter gtp --no-resign``, has every game
+  played out). The position stays as it was: a controller that declines the resignation may go
+  on with ``play``, ``genmove``, ``final_score`` and ``final_status_list`` as before.
 * ``final_status_list``: Tromp-Taylor area scoring counts every stone on the board, so every
   stone is ``alive`` and the ``dead`` and ``seki`` lists are empty.
 * ``loadsgf file [move_number]`` reads a record of the engine's game with ``envs.sgf`` (size
@@ -61,7 +65,7 @@ import time
 import envs
 from envs.core import ArbiterError
 
-from ..base import Resign
+from ..base import Resign, resignation
 from . import records
 from .protocol import (
     MAX_LINE,
@@ -79,17 +83,19 @@ from .protocol import (
 from .session import Session
 
 
-def serve(game, agent, infile=None, outfile=None) -> None:
+def serve(game, agent, infile=None, outfile=None, resign=True) -> None:
     """Answer GTP version 2 commands from ``infile`` on ``outfile`` until ``quit`` or end of input.
 
     ``game`` sets the game and its rules (``boardsize`` and ``komi`` change only those
     parameters); ``agent`` answers ``genmove``. Both streams are text; defaults stdin/stdout.
     A GTP clock sets the agent's time budget for each of its moves; afterwards the agent has
     its own budget back, so it can serve again or play elsewhere as it was configured.
+    ``resign``: a search agent may answer ``genmove`` with ``resign`` in a lost game (False: never).
     """
     infile = sys.stdin if infile is None else infile
     outfile = sys.stdout if outfile is None else outfile
     session = Session(game, agent)
+    session.resign = bool(resign)
     for line, complete in command_lines(infile):
         command = parse_command(line)
         if command is None:
@@ -195,7 +201,8 @@ def _cmd_genmove(session, args):
     with session.budget(seat):
         start = time.perf_counter()
         try:
-            action = session.agent.act(game, session.state)
+            with resignation(session.resign):
+                action = session.agent.act(game, session.state)
         except Resign:
             session.start_text, session.moves = saved
             session.replay()

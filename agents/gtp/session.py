@@ -39,6 +39,7 @@ class Session:
         self.snapshots: list[tuple] = []
         self.state = game.initial_state()
         self.clock = Clock()
+        self.resign = True  # a search agent may answer genmove with resign (``serve``'s ``resign``)
 
     @contextmanager
     def budget(self, seat: int):
