@@ -52,10 +52,12 @@ def main(argv=None) -> int:
                                     resign=resign)
                 hooks(game.spec).owners(outcome.state, game.kernel_params, owners)
                 lead = game.score(outcome.state)
-                line = json.dumps({"opening": k, "resign": resign, "mcts_seat": seat, "won": outcome.winner == seat,
-                                   "reason": outcome.reason, "plies": len(outcome.moves),
+                line = json.dumps({"opening": k, "resign": resign, "mcts_seat": seat,
+                                   "won": outcome.winner == seat, "reason": outcome.reason,
+                                   "plies": len(outcome.moves),
                                    "margin": lead if seat == 0 else -lead,
-                                   "mcts_points": int((owners == seat + 1).sum()), "seconds": round(outcome.seconds, 1)})
+                                   "mcts_points": int((owners == seat + 1).sum()),
+                                   "seconds": round(outcome.seconds, 1)})
                 print(line, flush=True)
                 if out:
                     out.write(line + "\n")

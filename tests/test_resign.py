@@ -6,7 +6,6 @@ import io
 
 import numpy as np
 import pytest
-
 from sgfmill import sgf
 
 import agents
