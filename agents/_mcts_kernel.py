@@ -46,6 +46,19 @@ the player has not seen, never the true next card. Backup: leaves keep the mean 
 chance nodes the visit-weighted mean of their children, decision nodes the max over their visited
 children.
 
+MCTS-Solver (two-player games; Winands, Bjornsson and Saito 2008): a node whose game result is
+known is *proven*, and its value holds the result instead of a mean: ``PROVEN - k`` for a win of
+the seat that moved into it in k more plies with best play, ``-PROVEN + k`` for a loss in k plies.
+A node that ends the game in the tree is proven at once (a win of its mover in 0 plies; a draw
+stays a mean). A backup proves a parent lost for its mover when one child is a proven win (the
+seat to move there takes it: a loss one ply later than the child's win), and won for its mover
+when every child is a proven loss for the seat to move (it delays the loss as long as it can:
+the longest child's plies plus one). Selection takes a proven win at once and never enters a
+proven loss while another child is open; a simulation that reaches a proven node backs its exact
+result up without a playout, and once the root is proven (a move that wins, or every move loses)
+the search stops. Proven values are beyond every mean (``is_proven``), so a reader of ``value``
+tells them apart, and ``proven_result`` maps one to the win (1) or loss (0) it stands for.
+
 Every function that touches the game is ``@per_game`` (see ``envs.core.specialise``).
 """
 
@@ -63,6 +76,20 @@ NUM_FIELDS = 5
 DECISION, CHANCE = 0, 1
 USED, DEPTH = 0, 1
 RANDOM = 0  # playout policy code of uniform random moves; other codes are the game's (its spec)
+PROVEN = 1.0e6   # MCTS-Solver: a proven win of the node's mover in k plies is PROVEN - k
+PROVEN_AT = 1.0e5  # |value| beyond this is a proof, never a mean (means lie in [0, 1])
+
+
+@njit(cache=True)
+def is_proven(v):
+    """Whether a node value is an MCTS-Solver proof rather than a mean."""
+    return v >= PROVEN_AT or v <= -PROVEN_AT
+
+
+@njit(cache=True)
+def proven_plies(v):
+    """Plies to the end of a proven value: k of ``PROVEN - k`` or ``-PROVEN + k``."""
+    return PROVEN - v if v > 0 else v + PROVEN
 
 
 def new_tree(capacity: int):
@@ -133,6 +160,10 @@ def _select(links, value, amaf, node, c, rave_k):
     best, best_u = first, -np.inf
     for i in range(first, first + links[node, COUNT]):
         n = links[i, VISITS]
+        if value[i] >= PROVEN_AT:
+            return i  # a proven win for the seat to move here: nothing else matters
+        if value[i] <= -PROVEN_AT:
+            continue  # a proven loss: only if every child is one (then ``best`` stays first)
         if rave_k > 0.0:
             q = value[i]
             if amaf[i, 0] > 0.0:
@@ -171,6 +202,25 @@ def _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
             if first_by[links[i, KEY]] == seat:
                 amaf[i, 0] += 1.0
                 amaf[i, 1] += (reward - amaf[i, 1]) / amaf[i, 0]
+
+
+@njit(cache=True)
+def _prove_parent(links, value, parent, child):
+    """MCTS-Solver's backup of the proven ``child`` into its unproven ``parent`` (the module
+    docstring): a won child proves the parent lost, a lost one proves it won when every sibling
+    is lost too (by the longest of the losses). A proof stays; a parent left open keeps its mean."""
+    if is_proven(value[parent]):
+        return
+    if value[child] >= PROVEN_AT:
+        value[parent] = -value[child] + 1.0  # lost one ply after the child's win
+        return
+    longest = -np.inf
+    first = links[parent, FIRST]
+    for i in range(first, first + links[parent, COUNT]):
+        if value[i] > -PROVEN_AT:
+            return
+        longest = max(longest, value[i])
+    value[parent] = -longest - 1.0
 
 
 @njit(cache=True)
@@ -246,13 +296,18 @@ def _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, va
     trace = np.empty((p[C.P_MAX_MOVES] + 1 if rave else 0, 2), dtype=np.int64)
     first_by = np.empty(num_actions, dtype=np.int64)
     prior = np.zeros((room, 2), dtype=np.float64)  # stays zero without RAVE and priors
+    solver = chance == 0 and num_players == 2
     for sim in range(n_sims):
+        if solver and is_proven(value[0]):
+            return sim  # the root is proven: a move wins, or every move loses (caller stops)
         C.copy(s, root, root.shape[0])
         if chance == 1:
             G.determinise(s, p, rng)  # redraw what the player cannot see
         node, depth = np.int64(0), 0  # not the literal 0: numba would compile _select for it too
         path[0] = 0
         while s[C.H_STATUS] == C.ONGOING:
+            if solver and node != 0 and is_proven(value[node]):
+                break  # its result is known: back it up without a playout
             if links[node, FIRST] < 0:
                 is_leaf = links[node, KIND] == DECISION and node != 0 and links[node, VISITS] < threshold
                 if is_leaf:
@@ -281,8 +336,20 @@ def _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, va
             depth += 1
             path[depth] = node
         meta[DEPTH] = max(meta[DEPTH], depth)
-        traced = _playout(s, p, moves, rng, policy, trace, rave)
-        C.fill_returns(s, num_players, ret)
+        leaf = path[depth]
+        traced = 0
+        if solver and depth > 0 and is_proven(value[leaf]):
+            # a proven node: its mover's result is exact
+            won = value[leaf] > 0
+            ret[movers[depth - 1]] = 1.0 if won else -1.0
+            ret[1 - movers[depth - 1]] = -1.0 if won else 1.0
+        else:
+            if solver and depth > 0 and s[C.H_STATUS] != C.ONGOING and s[C.H_WINNER] != C.NO_WINNER:
+                # the game ended in the tree: a proof (of a win, as a move can only end the game
+                # for its mover in these games, or of a loss where a move hands the opponent it)
+                value[leaf] = PROVEN if s[C.H_WINNER] == movers[depth - 1] else -PROVEN
+            traced = _playout(s, p, moves, rng, policy, trace, rave)
+            C.fill_returns(s, num_players, ret)
         if rave:
             _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
         links[0, VISITS] += 1
@@ -290,8 +357,11 @@ def _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, va
             for d in range(depth, 0, -1):
                 nd = path[d]
                 links[nd, VISITS] += 1
-                reward = 0.5 * (ret[movers[d - 1]] + 1.0)
-                value[nd] += (reward - value[nd]) / links[nd, VISITS]
+                if not is_proven(value[nd]):
+                    reward = 0.5 * (ret[movers[d - 1]] + 1.0)
+                    value[nd] += (reward - value[nd]) / links[nd, VISITS]
+                elif solver:
+                    _prove_parent(links, value, path[d - 1], nd)
         else:
             leaf = path[depth]
             if leaf != 0:

@@ -222,6 +222,13 @@ class MCTSAgent(Agent):
             self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
                                "budget": budget, "nodes": 0, "depth": 0, "value": float("nan")}
             return int(legal[0])
+        if not self._chance(game):
+            win = _wins_at_once(game, state, legal)
+            if win is not None:  # never missed, and no search needed to see it
+                self._memory = None
+                self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
+                                   "budget": budget, "nodes": 0, "depth": 0, "value": 1.0}
+                return win
         trees = self._reused_trees(game, state)
         reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
         if trees is None:
@@ -233,10 +240,16 @@ class MCTSAgent(Agent):
             # Decision values are maxima over what the tree found (the study's backup), so the
             # move is the child of highest value; visits break ties (all zero early in a deal).
             best = np.lexsort((-visits, -values))[0]
+        elif values.max() >= K.PROVEN_AT or values.max() <= -K.PROVEN_AT:
+            # Two players, root proven (MCTS-Solver): the fastest proven win; facing a proven
+            # loss (every move loses), the move that delays it longest.
+            best = int(np.argmax(values))
         else:
-            # Two players: the robust child, most visits; equal counts go to the higher value;
-            # but never a move after which the opponent can end the game at once as a win.
-            ranked = np.lexsort((-values, -visits))
+            # Two players: the robust child, most visits, among the moves not proven lost; equal
+            # counts go to the higher value; but never a move after which the opponent can end
+            # the game at once as a win.
+            open_ = np.flatnonzero(values > -K.PROVEN_AT)
+            ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
             best = next((i for i in ranked if not _loses_at_once(game, state, int(keys[i]))), ranked[0])
         if not self._chance(game):
             best = self._keep_living(game, state, keys, visits, values, best)
@@ -255,7 +268,7 @@ class MCTSAgent(Agent):
             "budget": budget,
             "nodes": sum(int(t.meta[K.USED]) for t in trees),
             "depth": max(int(t.meta[K.DEPTH]) for t in trees),
-            "value": float(values[best]),
+            "value": _result(values[best]),
         }
         return action
 
@@ -385,6 +398,8 @@ class MCTSAgent(Agent):
                       tree.links, tree.value, tree.amaf, tree.meta, want, c, threshold,
                       int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), rng)
             done += ran
+            if K.is_proven(tree.value[0]):
+                break  # MCTS-Solver proved the root: more simulations cannot change the move
             if ran < want:
                 tree.grow(self.max_nodes)
             elif deadline is not None:
@@ -460,7 +475,7 @@ def _root_children(trees):
         rows = _children(links)
         return links[rows, K.KEY], links[rows, K.VISITS], value[rows]
     index: dict = {}
-    keys, visits, weighted, plain = [], [], [], []
+    keys, visits, weighted, plain, proofs = [], [], [], [], {}
     for tree in trees:
         links, value = tree.links, tree.value
         rows = _children(links)
@@ -473,9 +488,14 @@ def _root_children(trees):
                 weighted.append(0.0)
                 plain.append(float(value[i]))
             visits[j] += int(links[i, K.VISITS])
-            weighted[j] += int(links[i, K.VISITS]) * float(value[i])
+            if K.is_proven(value[i]):
+                proofs[j] = float(value[i])  # exact in every tree that found it
+            else:
+                weighted[j] += int(links[i, K.VISITS]) * float(value[i])
     visits = np.array(visits, dtype=np.int64)
     values = np.where(visits > 0, np.array(weighted) / np.maximum(visits, 1), np.array(plain))
+    for j, proof in proofs.items():
+        values[j] = proof
     return np.array(keys, dtype=np.int64), visits, values
 
 
@@ -494,6 +514,23 @@ def _subtree(game, mid, state, tree, action):
             fresh = _Tree(links.shape[0])
             fresh.meta[K.USED] = K.extract(links, tree.value, tree.amaf, node, fresh.links, fresh.value, fresh.amaf)
             return fresh
+    return None
+
+
+def _result(value) -> float:
+    """A root child's value as the search reports it: its mean, or 1 (0) for a proven win (loss)."""
+    if K.is_proven(value):
+        return 1.0 if value > 0 else 0.0
+    return float(value)
+
+
+def _wins_at_once(game, state, legal):
+    """A legal move that ends the game won for the side to move, or None."""
+    me = game.current_player(state)
+    for a in legal:
+        child = game.apply(state, int(a))
+        if game.is_terminal(child) and game.returns(child)[me] > 0:
+            return int(a)
     return None
 
 
