@@ -95,3 +95,8 @@ tune("mcts", "go", playout="pattern", rave=1000.0,
 tune("mcts", "calculation", playout="greedy", threshold=1)
 # Othello: 1 s a move by default, with the exact endgame solver from 20 empty squares.
 tune("alphabeta", "othello", seconds=1.0, endgame=20)
+# Gomoku: threat-aware playouts (five, else block a five, else near the stones) and RAVE with the
+# game's priors (fives and blocks decide, far points start lost), MCTS-Solver in the tree.
+tune("mcts", "gomoku", playout="threats", rave=500.0)
+# LOA: MC-LOA's playouts (weighted moves, stopped by the evaluation), MCTS-Solver in the tree.
+tune("mcts", "loa", playout="evaluation")

@@ -7,6 +7,7 @@ from .game import Gomoku
 SPEC = GameSpec(
     name="gomoku", title="Gomoku", game=Gomoku,
     kernel=_kernel, notation=notation, evaluation=evaluation, placement=True, sgf=4,
+    playouts=evaluation.PLAYOUTS,
     params=(
         Param("size", 15, "board side", low=7, high=19),
         Param("exact_five", False, "only exactly five in a row wins (an overline does not)",

@@ -10,6 +10,8 @@ import numpy as np
 from numba import njit
 
 from ..core import kernel as C
+from ..core import rng as R
+from . import _kernel as K
 
 LINE = np.array([0, 1, 8, 64, 512, 0], dtype=np.int64)
 # Blocking values for the greedy one-ply score: an opponent window of four must be closed at once.
@@ -68,6 +70,14 @@ def evaluate(s, p, w):
 @njit(cache=True)
 def _local(s, n, a, me):
     """Change in live-window value for ``me`` placing on empty cell ``a``: own gain plus blocks."""
+    gain, block = _gain_block(s, n, a, me)
+    return gain + block
+
+
+@njit(cache=True)
+def _gain_block(s, n, a, me):
+    """``_local``'s two parts: own live-window gain (1,000,000 or more: the move makes five) and
+    the opponent's windows blocked (1,000,000 or more: it closes a four)."""
     r0, c0 = a // n, a % n
     gain = 0
     block = 0
@@ -89,7 +99,7 @@ def _local(s, n, a, me):
                 gain += LINE[own + 1] - LINE[own] if own < 4 else 1_000_000
             elif own == 0:
                 block += BLOCK[opp]
-    return gain + block
+    return gain, block
 
 
 @njit(cache=True)
@@ -133,3 +143,329 @@ def filter_moves(s, p, moves, n):
 
 
 WEIGHTS = np.zeros(1, dtype=np.float64)
+
+
+# -- MCTS knowledge: threat-aware playouts and priors ----------------------------------------------
+# Uniformly random playouts on a Gomoku board miss wins in one and leave fours unblocked, so
+# their results say little about a position (MCTS with them lost every game to the one-ply
+# greedy player). The "threats" policy plays as any Gomoku player does before thinking: complete
+# a five if it can, else block the opponent's five-point, else make an open four (two
+# five-points: the opponent cannot block both), else take the opponent's open-four point (the
+# usual defence of an open three), else a random point near the stones (within ``NEAR`` cells of
+# one, where the fight is). The points are kept incrementally: a point becomes one for a colour
+# only when that colour plays on a line through it (for a five-point, the first empty point each
+# way along the four lines of the new stone is the only candidate; for an open-four point, the
+# empty points within four along them), and each is checked again when it is taken.
+
+PLAYOUTS = ("random", "threats")  # the spec's playout names; code = index
+THREATS = 1
+NEAR = 2          # a random playout move is drawn among the points this close to a stone
+NEAR_TRIES = 12   # random draws tried for a near point before any empty point is accepted
+BORDER = 3        # off-board cells of the playout's bordered board (two cells wide)
+
+# Priors (virtual simulations for RAVE, mean value for the mover), as Go's are used: a five, a
+# block of the opponent's five and an open four of one's own decide at once; a point near the
+# stones starts at a value rising with its attack-plus-block score (``_local``), and at least
+# ``PRIOR_STOP`` where the opponent would make an open four; a point far from every stone
+# starts as a loss.
+PRIOR_WIN = 1000.0
+PRIOR_BLOCK = 200.0
+PRIOR_NEAR = 20.0
+PRIOR_FAR = 40.0
+PRIOR_SCALE = 200.0  # the score at which a near point's prior value is halfway from 0.45 to 0.95
+PRIOR_STOP = 0.8     # at least this for a point where the opponent would make an open four
+
+
+@njit(cache=True)
+def _five_at(board, at, colour, w, exact):
+    """Whether ``colour`` placing on the empty bordered cell ``at`` makes a winning line."""
+    for k in (1, w, w + 1, w - 1):
+        length = 1
+        x = at + k
+        while board[x] == colour:
+            length += 1
+            x += k
+        x = at - k
+        while board[x] == colour:
+            length += 1
+            x -= k
+        if length == 5 or (length > 5 and not exact):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _new_fives(board, at, colour, w, exact, flag, points, count):
+    """After ``colour`` played on ``at``: add to ``points`` (``flag`` marks members) the empty
+    points where ``colour`` now completes a five, the first empty point each way along the four
+    lines; return the new count."""
+    for k in (1, w, w + 1, w - 1, -1, -w, -w - 1, -w + 1):
+        x = at + k
+        while board[x] == colour:
+            x += k
+        if board[x] == 0 and not flag[x] and _five_at(board, x, colour, w, exact):
+            flag[x] = True
+            points[count] = x
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _take_five(board, colour, w, exact, points, count, flag):
+    """A still-open five-point of ``colour`` from ``points[:count]`` (stale ones dropped, last
+    first), as (cell or -1, new count)."""
+    while count > 0:
+        x = points[count - 1]
+        if board[x] == 0 and _five_at(board, x, colour, w, exact):
+            return x, count
+        flag[x] = False
+        count -= 1
+    return -1, count
+
+
+@njit(cache=True)
+def _fours_along(board, y, colour, k, exact):
+    """Five-points ``colour`` would have along direction ``k`` after placing on empty ``y``: the
+    first empty point each way from ``y`` past its own stones, where the line then makes five
+    (0, 1, or 2: an open four)."""
+    board[y] = colour
+    count = 0
+    for step in (k, -k):
+        x = y + step
+        while board[x] == colour:
+            x += step
+        if board[x] == 0:
+            length = 1
+            z = x + k
+            while board[z] == colour:
+                length += 1
+                z += k
+            z = x - k
+            while board[z] == colour:
+                length += 1
+                z -= k
+            if length == 5 or (length > 5 and not exact):
+                count += 1
+    board[y] = 0
+    return count
+
+
+@njit(cache=True)
+def _open_four_at(board, y, colour, w, exact):
+    """Whether ``colour`` placing on empty ``y`` makes two five-points or more (an open four, or
+    two fours): the opponent cannot block both, so it wins in two moves."""
+    total = 0
+    for k in (1, w, w + 1, w - 1):
+        total += _fours_along(board, y, colour, k, exact)
+        if total >= 2:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _new_open_fours(board, at, colour, w, exact, flag, points, count):
+    """After ``colour`` played on ``at``: add to ``points`` the empty points within four cells
+    along the lines through ``at`` where ``colour`` now makes an open four along that line;
+    return the new count."""
+    for k in (1, w, w + 1, w - 1):
+        for step in (k, -k):
+            y = at
+            for _ in range(4):
+                y += step
+                if board[y] == BORDER or board[y] == 3 - colour:
+                    break
+                if board[y] == 0 and not flag[y] and _fours_along(board, y, colour, k, exact) >= 2:
+                    flag[y] = True
+                    points[count] = y
+                    count += 1
+    return count
+
+
+@njit(cache=True)
+def _take_open_four(board, colour, w, exact, points, count, flag):
+    """A still-valid open-four point of ``colour`` from ``points[:count]`` (stale ones dropped),
+    as (cell or -1, new count)."""
+    while count > 0:
+        x = points[count - 1]
+        if board[x] == 0 and _open_four_at(board, x, colour, w, exact):
+            return x, count
+        flag[x] = False
+        count -= 1
+    return -1, count
+
+
+@njit(cache=True)
+def _threat_playout(s, p, rng, trace):
+    """Finish ``s`` with the threats policy (above), recording moves into ``trace`` while there
+    is room; return how many were recorded. The cells, hash, ply, seat and last move of ``s`` are
+    kept as ``apply`` keeps them."""
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    size = _size(p)
+    exact = p[C.P_GAME + 1] != 0
+    w = size + 4
+    cells = (size + 4) * w
+    board = np.full(cells, BORDER, dtype=np.int8)
+    action = np.empty(cells, dtype=np.int64)
+    empty = np.empty(size * size, dtype=np.int64)
+    where = np.empty(cells, dtype=np.int64)
+    near = np.zeros(cells, dtype=np.int16)
+    flag = np.zeros((2, cells), dtype=np.bool_)
+    points = np.empty((2, size * size), dtype=np.int64)
+    npoints = np.zeros(2, dtype=np.int64)
+    flag4 = np.zeros((2, cells), dtype=np.bool_)  # the same for open-four points
+    points4 = np.empty((2, size * size), dtype=np.int64)
+    npoints4 = np.zeros(2, dtype=np.int64)
+    count = 0
+    for r in range(size):
+        for c in range(size):
+            at = (r + 2) * w + c + 2
+            a = r * size + c
+            action[at] = a
+            board[at] = s[C.HEADER + a]
+            if board[at] == 0:
+                where[at] = count
+                empty[count] = at
+                count += 1
+    for r in range(size):
+        for c in range(size):
+            at = (r + 2) * w + c + 2
+            if board[at] == 1 or board[at] == 2:
+                for dr in range(-NEAR, NEAR + 1):
+                    for dc in range(-NEAR, NEAR + 1):
+                        near[at + dr * w + dc] += 1
+    for r in range(size):
+        for c in range(size):
+            at = (r + 2) * w + c + 2
+            if board[at] == 0:
+                for colour in range(1, 3):
+                    if _five_at(board, at, colour, w, exact):
+                        flag[colour - 1, at] = True
+                        points[colour - 1, npoints[colour - 1]] = at
+                        npoints[colour - 1] += 1
+                    elif near[at] > 0 and _open_four_at(board, at, colour, w, exact):
+                        flag4[colour - 1, at] = True
+                        points4[colour - 1, npoints4[colour - 1]] = at
+                        npoints4[colour - 1] += 1
+    seat = s[C.H_PLAYER]
+    h = s[C.H_HASH]
+    ply = s[C.H_PLY]
+    a = s[C.H_LAST]
+    winner = C.NO_WINNER
+    length = 0
+    while count > 0:
+        colour = seat + 1
+        at, npoints[seat] = _take_five(board, colour, w, exact, points[seat], npoints[seat], flag[seat])
+        if at < 0:
+            at, npoints[1 - seat] = _take_five(board, 3 - colour, w, exact, points[1 - seat],
+                                               npoints[1 - seat], flag[1 - seat])
+        if at < 0:
+            at, npoints4[seat] = _take_open_four(board, colour, w, exact, points4[seat], npoints4[seat],
+                                                 flag4[seat])
+        if at < 0:
+            at, npoints4[1 - seat] = _take_open_four(board, 3 - colour, w, exact, points4[1 - seat],
+                                                     npoints4[1 - seat], flag4[1 - seat])
+        if at < 0:
+            at = empty[R.randint(rng, count)]
+            for _ in range(NEAR_TRIES):
+                if near[at] > 0:
+                    break
+                at = empty[R.randint(rng, count)]
+        i = where[at]
+        count -= 1
+        empty[i] = empty[count]
+        where[empty[i]] = i
+        board[at] = colour
+        a = action[at]
+        if length < trace.shape[0]:
+            trace[length, 0] = a
+            trace[length, 1] = seat
+            length += 1
+        s[C.HEADER + a] = colour
+        h ^= K.ZOBRIST[2 * a + seat] ^ K.SIDE_KEY
+        ply += 1
+        seat = 1 - seat
+        for dr in range(-NEAR, NEAR + 1):
+            for dc in range(-NEAR, NEAR + 1):
+                near[at + dr * w + dc] += 1
+        if _five_at(board, at, colour, w, exact):  # (reads the lines through ``at``, not ``at``)
+            winner = colour - 1
+            break
+        npoints[colour - 1] = _new_fives(board, at, colour, w, exact, flag[colour - 1],
+                                         points[colour - 1], npoints[colour - 1])
+        npoints4[colour - 1] = _new_open_fours(board, at, colour, w, exact, flag4[colour - 1],
+                                               points4[colour - 1], npoints4[colour - 1])
+    s[C.H_PLAYER] = seat
+    s[C.H_HASH] = h
+    s[C.H_PLY] = ply
+    s[C.H_LAST] = a
+    if winner != C.NO_WINNER:
+        C.finish(s, winner, K.FIVE)
+    else:
+        C.finish(s, C.NO_WINNER, K.FULL)
+    return length
+
+
+@njit(cache=True)
+def traced_playout(s, p, rng, moves, policy, trace):
+    """Finish ``s`` with ``policy`` (THREATS, or uniformly random moves), writing each move and
+    its mover into ``trace`` while there is room; return how many were written (RAVE's record)."""
+    if policy == THREATS:
+        return _threat_playout(s, p, rng, trace)
+    length = 0
+    while s[C.H_STATUS] == C.ONGOING:
+        n = K.legal_actions(s, p, moves)
+        a = moves[R.randint(rng, n)]
+        if length < trace.shape[0]:
+            trace[length, 0] = a
+            trace[length, 1] = s[C.H_PLAYER]
+            length += 1
+        K.apply(s, p, a)
+    return length
+
+
+@njit(cache=True)
+def playout(s, p, rng, moves, policy):
+    """Finish ``s`` with a Gomoku playout policy: THREATS (above) or uniformly random."""
+    if policy == THREATS:
+        _threat_playout(s, p, rng, np.empty((0, 2), dtype=np.int64))
+    else:
+        K.random_playout(s, p, rng, moves)
+
+
+@njit(cache=True)
+def priors(s, p, moves, n, out):
+    """Prior knowledge of the ``n`` legal ``moves`` of ``s`` for a new tree node: virtual
+    simulations into ``out[i, 0]`` and their mean value for the mover into ``out[i, 1]`` (the
+    ``PRIOR_*`` terms above)."""
+    size = _size(p)
+    exact = p[C.P_GAME + 1] != 0
+    me = s[C.H_PLAYER] + 1
+    w = size + 4
+    board = np.full((size + 4) * w, BORDER, dtype=np.int8)
+    near = np.zeros(size * size, dtype=np.bool_)
+    for i in range(size * size):
+        r, c = i // size, i % size
+        board[(r + 2) * w + c + 2] = s[C.HEADER + i]
+        if s[C.HEADER + i] != 0:
+            for rr in range(max(0, r - NEAR), min(size, r + NEAR + 1)):
+                for cc in range(max(0, c - NEAR), min(size, c + NEAR + 1)):
+                    near[rr * size + cc] = True
+    for i in range(n):
+        a = moves[i]
+        at = (a // size + 2) * w + a % size + 2
+        if not near[a]:
+            out[i, 0], out[i, 1] = PRIOR_FAR, 0.0
+        elif _five_at(board, at, me, w, exact):
+            out[i, 0], out[i, 1] = PRIOR_WIN, 1.0
+        elif _five_at(board, at, 3 - me, w, exact):
+            out[i, 0], out[i, 1] = PRIOR_BLOCK, 0.9
+        elif _open_four_at(board, at, me, w, exact):
+            out[i, 0], out[i, 1] = PRIOR_BLOCK, 0.9
+        else:
+            gain, block = _gain_block(s, size, a, me)
+            score = gain + block
+            value = 0.45 + 0.5 * score / (score + PRIOR_SCALE)
+            if _open_four_at(board, at, 3 - me, w, exact):
+                value = max(value, PRIOR_STOP)  # stops the opponent's open three
+            out[i, 0], out[i, 1] = PRIOR_NEAR, value

@@ -6,7 +6,7 @@ from .game import CHOICES, MAX_MOVES_LIMIT, LinesOfAction
 
 SPEC = GameSpec(
     name="loa", title="Lines of Action", game=LinesOfAction,
-    kernel=_kernel, notation=notation, evaluation=evaluation,
+    kernel=_kernel, notation=notation, evaluation=evaluation, playouts=evaluation.PLAYOUTS,
     params=(
         Param("simultaneous", "draw", "a move that connects both groups: a draw or the mover's win",
               choices=CHOICES["simultaneous"]),

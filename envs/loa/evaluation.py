@@ -29,6 +29,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ..core import kernel as C
+from ..core import rng as R
 from . import _kernel as K
 
 FEATURES = ("concentration", "centralisation", "com_position", "quads", "mobility",
@@ -287,3 +288,74 @@ def tactical(s, child, p, a, w):
     """Greedy score: the evaluation of the position after the move, from the mover's view."""
     v = np.float64(evaluate(child, p, w))
     return v if child[C.H_PLAYER] == s[C.H_PLAYER] else -v
+
+
+# -- MCTS playouts with the evaluation (MC-LOA) ----------------------------------------------------
+# Winands and Bjornsson's MC-LOA: uniformly random LOA playouts are long and say little, so the
+# playout moves are drawn with weights from the move-ordering knowledge (towards the centre,
+# captures first), and the playout stops as soon as the evaluation is decisive for one side
+# (the evaluation cut-off): that side is scored the winner. A playout still undecided after
+# ``PLAYOUT_PLIES`` plies goes to the side the evaluation favours.
+
+PLAYOUTS = ("random", "evaluation")  # the spec's playout names; code = index
+EVALUATION = 1
+CUTOFF = 700          # |evaluation| (side to move, x100) that decides a playout
+PLAYOUT_PLIES = 12    # the longest playout before the evaluation's sign decides
+MOVE_BASE = 12        # a playout move's weight is MOVE_BASE + its ``hint``, at least 1
+
+
+@njit(cache=True)
+def _weighted_move(s, p, rng, moves):
+    """A legal move of ongoing ``s`` drawn with weight ``MOVE_BASE + hint`` (at least 1)."""
+    n = K.legal_actions(s, p, moves)
+    if n == 1:
+        return moves[0]
+    weights = np.empty(n, dtype=np.int64)
+    total = 0
+    for i in range(n):
+        weights[i] = max(1, MOVE_BASE + hint(s, p, moves[i]))
+        total += weights[i]
+    x = R.randint(rng, total)
+    for i in range(n):
+        x -= weights[i]
+        if x < 0:
+            return moves[i]
+    return moves[n - 1]
+
+
+@njit(cache=True)
+def _decide(s, winner):
+    """End the playout's scratch position as won by ``winner`` (MCTS reads only the winner)."""
+    C.finish(s, winner, K.CONNECTED)
+
+
+@njit(cache=True)
+def playout(s, p, rng, moves, policy):
+    """Finish ``s`` with a LOA playout policy: EVALUATION (above: weighted moves, the evaluation
+    cut-off, the evaluation's sign after ``PLAYOUT_PLIES``) or uniformly random moves (the
+    kernel's own random playout)."""
+    if policy != EVALUATION:
+        while s[C.H_STATUS] == C.ONGOING:
+            n = K.legal_actions(s, p, moves)
+            K.apply(s, p, moves[R.randint(rng, n)])
+        return
+    for _ in range(PLAYOUT_PLIES):
+        if s[C.H_STATUS] != C.ONGOING:
+            return
+        K.apply(s, p, _weighted_move(s, p, rng, moves))
+        if s[C.H_STATUS] != C.ONGOING:
+            return
+        v = evaluate(s, p, WEIGHTS)
+        if v >= CUTOFF:
+            _decide(s, s[C.H_PLAYER])
+            return
+        if v <= -CUTOFF:
+            _decide(s, 1 - s[C.H_PLAYER])
+            return
+    v = evaluate(s, p, WEIGHTS)
+    if v > 0:
+        _decide(s, s[C.H_PLAYER])
+    elif v < 0:
+        _decide(s, 1 - s[C.H_PLAYER])
+    else:
+        C.finish(s, C.NO_WINNER, K.MAX_MOVES)
