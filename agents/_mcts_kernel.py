@@ -256,6 +256,12 @@ def _playout(s, p, moves, rng, policy, trace, traced):
     return 0
 
 
+@per_game
+def threats_root(s, p, seat, limit, out):
+    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF)."""
+    return G.threats(s, p, seat, limit, out)
+
+
 @per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
 def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
         n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):

@@ -18,6 +18,10 @@ Search features, each value-preserving except the table's use of deeper results:
     root's order makes games between equal searchers differ by seed;
   * a position repeating one on the current search path scores 0 (a draw), so search never
     loops even where the rules allow repetition (LOA before the third occurrence).
+
+Threat-space search at the root, where a game has one (its ``threats`` hook; Gomoku: victory by
+continuous fours): a forced win of the side to move is played at once, however far beyond the
+depth it lies; against a forced win of the opponent only the moves that stop it are searched.
 """
 
 from __future__ import annotations
@@ -263,7 +267,14 @@ def solve_root(s, p, limit, deadline, out):
     return G.solve(s, p, limit, deadline, out)
 
 
+@per_game
+def threats_root(s, p, seat, limit, out):
+    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF)."""
+    return G.threats(s, p, seat, limit, out)
+
+
 SOLVED, OUT_OF_TIME = 1, -1
+THREAT_DEPTH = 16  # attacker moves a threat-space search may chain (each one forces the answer)
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 
 
@@ -419,6 +430,60 @@ class AlphaBetaAgent(SearchAgent):
                                    "budget": seconds, "score": int(out[0]) * (E.WIN_BOUND + 1),
                                    "solved": True}
                 return int(out[1])
+        if getattr(game.spec.evaluation, "threats", None) is not None:
+            move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)
+            if move is not None:
+                return move
+        best, score, reached, nodes = self._deepen(game, state, code, w, max_depth, deadline)
+        self._judge(game, state, self._proven_loss, f"a forced loss in {E.INF - abs(score)} plies")
+        self.last_stats = {"nodes": nodes, "depth": reached, "seconds": time.perf_counter() - start,
+                           "budget": seconds, "score": score}
+        return best
+
+    def _threat_move(self, game, state, code, w, max_depth, deadline, start, seconds):
+        """Threat-space search at the root (the game's ``threats`` hook): a forced win of the side
+        to move is played at once; against a forced win of the opponent, the moves after which
+        the opponent has none are searched (each to one ply less) and the best is played. None
+        when neither side has one, or no move stops the opponent's (the usual search decides)."""
+        p = game.kernel_params
+        out = np.zeros(3, dtype=np.int64)
+        me = game.current_player(state)
+        threats = code.threats_root
+        if threats(state, p, me, THREAT_DEPTH, out):
+            self.last_stats = {"nodes": int(out[2]), "depth": 2 * int(out[1]) - 1,
+                               "seconds": time.perf_counter() - start, "budget": seconds,
+                               "score": E.INF - (2 * int(out[1]) - 1), "threat": "win"}
+            return int(out[0])
+        if not threats(state, p, 1 - me, THREAT_DEPTH, out):
+            return None
+        legal = game.legal_actions(state)
+        defences = [int(a) for a in legal
+                    if not threats(game.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
+        if not defences or len(defences) == len(legal):
+            return None
+        best, best_score, nodes = defences[0], -E.INF - 1, 0
+        for i, a in enumerate(defences):
+            child = game.apply(state, int(a))
+            sign = 1 if game.current_player(child) == me else -1
+            if game.is_terminal(child):
+                score = sign * int(E.terminal_score(child, 1))
+            else:
+                # on a clock, each defence left gets an equal share of the time left
+                share = 0.0 if deadline == 0.0 else time.perf_counter() + (
+                    max(deadline - time.perf_counter(), 0.0) / (len(defences) - i))
+                _, v, _, n = self._deepen(game, child, code, w, max(max_depth - 1, 1), share)
+                nodes += n
+                score = sign * v
+            if score > best_score:
+                best, best_score = a, score
+        self.last_stats = {"nodes": nodes, "depth": max(max_depth - 1, 1) + 1,
+                           "seconds": time.perf_counter() - start, "budget": seconds,
+                           "score": best_score, "threat": "defence"}
+        return best
+
+    def _deepen(self, game, state, code, w, max_depth, deadline):
+        """The deepening loop from ``state``: (best move, its score, depth reached, nodes)."""
+        p = game.kernel_params
         search_root = code.search_root
         states, moves, keys = self._stack(game, max_depth)
         tt = self._table(game)
@@ -440,8 +505,5 @@ class AlphaBetaAgent(SearchAgent):
             if abs(score) > E.WIN_BOUND:
                 break  # a forced result: deeper search cannot change it
         # only a completed iteration proves a loss (an aborted one has not seen every move)
-        proven = reached > 0 and abs(score) > E.WIN_BOUND and score < 0 and reached == depth
-        self._judge(game, state, proven, f"a forced loss in {E.INF - abs(score)} plies")
-        self.last_stats = {"nodes": nodes, "depth": reached, "seconds": time.perf_counter() - start,
-                           "budget": seconds, "score": score}
-        return best
+        self._proven_loss = reached > 0 and abs(score) > E.WIN_BOUND and score < 0 and reached == depth
+        return best, score, reached, nodes

@@ -12,7 +12,14 @@ tree and the playouts run in compiled code (``agents/_mcts_kernel.py``); Python 
 watches the clock and reads the answer: the root child with the most visits in a two-player game,
 the one of highest value in a one-player game with chance (as the patience study plays).
 
-Two-player games use plain UCT with values from the mover's view. A one-player game with chance
+Two-player games use plain UCT with values from the mover's view, and MCTS-Solver: wins and
+losses the tree reaches are proven and backed up exactly (``_mcts_kernel``), so a proven win is
+played at once (the fastest), a proven-lost move is never chosen while another is open, and
+facing a proven loss the agent plays the move that delays it longest. A win in one is played
+without search; a game with a threat-space search (its ``threats`` hook: Gomoku's VCF) has a
+forced win played at once, and against the opponent's only the moves that stop it are chosen.
+Gomoku and LOA search with their own playouts (``agents.tuning``): threat-aware moves with
+priors and RAVE, and MC-LOA's evaluation cut-off. A one-player game with chance
 (Calculation) uses the decision and chance nodes of the patience study and never reads hidden
 information: every simulation starts from a redrawing of what the player cannot see (the game's
 ``determinise`` hook), so two deals that differ only in the order of the face-down cards get the
@@ -222,8 +229,11 @@ class MCTSAgent(Agent):
             self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
                                "budget": budget, "nodes": 0, "depth": 0, "value": float("nan")}
             return int(legal[0])
+        defences = None
         if not self._chance(game):
-            win = _wins_at_once(game, state, legal)
+            win, defences = _wins_at_once(game, state, legal), None
+            if win is None:
+                win, defences = _threats(game, state, legal)
             if win is not None:  # never missed, and no search needed to see it
                 self._memory = None
                 self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
@@ -249,6 +259,9 @@ class MCTSAgent(Agent):
             # counts go to the higher value; but never a move after which the opponent can end
             # the game at once as a win.
             open_ = np.flatnonzero(values > -K.PROVEN_AT)
+            if defences:  # the opponent has a forced win: only the moves that stop it
+                stop = np.flatnonzero(np.isin(keys, defences) & (values > -K.PROVEN_AT))
+                open_ = stop if len(stop) else open_
             ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
             best = next((i for i in ranked if not _loses_at_once(game, state, int(keys[i]))), ranked[0])
         if not self._chance(game):
@@ -532,6 +545,26 @@ def _wins_at_once(game, state, legal):
         if game.is_terminal(child) and game.returns(child)[me] > 0:
             return int(a)
     return None
+
+
+THREAT_DEPTH = 16  # attacker moves a threat-space search may chain (each one forces the answer)
+
+
+def _threats(game, state, legal):
+    """The game's threat-space search at the root (its ``threats`` hook; Gomoku's VCF), as
+    (winning move or None, defences or None): a forced win of the side to move is its first
+    move; against one of the opponent, the legal moves after which the opponent has none (None
+    when no move stops it, or every move does)."""
+    if getattr(game.spec.evaluation, "threats", None) is None:
+        return None, None
+    threats = compiled(K, game.spec).threats_root
+    p, out, me = game.kernel_params, np.zeros(3, dtype=np.int64), game.current_player(state)
+    if threats(state, p, me, THREAT_DEPTH, out):
+        return int(out[0]), None
+    if not threats(state, p, 1 - me, THREAT_DEPTH, out):
+        return None, None
+    stops = [int(a) for a in legal if not threats(game.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
+    return None, (stops if 0 < len(stops) < len(legal) else None)
 
 
 def _loses_at_once(game, state, action) -> bool:

@@ -50,6 +50,10 @@ HOOKS = {
                                  # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
                                  # attempted (more than ``limit`` left to play), -1 out of time;
                                  # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
+    "threats": "evaluation",     # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
+                                 # by forcing moves within ``limit`` of its own (out[0]: its first
+                                 # move, out[1]: its moves in the line, out[2]: nodes), 0 none found
+                                 # (Gomoku's VCF; alpha-beta's attack and defence at the root)
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 
@@ -180,4 +184,11 @@ def default_priors(s, p, moves, n, out):
 def default_solve(s, p, limit, deadline, out):
     """No exact solver: never attempted (search alone decides)."""
     out[2] = 0
+    return 0
+
+
+@per_game
+def default_threats(s, p, seat, limit, out):
+    """No threat-space search: nothing found."""
+    out[0], out[1], out[2] = -1, 0, 0
     return 0

@@ -469,3 +469,166 @@ def priors(s, p, moves, n, out):
             if _open_four_at(board, at, 3 - me, w, exact):
                 value = max(value, PRIOR_STOP)  # stops the opponent's open three
             out[i, 0], out[i, 1] = PRIOR_NEAR, value
+
+
+# -- threat-space search: victory by continuous fours (VCF) ----------------------------------------
+# Allis's threat-space search restricted to fours: the attacker plays a four (a stone after which
+# it has exactly one five-point), the defender must take that point, and the attacker goes on
+# until it makes two five-points at once (an open four or a double four: the defender blocks one,
+# the other makes five). A sequence is dropped where the defender's forced stone gives the
+# defender a five-point of its own (the attacker would have to answer it instead). Every
+# defender move is forced, so the tree is narrow: depth-first over an explicit stack (numba's
+# cache breaks recursion), at most ``VCF_NODES`` fours tried. A sequence found is a proof; none
+# found within the limits proves nothing.
+
+VCF_NODES = 20_000
+
+
+@njit(cache=True)
+def _bordered(s, size):
+    """The board of ``s`` with a two-cell ``BORDER`` frame (cell ``(r + 2) * (size + 4) + c + 2``)."""
+    w = size + 4
+    board = np.full((size + 4) * w, BORDER, dtype=np.int8)
+    for i in range(size * size):
+        board[(i // size + 2) * w + i % size + 2] = s[C.HEADER + i]
+    return board
+
+
+@njit(cache=True)
+def _five_points(board, y, colour, w, exact, out):
+    """The five-points ``colour`` has through ``y`` after placing on empty ``y`` (at most 8,
+    into ``out``); return how many. Only the first empty point each way along a line can be one."""
+    board[y] = colour
+    count = 0
+    for k in (1, w, w + 1, w - 1, -1, -w, -w - 1, -w + 1):
+        x = y + k
+        while board[x] == colour:
+            x += k
+        if board[x] == 0 and _five_at(board, x, colour, w, exact):
+            dup = False
+            for j in range(count):
+                dup = dup or out[j] == x
+            if not dup:
+                out[count] = x
+                count += 1
+    board[y] = 0
+    return count
+
+
+@njit(cache=True)
+def _any_five(board, colour, w, exact):
+    """A five-point of ``colour`` on ``board`` (an empty cell where it completes five), or -1."""
+    for x in range(board.shape[0]):
+        if board[x] == 0 and _five_at(board, x, colour, w, exact):
+            return x
+    return -1
+
+
+@njit(cache=True)
+def _fours(board, colour, w, exact, cand, level, pts):
+    """Fill ``cand[level]`` with the points where ``colour`` makes a four (one five-point);
+    return (how many, a point that makes two five-points or -1: a win)."""
+    n = 0
+    for y in range(board.shape[0]):
+        if board[y] != 0:
+            continue
+        f = _five_points(board, y, colour, w, exact, pts)
+        if f >= 2:
+            return n, y
+        if f == 1:
+            cand[level, n] = y
+            n += 1
+    return n, -1
+
+
+@njit(cache=True)
+def _vcf(board, w, attacker, exact, depth, max_nodes, line):
+    """Depth-first VCF for ``attacker`` (1 or 2) on ``board`` (neither side has a five-point)
+    of at most ``depth`` attacker moves, the last one the open or double four; ``line[i]`` gets
+    the attacker's i-th stone of a win. Returns (attacker moves in the win or 0 if none found,
+    nodes)."""
+    defender = 3 - attacker
+    cells = board.shape[0]
+    cand = np.empty((depth + 1, cells), dtype=np.int64)
+    ncand = np.zeros(depth + 1, dtype=np.int64)
+    idx = np.zeros(depth + 1, dtype=np.int64)
+    reply = np.empty(depth + 1, dtype=np.int64)
+    pts = np.empty(8, dtype=np.int64)
+    n, win = _fours(board, attacker, w, exact, cand, 0, pts)
+    if win >= 0:
+        line[0] = win
+        return 1, 1
+    ncand[0] = n
+    level, nodes = 0, 0
+    while True:
+        if idx[level] >= ncand[level] or level >= depth - 1:  # the win would come too late
+            if level == 0:
+                return 0, nodes
+            level -= 1
+            board[reply[level]] = 0
+            board[line[level]] = 0
+            idx[level] += 1
+            continue
+        nodes += 1
+        if nodes > max_nodes:
+            return 0, nodes
+        y = cand[level, idx[level]]
+        _five_points(board, y, attacker, w, exact, pts)
+        z = pts[0]
+        board[y] = attacker
+        board[z] = defender
+        gives = False  # the forced block makes a five-point for the defender
+        for k in (1, w, w + 1, w - 1, -1, -w, -w - 1, -w + 1):
+            x = z + k
+            while board[x] == defender:
+                x += k
+            if board[x] == 0 and _five_at(board, x, defender, w, exact):
+                gives = True
+                break
+        if gives:
+            board[z] = 0
+            board[y] = 0
+            idx[level] += 1
+            continue
+        line[level] = y
+        reply[level] = z
+        level += 1
+        idx[level] = 0
+        ncand[level], win = _fours(board, attacker, w, exact, cand, level, pts)
+        if win >= 0:
+            line[level] = win
+            plies = level + 1
+            for j in range(level - 1, -1, -1):  # restore the board
+                board[reply[j]] = 0
+                board[line[j]] = 0
+            return plies, nodes
+
+
+@njit(cache=True)
+def threats(s, p, seat, limit, out):
+    """Threat-space search (VCF, above) for ``seat`` from ``s`` as if ``seat`` were to move:
+    1 if it wins by continuous fours within ``limit`` of its moves (``out[0]``: the first move
+    as an action; ``out[1]``: the moves in the line; a five-point now is a line of one), else 0;
+    ``out[2]``: the fours tried. The opponent holding a five-point (it would win or need an
+    answer first) finds nothing."""
+    size = _size(p)
+    w = size + 4
+    exact = p[C.P_GAME + 1] != 0
+    out[0], out[1], out[2] = -1, 0, 0
+    if s[C.H_STATUS] != C.ONGOING:
+        return 0
+    board = _bordered(s, size)
+    attacker = seat + 1
+    line = np.empty(limit + 2, dtype=np.int64)
+    at = _any_five(board, attacker, w, exact)
+    plies = 1
+    if at < 0:
+        if _any_five(board, 3 - attacker, w, exact) >= 0:
+            return 0
+        plies, out[2] = _vcf(board, w, attacker, exact, limit, VCF_NODES, line)
+        if plies == 0:
+            return 0
+        at = line[0]
+    out[0] = (at // w - 2) * size + at % w - 2
+    out[1] = plies
+    return 1
