@@ -159,7 +159,7 @@ class MCTSAgent(Agent):
         ``seconds``) time management where they were left to the game."""
         rave = self._rave(game)
         return {**super().settings(game),
-                "c": self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C),
+                "c": self._c(game, rave),
                 "threshold": self._threshold(game),
                 "playout": self._playout_name(game),
                 "rave": rave,
@@ -352,6 +352,13 @@ class MCTSAgent(Agent):
         """The expansion threshold: the option, else the game's tuning, else the study's 5."""
         return tuned("mcts", game.name, "threshold", DEFAULT_THRESHOLD) if self.threshold is None else self.threshold
 
+    def _c(self, game, rave) -> float:
+        """The exploration constant: the option, else the game's tuning, else RAVE_C with RAVE
+        and the study's DEFAULT_C without."""
+        if self.c is not None:
+            return self.c
+        return float(tuned("mcts", game.name, "c", RAVE_C if rave > 0 else DEFAULT_C))
+
     def _rave(self, game) -> float:
         """The RAVE parameter k for ``game`` (0: off); a one-player game with chance has none."""
         k = tuned("mcts", game.name, "rave", 0.0) if self.rave is None else self.rave
@@ -389,7 +396,7 @@ class MCTSAgent(Agent):
         rave = self._rave(game)
         code = compiled(K, game.spec)
         run = code.run_rave if rave > 0 else code.run  # each compiles only the playouts it plays
-        c = self.c if self.c is not None else (RAVE_C if rave > 0 else DEFAULT_C)
+        c = self._c(game, rave)
         threshold = self._threshold(game)
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
