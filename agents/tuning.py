@@ -96,8 +96,10 @@ tune("mcts", "go", playout="pattern", rave=1000.0,
 tune("mcts", "calculation", playout="greedy", threshold=1)
 # Othello: 1 s a move by default, with the exact endgame solver from 20 empty squares.
 tune("alphabeta", "othello", seconds=1.0, endgame=20)
-# Gomoku: threat-aware playouts (five, else block a five, else near the stones) and RAVE with the
-# game's priors (fives and blocks decide, far points start lost), MCTS-Solver in the tree.
+# Gomoku: threat-aware playouts (five, block a five, open four, stop an open four, else near the
+# stones) and RAVE with the game's priors (fives and blocks decide, far points start lost),
+# MCTS-Solver in the tree. At 1,000 simulations against greedy on 15x15 (40 games): 28 wins with
+# RAVE k = 500, 19 with plain UCT at c = 0.2 and 14 at c = 0.5 on the same openings.
 tune("mcts", "gomoku", playout="threats", rave=500.0)
 # LOA: MC-LOA's playouts (weighted moves, stopped by the evaluation), MCTS-Solver in the tree,
 # and less exploration than the study's 0.5: at 1,000 simulations against greedy, c = 0.2 scored
