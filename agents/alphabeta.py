@@ -329,7 +329,8 @@ class AlphaBetaAgent(SearchAgent):
 
     Options: ``depth`` (plies; 0 = up to 64 when ``time`` is set, else 4), ``time`` (seconds per
     move, 0 = no limit), ``tt_bits`` (table of 2**tt_bits entries; 0: no table), ``weights``
-    (evaluation weights, default the game's), ``endgame``, ``seed``.
+    (evaluation weights, default the game's), ``endgame``, ``threats`` (the root's threat-space
+    search, where the game has one: Gomoku's VCF; False: the plain search), ``seed``.
 
     Given neither ``depth`` nor ``time``, the agent plays on the game's default clock
     (its ``seconds`` tuning per game, ``agents.tuning``: Othello 1 s) when it has one, else to depth 4.
@@ -356,10 +357,11 @@ class AlphaBetaAgent(SearchAgent):
     time_option = "time"
 
     def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
-                 endgame=None, resign: bool = True, seed=None):
+                 endgame=None, resign: bool = True, threats: bool = True, seed=None):
         super().__init__(seed=seed)
         self.resign = _flag("resign", resign)
         self._resigner = Resigner(1)
+        self.threats = _flag("threats", threats)
         self.depth = check_option("depth", depth, int, 0, MAX_PLY)
         self.time = check_option("time", time, float, 0.0)
         self.tt_bits = check_option("tt_bits", tt_bits, int, 0, 26)
@@ -430,7 +432,7 @@ class AlphaBetaAgent(SearchAgent):
                                    "budget": seconds, "score": int(out[0]) * (E.WIN_BOUND + 1),
                                    "solved": True}
                 return int(out[1])
-        if getattr(game.spec.evaluation, "threats", None) is not None:
+        if self.threats and getattr(game.spec.evaluation, "threats", None) is not None:
             move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)
             if move is not None:
                 return move
@@ -450,7 +452,7 @@ class AlphaBetaAgent(SearchAgent):
         me = game.current_player(state)
         threats = code.threats_root
         if threats(state, p, me, THREAT_DEPTH, out):
-            self.last_stats = {"nodes": int(out[2]), "depth": 2 * int(out[1]) - 1,
+            self.last_stats = {"nodes": max(int(out[2]), 1), "depth": 2 * int(out[1]) - 1,
                                "seconds": time.perf_counter() - start, "budget": seconds,
                                "score": E.INF - (2 * int(out[1]) - 1), "threat": "win"}
             return int(out[0])

@@ -65,9 +65,9 @@ def play_out_vcf(state, seat):
 def test_vcf_found_and_forced():
     state = GAME.from_text(VCF3)
     found, out = threats(state, 0)
-    assert found == 1 and GAME.action_to_str(state, int(out[0])) == "e5" and out[1] == 3
+    assert found == 1 and GAME.action_to_str(state, int(out[0])) == "e5" and out[1] == 4
     assert play_out_vcf(state, 0) == 4  # three fours, then the five
-    assert threats(state, 0, limit=3)[0] == 1 and threats(state, 0, limit=2)[0] == 0
+    assert threats(state, 0, limit=4)[0] == 1 and threats(state, 0, limit=3)[0] == 0
     assert threats(state, 1)[0] == 0
 
 

@@ -607,8 +607,9 @@ def _vcf(board, w, attacker, exact, depth, max_nodes, line):
 @njit(cache=True)
 def threats(s, p, seat, limit, out):
     """Threat-space search (VCF, above) for ``seat`` from ``s`` as if ``seat`` were to move:
-    1 if it wins by continuous fours within ``limit`` of its moves (``out[0]``: the first move
-    as an action; ``out[1]``: the moves in the line; a five-point now is a line of one), else 0;
+    1 if it wins by continuous fours within ``limit`` of its moves, the five included
+    (``out[0]``: the first move as an action; ``out[1]``: its moves up to the five: 1 for a
+    five-point now, 2 for an open four), else 0;
     ``out[2]``: the fours tried. The opponent holding a five-point (it would win or need an
     answer first) finds nothing."""
     size = _size(p)
@@ -625,10 +626,11 @@ def threats(s, p, seat, limit, out):
     if at < 0:
         if _any_five(board, 3 - attacker, w, exact) >= 0:
             return 0
-        plies, out[2] = _vcf(board, w, attacker, exact, limit, VCF_NODES, line)
+        plies, out[2] = _vcf(board, w, attacker, exact, limit - 1, VCF_NODES, line)
         if plies == 0:
             return 0
         at = line[0]
+        plies += 1  # the five after the open or double four
     out[0] = (at // w - 2) * size + at % w - 2
     out[1] = plies
     return 1
