@@ -268,7 +268,7 @@ class MCTSAgent(Agent):
             best = self._keep_living(game, state, keys, visits, values, best)
         action = int(keys[best])
         if self.resign > 0 and game.num_players == 2 and not self._chance(game):
-            win = float(values[best])
+            win = _result(values[best])  # a proven loss is 0, a proven win 1
             self._resigner.judge(game, state, win < self.resign,
                                  f"win rate {100 * win:.1f}% under {100 * self.resign:g}% "
                                  f"for {self.resign_moves} moves")
