@@ -494,7 +494,7 @@ class AlphaBetaAgent(SearchAgent):
         info = np.zeros(5, dtype=np.int64)
         frames = np.zeros((MAX_PLY + 2, F_COLUMNS), dtype=np.int64)
         states[0] = state
-        best, score, reached, nodes = int(game.legal_actions(state)[0]), 0, 0, 0
+        best, score, reached, nodes = int(game.unchecked.legal_actions(state)[0]), 0, 0, 0
         for depth in range(1, max_depth + 1):
             v = search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
                             self.rng, frames, depth)

@@ -61,6 +61,7 @@ import inspect
 import numpy as np
 
 from envs.core import ArbiterError, literal, shown
+from envs.core import kernel as C
 from envs.core import rng as R
 from envs.core.compiling import compile_seconds
 from envs.game import Game
@@ -238,10 +239,14 @@ class Agent:
         return doc.split(". ")[0].rstrip(".")
 
     def act(self, game: Game, state) -> int:
-        """The action this agent plays in ``state`` (an ongoing position of ``game``)."""
+        """The action this agent plays in ``state`` (an ongoing position of ``game``).
+
+        The state is validated here, once (``game.check_state``), and ``_act`` gets the checked
+        array: inside it, the agent reads positions through ``game.unchecked`` (the state and
+        those its own moves make need no second check), so a move costs one validation."""
         self.check_game(game)
-        game.check_state(state)
-        if game.is_terminal(state):
+        state = game.check_state(state)
+        if state.item(C.H_STATUS) != C.ONGOING:
             raise AgentError(f"agent {self.name!r} asked to move in a finished game")
         before, compiled_before = self.last_stats, compile_seconds()
         action = int(self._act(game, state))

@@ -223,7 +223,7 @@ class MCTSAgent(Agent):
 
     def _decide(self, game, state, start, budget) -> int:
         policy = self._policy(game)
-        legal = game.legal_actions(state)
+        legal = game.unchecked.legal_actions(state)  # ``act`` checked the state: no second check
         if len(legal) == 1:
             self._memory = None
             self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
@@ -323,8 +323,8 @@ class MCTSAgent(Agent):
         old_game, old_state, trees, action = memory
         if old_game.spec is not game.spec or not np.array_equal(old_game.kernel_params, game.kernel_params):
             return None
-        mid = game.apply(old_state, action)
-        if game.is_terminal(mid):
+        mid = game.unchecked.apply(old_state, action)  # our copy of a checked state
+        if game.unchecked.is_terminal(mid):
             return None
         subtrees = [_subtree(game, mid, state, tree, action) for tree in trees]
         if all(t is None for t in subtrees):
@@ -530,7 +530,7 @@ def _subtree(game, mid, state, tree, action):
         return None
     replies = _children(links, chosen)
     for node in range(replies.start, replies.stop):
-        if links[node, K.VISITS] > 0 and np.array_equal(game.apply(mid, int(links[node, K.KEY])), state):
+        if links[node, K.VISITS] > 0 and np.array_equal(game.unchecked.apply(mid, int(links[node, K.KEY])), state):
             fresh = _Tree(links.shape[0])
             fresh.meta[K.USED] = K.extract(links, tree.value, tree.amaf, node, fresh.links, fresh.value, fresh.amaf)
             return fresh
@@ -579,13 +579,14 @@ def _loses_at_once(game, state, action) -> bool:
     after our pass, passing ends the game, and the position is counted as it stands, dead
     stones and all). A tree of a few thousand simulations usually sees this, but a robust-child
     choice among nearly equal moves late in a won game can still pick such a pass."""
-    me = game.current_player(state)
-    child = game.apply(state, action)
-    if game.is_terminal(child):
-        return game.returns(child)[me] < 0
-    for reply in game.legal_actions(child):
-        after = game.apply(child, int(reply))
-        if game.is_terminal(after) and game.returns(after)[me] < 0:
+    rules = game.unchecked  # ``act`` checked ``state``; the rest are positions played from it
+    me = rules.current_player(state)
+    child = rules.apply(state, action)
+    if rules.is_terminal(child):
+        return rules.returns(child)[me] < 0
+    for reply in rules.legal_actions(child):
+        after = rules.apply(child, int(reply))
+        if rules.is_terminal(after) and rules.returns(after)[me] < 0:
             return True
     return False
 

@@ -17,5 +17,5 @@ class RandomAgent(Agent):
         super().__init__(seed=seed)
 
     def _act(self, game, state) -> int:
-        moves = game.legal_actions(state)
+        moves = game.unchecked.legal_actions(state)  # ``act`` checked the state
         return int(moves[R.randint(self.rng, len(moves))])

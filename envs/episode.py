@@ -1,9 +1,11 @@
-"""The episode rules every framework env shares: the observation space, the action mask, when a
-game is cut off rather than ended, and the random opening an episode starts from.
+"""The episode rules every framework env shares, the Python side of the compiled stepper
+(``envs._stepper``): the observation space, the action mask, when a game is cut off rather than
+ended, the random opening an episode starts from, and ``Episode``, one game of the stepper.
 
 The Gymnasium env, the vector env, PettingZoo's AEC envs and ``envs.sb3`` all expose a game as
-episodes; what an episode is (its spaces, its mask, its truncation, its opening) is written here
-once, so the frameworks cannot drift apart.
+episodes and all step them in the stepper; what an episode is (its spaces, its mask, its
+truncation, its opening, its rewards, an illegal action) is written there and here once, so the
+frameworks cannot drift apart.
 """
 
 from __future__ import annotations
@@ -60,3 +62,67 @@ def opening_range(opening_plies, game) -> tuple:
         raise ParameterError(f"opening_plies={shown(opening_plies)}: an opening must be shorter than the game's "
                              f"max_moves={cap}")
     return lo, hi
+
+
+class Episode:
+    """One game of the compiled stepper (``envs._stepper``), as the Gymnasium and AEC envs play it.
+
+    ``vec`` is a one-game vector env: its buffers are packed into one array, so a step is one
+    compiled call of three arguments (numba spends 0.1-0.2 us on each argument of a call), and
+    ``state``, ``rewards`` (every seat's, this step), ``mask`` and ``obs`` are views of what the
+    stepper writes. ``external``: the opponent is a Python object, so a step stops with it to move
+    (``AWAIT`` in the bits returned) and ``reply`` plays its answer by the same rules.
+    ``observe=False``: steps write no observation or mask (the AEC env observes for the agent
+    asking). The position is the env's own: the stepper never validates it again.
+    """
+
+    def __init__(self, vec, external: bool = False, observe: bool = True):
+        self.vec = vec
+        self.external = external
+        self.observe_steps = observe
+        self._bind()
+
+    def _bind(self) -> None:
+        v = self.vec
+        self.one = v._pack_one(external=self.external, observe=self.observe_steps)
+        self.state, self.rewards, self.mask, self.obs = v._states[0], v._all_rewards[0], v._masks[0], v._obs[0]
+        self.seats = v._seats
+        kernel, self._p = v._kernel, v._p
+        self._step = kernel.step_one if v._weights is None else kernel.step_one_greedy
+        self._reply, self._observe = kernel.reply_one, kernel.observe_one
+
+    def __getstate__(self):
+        return {"vec": self.vec, "external": self.external, "observe_steps": self.observe_steps}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind()  # the buffers travelled as separate arrays: packed into one again
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat (self-play: the seat to move)."""
+        return self.seats.item(0)
+
+    def start(self, state: np.ndarray, seat: int) -> None:
+        """Begin an episode at ``state`` (the env's own making: ``initial_state`` and a compiled
+        opening) with the learner in ``seat``; ``observe`` or ``reply`` follows."""
+        self.state[:] = state
+        self.seats[0] = seat
+        self.rewards[:] = 0.0
+
+    def step(self, action: int) -> int:
+        """The learner's ``action`` (-1: an illegal one); the step's bits (``envs._stepper``)."""
+        return self._step(self._p, self.one, action)
+
+    def reply(self, action: int) -> int:
+        """The Python opponent's ``action`` after ``AWAIT``; the step's bits, -1 if not legal."""
+        return self._reply(self._p, self.one, action)
+
+    def awaiting(self) -> bool:
+        """Whether the opponent is to move in a game still going on."""
+        s = self.state
+        return s.item(C.H_STATUS) == C.ONGOING and s.item(C.H_PLAYER) != self.seats.item(0)
+
+    def observe(self) -> None:
+        """The learner's observation and mask of the position (all-ones mask once it is over)."""
+        self._observe(self._p, self.one)

@@ -114,6 +114,7 @@ class Game:
         state = dict(self.__dict__)
         state.pop("_ops", None)  # compiled functions do not pickle; rebuilt from the spec
         state.pop("_validate", None)
+        state.pop("unchecked", None)  # rebuilt when first asked for
         state["params"] = dict(self.params)
         return state
 
@@ -231,6 +232,16 @@ class Game:
         field = _HEADER_NAMES[index] if index < C.HEADER else f"s[{index}]"
         value = int(state[index]) if 0 <= index < state.shape[0] else "?"
         return f"invalid {self!r} state: {field} = {value}: {what}"
+
+    @cached_property
+    def unchecked(self) -> Unchecked:
+        """The rules on states that need no check: one this Game's methods made (``apply``'s
+        result, ``initial_state``) or one ``check_state`` passed, unchanged since. Agents use it
+        inside ``act``, which checks the state it is given once (``Agent.act``), so a move costs
+        one validation however many positions its search looks at; envs step their own
+        positions the same way. A state from anywhere else goes through the methods above:
+        numba does no bounds checks, and these read any array they are given as a valid state."""
+        return Unchecked(self)
 
     def check_action(self, action: int) -> int:
         """Return ``action`` as an int if it lies in the action space, else raise."""
@@ -434,6 +445,43 @@ class Game:
         changed = {k: v for k, v in self.params.items() if self.defaults.get(k) != v}
         args = "".join(f", {k}={v!r}" for k, v in changed.items())
         return f"make_game({self.name!r}{args})"
+
+
+class Unchecked:
+    """``game.unchecked``: ``legal_actions``, ``apply``, ``is_terminal``, ``current_player`` and
+    ``returns`` of ``Game``, without validating the state (see ``Game.unchecked``); the state
+    must be a native int64 array of the game's length. An action is still checked: an illegal
+    one raises ``IllegalActionError`` as ``Game.apply`` does."""
+
+    __slots__ = ("_game", "_ops", "_p", "_n")
+
+    def __init__(self, game: Game):
+        self._game, self._ops, self._p, self._n = game, game._ops, game._p, game.num_actions
+
+    def legal_actions(self, state: np.ndarray) -> np.ndarray:
+        return self._ops.legal_array(state, self._p, self._n)
+
+    def apply(self, state: np.ndarray, action: int) -> np.ndarray:
+        nxt = self._ops.play(state, self._p, self._game.check_action(action))
+        if nxt.size == 0:
+            a = int(action)
+            if state[C.H_STATUS] != C.ONGOING:
+                raise IllegalActionError(f"action {a} played after the game ended")
+            raise IllegalActionError(f"action {a} ({self._game._describe(state, a)}) is not legal here")
+        return nxt
+
+    @staticmethod
+    def is_terminal(state: np.ndarray) -> bool:
+        return state.item(C.H_STATUS) == C.TERMINAL
+
+    @staticmethod
+    def current_player(state: np.ndarray) -> int:
+        return state.item(C.H_PLAYER)
+
+    def returns(self, state: np.ndarray) -> np.ndarray:
+        out = np.zeros(self._game.num_players, dtype=np.float64)
+        C.fill_returns(state, self._game.num_players, out)
+        return out
 
 
 def perft(game: Game, state: ArrayLike, depth: int) -> int:

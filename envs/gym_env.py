@@ -30,6 +30,10 @@ Episode end. ``terminated`` when the game ends by its rules. ``truncated`` when 
 reached ``game.max_moves`` plies (LOA and Go have such a cap): the ply count is not part of the
 observation, so for the learner the cap is a time limit, exactly what truncation means. The
 reward is still the game's result at the cap (Go scores the board, LOA calls it a draw).
+A game can be over before the learner's first move (``agent_seat=1`` and ``max_moves=1``: the
+opponent's opening move reaches the cap). ``reset`` then hands out the finished game's all-ones
+mask, and the first step ends the episode as any last step does (``terminated`` or
+``truncated``, the learner's return as reward), its action ignored and not called illegal.
 
 Determinism. ``reset(seed=s)`` seeds ``self.np_random``; from it come the deal, the learner's seat
 (``agent_seat="random"``), the random opening (``opening_plies``) and the opponent's seed, so the
@@ -37,14 +41,16 @@ same seed gives the same episode for the same learner actions. An opponent given
 rebuilt with ``agents.make(spec, seed=...)`` at every reset; an opponent given as an object keeps
 its own random stream (it is only ``reset()``).
 
-Speed. With ``opponent="random"`` or ``"greedy"`` (and in Calculation, which has no opponent) a
-step is one compiled call: the learner's move, the opponent's replies, the reward, the next
-observation and the mask, written into preallocated buffers by the vector env's kernel
-(``envs._vector_kernel``, one slot), with the replies' random draws (the random move, the greedy
-player's ties) taken from the episode's own SplitMix64 stream. The greedy replies are the greedy
-agent's moves (``agents.make("greedy")``, default weights); other opponents, and a greedy player
-given as an object or with other weights, play through the Game protocol, with the legal set
-computed once per position.
+Speed. Every step is the compiled stepper's (``envs._stepper``, the one the vector and AEC envs
+use): the learner's move, the opponent's replies, the reward, the next observation and the mask,
+written into preallocated buffers in one call. With ``opponent="random"`` or ``"greedy"`` (and
+in Calculation, which has no opponent) the replies are compiled too, their random draws (the
+random move, the greedy player's ties) taken from the episode's own SplitMix64 stream; the
+greedy replies are the greedy agent's moves (``agents.make("greedy")``, default weights). Any
+other opponent (an agent object, another spec string, a greedy player with other weights) is
+asked in Python between two compiled calls, with a copy of the position; the env never
+validates its own position again, so a step validates it at most once: in the opponent's
+``act``, where an agent's input is checked.
 """
 
 from __future__ import annotations
@@ -54,13 +60,13 @@ import numpy as np
 from gymnasium import spaces
 
 from . import policies, render
-from ._vector_kernel import TERMINATED, TRUNCATED
+from ._stepper import AWAIT, TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError, shown
 from .core import kernel as C
 from .core import rng as R
 from .core.rng import SEED_BOUND
 from .core.specialise import compiled
-from .episode import action_mask, ended_by_max_moves, observation_box, opening_range
+from .episode import Episode, observation_box, opening_range
 from .registry import make_game
 from .render import HumanView
 from .vector_env import ArbiterVectorEnv
@@ -124,13 +130,13 @@ class ArbiterEnv(gym.Env):
         self.render_mode = render_mode
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = observation_box(self.game)
-        self._state = None
+        self._state = None  # a view of the stepper's buffers (``_episode.state``) once reset
         self._seat = 0
         self._done = True
         self._previous = None
         self._opponent_spec = None
         self._next_opponent = None  # set mid-episode: takes over at the next reset
-        self._fused = None
+        self._episode = None
         if two_players:
             self.set_opponent(opponent)
         else:
@@ -150,23 +156,21 @@ class ArbiterEnv(gym.Env):
         self._next_opponent = None
         self._opponent = agent
         self._opponent_spec = opponent if isinstance(opponent, str) else None
-        self._fused = None
-        if opponent in ("random", "greedy"):
-            self._fuse(opponent)
+        compiled_reply = isinstance(opponent, str) and opponent in ("random", "greedy")
+        self._fuse(opponent if compiled_reply else None)
 
     def _fuse(self, opponent="random") -> None:
-        """Step through the compiled one-slot vector env (see Speed in the module docstring)."""
-        self._fused = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent=opponent,
-                                       agent_seat=self.agent_seat, opening_plies=self.opening_plies,
-                                       **dict(self.game.params), rules=self.game.rules)
-        self._bind_fused()
+        """The compiled stepper of one game (see Speed in the module docstring); ``opponent``
+        None: an opponent object, asked in Python."""
+        vec = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent=opponent or "random",
+                               agent_seat=self.agent_seat, opening_plies=self.opening_plies,
+                               **dict(self.game.params), rules=self.game.rules)
+        self._episode = Episode(vec, external=opponent is None)
 
-    def _bind_fused(self) -> None:
-        """Pack the one-game env's buffers into one array (``step_one`` takes three arguments)
-        and keep views of what a step reads back."""
-        v = self._fused
-        self._one = v._pack_one()
-        self._one_out = (v._all_rewards[0], v._masks[0], v._obs[0])
+    @property
+    def _fused(self):
+        """The one-game vector env under the stepper (compiled opponent or not)."""
+        return self._episode.vec
 
     @property
     def opponent(self):
@@ -181,69 +185,81 @@ class ArbiterEnv(gym.Env):
     # -- the Gymnasium API -------------------------------------------------------------------
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.pop("_one", None)  # views of one buffer: a copy would split them, so they are rebuilt
-        state.pop("_one_out", None)
         state["_view"] = None  # a window does not travel
-        state["_state_in_fused"] = (self._fused is not None and self._state is not None
-                                    and np.shares_memory(self._state, self._fused._states))
+        state["_state"] = self._state is not None  # a view of the stepper's buffers: rebound
         return state
 
     def __setstate__(self, state):
-        in_fused = state.pop("_state_in_fused")
         self.__dict__.update(state)
-        if self._fused is not None:
-            self._bind_fused()
-            if in_fused:  # the position was a view of the packed buffers: it is one again
-                self._state = self._fused._states[0]
+        self._state = self._episode.state if state["_state"] else None
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         if self._next_opponent is not None:
             self._switch_opponent()
-        if self._fused is not None:
-            return self._reset_fused()
-        deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
-        self._seat = int(self.np_random.integers(2)) if self.agent_seat == "random" else self.agent_seat
-        self._state = self.game.initial_state(seed=deal_seed)
-        if self._opening[1] > 0:
-            self._play_opening()
-        self._done = False
-        self._previous = None
-        if self.game.num_players == 2:
+        e = self._episode
+        if not e.external:
+            v = e.vec
+            v.reset(seed=int(self.np_random.integers(0, SEED_BOUND)))
+        else:
+            deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
+            seat = int(self.np_random.integers(2)) if self.agent_seat == "random" else self.agent_seat
+            e.start(self.game.initial_state(seed=deal_seed), seat)
+            if self._opening[1] > 0:
+                self._play_opening(e.state)
             if self._opponent_spec is not None:
                 self._opponent = resolve_agent(self._opponent_spec, seed=opponent_seed)
             if callable(getattr(self._opponent, "reset", None)):
                 self._opponent.reset()
-            self._play_opponent()
+        self._state = e.state  # a view: the stepper plays in place; ``state`` hands out copies
+        self._seat = e.seat
+        self._done = False
+        self._previous = None
+        if e.external:
+            if e.awaiting():
+                self._replies()
+            else:
+                e.observe()
         self._render_human()
-        return self._observe(), {"action_mask": self._mask(), "agent_seat": self._seat}
+        return e.obs.copy(), {"action_mask": e.mask.copy(), "agent_seat": self._seat}
 
     def step(self, action):
         if self._state is None or self._done:
             raise gym.error.ResetNeeded("step() called on a finished episode: call reset() first")
-        if self._fused is not None:
-            return self._step_fused(action)
-        game, state = self.game, self._state
-        if not game.is_legal(state, action):
-            if self.illegal_action == "raise":
-                raise IllegalActionError(
-                    f"action {action!r} is not legal here: legal actions are {game.legal_actions(state).tolist()}"
-                )
-            self._done = True
-            return self._observe(), -1.0, True, False, {"action_mask": self._mask(), "illegal_action": True}
-        self._play(int(action))
-        self._play_opponent()
-        over = game.is_terminal(self._state)
-        self._done = over
-        reward = float(game.returns(self._state)[self._seat]) if over else 0.0
-        truncated = ended_by_max_moves(game, self._state)
-        self._render_human()
-        info = {"action_mask": self._mask(), "illegal_action": False}
-        return self._observe(), reward, over and not truncated, truncated, info
+        e = self._episode
+        mask = e.mask
+        if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
+            legal = 0 <= action < mask.shape[0] and mask.item(action) == 1  # .item: no numpy scalar
+        else:
+            legal = False
+        if not legal and self.illegal_action == "raise":
+            raise IllegalActionError(
+                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(mask).tolist()}"
+            )
+        if self.render_mode is not None:
+            self._previous = self._state.copy()
+        done = e.step(int(action) if legal else -1)
+        if done & AWAIT:
+            done = self._replies()
+        elif self._previous is not None and self._state[C.H_PLY] > self._previous[C.H_PLY] + 1:
+            # the compiled opponent replied in the same call: the last move came after the learner's
+            self._previous = self.game.unchecked.apply(self._previous, int(action))
+        terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
+        self._done = terminated or truncated
+        if self.render_mode == "human":
+            self._render_human()
+        # a finished game's mask from the stepper is all ones already (see the module docstring)
+        info = {"action_mask": mask.copy(), "illegal_action": not legal}
+        return e.obs.copy(), e.rewards.item(self._seat), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions as a bool vector (sb3-contrib MaskablePPO calls this)."""
-        return self._mask().astype(bool)
+        """Legal actions as a bool vector (sb3-contrib MaskablePPO calls this); all ones before
+        the first reset and once the episode is over (see the module docstring)."""
+        if self._state is None:
+            return np.ones(self.game.num_actions, dtype=bool)
+        if self._done:
+            return np.ones(self.game.num_actions, dtype=bool)
+        return self._episode.mask.astype(bool)
 
     def render(self):
         if self.render_mode is None:
@@ -256,74 +272,34 @@ class ArbiterEnv(gym.Env):
             return render.ansi(self.game, self._state, self._last_move())
         return render.rgb(self.game, self._state, self._previous)
 
-    # -- the compiled path ---------------------------------------------------------------------
-    def _reset_fused(self):
-        v = self._fused
-        obs, info = v.reset(seed=int(self.np_random.integers(0, SEED_BOUND)))
-        self._seat = int(v._seats[0])
-        self._state = v._states[0]  # a view: the kernel plays in place; ``state`` hands out copies
-        self._done = False
-        self._previous = None
-        self._render_human()
-        return obs[0].copy(), {"action_mask": v._masks[0].copy(), "agent_seat": self._seat}
-
-    def _step_fused(self, action):
-        v = self._fused
-        rewards, mask, obs = self._one_out
-        if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
-            legal = 0 <= action < mask.shape[0] and mask.item(action) == 1  # .item: no numpy scalar
-        else:
-            legal = False
-        if not legal and self.illegal_action == "raise":
-            raise IllegalActionError(
-                f"action {action!r} is not legal here: legal actions are {np.flatnonzero(mask).tolist()}"
-            )
-        if self.render_mode is not None:
-            self._previous = self._state.copy()
-        step = v._kernel.step_one if v._weights is None else v._kernel.step_one_greedy
-        done = step(v._p, self._one, int(action) if legal else -1)
-        if self._previous is not None and self._state[C.H_PLY] > self._previous[C.H_PLY] + 1:
-            # the opponent replied in the same call: the last move was played after the learner's
-            self._previous = self.game.apply(self._previous, int(action))
-        terminated, truncated = (done & TERMINATED) != 0, (done & TRUNCATED) != 0
-        self._done = terminated or truncated
-        if self.render_mode == "human":
-            self._render_human()
-        # a finished game's mask from the kernel is all ones already (see the module docstring)
-        info = {"action_mask": mask.copy(), "illegal_action": not legal}
-        return obs.copy(), rewards.item(self._seat), terminated, truncated, info
-
     # -- internals ---------------------------------------------------------------------------
-    def _play_opening(self) -> None:
-        """The random opening of ``opening_plies``: the vector env's compiled one
-        (``envs.policies.random_opening``), its draws seeded from ``np_random``."""
+    def _play_opening(self, state) -> None:
+        """The random opening of ``opening_plies`` in ``state``, in place: the compiled one of the
+        stepper (``envs.policies.random_opening``), its draws seeded from ``np_random``."""
         game, (lo, hi) = self.game, self._opening
         rng = R.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
-        compiled(policies, game.spec).random_opening(self._state, game._p, rng, lo, hi, np.empty(game.num_actions, dtype=np.int64))
+        compiled(policies, game.spec).random_opening(state, game._p, rng, lo, hi, np.empty(game.num_actions, dtype=np.int64))
 
-    def _play(self, action: int) -> None:
-        self._previous = self._state
-        self._state = self.game.apply(self._state, action)
-
-    def _play_opponent(self) -> None:
-        """Let the opponent move until the learner is to move or the game is over."""
-        game = self.game
-        while not game.is_terminal(self._state) and game.current_player(self._state) != self._seat:
-            self._play(self._opponent.act(game, self._state))
+    def _replies(self) -> int:
+        """Ask the opponent object for its moves until the learner is to move or the game is
+        over, each played by the stepper (``reply``), which finishes the step; its bits."""
+        e, game = self._episode, self.game
+        while True:
+            action = self._opponent.act(game, self._state.copy())  # a copy: the position is the env's
+            if self.render_mode is not None:
+                self._previous = self._state.copy()
+            done = e.reply(game.check_action(action))
+            if done < 0:
+                raise IllegalActionError(f"the opponent {self._opponent!r} played action {action!r}, which is not "
+                                         f"legal here ({game.to_text(self._state)!r})")
+            if not done & AWAIT:
+                return done
 
     def _last_move(self):
         """Notation of the last ply, written from the position it was played in (for ``ansi``)."""
         if self._previous is None:
             return None
         return self.game.action_to_str(self._previous, int(self._state[C.H_LAST]))
-
-    def _observe(self) -> np.ndarray:
-        return self.game.observation(self._state, self._seat)
-
-    def _mask(self) -> np.ndarray:
-        if self._done:  # ended by the rules, or by an illegal action in a position still open
-            return np.ones(self.game.num_actions, dtype=np.int8)
-        return action_mask(self.game, self._state)
 
     def _render_human(self) -> None:
         if self.render_mode == "human" and self._state is not None:

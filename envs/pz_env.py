@@ -13,7 +13,11 @@ Agents are ``"player_0"`` (Black, seat 0, moves first) and ``"player_1"``; Calcu
 "action_mask": int8}``; the mask is all zero for the agent not to move and after the game ends.
 Rewards are given only at the end: each seat's return (+1 / -1 / 0; Calculation 1 won, 0 lost).
 A game that ends by reaching ``max_moves`` (LOA, Go) sets ``truncations`` instead of
-``terminations``, as the Gymnasium env does.
+``terminations``, as the Gymnasium env does. A ply is one call of the compiled stepper the
+Gymnasium and vector envs step with (``envs._stepper``, in self-play), so the rules of an
+episode (the action's check, the rewards, the end) are theirs. A game over at ``reset`` (a
+game whose start position is already finished) ends there: every agent terminated (or
+truncated) with its return as reward, its mask zero, and each takes its dead step.
 
 Illegal moves are handled exactly as PettingZoo classic does, whose ``env()`` wraps its raw env
 in ``TerminateIllegalWrapper(illegal_reward=-1)`` (the offender gets -1, the others 0, the game
@@ -55,10 +59,12 @@ from pettingzoo.utils.env_logger import EnvLogger
 from . import render
 from .core import IllegalActionError, ParameterError, check_int, shown
 from .core import kernel as C
-from .episode import ended_by_max_moves, observation_box
+from ._stepper import ILLEGAL, TERMINATED, TRUNCATED
+from .episode import Episode, observation_box
 from .registry import make_game
 from .registry import spec as game_spec
 from .render import HumanView
+from .vector_env import ArbiterVectorEnv
 
 LAYOUTS = ("arbiter", "classic")
 
@@ -108,7 +114,12 @@ class ArbiterAEC(AECEnv, EzPickle):
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.agents}
         self.np_random, _ = seeding.np_random(None)
         self._ops, self._p = self.game._ops, self.game.kernel_params
-        self._state = None
+        # the compiled stepper of one game in self-play (each ply the mover's), observing nothing
+        # itself: ``observe`` answers the agent that asks
+        vec = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent="self", **dict(self.game.params),
+                               rules=self.game.rules)
+        self._episode = Episode(vec, observe=False)
+        self._state = None  # the stepper's position (a view) once reset
         self._previous = None
         self._last_action = None
 
@@ -163,7 +174,10 @@ class ArbiterAEC(AECEnv, EzPickle):
     def reset(self, seed=None, options=None):
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self._state = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
+        e = self._episode
+        start = self.game.initial_state(seed=int(self.np_random.integers(0, 2**63 - 1)))
+        e.start(start, start.item(C.H_PLAYER))
+        self._state = e.state
         self._previous = self._last_action = None
         if self._history is not None:
             self._history[:] = False
@@ -173,7 +187,12 @@ class ArbiterAEC(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player(self._state)]
+        self.agent_selection = self.possible_agents[self._state.item(C.H_PLAYER)]
+        if self._state.item(C.H_STATUS) != C.ONGOING:
+            # a game over from the start (a deal with no move): every agent is done at once, with
+            # its return, and steps out with ``step(None)``; the masks are zero, as after any end
+            self._end(None)
+            self._accumulate_rewards()
         self._render_human()
 
     def step(self, action):
@@ -189,29 +208,44 @@ class ArbiterAEC(AECEnv, EzPickle):
 
     def _play(self, agent, action: int) -> bool:
         """Play ``agent``'s in-range ``action``; False (and nothing changed) if it is illegal."""
-        # ``reset`` and earlier steps made ``self._state``: only the action needs checking
-        nxt = self._ops.play(self._state, self._p, action)
-        if nxt.size == 0:
-            return False
+        # one call of the compiled stepper (self-play): ``reset`` and earlier steps made
+        # ``self._state``, so only the action is checked; the rewards and the end are its
+        if self.render_mode is not None:
+            previous = self._state.copy()  # for the last move's picture and text
+        done = self._episode.step(action)
+        if done & ILLEGAL:
+            return False  # the position is unchanged
+        if self.render_mode is not None:
+            self._previous = previous
+        self._last_action = action
         self._cumulative_rewards[agent] = 0.0
-        self._previous, self._state, self._last_action = self._state, nxt, action
         if self._history is not None:
-            self._push_frame(self.possible_agents.index(agent), nxt)
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        if nxt[C.H_STATUS] != C.ONGOING:
-            returns = self.game.returns(nxt)
-            self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
-            ended = self.truncations if ended_by_max_moves(self.game, self._state) else self.terminations
-            for a in self.agents:
-                ended[a] = True
+            self._push_frame(self.possible_agents.index(agent), self._state)
+        if done & (TERMINATED | TRUNCATED):
+            self._end(bool(done & TRUNCATED))
             # as in PettingZoo classic, the next seat sees the final rewards first
             seat = self.possible_agents.index(agent)
             self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
         else:
-            self.agent_selection = self.possible_agents[nxt.item(C.H_PLAYER)]
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = self.possible_agents[self._state.item(C.H_PLAYER)]
         self._accumulate_rewards()
         self._render_human()
         return True
+
+    def _end(self, truncated) -> None:
+        """The game is over: every seat's return as its reward (the stepper's), every agent
+        terminated, or truncated if ``max_moves`` cut the game off; ``truncated`` None: a game
+        over at reset, read from the position as the stepper reads it."""
+        rewards = self._episode.rewards
+        if truncated is None:
+            s, reason = self._state, self.game.max_moves_reason
+            truncated = reason is not None and s.item(C.H_REASON) == reason and s.item(C.H_PLY) >= self.game.max_moves
+            C.fill_returns(s, self.game.num_players, rewards)
+        self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents)}
+        ended = self.truncations if truncated else self.terminations
+        for a in self.agents:
+            ended[a] = True
 
     def render(self):
         if self.render_mode is None:

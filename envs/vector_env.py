@@ -59,7 +59,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import _vector_kernel as K
+from . import _stepper as K
 from . import render
 from .core import ParameterError, check_int, shown
 from .core.specialise import compiled
@@ -119,6 +119,7 @@ class ArbiterVectorEnv(VectorEnv):
         self._cfg[K.CFG_CAP_REASON] = -1 if g.max_moves_reason is None else g.max_moves_reason
         self._cfg[K.CFG_SEAT_MODE] = seat_mode
         self._cfg[K.CFG_OPENING_MIN], self._cfg[K.CFG_OPENING_MAX] = self._opening
+        self._cfg[K.CFG_OBSERVE] = 1
         # the greedy opponent's weights (the greedy agent's defaults); None: the random opponent
         self._weights = g.spec.default_weights() if opponent == "greedy" else None
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
@@ -145,11 +146,15 @@ class ArbiterVectorEnv(VectorEnv):
         self.__dict__.update(state)
         self._kernel = compiled(K, self.game.spec)
 
-    def _pack_one(self) -> np.ndarray:
-        """Move a one-game env's buffers into one int64 array (``_vector_kernel.step_one``) and
-        keep views of it as the buffers, so both paths see the same memory. Returns the array."""
+    def _pack_one(self, external: bool = False, observe: bool = True) -> np.ndarray:
+        """Move a one-game env's buffers into one int64 array (``_stepper.step_one``) and
+        keep views of it as the buffers, so both paths see the same memory. Returns the array.
+        ``external``: the opponent is a Python object (``envs.episode.Episode``) instead of the
+        compiled one; ``observe=False``: steps write no observation or mask."""
         if self.num_envs != 1:
             raise ParameterError("_pack_one: only a one-game env packs its buffers")
+        self._cfg[K.CFG_EXTERNAL] = int(external)
+        self._cfg[K.CFG_OBSERVE] = int(observe)
         parts = [("cfg", self._cfg), ("seats", self._seats), ("rng", self._rngs), ("legal", self._legal),
                  ("state", self._states), ("rewards", self._all_rewards),
                  ("weights", np.zeros(0) if self._weights is None else self._weights),

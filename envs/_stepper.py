@@ -1,13 +1,27 @@
-"""Compiled core of the vector env: step, reset and observe a whole batch of games in one call.
+"""The compiled episode stepper: the one place where an episode's rules are written.
+
+Every framework env steps its games here: the Gymnasium env (one slot, on every opponent path),
+the PettingZoo AEC env (one slot, self-play: each ply is the mover's), the vector env and
+``envs.sb3`` (a batch). A step is one compiled call: the action checked (an illegal one ends the
+episode with -1), played, the compiled opponent's replies (random or greedy), the rewards, the
+termination or truncation at ``max_moves``, the autoreset, and the observation and mask written
+into preallocated buffers. An opponent that is a Python object (an agent) cannot run in compiled
+code: the step stops with the opponent to move (``AWAIT``), the env asks the agent, and
+``reply_one`` plays its answer and finishes the step by the same rules. ``envs.episode`` is the
+Python side (spaces, masks, the packed one-game buffers).
+
+States here are the envs' own: made by ``G.init`` and advanced only by this module's calls, so
+they are never validated again; only actions are checked.
 
 Every game of the batch is a row of ``states`` (int64, the game's own state layout) with its own
 SplitMix64 stream ``rngs[i]``, so a game's trajectory depends only on its seed and its actions,
-never on the batch size or the other games. Rules are reached through the game's hooks; the uniformly random opponent's replies, the autoreset and the observation encoding happen in
-the same call, so Python runs a constant number of operations per batch, not per game.
+never on the batch size or the other games. Rules are reached through the game's hooks; the
+compiled opponent's replies, the autoreset and the observation encoding happen in the same call,
+so Python runs a constant number of operations per batch, not per game.
 
 Observations come from the game's own ``encode`` hook (the one ``game.observation`` uses), written
 into one flat float32 row per game (``obs.reshape(n, -1)``). Every function here is ``@per_game``
-(see ``envs.core.specialise``): the vector env of a game compiles that game only.
+(see ``envs.core.specialise``): the env of a game compiles that game only.
 """
 
 import numpy as np
@@ -55,13 +69,17 @@ def _new_episode(p, cfg, s, rng, seats, i, legal, w, child):
         seats[i] = s[C.H_PLAYER]
     else:
         seats[i] = R.randint(rng, 2) if seat_mode == SEAT_RANDOM else seat_mode
-    _opponent_moves(s, p, seats[i], rng, legal, w, child)
+    if cfg[CFG_EXTERNAL] == 0:
+        _opponent_moves(s, p, seats[i], rng, legal, w, child)
 
 
 @per_game
-def _observe(p, s, seat, pending, legal, obs_row, mask_row):
-    """Observation and mask of one game; a finished game gets an all-ones mask (see step)."""
-    n_legal = G.legal_actions(s, p, legal)
+def _observe(p, cfg, s, seat, pending, legal, obs_row, mask_row):
+    """Observation and mask of one game; a finished game gets an all-ones mask (see step).
+    With ``CFG_OBSERVE`` 0 (the AEC env, which observes for the agent asking) nothing is written."""
+    if cfg[CFG_OBSERVE] == 0:
+        return
+    n_legal = G.legal_actions(s, p, legal) if s[C.H_STATUS] == C.ONGOING else 0
     G.encode(s, p, seat, legal, n_legal, obs_row)
     if pending:
         mask_row[:] = 1
@@ -95,15 +113,20 @@ def _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal,
         if which[i]:
             _new_episode(p, cfg, states[i], rngs[i], seats, i, legal[b], w, child[b])
             pending[i] = False
-            _observe(p, states[i], seats[i], False, legal[b], obs[i], masks[i])
+            # a game over before the learner's first move (the opponent's opening reply ended it):
+            # the finished game's all-ones mask, and the next step reports the end (``_step_game``)
+            _observe(p, cfg, states[i], seats[i], states[i][C.H_STATUS] != C.ONGOING, legal[b], obs[i], masks[i])
 
 
 # ``cfg``, the batch's constants: number of players, the reason code of a game cut off by
 # max_moves (-1: none), the seat mode (a seat, SEAT_RANDOM or SEAT_SELF), 1 for SAME_STEP
-# autoreset, the fewest and most random plies an episode opens with (0, 0: none)
-CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_OPENING_MIN, CFG_OPENING_MAX, CFG_SIZE = range(7)
-# what a step did to one game, as bits
-TERMINATED, TRUNCATED, ILLEGAL, PENDING = 1, 2, 4, 8
+# autoreset, the fewest and most random plies an episode opens with (0, 0: none), 1 when the
+# opponent is a Python object (a step stops with it to move: ``AWAIT``), 1 to observe (0: the
+# step writes no observation or mask)
+(CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_OPENING_MIN, CFG_OPENING_MAX, CFG_EXTERNAL,
+ CFG_OBSERVE, CFG_SIZE) = range(9)
+# what a step did to one game, as bits; AWAIT: stopped with the Python opponent to move
+TERMINATED, TRUNCATED, ILLEGAL, PENDING, AWAIT = 1, 2, 4, 8, 16
 
 
 @per_game
@@ -115,7 +138,10 @@ def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_reward
     starts a new episode and ignores its action (reward 0, not done). Otherwise the learner's
     action is checked (an illegal one ends the episode with -1), played, and the random opponent
     replies until the learner is to move. A finished game's mask is all ones: its next action is
-    ignored, and a masked policy must still be able to sample one.
+    ignored, and a masked policy must still be able to sample one. A game that is over before
+    the learner's first move (an opponent's reply at the start ended it, at ``max_moves=1``
+    say) shows that mask from its reset on, and its first step reports the end as any last step
+    does (the learner's return, terminated or truncated), its action ignored, not illegal.
 
     Self-play (seat mode ``SEAT_SELF``): no opponent; the action is the mover's, ``seats[i]``
     becomes the next mover (it stays the last mover when the game ends), ``rewards[i]`` is the
@@ -200,33 +226,73 @@ def step_one_greedy(p, one, a):
 def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row, w,
                child):
     """One step of game ``i`` (see ``step``): every seat's reward into ``rewards_row``, what
-    happened as bits (``TERMINATED``, ``TRUNCATED``, ``ILLEGAL``, ``PENDING``)."""
-    seat_mode = cfg[CFG_SEAT_MODE]
+    happened as bits (``TERMINATED``, ``TRUNCATED``, ``ILLEGAL``, ``PENDING``, ``AWAIT``)."""
     rewards_row[:] = 0.0
     done = 0
     if pending:
         _new_episode(p, cfg, s, rng, seats, i, legal, w, child)
-    elif a < 0 or a >= mask_row.shape[0] or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        _observe(p, cfg, s, seats[i], s[C.H_STATUS] != C.ONGOING, legal, obs_row, mask_row)
+        return 0
+    if s[C.H_STATUS] != C.ONGOING:  # over before the learner's first move: the end, reported now
+        done = _ended(p, cfg, s, rewards_row)
+    elif a < 0 or a >= p[C.P_NUM_ACTIONS] or not G.is_legal(s, p, a):
         rewards_row[seats[i]] = -1.0
         done = TERMINATED | ILLEGAL
     else:
         G.apply(s, p, a)
-        if seat_mode == SEAT_SELF:
+        if cfg[CFG_SEAT_MODE] == SEAT_SELF:
             if s[C.H_STATUS] == C.ONGOING:
                 seats[i] = s[C.H_PLAYER]
-        else:
+        elif cfg[CFG_EXTERNAL] == 0:
             _opponent_moves(s, p, seats[i], rng, legal, w, child)
+        elif s[C.H_STATUS] == C.ONGOING and s[C.H_PLAYER] != seats[i]:
+            return AWAIT
         if s[C.H_STATUS] != C.ONGOING:
-            C.fill_returns(s, cfg[CFG_PLAYERS], rewards_row)
-            if s[C.H_REASON] == cfg[CFG_CAP_REASON] and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
-                done = TRUNCATED
-            else:
-                done = TERMINATED
+            done = _ended(p, cfg, s, rewards_row)
+    return _finish(p, cfg, s, rng, seats, i, done, obs_row, mask_row, legal, final_row, w, child)
+
+
+@per_game(inline=True)
+def _ended(p, cfg, s, rewards_row):
+    """The finished game's returns into ``rewards_row``; TRUNCATED if ``max_moves`` cut it off."""
+    C.fill_returns(s, cfg[CFG_PLAYERS], rewards_row)
+    if s[C.H_REASON] == cfg[CFG_CAP_REASON] and s[C.H_PLY] >= p[C.P_MAX_MOVES]:
+        return TRUNCATED
+    return TERMINATED
+
+
+@per_game
+def _finish(p, cfg, s, rng, seats, i, done, obs_row, mask_row, legal, final_row, w, child):
+    """The end of a step: the observation and mask, and the autoreset of a finished game."""
     ended = (done & (TERMINATED | TRUNCATED)) != 0
-    _observe(p, s, seats[i], ended, legal, obs_row, mask_row)
+    _observe(p, cfg, s, seats[i], ended, legal, obs_row, mask_row)
     if cfg[CFG_SAME_STEP] == 1 and ended:
         final_row[:] = obs_row
         _new_episode(p, cfg, s, rng, seats, i, legal, w, child)
-        _observe(p, s, seats[i], False, legal, obs_row, mask_row)
+        _observe(p, cfg, s, seats[i], s[C.H_STATUS] != C.ONGOING, legal, obs_row, mask_row)
         return done
     return (done | PENDING) if ended else done
+
+
+@per_game
+def reply_one(p, one, a):
+    """The Python opponent's answer ``a`` in a one-game env stopped by ``AWAIT``: played, then
+    the step finished by ``step``'s rules (``AWAIT`` again while the opponent is to move).
+    Returns the step's bits, or -1 (nothing played) if ``a`` is not legal."""
+    cfg, seats, rng, legal, s, rewards, w, child, mask, obs = _one_views(one)
+    if a < 0 or a >= p[C.P_NUM_ACTIONS] or s[C.H_STATUS] != C.ONGOING or not G.is_legal(s, p, a):
+        return -1
+    G.apply(s, p, a)
+    if s[C.H_STATUS] == C.ONGOING and s[C.H_PLAYER] != seats[0]:
+        return AWAIT
+    done = _ended(p, cfg, s, rewards) if s[C.H_STATUS] != C.ONGOING else 0
+    return _finish(p, cfg, s, rng, seats, 0, done, obs, mask, legal, obs, None, child)
+
+
+@per_game
+def observe_one(p, one):
+    """Observe a one-game env's position (after a reset made in Python): the learner's
+    observation and mask, all ones if the game is already over."""
+    cfg, seats, rng, legal, s, rewards, w, child, mask, obs = _one_views(one)
+    rewards[:] = 0.0
+    _observe(p, cfg, s, seats[0], s[C.H_STATUS] != C.ONGOING, legal, obs, mask)
