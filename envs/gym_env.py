@@ -157,7 +157,9 @@ class ArbiterEnv(gym.Env):
         self._opponent = agent
         self._opponent_spec = opponent if isinstance(opponent, str) else None
         compiled_reply = isinstance(opponent, str) and opponent in ("random", "greedy")
-        self._fuse(opponent if compiled_reply else None)
+        kind = opponent if compiled_reply else None
+        if self._episode is None or self._kind != kind:  # one agent object for another: same stepper
+            self._fuse(kind)
 
     def _fuse(self, opponent="random") -> None:
         """The compiled stepper of one game (see Speed in the module docstring); ``opponent``
@@ -166,6 +168,7 @@ class ArbiterEnv(gym.Env):
                                agent_seat=self.agent_seat, opening_plies=self.opening_plies,
                                **dict(self.game.params), rules=self.game.rules)
         self._episode = Episode(vec, external=opponent is None)
+        self._kind = opponent
 
     @property
     def _fused(self):

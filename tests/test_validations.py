@@ -22,7 +22,6 @@ import envs
 from envs.core import kernel as C
 from envs.pz_env import env as aec_env
 from envs.registration import register_envs
-from envs.sb3 import make_vec_env
 from envs.vector_env import ArbiterVectorEnv
 
 register_envs()
@@ -160,6 +159,9 @@ def test_the_vector_and_sb3_envs_report_a_game_over_at_reset_on_the_next_step():
     assert rewards.tolist() == returns and 0.0 not in returns and info["action_mask"].all()
     _, rewards, terminated, truncated, info = vec.step(np.zeros(3, dtype=np.int64))  # the autoreset step
     assert not (terminated | truncated).any() and (rewards == 0).all() and info["action_mask"].all()
+    pytest.importorskip("stable_baselines3", reason='envs.sb3 needs the learn extra')
+    from envs.sb3 import make_vec_env
+
     venv = make_vec_env("Go-v0", n_envs=2, size=5, max_moves=1, agent_seat=1, seed=0)
     venv.reset()
     assert venv.action_masks().all()

@@ -277,7 +277,7 @@ def test_random_openings_start_every_episode_elsewhere():
     go.reset(seed=0)
     assert (go.states()[:, C.H_PLY] == 30).all() and (go.states()[:, C.H_STATUS] == C.ONGOING).all()
 
-    # the Gymnasium env, compiled (random opponent) and through the Game protocol (an agent object)
+    # the Gymnasium env, with the compiled random opponent and with an agent object asked in Python
     for opponent in ("random", agents.make("random", seed=0)):
         env = gymnasium.make("Othello-v0", size=6, opponent=opponent, agent_seat=0, opening_plies=(2, 3))
         plies = set()

@@ -38,8 +38,8 @@ def _has_picture(game: Game) -> bool:
 
 
 class UniformRandom:
-    """An opponent object (not a spec string), so the Gymnasium env plays it through the Game
-    API rather than its compiled path; uniform over the legal moves, seeded, and back to its
+    """An opponent object (not a spec string), so the Gymnasium env asks it in Python between two
+    calls of its stepper rather than playing a compiled opponent; uniform over the legal moves, seeded, and back to its
     first draw at every ``reset`` (the env resets its opponent with each episode), so
     ``check_env``'s determinism checks hold."""
 
@@ -59,7 +59,7 @@ class UniformRandom:
 
 def gymnasium_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     """Gymnasium's ``check_env`` passes with no warning of its own, on the compiled opponent path
-    and (two players) with an opponent object played through the Game API; the spaces are the
+    and (two players) with an opponent object asked in Python; the spaces are the
     game's; in episodes (``games`` in all, shared by the paths) every observation is ``game.observation`` of the env's
     position for the learner, the mask its legal actions, and the last step's reward the
     learner's return, ``truncated`` exactly when the game ended at ``max_moves``; the
@@ -96,7 +96,7 @@ def gymnasium_check(trace: Trace, game: Game, seed: int, games: int) -> None:
 
 
 def _name(opponent) -> str:
-    return repr(opponent) if isinstance(opponent, str) or opponent is None else "object (Game API path)"
+    return repr(opponent) if isinstance(opponent, str) or opponent is None else "object (asked in Python)"
 
 
 def _gym_env(game, opponent, **kwargs):
