@@ -281,7 +281,8 @@ class ArbiterEnv(gym.Env):
         stepper (``envs.policies.random_opening``), its draws seeded from ``np_random``."""
         game, (lo, hi) = self.game, self._opening
         rng = R.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
-        compiled(policies, game.spec).random_opening(state, game._p, rng, lo, hi, np.empty(game.num_actions, dtype=np.int64))
+        scratch = np.empty(game.num_actions, dtype=np.int64)
+        compiled(policies, game.spec).random_opening(state, game._p, rng, lo, hi, scratch)
 
     def _replies(self) -> int:
         """Ask the opponent object for its moves until the learner is to move or the game is

@@ -57,9 +57,9 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from . import render
+from ._stepper import ILLEGAL, TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError, check_int, shown
 from .core import kernel as C
-from ._stepper import ILLEGAL, TERMINATED, TRUNCATED
 from .episode import Episode, observation_box
 from .registry import make_game
 from .registry import spec as game_spec

@@ -115,7 +115,7 @@ def test_the_aec_and_vector_envs_never_validate_their_own_positions():
     aec = aec_env("othello", size=6)
     calls = counted(aec.unwrapped.game)
     aec.reset(seed=0)
-    for agent in aec.agent_iter():
+    for _agent in aec.agent_iter():
         obs, _, termination, truncation, _ = aec.last()
         aec.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0]))
     vec = ArbiterVectorEnv(num_envs=4, game="othello", size=6)
