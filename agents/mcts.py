@@ -293,7 +293,7 @@ class MCTSAgent(Agent):
         search that maximises them plays for a miracle (an invasion that needs the opponent to
         blunder) while its own groups die; the count prefers the moves that keep them."""
         ranked = [int(i) for i in np.lexsort((-values, -visits))]
-        sound = [i for i in ranked if not game.self_harm(state, int(keys[i]))]
+        sound = [i for i in ranked if not game.unchecked.self_harm(state, int(keys[i]))]  # ``act`` checked it
         if not sound:
             return best
         if best not in sound:

@@ -372,7 +372,12 @@ class Game:
     def self_harm(self, state, action) -> bool:
         """Whether legal ``action`` only damages the mover, whatever follows (Go: filling one of
         its own true eyes), so that a search agent never chooses it at the root while any other
-        move is legal, whatever its tree says. Default: no move is."""
+        move is legal, whatever its tree says. A game answers in ``_self_harm`` (a checked state
+        and action; ``game.unchecked.self_harm`` calls it for a search's own positions).
+        Default: no move is."""
+        return self._self_harm(self.check_state(state), self.check_action(action))
+
+    def _self_harm(self, state: np.ndarray, action: int) -> bool:
         return False
 
     # -- what GTP asks of a game (board, komi, pass): declared here, so it need not guess ----------
@@ -448,8 +453,8 @@ class Game:
 
 
 class Unchecked:
-    """``game.unchecked``: ``legal_actions``, ``apply``, ``is_terminal``, ``current_player`` and
-    ``returns`` of ``Game``, without validating the state (see ``Game.unchecked``); the state
+    """``game.unchecked``: ``legal_actions``, ``apply``, ``is_terminal``, ``current_player``,
+    ``returns`` and ``self_harm`` of ``Game``, without validating the state (see ``Game.unchecked``); the state
     must be a native int64 array of the game's length. An action is still checked: an illegal
     one raises ``IllegalActionError`` as ``Game.apply`` does."""
 
@@ -469,6 +474,12 @@ class Unchecked:
                 raise IllegalActionError(f"action {a} played after the game ended")
             raise IllegalActionError(f"action {a} ({self._game._describe(state, a)}) is not legal here")
         return nxt
+
+    def self_harm(self, state: np.ndarray, action: int) -> bool:
+        game = self._game
+        if type(game).self_harm is not Game.self_harm:  # a game answering in its own checked method
+            return game.self_harm(state, action)
+        return game._self_harm(state, game.check_action(action))
 
     @staticmethod
     def is_terminal(state: np.ndarray) -> bool:

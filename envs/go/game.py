@@ -86,14 +86,12 @@ class Go(Game):
         """The winner's lead on the board (Tromp-Taylor points, komi included)."""
         return abs(self.score(state))
 
-    def self_harm(self, state, action) -> bool:
+    def _self_harm(self, state, a) -> bool:
         """Filling one of the mover's own true eyes (``evaluation.is_eye``): a group that keeps two
         eyes lives, one that fills them dies, and no capture or threat is worth that at the root."""
-        state = self.check_state(state)
-        a = self.check_action(action)
         if a >= self.size * self.size or state[C.HEADER + a] != 0:
             return False
-        return bool(evaluation.is_eye(state, self._p, a, self.current_player(state) + 1))
+        return bool(evaluation.is_eye(state, self._p, a, state.item(C.H_PLAYER) + 1))
 
     def score(self, state) -> float:
         """Tromp-Taylor score now: Black's area minus White's area minus komi (> 0: Black leads)."""
