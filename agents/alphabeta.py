@@ -447,9 +447,9 @@ class AlphaBetaAgent(SearchAgent):
         to move is played at once; against a forced win of the opponent, the moves after which
         the opponent has none are searched (each to one ply less) and the best is played. None
         when neither side has one, or no move stops the opponent's (the usual search decides)."""
-        p = game.kernel_params
+        p, rules = game.kernel_params, game.unchecked  # ``act`` checked ``state``
         out = np.zeros(3, dtype=np.int64)
-        me = game.current_player(state)
+        me = rules.current_player(state)
         threats = code.threats_root
         if threats(state, p, me, THREAT_DEPTH, out):
             self.last_stats = {"nodes": max(int(out[2]), 1), "depth": 2 * int(out[1]) - 1,
@@ -458,16 +458,16 @@ class AlphaBetaAgent(SearchAgent):
             return int(out[0])
         if not threats(state, p, 1 - me, THREAT_DEPTH, out):
             return None
-        legal = game.legal_actions(state)
+        legal = rules.legal_actions(state)
         defences = [int(a) for a in legal
-                    if not threats(game.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
+                    if not threats(rules.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
         if not defences or len(defences) == len(legal):
             return None
         best, best_score, nodes = defences[0], -E.INF - 1, 0
         for i, a in enumerate(defences):
-            child = game.apply(state, int(a))
-            sign = 1 if game.current_player(child) == me else -1
-            if game.is_terminal(child):
+            child = rules.apply(state, int(a))
+            sign = 1 if rules.current_player(child) == me else -1
+            if rules.is_terminal(child):
                 score = sign * int(E.terminal_score(child, 1))
             else:
                 # on a clock, each defence left gets an equal share of the time left

@@ -546,10 +546,11 @@ def _result(value) -> float:
 
 def _wins_at_once(game, state, legal):
     """A legal move that ends the game won for the side to move, or None."""
-    me = game.current_player(state)
+    rules = game.unchecked  # ``act`` checked ``state``; the rest are positions played from it
+    me = rules.current_player(state)
     for a in legal:
-        child = game.apply(state, int(a))
-        if game.is_terminal(child) and game.returns(child)[me] > 0:
+        child = rules.apply(state, int(a))
+        if rules.is_terminal(child) and rules.returns(child)[me] > 0:
             return int(a)
     return None
 
@@ -565,12 +566,12 @@ def _threats(game, state, legal):
     if getattr(game.spec.evaluation, "threats", None) is None:
         return None, None
     threats = compiled(K, game.spec).threats_root
-    p, out, me = game.kernel_params, np.zeros(3, dtype=np.int64), game.current_player(state)
+    p, out, me = game.kernel_params, np.zeros(3, dtype=np.int64), game.unchecked.current_player(state)
     if threats(state, p, me, THREAT_DEPTH, out):
         return int(out[0]), None
     if not threats(state, p, 1 - me, THREAT_DEPTH, out):
         return None, None
-    stops = [int(a) for a in legal if not threats(game.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
+    stops = [int(a) for a in legal if not threats(game.unchecked.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
     return None, (stops if 0 < len(stops) < len(legal) else None)
 
 
