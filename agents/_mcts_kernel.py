@@ -76,7 +76,7 @@ NUM_FIELDS = 5
 DECISION, CHANCE = 0, 1
 USED, DEPTH = 0, 1
 RANDOM = 0  # playout policy code of uniform random moves; other codes are the game's (its spec)
-PROVEN = 1.0e6   # MCTS-Solver: a proven win of the node's mover in k plies is PROVEN - k
+PROVEN = 1.0e6  # MCTS-Solver: a proven win of the node's mover in k plies is PROVEN - k
 PROVEN_AT = 1.0e5  # |value| beyond this is a proof, never a mean (means lie in [0, 1])
 
 
@@ -263,26 +263,119 @@ def threats_root(s, p, seat, limit, out):
 
 
 @per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
-def run(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
-        n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):
+def run(
+    p,
+    root,
+    num_actions,
+    num_players,
+    chance,
+    num_outcomes,
+    links,
+    value,
+    amaf,
+    meta,
+    n_sims,
+    c,
+    threshold,
+    frozen,
+    policy,
+    rave_k,
+    use_priors,
+    rng,
+):
     """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``); return
     how many ran."""
-    return _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
-                     n_sims, c, threshold, frozen, policy, 0.0, 0, rng, False)
+    return _simulate(
+        p,
+        root,
+        num_actions,
+        num_players,
+        chance,
+        num_outcomes,
+        links,
+        value,
+        amaf,
+        meta,
+        n_sims,
+        c,
+        threshold,
+        frozen,
+        policy,
+        0.0,
+        0,
+        rng,
+        False,
+    )
 
 
 @per_game(nogil=True)
-def run_rave(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
-             n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng):
+def run_rave(
+    p,
+    root,
+    num_actions,
+    num_players,
+    chance,
+    num_outcomes,
+    links,
+    value,
+    amaf,
+    meta,
+    n_sims,
+    c,
+    threshold,
+    frozen,
+    policy,
+    rave_k,
+    use_priors,
+    rng,
+):
     """``run`` with RAVE (``rave_k`` > 0, two-player games only: the caller's business): traced
     playouts, and with ``use_priors`` the game's prior knowledge for new nodes."""
-    return _simulate(p, root, num_actions, num_players, 0, num_outcomes, links, value, amaf, meta,
-                     n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng, True)
+    return _simulate(
+        p,
+        root,
+        num_actions,
+        num_players,
+        0,
+        num_outcomes,
+        links,
+        value,
+        amaf,
+        meta,
+        n_sims,
+        c,
+        threshold,
+        frozen,
+        policy,
+        rave_k,
+        use_priors,
+        rng,
+        True,
+    )
 
 
 @per_game(inline=True)
-def _simulate(p, root, num_actions, num_players, chance, num_outcomes, links, value, amaf, meta,
-              n_sims, c, threshold, frozen, policy, rave_k, use_priors, rng, rave):
+def _simulate(
+    p,
+    root,
+    num_actions,
+    num_players,
+    chance,
+    num_outcomes,
+    links,
+    value,
+    amaf,
+    meta,
+    n_sims,
+    c,
+    threshold,
+    frozen,
+    policy,
+    rave_k,
+    use_priors,
+    rng,
+    rave,
+):
     """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave`` (a constant
     of each entry point, so each compiles only the playouts it plays) turns RAVE on with
     equivalence parameter ``rave_k``, and with it ``use_priors`` the game's prior knowledge for

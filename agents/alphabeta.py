@@ -204,8 +204,7 @@ def _back_up(fr, moves, killers, history, info, ply, v):
 
 
 @per_game
-def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr,
-                depth):
+def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, depth):
     """One iteration of the deepening loop from ``states[0]``: a negamax alpha-beta search to
     ``depth`` plies, iterative over an explicit stack of frames ``fr`` (numba's on-disk cache
     breaks recursive functions). Returns the root value; best move and counters land in ``info``."""
@@ -257,8 +256,7 @@ def search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
         else:
             fr[ply + 1, F_ALPHA], fr[ply + 1, F_BETA] = -fr[ply, F_BETA], -fr[ply, F_ALPHA]
         ply += 1
-        resolved = _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng,
-                         fr, ply)
+        resolved = _open(p, w, states, moves, keys, tt, killers, history, info, deadline, rng, fr, ply)
 
 
 @per_game
@@ -352,12 +350,23 @@ class AlphaBetaAgent(SearchAgent):
     longest: a loss scores ``-(INF - ply)``, so the latest one is the best of the lost moves.
     """
 
-    summary = ("iterative-deepening alpha-beta: transposition table, move ordering, the game's "
-               "evaluation; an exact endgame solver on Othello's clock")
+    summary = (
+        "iterative-deepening alpha-beta: transposition table, move ordering, the game's "
+        "evaluation; an exact endgame solver on Othello's clock"
+    )
     time_option = "time"
 
-    def __init__(self, depth: int = 0, time: float = 0.0, tt_bits: int = 18, weights=None,
-                 endgame=None, resign: bool = True, threats: bool = True, seed=None):
+    def __init__(
+        self,
+        depth: int = 0,
+        time: float = 0.0,
+        tt_bits: int = 18,
+        weights=None,
+        endgame=None,
+        resign: bool = True,
+        threats: bool = True,
+        seed=None,
+    ):
         super().__init__(seed=seed)
         self.resign = _flag("resign", resign)
         self._resigner = Resigner(1)
@@ -381,9 +390,11 @@ class AlphaBetaAgent(SearchAgent):
         """A depth-1 search with this agent's options: the same compiled code, any budget."""
         if self.applies_to(game):
             AlphaBetaAgent(depth=1, tt_bits=self.tt_bits, weights=self.weights, seed=0).act(
-                game, game.initial_state(seed=0))
+                game, game.initial_state(seed=0)
+            )
             compiled(__name__, game.spec).solve_root(  # compiles the solver; 0: solves nothing
-                game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(3, np.int64))
+                game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(3, np.int64)
+            )
 
     def budget(self, game):
         """(depth, seconds, endgame limit) this agent searches ``game`` with (see the class)."""
@@ -401,8 +412,13 @@ class AlphaBetaAgent(SearchAgent):
         with iterative deepening to ``MAX_PLY`` and the endgame solver) and the game's weights."""
         depth, seconds, endgame = self.budget(game)
         weights = self.weights if self.weights is not None else E.default_weights(game)
-        return {**super().settings(game), "depth": depth, "time": seconds, "endgame": endgame,
-                "weights": [round(float(x), 6) for x in weights]}
+        return {
+            **super().settings(game),
+            "depth": depth,
+            "time": seconds,
+            "endgame": endgame,
+            "weights": [round(float(x), 6) for x in weights],
+        }
 
     def _table(self, game):
         """The transposition table, kept between moves of a game; one row means "no table"."""
@@ -415,22 +431,27 @@ class AlphaBetaAgent(SearchAgent):
         p = game.kernel_params
         w = self.weights if self.weights is not None else E.default_weights(game)
         if self.weights is not None and len(w) != len(E.default_weights(game)):
-            raise AgentError(f"weights={self.weights.tolist()}: {game.name} takes "
-                             f"{len(E.default_weights(game))} evaluation weights")
+            raise AgentError(
+                f"weights={self.weights.tolist()}: {game.name} takes {len(E.default_weights(game))} evaluation weights"
+            )
         code = compiled(__name__, game.spec)
         max_depth, seconds, endgame = self.budget(game)
         start = time.perf_counter()
         deadline = start + seconds if seconds > 0 else 0.0
         if endgame > 0:
             out = np.zeros(3, dtype=np.int64)
-            status = code.solve_root(state, p, endgame, start + SOLVER_SHARE * seconds if seconds > 0
-                                     else 0.0, out)
+            status = code.solve_root(state, p, endgame, start + SOLVER_SHARE * seconds if seconds > 0 else 0.0, out)
             if status == SOLVED and out[0] < 0:
                 self._judge(game, state, True, "the endgame solver proves the game lost")
             if status == SOLVED and (out[0] >= 0 or deadline == 0.0 or time.perf_counter() >= deadline):
-                self.last_stats = {"nodes": int(out[2]), "depth": 0, "seconds": time.perf_counter() - start,
-                                   "budget": seconds, "score": int(out[0]) * (E.WIN_BOUND + 1),
-                                   "solved": True}
+                self.last_stats = {
+                    "nodes": int(out[2]),
+                    "depth": 0,
+                    "seconds": time.perf_counter() - start,
+                    "budget": seconds,
+                    "score": int(out[0]) * (E.WIN_BOUND + 1),
+                    "solved": True,
+                }
                 return int(out[1])
         if self.threats and getattr(game.spec.evaluation, "threats", None) is not None:
             move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)
@@ -438,8 +459,13 @@ class AlphaBetaAgent(SearchAgent):
                 return move
         best, score, reached, nodes = self._deepen(game, state, code, w, max_depth, deadline)
         self._judge(game, state, self._proven_loss, f"a forced loss in {E.INF - abs(score)} plies")
-        self.last_stats = {"nodes": nodes, "depth": reached, "seconds": time.perf_counter() - start,
-                           "budget": seconds, "score": score}
+        self.last_stats = {
+            "nodes": nodes,
+            "depth": reached,
+            "seconds": time.perf_counter() - start,
+            "budget": seconds,
+            "score": score,
+        }
         return best
 
     def _threat_move(self, game, state, code, w, max_depth, deadline, start, seconds):
@@ -452,15 +478,19 @@ class AlphaBetaAgent(SearchAgent):
         me = rules.current_player(state)
         threats = code.threats_root
         if threats(state, p, me, THREAT_DEPTH, out):
-            self.last_stats = {"nodes": max(int(out[2]), 1), "depth": 2 * int(out[1]) - 1,
-                               "seconds": time.perf_counter() - start, "budget": seconds,
-                               "score": E.INF - (2 * int(out[1]) - 1), "threat": "win"}
+            self.last_stats = {
+                "nodes": max(int(out[2]), 1),
+                "depth": 2 * int(out[1]) - 1,
+                "seconds": time.perf_counter() - start,
+                "budget": seconds,
+                "score": E.INF - (2 * int(out[1]) - 1),
+                "threat": "win",
+            }
             return int(out[0])
         if not threats(state, p, 1 - me, THREAT_DEPTH, out):
             return None
         legal = rules.legal_actions(state)
-        defences = [int(a) for a in legal
-                    if not threats(rules.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
+        defences = [int(a) for a in legal if not threats(rules.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
         if not defences or len(defences) == len(legal):
             return None
         best, best_score, nodes = defences[0], -E.INF - 1, 0
@@ -471,16 +501,24 @@ class AlphaBetaAgent(SearchAgent):
                 score = sign * int(E.terminal_score(child, 1))
             else:
                 # on a clock, each defence left gets an equal share of the time left
-                share = 0.0 if deadline == 0.0 else time.perf_counter() + (
-                    max(deadline - time.perf_counter(), 0.0) / (len(defences) - i))
+                share = (
+                    0.0
+                    if deadline == 0.0
+                    else time.perf_counter() + (max(deadline - time.perf_counter(), 0.0) / (len(defences) - i))
+                )
                 _, v, _, n = self._deepen(game, child, code, w, max(max_depth - 1, 1), share)
                 nodes += n
                 score = sign * v
             if score > best_score:
                 best, best_score = a, score
-        self.last_stats = {"nodes": nodes, "depth": max(max_depth - 1, 1) + 1,
-                           "seconds": time.perf_counter() - start, "budget": seconds,
-                           "score": best_score, "threat": "defence"}
+        self.last_stats = {
+            "nodes": nodes,
+            "depth": max(max_depth - 1, 1) + 1,
+            "seconds": time.perf_counter() - start,
+            "budget": seconds,
+            "score": best_score,
+            "threat": "defence",
+        }
         return best
 
     def _deepen(self, game, state, code, w, max_depth, deadline):
@@ -496,8 +534,7 @@ class AlphaBetaAgent(SearchAgent):
         states[0] = state
         best, score, reached, nodes = int(game.unchecked.legal_actions(state)[0]), 0, 0, 0
         for depth in range(1, max_depth + 1):
-            v = search_root(p, w, states, moves, keys, tt, killers, history, info, deadline,
-                            self.rng, frames, depth)
+            v = search_root(p, w, states, moves, keys, tt, killers, history, info, deadline, self.rng, frames, depth)
             nodes += int(info[NODES])
             if info[ABORT]:
                 if info[ROOT_DONE] > 0:

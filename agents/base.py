@@ -16,8 +16,9 @@ Registering a new agent (the module must also be listed in ``agents/__init__.py`
     @register("mcts")
     class MCTSAgent(Agent):
         '''UCT Monte-Carlo tree search.'''
-        games = None                      # every game; or override applies_to(game), which
-                                          # reads the game's spec (players, chance, placement)
+        # every game; or override applies_to(game), which
+        # reads the game's spec (players, chance, placement)
+        games = None
 
         def __init__(self, simulations: int = 1000, c: float = 1.4, seed=None):
             super().__init__(seed=seed)
@@ -141,8 +142,10 @@ def register(name: str):
     The name is stored lower-cased, as ``parse_spec`` reads every spec's name; it must be a
     non-empty word that a spec can hold (no ``:``, ``,``, ``=``, brackets, quotes or spaces)."""
     if not isinstance(name, str) or not name.strip() or _NOT_IN_NAMES & set(name.strip()):
-        raise AgentError(f"@register({name!r}): expected a non-empty name without spaces, quotes, "
-                         "brackets, ':', ',' or '=' (it is the first word of a spec)")
+        raise AgentError(
+            f"@register({name!r}): expected a non-empty name without spaces, quotes, "
+            "brackets, ':', ',' or '=' (it is the first word of a spec)"
+        )
     key = name.strip().lower()
 
     def decorate(cls):
@@ -176,8 +179,9 @@ class Agent:
     games: tuple | None = None  # game names the agent applies to; None: every game it ``applies_to``
     plays: str = ""  # the games it applies to, in words, when ``applies_to`` is overridden
     summary: str = ""  # what the agent is, in one line (``arbiter agents``); default: the docstring's
-    time_option: str | None = None  # the option holding its seconds per move (MCTS ``seconds``,
-                                    # alpha-beta ``time``), which a clock sets; None: it has none
+    # the option holding its seconds per move (MCTS ``seconds``,
+    # alpha-beta ``time``), which a clock sets; None: it has none
+    time_option: str | None = None
     clock = None  # an agents.clock.TimeLeft during a move on a game clock (``set_clock``), else None
 
     def __init__(self, seed=None):
@@ -272,6 +276,7 @@ class Agent:
 
 
 # -- building agents by name or spec ---------------------------------------------------------------
+
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``"alphabeta:depth=6,time=1.5"`` into ``("alphabeta", {"depth": "6", "time": "1.5"})``."""

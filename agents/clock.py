@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 from envs.core import ParameterError
 
-CLOCK_MARGIN = 0.8       # the share of a move's time an agent is told to think (the rest: overhead)
-MIN_SHARE = 0.01         # the least a move's share is, even with no time left
+CLOCK_MARGIN = 0.8  # the share of a move's time an agent is told to think (the rest: overhead)
+MIN_SHARE = 0.01  # the least a move's share is, even with no time left
 
 
 def _seconds(text: str, what: str) -> float:
@@ -68,11 +68,14 @@ class TimeControl:
         if isinstance(self.periods, bool) or not isinstance(self.periods, int) or self.periods < 0:
             raise ParameterError(f"periods={self.periods!r}: expected a number of byo-yomi periods >= 0")
         if (self.periods > 0) != (self.period > 0):
-            raise ParameterError(f"byo-yomi {self.periods}/{self.period:g}: expected both a number of periods "
-                                 "and their seconds above 0")
+            raise ParameterError(
+                f"byo-yomi {self.periods}/{self.period:g}: expected both a number of periods and their seconds above 0"
+            )
         if self.periods and self.increment:
-            raise ParameterError(f"increment={self.increment:g} with byo-yomi {self.periods}/{self.period:g}: "
-                                 "a clock has either an increment or byo-yomi, not both")
+            raise ParameterError(
+                f"increment={self.increment:g} with byo-yomi {self.periods}/{self.period:g}: "
+                "a clock has either an increment or byo-yomi, not both"
+            )
         if self.base == 0 and not self.periods:
             raise ParameterError("base=0 without byo-yomi: a game clock needs some time (BASE+INC or byo-yomi)")
         if self.move_time is not None and (isinstance(self.move_time, bool) or not self.move_time > 0):
@@ -95,20 +98,25 @@ class TimeControl:
         if byoyomi is not None:
             match = re.fullmatch(r"\s*(\d+)\s*/\s*(\S+)\s*", str(byoyomi))
             if not match or int(match[1]) < 1:
-                raise ParameterError(f"--byoyomi {byoyomi}: expected PERIODS/SECONDS, e.g. 5/10 "
-                                     "(5 periods of 10 s)")
+                raise ParameterError(f"--byoyomi {byoyomi}: expected PERIODS/SECONDS, e.g. 5/10 (5 periods of 10 s)")
             periods, period = int(match[1]), _seconds(match[2], f"--byoyomi {byoyomi}")
             if period == 0:
                 raise ParameterError(f"--byoyomi {byoyomi}: expected periods of more than 0 seconds")
             if increment:
-                raise ParameterError(f"--tc {tc} and --byoyomi {byoyomi}: a clock has either an increment "
-                                     "or byo-yomi, not both")
+                raise ParameterError(
+                    f"--tc {tc} and --byoyomi {byoyomi}: a clock has either an increment or byo-yomi, not both"
+                )
         return cls(base, increment, periods, period, move_time)
 
     def to_config(self) -> dict:
         """The JSON form journals keep (``from_config`` reads it back)."""
-        return {"base": self.base, "increment": self.increment, "periods": self.periods,
-                "period": self.period, "move_time": self.move_time}
+        return {
+            "base": self.base,
+            "increment": self.increment,
+            "periods": self.periods,
+            "period": self.period,
+            "move_time": self.move_time,
+        }
 
     @classmethod
     def from_config(cls, config: dict) -> TimeControl:
@@ -195,8 +203,10 @@ class GameClock:
             if used < periods:
                 self.periods[seat] = periods - used
                 return None
-            return (f"took {spent:.3f} s with {left:.3f} s of main time and {periods} byo-yomi "
-                    f"period{'s' * (periods != 1)} of {c.period:g} s left (clock {c})")
+            return (
+                f"took {spent:.3f} s with {left:.3f} s of main time and {periods} byo-yomi "
+                f"period{'s' * (periods != 1)} of {c.period:g} s left (clock {c})"
+            )
         return f"took {spent:.3f} s with {left:.3f} s left on its clock (clock {c})"
 
 

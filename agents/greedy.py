@@ -41,5 +41,4 @@ class GreedyAgent(Agent):
     def _act(self, game, state):
         w = self.weights if self.weights is not None else E.default_weights(game)
         moves = np.empty(game.num_actions, dtype=np.int64)
-        return compiled(policies, game.spec).greedy(state, game.kernel_params, w, self.rng, moves,
-                                                    np.empty_like(state))
+        return compiled(policies, game.spec).greedy(state, game.kernel_params, w, self.rng, moves, np.empty_like(state))

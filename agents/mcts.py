@@ -56,12 +56,13 @@ DEFAULT_C = 0.5
 RAVE_C = 0.0
 _INITIAL_NODES = 1 << 15
 _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
-DEFAULT_RESIGN = 0.05  # root win rate under which a move counts as lost (Leela Zero resigns under 10%,
-                       # KataGo's default is a value under -0.9, i.e. a win rate under 5%)
+# root win rate under which a move counts as lost (Leela Zero resigns under 10%,
+# KataGo's default is a value under -0.9, i.e. a win rate under 5%)
+DEFAULT_RESIGN = 0.05
 DEFAULT_RESIGN_MOVES = 3  # consecutive lost moves before resigning (KataGo's default)
 LOSING = 0.2  # root win rate under which a game won by a count is played for the count (see _keep_living)
-AREA_CANDIDATES = 8   # a losing position's moves compared by their count: the most visited ones
-AREA_PLAYOUTS = 64    # playouts after each of them
+AREA_CANDIDATES = 8  # a losing position's moves compared by their count: the most visited ones
+AREA_PLAYOUTS = 64  # playouts after each of them
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
@@ -108,14 +109,29 @@ class MCTSAgent(Agent):
     moves: a lost game played out ends by a smaller margin, with more of its groups alive.
     """
 
-    summary = ("UCT Monte-Carlo tree search with the game's playouts; RAVE, prior knowledge and "
-               "pattern playouts on Go; chance nodes in the patience")
+    summary = (
+        "UCT Monte-Carlo tree search with the game's playouts; RAVE, prior knowledge and "
+        "pattern playouts on Go; chance nodes in the patience"
+    )
     time_option = "seconds"
 
-    def __init__(self, simulations=None, seconds=None, c=None, threshold=None,
-                 playout: str | None = None, max_nodes: int = 2_000_000, rave=None,
-                 reuse: bool = True, priors: bool = True, threads: int = 1, manage_time=None,
-                 resign: float = DEFAULT_RESIGN, resign_moves: int = DEFAULT_RESIGN_MOVES, seed=None):
+    def __init__(
+        self,
+        simulations=None,
+        seconds=None,
+        c=None,
+        threshold=None,
+        playout: str | None = None,
+        max_nodes: int = 2_000_000,
+        rave=None,
+        reuse: bool = True,
+        priors: bool = True,
+        threads: int = 1,
+        manage_time=None,
+        resign: float = DEFAULT_RESIGN,
+        resign_moves: int = DEFAULT_RESIGN_MOVES,
+        seed=None,
+    ):
         super().__init__(seed=seed)
         self.resign = check_option("resign", resign, float, 0.0, 0.5)
         self.resign_moves = check_option("resign_moves", resign_moves, int, 1)
@@ -131,8 +147,10 @@ class MCTSAgent(Agent):
         self.max_nodes = check_option("max_nodes", max_nodes, int, 1024)
         known = sorted({name for spec in envs.specs() for name in spec.playouts})
         if playout is not None and playout not in known:
-            raise AgentError(f"playout={playout!r}: expected one of {', '.join(map(repr, known))} "
-                             "(the registered games' policies) or None for the game's default")
+            raise AgentError(
+                f"playout={playout!r}: expected one of {', '.join(map(repr, known))} "
+                "(the registered games' policies) or None for the game's default"
+            )
         self.playout = playout
         self.rave = None if rave is None else check_option("rave", rave, float, 0.0)
         if not isinstance(reuse, (bool, np.bool_)):
@@ -147,10 +165,11 @@ class MCTSAgent(Agent):
         self.manage_time = None if manage_time is None else bool(manage_time)
         # Thread 0 draws from ``self.rng`` (one thread plays exactly as before threads existed);
         # thread k from a stream of its own, seeded by (seed, k).
-        self._rngs = [self.rng] + [R.new_rng(None if self.seed is None else [self.seed, k])
-                                   for k in range(1, self.threads)]
+        self._rngs = [self.rng] + [
+            R.new_rng(None if self.seed is None else [self.seed, k]) for k in range(1, self.threads)
+        ]
         self._memory = None  # (game, root state, trees, action played) of the last search
-        self._bank = 0.0     # seconds saved (or, below 0, overspent) so far this game
+        self._bank = 0.0  # seconds saved (or, below 0, overspent) so far this game
         self._last_ply = -1
 
     def settings(self, game):
@@ -158,12 +177,16 @@ class MCTSAgent(Agent):
         the game's playout policy, RAVE, exploration constant, expansion threshold and (with
         ``seconds``) time management where they were left to the game."""
         rave = self._rave(game)
-        return {**super().settings(game),
-                "c": self._c(game, rave),
-                "threshold": self._threshold(game),
-                "playout": self._playout_name(game),
-                "rave": rave,
-                "manage_time": bool(tuned("mcts", game.name, "time_profile", ())) if self.manage_time is None else self.manage_time}
+        return {
+            **super().settings(game),
+            "c": self._c(game, rave),
+            "threshold": self._threshold(game),
+            "playout": self._playout_name(game),
+            "rave": rave,
+            "manage_time": bool(tuned("mcts", game.name, "time_profile", ()))
+            if self.manage_time is None
+            else self.manage_time,
+        }
 
     def clock_options(self, seconds):
         """A clock's share caps ``seconds``, with time management off (the clock plans the game);
@@ -183,14 +206,29 @@ class MCTSAgent(Agent):
     def warm_up(self, game):
         """A 16-simulation search with this agent's options: the same compiled code, any budget."""
         if self.applies_to(game):
-            MCTSAgent(simulations=16, c=self.c, threshold=self.threshold, playout=self.playout,
-                      max_nodes=self.max_nodes, rave=self.rave, priors=self.priors, seed=0).act(game, game.initial_state(seed=0))
+            MCTSAgent(
+                simulations=16,
+                c=self.c,
+                threshold=self.threshold,
+                playout=self.playout,
+                max_nodes=self.max_nodes,
+                rave=self.rave,
+                priors=self.priors,
+                seed=0,
+            ).act(game, game.initial_state(seed=0))
             if game.num_players == 2 and _counted(game):  # a lost position's count: compiled now, not mid-game
                 state = game.initial_state(seed=0)
                 compiled(__name__, game.spec).area_after(
-                    game.kernel_params, state, int(game.legal_actions(state)[0]), self._policy(game), 1,
-                    R.new_rng(0), np.empty_like(state), np.empty(game.num_actions, dtype=np.int64),
-                    np.empty(game.board_size ** 2, dtype=np.int64))
+                    game.kernel_params,
+                    state,
+                    int(game.legal_actions(state)[0]),
+                    self._policy(game),
+                    1,
+                    R.new_rng(0),
+                    np.empty_like(state),
+                    np.empty(game.num_actions, dtype=np.int64),
+                    np.empty(game.board_size**2, dtype=np.int64),
+                )
 
     def _act(self, game, state) -> int:
         start, compiled_before = time.perf_counter(), compile_seconds()
@@ -226,8 +264,15 @@ class MCTSAgent(Agent):
         legal = game.unchecked.legal_actions(state)  # ``act`` checked the state: no second check
         if len(legal) == 1:
             self._memory = None
-            self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
-                               "budget": budget, "nodes": 0, "depth": 0, "value": float("nan")}
+            self.last_stats = {
+                "simulations": 0,
+                "reused": 0,
+                "seconds": time.perf_counter() - start,
+                "budget": budget,
+                "nodes": 0,
+                "depth": 0,
+                "value": float("nan"),
+            }
             return int(legal[0])
         defences = None
         if not self._chance(game):
@@ -236,8 +281,15 @@ class MCTSAgent(Agent):
                 win, defences = _threats(game, state, legal)
             if win is not None:  # never missed, and no search needed to see it
                 self._memory = None
-                self.last_stats = {"simulations": 0, "reused": 0, "seconds": time.perf_counter() - start,
-                                   "budget": budget, "nodes": 0, "depth": 0, "value": 1.0}
+                self.last_stats = {
+                    "simulations": 0,
+                    "reused": 0,
+                    "seconds": time.perf_counter() - start,
+                    "budget": budget,
+                    "nodes": 0,
+                    "depth": 0,
+                    "value": 1.0,
+                }
                 return win
         trees = self._reused_trees(game, state)
         reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
@@ -269,9 +321,12 @@ class MCTSAgent(Agent):
         action = int(keys[best])
         if self.resign > 0 and game.num_players == 2 and not self._chance(game):
             win = _result(values[best])  # a proven loss is 0, a proven win 1
-            self._resigner.judge(game, state, win < self.resign,
-                                 f"win rate {100 * win:.1f}% under {100 * self.resign:g}% "
-                                 f"for {self.resign_moves} moves")
+            self._resigner.judge(
+                game,
+                state,
+                win < self.resign,
+                f"win rate {100 * win:.1f}% under {100 * self.resign:g}% for {self.resign_moves} moves",
+            )
         if self.reuse and not self._chance(game):
             self._memory = (game, state.copy(), trees, action)
         self.last_stats = {
@@ -307,10 +362,14 @@ class MCTSAgent(Agent):
         code = compiled(__name__, game.spec)
         work = np.empty_like(state)
         moves = np.empty(game.num_actions, dtype=np.int64)
-        cells = np.empty(game.board_size ** 2, dtype=np.int64)
+        cells = np.empty(game.board_size**2, dtype=np.int64)
         policy = self._policy(game)
-        counts = [code.area_after(game.kernel_params, state, int(keys[i]), policy, AREA_PLAYOUTS,
-                                  self.rng, work, moves, cells) for i in candidates]
+        counts = [
+            code.area_after(
+                game.kernel_params, state, int(keys[i]), policy, AREA_PLAYOUTS, self.rng, work, moves, cells
+            )
+            for i in candidates
+        ]
         return candidates[int(np.argmax(counts))]  # the first of the best: most visits among equals
 
     def _reused_trees(self, game, state):
@@ -340,8 +399,9 @@ class MCTSAgent(Agent):
         playouts = game.spec.playouts
         name = self._playout_name(game)
         if name not in playouts:
-            raise AgentError(f"playout={name!r} is not a policy of {game.name}: expected one of "
-                             f"{', '.join(map(repr, playouts))}")
+            raise AgentError(
+                f"playout={name!r} is not a policy of {game.name}: expected one of {', '.join(map(repr, playouts))}"
+            )
         return playouts.index(name)
 
     def _playout_name(self, game) -> str:
@@ -381,11 +441,12 @@ class MCTSAgent(Agent):
             return self._search(game, state, trees[0], deadline, early, policy, self.rng, self.simulations)
         shares = [None] * len(trees)
         if self.simulations is not None:
-            shares = [self.simulations // len(trees) + (k < self.simulations % len(trees))
-                      for k in range(len(trees))]
+            shares = [self.simulations // len(trees) + (k < self.simulations % len(trees)) for k in range(len(trees))]
         with ThreadPoolExecutor(len(trees)) as pool:
-            futures = [pool.submit(self._search, game, state, tree, deadline, early, policy, rng, share)
-                       for tree, rng, share in zip(trees, self._rngs, shares)]
+            futures = [
+                pool.submit(self._search, game, state, tree, deadline, early, policy, rng, share)
+                for tree, rng, share in zip(trees, self._rngs, shares)
+            ]
             return sum(f.result() for f in futures)
 
     def _search(self, game, state, tree, deadline, early, policy, rng, simulations) -> int:
@@ -414,9 +475,26 @@ class MCTSAgent(Agent):
                     break
             want = min(chunk, limit - done)
             t0 = clock()
-            ran = run(p, state, game.num_actions, game.num_players, chance, game.spec.chance_outcomes,
-                      tree.links, tree.value, tree.amaf, tree.meta, want, c, threshold,
-                      int(tree.frozen(self.max_nodes)), policy, rave, int(self.priors), rng)
+            ran = run(
+                p,
+                state,
+                game.num_actions,
+                game.num_players,
+                chance,
+                game.spec.chance_outcomes,
+                tree.links,
+                tree.value,
+                tree.amaf,
+                tree.meta,
+                want,
+                c,
+                threshold,
+                int(tree.frozen(self.max_nodes)),
+                policy,
+                rave,
+                int(self.priors),
+                rng,
+            )
             done += ran
             if K.is_proven(tree.value[0]):
                 break  # MCTS-Solver proved the root: more simulations cannot change the move

@@ -116,6 +116,10 @@ class MinimaxAgent(SearchAgent):
         start = time.perf_counter()
         value = compiled(__name__, game.spec).minimax(p, w, states, moves, self.depth, stats)
         self._judge(game, state, value < -E.WIN_BOUND, f"a forced loss in {E.INF + int(value)} plies")
-        self.last_stats = {"nodes": int(stats[0]), "depth": self.depth,
-                           "seconds": time.perf_counter() - start, "score": int(value)}
+        self.last_stats = {
+            "nodes": int(stats[0]),
+            "depth": self.depth,
+            "seconds": time.perf_counter() - start,
+            "score": int(value),
+        }
         return int(stats[1])

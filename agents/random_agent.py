@@ -1,7 +1,5 @@
 """The uniform random agent: every legal move with equal probability (the weakest baseline)."""
 
-
-
 from envs.core import rng as R
 
 from .base import Agent, register

@@ -45,8 +45,9 @@ def tune(agent: str, game: str, **values) -> None:
         raise AgentError(f"tune({shown(agent)}, ...): agents with per-game defaults are {', '.join(KEYS)}")
     unknown = sorted(set(values) - set(KEYS[agent]))
     if unknown:
-        raise AgentError(f"tune({agent!r}, {game!r}): unknown key {unknown[0]!r}: expected some of "
-                         f"{', '.join(KEYS[agent])}")
+        raise AgentError(
+            f"tune({agent!r}, {game!r}): unknown key {unknown[0]!r}: expected some of {', '.join(KEYS[agent])}"
+        )
     for key, value in values.items():
         _check(agent, game, key, value)
     _TUNING.setdefault((agent, game), {}).update(values)
@@ -77,9 +78,12 @@ def _check_time_profile(where, profile) -> None:
     except (TypeError, ValueError):
         raise AgentError(f"{where}: expected (progress, weight) pairs") from None
     xs = [x for x, _ in points]
-    if points and (xs[0] != 0.0 or any(b <= a for a, b in zip(xs, xs[1:]))
-                   or not all(math.isfinite(x) for x in xs)
-                   or not all(math.isfinite(w) and w > 0 for _, w in points)):
+    if points and (
+        xs[0] != 0.0
+        or any(b <= a for a, b in zip(xs, xs[1:]))
+        or not all(math.isfinite(x) for x in xs)
+        or not all(math.isfinite(w) and w > 0 for _, w in points)
+    ):
         raise AgentError(f"{where}: progress must rise from 0 and weights be positive")
 
 
@@ -88,8 +92,13 @@ def _check_time_profile(where, profile) -> None:
 # Go: pattern playouts, RAVE from the tree's and the playouts' moves, and on a clock the longest
 # thinking in the middle game, where 9x9 games against GNU Go are decided (by plies / points: the
 # opening's first moves are few and the endgame's are small).
-tune("mcts", "go", playout="pattern", rave=1000.0,
-     time_profile=((0.0, 0.6), (0.1, 1.2), (0.5, 1.2), (0.8, 0.6), (1.2, 0.5)))
+tune(
+    "mcts",
+    "go",
+    playout="pattern",
+    rave=1000.0,
+    time_profile=((0.0, 0.6), (0.1, 1.2), (0.5, 1.2), (0.8, 0.6), (1.2, 0.5)),
+)
 # Calculation: greedy playouts, and a leaf expanded at its first playout: at 1,000, 10,000 and
 # 100,000 playouts per move on the same deals it won more than the study's threshold 5
 # (docs/patience.md).

@@ -42,13 +42,28 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = ("loa", "othello", "gomoku", "go", "calculation")
 MCTS_SPEC = "mcts:simulations=1000"
 ALPHABETA_SPEC = "alphabeta:depth=3"
-QUICKSTART = ["tournament", "--game", "loa", "--system", "swiss", "--agents", "random", "greedy",
-              "alphabeta:depth=3", "mcts:simulations=2000", "--workers", "2"]
+QUICKSTART = [
+    "tournament",
+    "--game",
+    "loa",
+    "--system",
+    "swiss",
+    "--agents",
+    "random",
+    "greedy",
+    "alphabeta:depth=3",
+    "mcts:simulations=2000",
+    "--workers",
+    "2",
+]
 STEPS = ("first_moves", "mcts", "alphabeta")
-STEP_LABELS = {"first_moves": "import + first legal moves", "mcts": "+ MCTS 1000 sims",
-               "alphabeta": "+ alpha-beta depth 3"}
+STEP_LABELS = {
+    "first_moves": "import + first legal moves",
+    "mcts": "+ MCTS 1000 sims",
+    "alphabeta": "+ alpha-beta depth 3",
+}
 # The project's goals (seconds of wall time).
-TARGET_GAME_COLD = 30.0        # one game: first moves + MCTS move + alpha-beta move, cold
+TARGET_GAME_COLD = 30.0  # one game: first moves + MCTS move + alpha-beta move, cold
 TARGET_QUICKSTART_COLD = 90.0
 TARGET_QUICKSTART_WARM = 15.0
 
@@ -109,8 +124,14 @@ def run_steps(games, cache_dir, timeout):
     rec = {"load_before": load(), "steps": {}, "cpu": {}, "skipped": [], "error": None}
     start = time.time()
     try:
-        proc = subprocess.run([sys.executable, "-c", CHILD, ",".join(games)], env=child_env(cache_dir),
-                              cwd=cache_dir, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, ",".join(games)],
+            env=child_env(cache_dir),
+            cwd=cache_dir,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         rec["error"] = f"timed out after {timeout} s"
         rec["total"] = time.time() - start
@@ -119,7 +140,7 @@ def run_steps(games, cache_dir, timeout):
     for line in proc.stdout.splitlines():
         if not line.startswith("COLDSTART "):
             continue
-        msg = json.loads(line[len("COLDSTART "):])
+        msg = json.loads(line[len("COLDSTART ") :])
         if "step" in msg:
             rec["steps"][msg["step"]] = round(msg["t"] - start, 3)
             rec["cpu"][msg["step"]] = round(msg["cpu"], 3)
@@ -142,8 +163,14 @@ def run_quickstart(cache_dir, timeout):
     start = time.time()
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        proc = subprocess.run([sys.executable, "-m", "tournaments.cli", *QUICKSTART], env=child_env(cache_dir),
-                              cwd=work, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [sys.executable, "-m", "tournaments.cli", *QUICKSTART],
+            env=child_env(cache_dir),
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         rec["total"] = round(time.time() - start, 3)
         now = resource.getrusage(resource.RUSAGE_CHILDREN)  # the command and its worker processes
         rec["cpu_total"] = round(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime, 3)
@@ -204,22 +231,35 @@ def print_row(label, runs, cold_target=None):
         print(f"| {label} | {kind} | " + " | ".join(cells) + f" | {loads} | {note} |", flush=True)
         for r in runs:
             if r[kind]["skipped"]:
-                print(f"|   | note: {'; '.join(r[kind]['skipped'])} (the alpha-beta step is then a no-op) |",
-                      flush=True)
+                print(
+                    f"|   | note: {'; '.join(r[kind]['skipped'])} (the alpha-beta step is then a no-op) |", flush=True
+                )
             if r[kind]["error"]:
                 print(f"|   | ERROR: {r[kind]['error']} |", flush=True)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n".join(__doc__.splitlines()[2:]))
-    parser.add_argument("--games", nargs="+", choices=GAMES, default=list(GAMES), metavar="GAME",
-                        help=f"per-game rows for these games (default: all of {', '.join(GAMES)})")
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="\n".join(__doc__.splitlines()[2:]),
+    )
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        choices=GAMES,
+        default=list(GAMES),
+        metavar="GAME",
+        help=f"per-game rows for these games (default: all of {', '.join(GAMES)})",
+    )
     parser.add_argument("--skip-all-games", action="store_true", help="skip the all-games-in-one-process row")
     parser.add_argument("--skip-quickstart", action="store_true", help="skip the quick-start tournament row")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="cold+warm pairs per row, each with its own new cache (the minimum is shown)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="cold+warm pairs per row, each with its own new cache (the minimum is shown)",
+    )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds allowed per process (default 3600)")
     parser.add_argument("--json", metavar="PATH", help="save all raw results here")
     args = parser.parse_args(argv)
@@ -228,21 +268,41 @@ def main(argv=None):
 
     import numba  # only for the record
     import numpy
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "source_tree": ROOT, "python": platform.python_version(),
-            "numba": numba.__version__, "numpy": numpy.__version__, "machine": platform.machine(),
-            "cpu_count": os.cpu_count(), "load_start": load(), "repeat": args.repeat,
-            "mcts": MCTS_SPEC, "alphabeta": ALPHABETA_SPEC, "quickstart": ["arbiter", *QUICKSTART]}
+
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "source_tree": ROOT,
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": numpy.__version__,
+        "machine": platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "load_start": load(),
+        "repeat": args.repeat,
+        "mcts": MCTS_SPEC,
+        "alphabeta": ALPHABETA_SPEC,
+        "quickstart": ["arbiter", *QUICKSTART],
+    }
     try:
-        meta["git_commit"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                            text=True).stdout.strip()
+        meta["git_commit"] = subprocess.run(
+            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         pass
-    print(f"source tree {ROOT} (commit {meta.get('git_commit', '?')}), Python {meta['python']}, "
-          f"numba {meta['numba']}, {meta['machine']}")
+    print(
+        f"source tree {ROOT} (commit {meta.get('git_commit', '?')}), Python {meta['python']}, "
+        f"numba {meta['numba']}, {meta['machine']}"
+    )
     print(f"cpu_count {os.cpu_count()}, load average at start {meta['load_start']}")
-    print("wall seconds from process start, cumulative (in parentheses: CPU seconds of the process by then); "
-          "cold = empty NUMBA_CACHE_DIR, warm = same dir again\n")
-    print("| row | cache | " + " | ".join(STEP_LABELS[k] for k in STEPS) + " | process total | load (1 min) before | target |")
+    print(
+        "wall seconds from process start, cumulative (in parentheses: CPU seconds of the process by then); "
+        "cold = empty NUMBA_CACHE_DIR, warm = same dir again\n"
+    )
+    print(
+        "| row | cache | "
+        + " | ".join(STEP_LABELS[k] for k in STEPS)
+        + " | process total | load (1 min) before | target |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---|", flush=True)
 
     results = {"meta": meta, "games": {}, "all_games": None, "quickstart": None}
@@ -262,16 +322,21 @@ def main(argv=None):
             v = best(runs, kind, "total")
             cpu = best(runs, kind, "cpu_total")
             loads = ",".join(f"{r[kind]['load_before'][0]:.1f}" for r in runs)
-            print(f"| quick-start tournament | {kind} | | | | {fmt(v, cpu)} | {loads} | "
-                  f"target <= {target:.0f} s: {verdict(v, target)} |", flush=True)
+            print(
+                f"| quick-start tournament | {kind} | | | | {fmt(v, cpu)} | {loads} | "
+                f"target <= {target:.0f} s: {verdict(v, target)} |",
+                flush=True,
+            )
             for r in runs:
                 if r[kind]["error"]:
                     print(f"|   | ERROR: {r[kind]['error']} |", flush=True)
 
     meta["load_end"] = load()
     print(f"\ncpu_count {os.cpu_count()}, load average at end {meta['load_end']}")
-    print(f"targets: one game cold (first moves + MCTS + alpha-beta) <= {TARGET_GAME_COLD:.0f} s; "
-          f"quick start <= {TARGET_QUICKSTART_COLD:.0f} s cold, <= {TARGET_QUICKSTART_WARM:.0f} s warm")
+    print(
+        f"targets: one game cold (first moves + MCTS + alpha-beta) <= {TARGET_GAME_COLD:.0f} s; "
+        f"quick start <= {TARGET_QUICKSTART_COLD:.0f} s cold, <= {TARGET_QUICKSTART_WARM:.0f} s warm"
+    )
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:

@@ -51,8 +51,10 @@ def games():
         if spec.pettingzoo is not None:
             aec = getattr(envs.pettingzoo, spec.pettingzoo).env
         else:
+
             def aec(name=spec.name):
                 return pz_env.env(name)
+
         out.append((label, spec.gym_id, aec, pettingzoo_peer(spec, game)))
     return out
 
@@ -133,8 +135,9 @@ def aec_rate(make_env, seconds):
 
 
 def vector_rate(env_id, params, num_envs, seconds, num_threads=1):
-    vec = gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
-                             num_threads=num_threads, **params)
+    vec = gymnasium.make_vec(
+        env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", num_threads=num_threads, **params
+    )
     rng = np.random.default_rng(0)
     state = {"mask": vec.reset(seed=0)[1]["action_mask"]}
 
@@ -168,7 +171,10 @@ def run(seconds):
         vec = {n: vector_rate(env_id, params, n, seconds) for n in (64, 256, 1024)}
         vec["1024x2"] = vector_rate(env_id, params, 1024, seconds, num_threads=2)
         rows.append((name, gym, aec, vec, None if peer is None else peer[0]))
-        print(f"{name:22s} gym {gym:10.0f}  aec {aec:10.0f}  " + "  ".join(f"vec{n} {r:12.0f}" for n, r in vec.items()), flush=True)
+        print(
+            f"{name:22s} gym {gym:10.0f}  aec {aec:10.0f}  " + "  ".join(f"vec{n} {r:12.0f}" for n, r in vec.items()),
+            flush=True,
+        )
         if peer is not None:
             refs.append((peer[0], aec_rate(peer[1], seconds)))
             print(f"{peer[0]:22s} aec {refs[-1][1]:10.0f}", flush=True)
@@ -187,7 +193,7 @@ def table(rows, refs, seconds):
         f"{numba.config.NUMBA_NUM_THREADS} numba threads; `python -m benchmarks.environments --seconds {seconds:g}`. "
         "Gymnasium and AEC: CPU time of the calling thread. Gymnasium: `gymnasium.make` with its default wrappers, "
         "one step = learner move + random reply. AEC: one ply through the wrapped `env()`. "
-        "Vector: `make_vec(..., vectorization_mode=\"vector_entry_point\")`, all N games counted, wall-clock "
+        'Vector: `make_vec(..., vectorization_mode="vector_entry_point")`, all N games counted, wall-clock '
         "time, one thread unless named, so these columns need a quiet machine.",
         "",
         "| env | Gymnasium | AEC | vector N=64 | vector N=256 | vector N=1024 | N=1024, 2 threads | best vector / Gymnasium |",
@@ -195,19 +201,28 @@ def table(rows, refs, seconds):
     ]
     for name, gym, aec, vec, _ in rows:
         best = max(vec.values())
-        lines.append(f"| {name} | {gym:,.0f} | {aec:,.0f} | " + " | ".join(f"{vec[n]:,.0f}" for n in (64, 256, 1024, "1024x2"))
-                     + f" | {best / gym:.0f}x |")
+        lines.append(
+            f"| {name} | {gym:,.0f} | {aec:,.0f} | "
+            + " | ".join(f"{vec[n]:,.0f}" for n in (64, 256, 1024, "1024x2"))
+            + f" | {best / gym:.0f}x |"
+        )
     for name, rate in refs:
         lines.append(f"| {name} (reference) | | {rate:,.0f} | | | | | |")
-    against = [f"{name}: Gymnasium env / `{peer.split()[1]}` = **{gym / reference[peer]:.1f}x** (goal 20x); "
-               f"AEC / `{peer.split()[1]}` = **{aec / reference[peer]:.1f}x** (goal 10x)"
-               for name, gym, aec, _, peer in rows if peer is not None]
+    against = [
+        f"{name}: Gymnasium env / `{peer.split()[1]}` = **{gym / reference[peer]:.1f}x** (goal 20x); "
+        f"AEC / `{peer.split()[1]}` = **{aec / reference[peer]:.1f}x** (goal 10x)"
+        for name, gym, aec, _, peer in rows
+        if peer is not None
+    ]
     lines += [
         "",
-        "".join(f"{line}. " for line in against) + "Vector N=1024 / N=64: "
-        + ", ".join(f"{r[0].split('-')[0]} {r[3][1024] / r[3][64]:.2f}x" for r in rows) + " (goal 1.5x); "
+        "".join(f"{line}. " for line in against)
+        + "Vector N=1024 / N=64: "
+        + ", ".join(f"{r[0].split('-')[0]} {r[3][1024] / r[3][64]:.2f}x" for r in rows)
+        + " (goal 1.5x); "
         "N=1024 on 2 threads / N=64: "
-        + ", ".join(f"{r[0].split('-')[0]} {r[3]['1024x2'] / r[3][64]:.2f}x" for r in rows) + ".",
+        + ", ".join(f"{r[0].split('-')[0]} {r[3]['1024x2'] / r[3][64]:.2f}x" for r in rows)
+        + ".",
         "",
         "Where the time goes. A Gymnasium step with the random opponent is one compiled call "
         "(`step_one`: the learner's move, the reply, the observation and mask into preallocated "
@@ -234,7 +249,11 @@ def write_section(path: Path, section: str):
     """Replace (or append) the '## Environments' section, leaving every other section alone."""
     text = path.read_text() if path.exists() else "# Benchmarks\n\n"
     pattern = re.compile(r"^## Environments\n.*?(?=^## |\Z)", re.S | re.M)
-    text = pattern.sub(lambda _: section + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section + "\n"
+    text = (
+        pattern.sub(lambda _: section + "\n", text)
+        if pattern.search(text)
+        else text.rstrip("\n") + "\n\n" + section + "\n"
+    )
     path.write_text(text)
 
 

@@ -38,8 +38,14 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-AGENTS = ["mcts:simulations=30000", "mcts:simulations=10000", "alphabeta:depth=3", "alphabeta:depth=2", "greedy",
-          "random"]
+AGENTS = [
+    "mcts:simulations=30000",
+    "mcts:simulations=10000",
+    "alphabeta:depth=3",
+    "alphabeta:depth=2",
+    "greedy",
+    "random",
+]
 
 
 def children(pid):
@@ -88,9 +94,25 @@ def alive(pid):
 
 
 def command(args, extra):
-    return [sys.executable, "-m", "tournaments.cli", "tournament", "--game", args.game, "-p", f"size={args.size}",
-            "--system", "round_robin", "--seed", str(args.seed), "--workers", str(args.workers),
-            "--agents", *args.agents, *extra]
+    return [
+        sys.executable,
+        "-m",
+        "tournaments.cli",
+        "tournament",
+        "--game",
+        args.game,
+        "-p",
+        f"size={args.size}",
+        "--system",
+        "round_robin",
+        "--seed",
+        str(args.seed),
+        "--workers",
+        str(args.workers),
+        "--agents",
+        *args.agents,
+        *extra,
+    ]
 
 
 def timeless(path):
@@ -101,10 +123,20 @@ def timeless(path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=24, help="kills to inject in all (default %(default)s)")
-    parser.add_argument("--parent-share", type=float, default=0.25,
-                        help="fraction of kills aimed at the tournament process (default %(default)s)")
-    parser.add_argument("--interval", type=float, nargs=2, default=(0.5, 2.5), metavar=("MIN", "MAX"),
-                        help="seconds between kills, drawn uniformly (default %(default)s)")
+    parser.add_argument(
+        "--parent-share",
+        type=float,
+        default=0.25,
+        help="fraction of kills aimed at the tournament process (default %(default)s)",
+    )
+    parser.add_argument(
+        "--interval",
+        type=float,
+        nargs=2,
+        default=(0.5, 2.5),
+        metavar=("MIN", "MAX"),
+        help="seconds between kills, drawn uniformly (default %(default)s)",
+    )
     parser.add_argument("--agents", nargs="+", default=AGENTS, help="agent specs (default %(default)s)")
     parser.add_argument("--game", default="gomoku", help="default %(default)s")
     parser.add_argument("--size", type=int, default=9, help="board size (default %(default)s)")
@@ -126,8 +158,15 @@ def main(argv=None):
     reference = timeless(ref_jsonl)
     print(f"reference: {len(reference)} games in {time.monotonic() - t:.1f}s", flush=True)
 
-    counts = {"worker": 0, "parent": 0, "orphans": 0, "restarts": 0, "trials": 0, "mismatches": 0,
-              "retry_limit_stops": 0}
+    counts = {
+        "worker": 0,
+        "parent": 0,
+        "orphans": 0,
+        "restarts": 0,
+        "trials": 0,
+        "mismatches": 0,
+        "retry_limit_stops": 0,
+    }
     while counts["worker"] + counts["parent"] < args.kills:
         counts["trials"] += 1
         trial = counts["trials"]
@@ -135,8 +174,14 @@ def main(argv=None):
         out_jsonl = os.path.join(work, f"trial{trial}.jsonl")
         extra = ["--journal", journal, "--jsonl", out_jsonl]
         while True:
-            proc = subprocess.Popen(command(args, extra), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True, start_new_session=True)
+            proc = subprocess.Popen(
+                command(args, extra),
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
             killed_parent = False
             while counts["worker"] + counts["parent"] < args.kills:
                 try:
@@ -177,15 +222,19 @@ def main(argv=None):
         same_records = timeless(out_jsonl) == reference
         same_report = out == ref.stdout
         counts["mismatches"] += not (same_records and same_report)
-        print(f"trial {trial}: kills so far worker={counts['worker']} parent={counts['parent']}, "
-              f"records {'match' if same_records else 'DIFFER'}, report {'matches' if same_report else 'DIFFERS'}",
-              flush=True)
+        print(
+            f"trial {trial}: kills so far worker={counts['worker']} parent={counts['parent']}, "
+            f"records {'match' if same_records else 'DIFFER'}, report {'matches' if same_report else 'DIFFERS'}",
+            flush=True,
+        )
     ok = counts["mismatches"] == 0 and counts["orphans"] == 0
-    print(f"kills: {counts['worker']} worker SIGKILLs, {counts['parent']} tournament SIGKILLs "
-          f"({counts['restarts']} resumes, {counts['retry_limit_stops']} of them after a game hit the replay "
-          f"limit) over {counts['trials']} trials; orphans: {counts['orphans']}; "
-          f"trials differing from the reference: {counts['mismatches']}; "
-          f"{'everything matched' if ok else 'FAILED'} ({time.monotonic() - t:.0f}s)")
+    print(
+        f"kills: {counts['worker']} worker SIGKILLs, {counts['parent']} tournament SIGKILLs "
+        f"({counts['restarts']} resumes, {counts['retry_limit_stops']} of them after a game hit the replay "
+        f"limit) over {counts['trials']} trials; orphans: {counts['orphans']}; "
+        f"trials differing from the reference: {counts['mismatches']}; "
+        f"{'everything matched' if ok else 'FAILED'} ({time.monotonic() - t:.0f}s)"
+    )
     return 0 if ok else 1
 
 

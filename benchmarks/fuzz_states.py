@@ -59,16 +59,19 @@ def registered_games() -> list:
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     games = registered_games()
-    parser.add_argument("--games", nargs="+", default=games, choices=games,
-                        help="games to fuzz (default: every registered game)")
+    parser.add_argument(
+        "--games", nargs="+", default=games, choices=games, help="games to fuzz (default: every registered game)"
+    )
     parser.add_argument("--states", type=int, default=10_000, help="tampered states per game (default 10000)")
     parser.add_argument("--batch", type=int, default=2500, help="states per child process (default 2500)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per batch before it counts as a hang")
-    parser.add_argument("--env-steps", type=int, default=2000,
-                        help="steps per game through each framework env (0: skip the env fuzz)")
+    parser.add_argument(
+        "--env-steps", type=int, default=2000, help="steps per game through each framework env (0: skip the env fuzz)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the whole run (default 0)")
     parser.add_argument("--json", type=Path, default=None, help="also write the counts to this JSON file")
     parser.add_argument("--child", nargs=4, metavar=("GAME", "START", "STOP", "PROGRESS"), help=argparse.SUPPRESS)
@@ -275,8 +278,21 @@ def run_child_env(game_name, steps, progress, seed):
     rng = np.random.default_rng([seed, 4])
     counts = {"steps": 0, "exception": 0}
     examples = {}
-    bad_actions = (-1, 2**40, -(2**63), 2**70, 1.5, "3", None, [1], np.int8(-3), np.uint64(2**63), True,
-                   np.float32(2.0), np.array([1, 2]))
+    bad_actions = (
+        -1,
+        2**40,
+        -(2**63),
+        2**70,
+        1.5,
+        "3",
+        None,
+        [1],
+        np.int8(-3),
+        np.uint64(2**63),
+        True,
+        np.float32(2.0),
+        np.array([1, 2]),
+    )
 
     def action(n):
         r = rng.random()
@@ -341,8 +357,14 @@ def _child(args, timeout):
     """Run a child; returns (returncode or "timeout", parsed stdout or None)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     try:
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), *args], capture_output=True,
-                              text=True, timeout=timeout, env=env, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=ROOT,
+        )
     except subprocess.TimeoutExpired:
         return "timeout", None
     if done.returncode != 0:
@@ -387,8 +409,9 @@ def fuzz_game(name, args, tmp):
 
 def fuzz_envs(name, args, tmp):
     progress = os.path.join(tmp, f"{name}-env.log")
-    code, out = _child(["--child-env", name, progress, "--seed", str(args.seed), "--env-steps", str(args.env_steps)],
-                       args.timeout)
+    code, out = _child(
+        ["--child-env", name, progress, "--seed", str(args.seed), "--env-steps", str(args.env_steps)], args.timeout
+    )
     if code == 0:
         return out["counts"], out["examples"]
     return {"steps": 0, "exception": 1}, {"crash": f"{_last_index(progress)} env: exit {code} {out or ''}"[:300]}
@@ -402,24 +425,43 @@ def main(argv=None):
     if args.child_env:
         game, progress = args.child_env
         return run_child_env(game, args.env_steps, progress, args.seed)
-    report = {"command": " ".join(["python", "benchmarks/fuzz_states.py", *(argv if argv is not None else sys.argv[1:])]),
-              "games": {}}
+    report = {
+        "command": " ".join(["python", "benchmarks/fuzz_states.py", *(argv if argv is not None else sys.argv[1:])]),
+        "games": {},
+    }
     bad = 0
-    print(f"{'game':12s} {'states':>7s} {'accepted':>8s} {'segfaults':>9s} {'hangs':>5s} {'exceptions':>10s} "
-          f"{'inconsistent':>12s} {'env steps':>9s} {'env exc.':>8s} {'seconds':>7s}")
+    print(
+        f"{'game':12s} {'states':>7s} {'accepted':>8s} {'segfaults':>9s} {'hangs':>5s} {'exceptions':>10s} "
+        f"{'inconsistent':>12s} {'env steps':>9s} {'env exc.':>8s} {'seconds':>7s}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.games:
             t0 = time.time()
             total, examples = fuzz_game(name, args, tmp)
-            env_counts, env_examples = ({"steps": 0, "exception": 0}, {}) if args.env_steps == 0 else fuzz_envs(name, args, tmp)
+            env_counts, env_examples = (
+                ({"steps": 0, "exception": 0}, {}) if args.env_steps == 0 else fuzz_envs(name, args, tmp)
+            )
             seconds = time.time() - t0
-            report["games"][name] = {**total, "env_steps": env_counts["steps"], "env_exceptions": env_counts["exception"],
-                                     "examples": {**examples, **{"env " + k: v for k, v in env_examples.items()}},
-                                     "seconds": round(seconds, 1)}
-            bad += total["segfaults"] + total["hangs"] + total["exception"] + total["inconsistent"] + env_counts["exception"]
-            print(f"{name:12s} {total['states']:7d} {total['accepted']:8d} {total['segfaults']:9d} {total['hangs']:5d} "
-                  f"{total['exception']:10d} {total['inconsistent']:12d} {env_counts['steps']:9d} "
-                  f"{env_counts['exception']:8d} {seconds:7.0f}", flush=True)
+            report["games"][name] = {
+                **total,
+                "env_steps": env_counts["steps"],
+                "env_exceptions": env_counts["exception"],
+                "examples": {**examples, **{"env " + k: v for k, v in env_examples.items()}},
+                "seconds": round(seconds, 1),
+            }
+            bad += (
+                total["segfaults"]
+                + total["hangs"]
+                + total["exception"]
+                + total["inconsistent"]
+                + env_counts["exception"]
+            )
+            print(
+                f"{name:12s} {total['states']:7d} {total['accepted']:8d} {total['segfaults']:9d} {total['hangs']:5d} "
+                f"{total['exception']:10d} {total['inconsistent']:12d} {env_counts['steps']:9d} "
+                f"{env_counts['exception']:8d} {seconds:7.0f}",
+                flush=True,
+            )
             for kind, text in report["games"][name]["examples"].items():
                 print(f"    e.g. {kind}: {text}")
     if args.json:

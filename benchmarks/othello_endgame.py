@@ -67,8 +67,10 @@ def main(argv=None) -> int:
         score = agent.last_stats["score"]
         proved = 1 if score > WIN_BOUND else -1 if score < -WIN_BOUND else 0
         assert proved == out[0] or proved == 0, (proved, out[0])
-    print(f"{len(positions)} positions at {args.empties} empties, CPU seconds: solver {solver:.3f}, "
-          f"alpha-beta to the end {search:.3f}; alpha-beta / solver = {search / solver:.1f}x")
+    print(
+        f"{len(positions)} positions at {args.empties} empties, CPU seconds: solver {solver:.3f}, "
+        f"alpha-beta to the end {search:.3f}; alpha-beta / solver = {search / solver:.1f}x"
+    )
     return 0
 
 

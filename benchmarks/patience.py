@@ -114,20 +114,27 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     game = envs.make_game("calculation")
-    print("| position | greedy playouts/s | move-by-move peer /s | ratio | random playouts/s |"
-          f" MCTS {args.simulations:,} greedy, CPU s | MCTS random, CPU s |")
+    print(
+        "| position | greedy playouts/s | move-by-move peer /s | ratio | random playouts/s |"
+        f" MCTS {args.simulations:,} greedy, CPU s | MCTS random, CPU s |"
+    )
     print("|---|---|---|---|---|---|---|")
     for label, state in positions(game).items():
         fast, a = playout_rate(game, state, GREEDY, args.playouts, args.repeats)
         peer, b = playout_rate(game, state, TACTICAL, args.playouts, args.repeats)
         if not np.array_equal(a, b):
-            raise SystemExit(f"{label}: the greedy playout and its move-by-move peer ended in different "
-                             "positions; they must play the same moves")
+            raise SystemExit(
+                f"{label}: the greedy playout and its move-by-move peer ended in different "
+                "positions; they must play the same moves"
+            )
         rand, _ = playout_rate(game, state, RANDOM, args.playouts, args.repeats)
         greedy_s = move_seconds(game, state, None, args.simulations, args.repeats)
         random_s = move_seconds(game, state, "random", args.simulations, args.repeats)
-        print(f"| {label} | {fast:,.0f} | {peer:,.0f} | {fast / peer:.1f}x | {rand:,.0f} | "
-              f"{greedy_s:.2f} | {random_s:.2f} |", flush=True)
+        print(
+            f"| {label} | {fast:,.0f} | {peer:,.0f} | {fast / peer:.1f}x | {rand:,.0f} | "
+            f"{greedy_s:.2f} | {random_s:.2f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -133,8 +133,10 @@ def main(argv=None):
     except ImportError:
         sys.exit("OpenSpiel is the peer of this benchmark: pip install -e '.[bench]'")
 
-    print("| game | (a) random_playouts games/s | moves/s | (b) Game-API loop moves/s | (c) State loop moves/s"
-          " | OpenSpiel loop games/s | moves/s | (a)/OpenSpiel games | (b)/OpenSpiel moves | (c)/OpenSpiel moves |")
+    print(
+        "| game | (a) random_playouts games/s | moves/s | (b) Game-API loop moves/s | (c) State loop moves/s"
+        " | OpenSpiel loop games/s | moves/s | (a)/OpenSpiel games | (b)/OpenSpiel moves | (c)/OpenSpiel moves |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, name, params, os_name, os_params in CASES:
         if args.only and name not in args.only:
@@ -147,8 +149,11 @@ def main(argv=None):
             print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {mc:,.0f} | – | – | – | – | – |", flush=True)
             continue
         go, mo = openspiel_loop(os_name, os_params, args.seconds)
-        print(f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {mc:,.0f} | {go:,.0f} | {mo:,.0f} | "
-              f"{ga / go:.1f}x | {mb / mo:.2f}x | {mc / mo:.2f}x |", flush=True)
+        print(
+            f"| {label} | {ga:,.0f} | {ma:,.0f} | {mb:,.0f} | {mc:,.0f} | {go:,.0f} | {mo:,.0f} | "
+            f"{ga / go:.1f}x | {mb / mo:.2f}x | {mc / mo:.2f}x |",
+            flush=True,
+        )
 
     if args.no_startup:
         return

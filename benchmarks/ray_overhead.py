@@ -42,11 +42,15 @@ def main(argv=None):
         results[label] = tournaments.round_robin(agents, executor=executor, **common)
         timings[label] = time.perf_counter() - start
     ray.shutdown()
-    strip = [sorted(tuple(sorted((k, str(v)) for k, v in g.items() if k != "seconds")) for g in results[x].games)
-             for x in ("process", "ray")]
+    strip = [
+        sorted(tuple(sorted((k, str(v)) for k, v in g.items() if k != "seconds")) for g in results[x].games)
+        for x in ("process", "ray")
+    ]
     n = len(results["ray"].games)
-    print(f"{n} games of {args.game} {params}, {args.agents} agents mcts:simulations={args.simulations}, "
-          f"{args.workers} workers; same games on both: {strip[0] == strip[1]}")
+    print(
+        f"{n} games of {args.game} {params}, {args.agents} agents mcts:simulations={args.simulations}, "
+        f"{args.workers} workers; same games on both: {strip[0] == strip[1]}"
+    )
     for label in ("process", "ray"):
         print(f"  {label:8s} {timings[label]:7.1f} s  {n / timings[label]:6.2f} games/s")
     print(f"  Ray overhead: {100 * (timings['ray'] / timings['process'] - 1):+.1f}%")

@@ -38,8 +38,7 @@ def main(argv=None):
     trainer._self_play(np.random.default_rng(99))  # numba's cache warm in this process, untimed
     rates = {}
     start, cpu = time.perf_counter(), time.process_time()
-    positions = sum(len(s.value) for r in range(args.rounds)
-                    for s in trainer._self_play(np.random.default_rng([0, r])))
+    positions = sum(len(s.value) for r in range(args.rounds) for s in trainer._self_play(np.random.default_rng([0, r])))
     rates["local"] = (positions, time.perf_counter() - start, time.process_time() - cpu)
 
     ray.init(num_cpus=args.actors, include_dashboard=False, log_to_driver=False)
@@ -56,13 +55,19 @@ def main(argv=None):
     executor.close()
     ray.shutdown()
 
-    print(f"{args.rounds} rounds of {args.games} self-play games of {args.game} {args.size}x{args.size}; "
-          f"Ray: {args.actors} actors, started and warmed in {up:.1f} s (not counted)")
+    print(
+        f"{args.rounds} rounds of {args.games} self-play games of {args.game} {args.size}x{args.size}; "
+        f"Ray: {args.actors} actors, started and warmed in {up:.1f} s (not counted)"
+    )
     for label, (n, wall, cpu) in rates.items():
-        print(f"  {label:6s} {n:6d} positions {wall:7.1f} s wall {n / wall:8.1f} positions/s "
-              f"(this process: {cpu:.1f} CPU s)")
-    print(f"  actors' self-play CPU seconds: {actor_cpu:.1f} ({rates['ray'][0] / actor_cpu:.1f} positions per CPU s; "
-          f"local: {rates['local'][0] / rates['local'][2]:.1f})")
+        print(
+            f"  {label:6s} {n:6d} positions {wall:7.1f} s wall {n / wall:8.1f} positions/s "
+            f"(this process: {cpu:.1f} CPU s)"
+        )
+    print(
+        f"  actors' self-play CPU seconds: {actor_cpu:.1f} ({rates['ray'][0] / actor_cpu:.1f} positions per CPU s; "
+        f"local: {rates['local'][0] / rates['local'][2]:.1f})"
+    )
     ratio = (rates["ray"][0] / rates["ray"][1]) / (rates["local"][0] / rates["local"][1])
     print(f"  Ray / local: {ratio:.2f}x positions per second")
 

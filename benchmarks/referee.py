@@ -68,8 +68,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", type=int, nargs="+", default=[8, 32, 128], help="field sizes")
     parser.add_argument("--game", default="gomoku")
-    parser.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
-                        help="a game parameter (default for gomoku: size=7)")
+    parser.add_argument(
+        "-p", "--param", action="append", metavar="KEY=VALUE", help="a game parameter (default for gomoku: size=7)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3, help="timings of each kind; the fastest is kept")
@@ -83,12 +84,16 @@ def main(argv=None):
     game = envs.make_game(args.game, **params)
     common = {"game": args.game, "game_params": params, "seed": args.seed, "progress": False}
     tournaments.round_robin(["random", "greedy"], workers=0, **common)  # numba's cache, untimed
-    print(f"round robin of random and greedy agents on {args.game} {params}, two games per pairing; "
-          f"{args.workers} workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"round robin of random and greedy agents on {args.game} {params}, two games per pairing; "
+        f"{args.workers} workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
     w = args.workers
-    print(f"{'agents':>6} {'games':>6} | wall games/s: {'plain':>6} {'inline':>6} {f'{w} workers':>9} | "
-          f"{'inline/plain':>12} {'workers/plain':>13} | CPU us/game: {'plain':>5} {'inline':>6} {'workers':>7} | "
-          f"referee us/game: {'inline':>6} {'workers':>7} | same games")
+    print(
+        f"{'agents':>6} {'games':>6} | wall games/s: {'plain':>6} {'inline':>6} {f'{w} workers':>9} | "
+        f"{'inline/plain':>12} {'workers/plain':>13} | CPU us/game: {'plain':>5} {'inline':>6} {'workers':>7} | "
+        f"referee us/game: {'inline':>6} {'workers':>7} | same games"
+    )
     for n in args.agents:
         specs = [f"{'random' if i % 2 == 0 else 'greedy'}:seed={i}" for i in range(n)]
         best = {k: (float("inf"), float("inf")) for k in ("plain", "inline", "workers")}  # (wall, CPU)
@@ -106,10 +111,13 @@ def main(argv=None):
         games = len(inline.games)
         rate = {k: games / v[0] for k, v in best.items()}
         per = {k: 1e6 * v[1] / games for k, v in best.items()}
-        print(f"{n:>6} {games:>6} | {'':>13} {rate['plain']:>6.0f} {rate['inline']:>6.0f} {rate['workers']:>9.0f} | "
-              f"{rate['inline'] / rate['plain']:>11.2f}x {rate['workers'] / rate['plain']:>12.2f}x | "
-              f"{'':>11} {per['plain']:>5.0f} {per['inline']:>6.0f} {per['workers']:>7.0f} | "
-              f"{'':>15} {per['inline'] - per['plain']:>+6.0f} {per['workers'] - per['plain']:>+7.0f} | {same}")
+        print(
+            f"{n:>6} {games:>6} | {'':>13} {rate['plain']:>6.0f} {rate['inline']:>6.0f} {rate['workers']:>9.0f} | "
+            f"{rate['inline'] / rate['plain']:>11.2f}x {rate['workers'] / rate['plain']:>12.2f}x | "
+            f"{'':>11} {per['plain']:>5.0f} {per['inline']:>6.0f} {per['workers']:>7.0f} | "
+            f"{'':>15} {per['inline'] - per['plain']:>+6.0f} {per['workers'] - per['plain']:>+7.0f} | {same}"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -36,8 +36,16 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="append the JSON lines to this file too")
     args = parser.parse_args(argv)
     gnugo_path = shutil.which("gnugo") or "/usr/games/gnugo"
-    command = [gnugo_path, "--mode", "gtp", "--level", str(args.level), "--chinese-rules",
-               "--capture-all-dead", "--positional-superko"]
+    command = [
+        gnugo_path,
+        "--mode",
+        "gtp",
+        "--level",
+        str(args.level),
+        "--chinese-rules",
+        "--capture-all-dead",
+        "--positional-superko",
+    ]
     game = envs.make_game("go", size=args.size, komi=7.5)
     gnugo = agents.make("gtp", command=command, move_time=120)
     owners = np.empty(args.size * args.size, dtype=np.int64)
@@ -48,16 +56,22 @@ def main(argv=None) -> int:
             seat = k % 2
             for resign in (False, True):
                 bot = agents.make(args.agent, seed=k)
-                outcome = play_game(game, [bot, gnugo] if seat == 0 else [gnugo, bot], opening=opening,
-                                    resign=resign)
+                outcome = play_game(game, [bot, gnugo] if seat == 0 else [gnugo, bot], opening=opening, resign=resign)
                 hooks(game.spec).owners(outcome.state, game.kernel_params, owners)
                 lead = game.score(outcome.state)
-                line = json.dumps({"opening": k, "resign": resign, "mcts_seat": seat,
-                                   "won": outcome.winner == seat, "reason": outcome.reason,
-                                   "plies": len(outcome.moves),
-                                   "margin": lead if seat == 0 else -lead,
-                                   "mcts_points": int((owners == seat + 1).sum()),
-                                   "seconds": round(outcome.seconds, 1)})
+                line = json.dumps(
+                    {
+                        "opening": k,
+                        "resign": resign,
+                        "mcts_seat": seat,
+                        "won": outcome.winner == seat,
+                        "reason": outcome.reason,
+                        "plies": len(outcome.moves),
+                        "margin": lead if seat == 0 else -lead,
+                        "mcts_points": int((owners == seat + 1).sum()),
+                        "seconds": round(outcome.seconds, 1),
+                    }
+                )
                 print(line, flush=True)
                 if out:
                     out.write(line + "\n")

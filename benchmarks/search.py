@@ -50,6 +50,7 @@ U64 = (1 << 64) - 1
 
 # -- positions -----------------------------------------------------------------------------------
 
+
 def random_positions(game, count, plies, seed):
     """``count`` ongoing positions after ``plies`` random moves, with their move lists."""
     rng = np.random.default_rng(seed)
@@ -104,6 +105,7 @@ def replay(os_name, history):
 # masks and tables, as plain Python ints), over bitboards read from the pyspiel state: what a
 # careful OpenSpiel user would write, with no handicap beyond running in Python.
 
+
 def _bitboards(state, planes, flip=False):
     """Python-int bitboards (bit r*8 + c, row 0 at the top) of the given planes of the
     observation tensor; ``flip``: its rows run bottom to top (OpenSpiel's LOA)."""
@@ -119,9 +121,16 @@ def _python_ints(array):
 
 _O_MASKS = _python_ints(othello_eval.MASKS[8])
 _O_FIXED = [int(v) for v in othello_eval.FIXED]
-_O_SHIFTS = [(1, 0xFEFEFEFEFEFEFEFE), (-1, 0x7F7F7F7F7F7F7F7F), (8, U64), (-8, U64),
-             (9, 0xFEFEFEFEFEFEFEFE), (7, 0x7F7F7F7F7F7F7F7F), (-7, 0xFEFEFEFEFEFEFEFE),
-             (-9, 0x7F7F7F7F7F7F7F7F)]  # (shift, squares a one-square step may land on)
+_O_SHIFTS = [
+    (1, 0xFEFEFEFEFEFEFEFE),
+    (-1, 0x7F7F7F7F7F7F7F7F),
+    (8, U64),
+    (-8, U64),
+    (9, 0xFEFEFEFEFEFEFEFE),
+    (7, 0x7F7F7F7F7F7F7F7F),
+    (-7, 0xFEFEFEFEFEFEFEFE),
+    (-9, 0x7F7F7F7F7F7F7F7F),
+]  # (shift, squares a one-square step may land on)
 
 
 def _othello_placements(own, opp):
@@ -145,8 +154,7 @@ def othello_value(state):
     """``envs.othello.evaluation.evaluate`` (8x8) for the side to move of a pyspiel state."""
     own, opp = _bitboards(state, (1, 2))  # observation planes: empty, mover, opponent
     m = _O_MASKS
-    squares = sum(_O_FIXED[k] * ((own & m[k]).bit_count() - (opp & m[k]).bit_count())
-                  for k in range(3))
+    squares = sum(_O_FIXED[k] * ((own & m[k]).bit_count() - (opp & m[k]).bit_count()) for k in range(3))
     for k in range(3, 15, 3):
         c_diff = (own & m[k + 1]).bit_count() - (opp & m[k + 1]).bit_count()
         x_diff = (own & m[k + 2]).bit_count() - (opp & m[k + 2]).bit_count()
@@ -178,8 +186,14 @@ def othello_value(state):
     total = my_moves + their_moves
     mobility = 0.0 if total == 0 else 100.0 * (my_moves - their_moves) / total
     phase = (mine + theirs) / 64
-    value = (w[0] * squares + w[1] * mobility / 10.0 + w[2] * phase * phase * (mine - theirs)
-             + w[3] * stable + w[4] * frontier + w[5] * parity)
+    value = (
+        w[0] * squares
+        + w[1] * mobility / 10.0
+        + w[2] * phase * phase * (mine - theirs)
+        + w[3] * stable
+        + w[4] * frontier
+        + w[5] * parity
+    )
     return int(10.0 * value)
 
 
@@ -215,14 +229,25 @@ def _othello_stable(own, occupied):
         stable = grown
 
 
-_L = {name: _python_ints(getattr(loa_eval, name)) for name in (
-    "LINE_PRE", "LINE_MASK", "LINE_MUL", "LINE_LO", "LINE_KIND", "T3", "PST_MASK", "ROW_BIT",
-    "COL_BIT", "WINDOW")}
+_L = {
+    name: _python_ints(getattr(loa_eval, name))
+    for name in (
+        "LINE_PRE",
+        "LINE_MASK",
+        "LINE_MUL",
+        "LINE_LO",
+        "LINE_KIND",
+        "T3",
+        "PST_MASK",
+        "ROW_BIT",
+        "COL_BIT",
+        "WINDOW",
+    )
+}
 _L_PST_VALUE = [int(v) for v in loa_eval.PST_VALUE]
 _L_LEAST = [int(v) for v in loa_eval.LEAST]
 _L_MOBILITY = [[int(v) for v in row] for row in loa_eval.LINE_MOBILITY]
-_L_NOT_A, _L_NOT_H, _L_LOW56 = (int(x) & U64 for x in (loa_eval.NOT_A, loa_eval.NOT_H,
-                                                       loa_eval.LOW56))
+_L_NOT_A, _L_NOT_H, _L_LOW56 = (int(x) & U64 for x in (loa_eval.NOT_A, loa_eval.NOT_H, loa_eval.LOW56))
 
 
 def _loa_mobility(own, opp):
@@ -254,11 +279,21 @@ def _loa_features(own, mobility2):
     d = (own >> 9) & _L_NOT_H & _L_LOW56
     three = (own & b & (c | d)) | (c & d & (own | b))
     quads = (three & _L["WINDOW"][int(cr) * 8 + int(cc)]).bit_count()
-    pairs = ((own & b).bit_count() + (own & c).bit_count() + (own & d).bit_count()
-             + (own & (own >> 7) & _L_NOT_A & _L_LOW56).bit_count())
-    return [-(dist - _L_LEAST[min(n, 12)]) / n, central / n, max(abs(cr - 3.5), abs(cc - 3.5)),
-            quads, mobility2 / 16.0,
-            -(max(rows) - min(rows) + 1) * (max(cols) - min(cols) + 1) / 16.0, 2 * pairs / n]
+    pairs = (
+        (own & b).bit_count()
+        + (own & c).bit_count()
+        + (own & d).bit_count()
+        + (own & (own >> 7) & _L_NOT_A & _L_LOW56).bit_count()
+    )
+    return [
+        -(dist - _L_LEAST[min(n, 12)]) / n,
+        central / n,
+        max(abs(cr - 3.5), abs(cc - 3.5)),
+        quads,
+        mobility2 / 16.0,
+        -(max(rows) - min(rows) + 1) * (max(cols) - min(cols) + 1) / 16.0,
+        2 * pairs / n,
+    ]
 
 
 def loa_value(state):
@@ -290,8 +325,11 @@ def check_port(name, game, positions, histories):
         for a in os_root.legal_actions():  # and every ongoing child, matched by move notation
             child = os_root.clone()
             child.apply_action(a)
-            ours = [game.apply(s, int(b)) for b in game.legal_actions(s)
-                    if _same_move(os_root.action_to_string(a), game.action_to_str(s, int(b)))]
+            ours = [
+                game.apply(s, int(b))
+                for b in game.legal_actions(s)
+                if _same_move(os_root.action_to_string(a), game.action_to_str(s, int(b)))
+            ]
             pairs += [(ours[0], child)] if len(ours) == 1 and not child.is_terminal() else []
         for ours, theirs in pairs:
             worst = max(worst, abs(int(evaluate(ours, p, w)) - port(theirs)))
@@ -302,6 +340,7 @@ def check_port(name, game, positions, histories):
 
 
 # -- measurement ---------------------------------------------------------------------------------
+
 
 def openspiel_rate(os_name, histories, depth, leaf):
     """OpenSpiel alpha-beta on the same move sequences with leaf values ``leaf(state)`` for the
@@ -356,13 +395,16 @@ def compare(name, depth, count, leaf_count):
     const_n, const_t = openspiel_rate(os_name, histories, depth, None)
     equal_n, equal_t = openspiel_rate(os_name, histories[:leaf_count], depth, PORTS[name])
     ours, const, equal = ours_n / ours_t, const_n / const_t, equal_n / equal_t
-    print(f"{name} depth {depth}, {count} positions: arbiter {ours_n:,} nodes in {ours_t:.2f} s "
-          f"= {ours:,.0f} nodes/s")
-    print(f"  openspiel, constant leaf:   {const_n:9,} nodes in {const_t:6.2f} s = {const:9,.0f} "
-          f"nodes/s   ratio {ours / const:6.1f}x")
-    print(f"  openspiel, equal evaluation ({leaf_count} positions; port checked equal on "
-          f"{checked} positions, max difference {worst}): {equal_n:,} nodes in {equal_t:.2f} s "
-          f"= {equal:,.0f} nodes/s   ratio {ours / equal:6.1f}x")
+    print(f"{name} depth {depth}, {count} positions: arbiter {ours_n:,} nodes in {ours_t:.2f} s = {ours:,.0f} nodes/s")
+    print(
+        f"  openspiel, constant leaf:   {const_n:9,} nodes in {const_t:6.2f} s = {const:9,.0f} "
+        f"nodes/s   ratio {ours / const:6.1f}x"
+    )
+    print(
+        f"  openspiel, equal evaluation ({leaf_count} positions; port checked equal on "
+        f"{checked} positions, max difference {worst}): {equal_n:,} nodes in {equal_t:.2f} s "
+        f"= {equal:,.0f} nodes/s   ratio {ours / equal:6.1f}x"
+    )
     return ours / const, ours / equal
 
 
@@ -371,8 +413,7 @@ def loa_depth6(count, depth=6):
     times = []
     agents.make("alphabeta", depth=2, seed=0).act(game, game.initial_state())  # warm-up
     for k in range(count):
-        players = [agents.make("alphabeta", depth=2, seed=2 * k),
-                   agents.make("alphabeta", depth=2, seed=2 * k + 1)]
+        players = [agents.make("alphabeta", depth=2, seed=2 * k), agents.make("alphabeta", depth=2, seed=2 * k + 1)]
         s = game.initial_state()
         for _ in range(16 + k % 8):  # into the middlegame
             s = game.apply(s, players[game.current_player(s)].act(game, s))
@@ -385,17 +426,22 @@ def loa_depth6(count, depth=6):
         agent.act(game, s)
         times.append(time.process_time() - start)
     median = statistics.median(times)
-    print(f"loa depth {depth}: median {median:.3f} CPU s per move over {len(times)} middlegame "
-          f"positions (max {max(times):.3f} s; a fresh agent per move, table included)")
+    print(
+        f"loa depth {depth}: median {median:.3f} CPU s per move over {len(times)} middlegame "
+        f"positions (max {max(times):.3f} s; a fresh agent per move, table included)"
+    )
     return median
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=24, help="positions per game in part 1")
-    parser.add_argument("--leaf-positions", type=int, default=2,
-                        help="of which OpenSpiel also searches with the ported evaluation "
-                             "(the slowest part: 6-20 s per position)")
+    parser.add_argument(
+        "--leaf-positions",
+        type=int,
+        default=2,
+        help="of which OpenSpiel also searches with the ported evaluation (the slowest part: 6-20 s per position)",
+    )
     parser.add_argument("--depth6", type=int, default=20, help="LOA middlegame positions in part 2")
     args = parser.parse_args(argv)
     leaf = min(args.leaf_positions, args.positions)

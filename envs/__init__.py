@@ -39,7 +39,24 @@ def __getattr__(attr):
 
 
 __all__ = [
-    "GAMES", "make_game", "register", "unregister", "ensure", "spec", "specs", "names", "GameSpec", "Param", "Game",
-    "State",    "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError",
-    "TextBoardError", "gym_ids", "register_envs",
+    "GAMES",
+    "make_game",
+    "register",
+    "unregister",
+    "ensure",
+    "spec",
+    "specs",
+    "names",
+    "GameSpec",
+    "Param",
+    "Game",
+    "State",
+    "ArbiterError",
+    "ParameterError",
+    "StateError",
+    "IllegalActionError",
+    "NotationError",
+    "TextBoardError",
+    "gym_ids",
+    "register_envs",
 ]

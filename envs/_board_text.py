@@ -43,8 +43,7 @@ def parse_board(text: str, columns: str, row_labels: list[str], keys: tuple[str,
     n = len(row_labels)
     if len(lines) != n + 2:
         raise TextBoardError(
-            f"text board has {len(lines)} non-empty lines: expected {n} board rows, "
-            f"a column line and a status line"
+            f"text board has {len(lines)} non-empty lines: expected {n} board rows, a column line and a status line"
         )
     grid = np.zeros((n, n), dtype=np.int64)
     for r, label in enumerate(row_labels):

@@ -16,6 +16,7 @@ G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 # -- entry points of the Game facade ----------------------------------------------------------------
 
+
 @per_game
 def legal_array(s, p, num_actions):
     """The legal actions as a new trimmed array: one compiled call for ``Game.legal_actions``."""
@@ -84,7 +85,7 @@ def advance_packed(buf, a):
     """``advance`` on the state, parameters and legal list packed in ``buf`` (``State``)."""
     ls, lp = buf[0], buf[1]
     start = PACKED_HEADER + ls
-    return advance(buf[PACKED_HEADER:start], buf[start:start + lp], a, buf[start + lp:])
+    return advance(buf[PACKED_HEADER:start], buf[start : start + lp], a, buf[start + lp :])
 
 
 @per_game

@@ -36,10 +36,11 @@ from .core.generic import per_game
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 SEAT_RANDOM = -1  # ``agent_seat="random"``: a fresh seat per episode, drawn from the game's stream
-SEAT_SELF = -2    # ``opponent="self"``: the policy plays every seat; ``seats[i]`` follows the mover
+SEAT_SELF = -2  # ``opponent="self"``: the policy plays every seat; ``seats[i]`` follows the mover
 
 
 # -- episodes ------------------------------------------------------------------------------------
+
 
 @per_game
 def _opponent_moves(s, p, seat, rng, legal, w, child):
@@ -123,15 +124,42 @@ def _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal,
 # autoreset, the fewest and most random plies an episode opens with (0, 0: none), 1 when the
 # opponent is a Python object (a step stops with it to move: ``AWAIT``), 1 to observe (0: the
 # step writes no observation or mask)
-(CFG_PLAYERS, CFG_CAP_REASON, CFG_SEAT_MODE, CFG_SAME_STEP, CFG_OPENING_MIN, CFG_OPENING_MAX, CFG_EXTERNAL,
- CFG_OBSERVE, CFG_SIZE) = range(9)
+(
+    CFG_PLAYERS,
+    CFG_CAP_REASON,
+    CFG_SEAT_MODE,
+    CFG_SAME_STEP,
+    CFG_OPENING_MIN,
+    CFG_OPENING_MAX,
+    CFG_EXTERNAL,
+    CFG_OBSERVE,
+    CFG_SIZE,
+) = range(9)
 # what a step did to one game, as bits; AWAIT: stopped with the Python opponent to move
 TERMINATED, TRUNCATED, ILLEGAL, PENDING, AWAIT = 1, 2, 4, 8, 16
 
 
 @per_game
-def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
-         truncated, illegal, masks, legal, final, w, child):
+def step(
+    p,
+    cfg,
+    states,
+    rngs,
+    seats,
+    actions,
+    pending,
+    obs,
+    rewards,
+    all_rewards,
+    terminated,
+    truncated,
+    illegal,
+    masks,
+    legal,
+    final,
+    w,
+    child,
+):
     """One step of every game.
 
     NEXT_STEP autoreset (Gymnasium's): a game that ended on the previous step (``pending``)
@@ -156,26 +184,116 @@ def step(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_reward
     opponent's weights (``_opponent_moves``).
     """
     for b in range(legal.shape[0]):
-        _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
-                    terminated, truncated, illegal, masks, legal, final, w, child, b)
+        _step_block(
+            p,
+            cfg,
+            states,
+            rngs,
+            seats,
+            actions,
+            pending,
+            obs,
+            rewards,
+            all_rewards,
+            terminated,
+            truncated,
+            illegal,
+            masks,
+            legal,
+            final,
+            w,
+            child,
+            b,
+        )
 
 
 @per_game(parallel=True)
-def step_parallel(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
-                  truncated, illegal, masks, legal, final, w, child):
+def step_parallel(
+    p,
+    cfg,
+    states,
+    rngs,
+    seats,
+    actions,
+    pending,
+    obs,
+    rewards,
+    all_rewards,
+    terminated,
+    truncated,
+    illegal,
+    masks,
+    legal,
+    final,
+    w,
+    child,
+):
     for b in prange(legal.shape[0]):
-        _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards,
-                    terminated, truncated, illegal, masks, legal, final, w, child, b)
+        _step_block(
+            p,
+            cfg,
+            states,
+            rngs,
+            seats,
+            actions,
+            pending,
+            obs,
+            rewards,
+            all_rewards,
+            terminated,
+            truncated,
+            illegal,
+            masks,
+            legal,
+            final,
+            w,
+            child,
+            b,
+        )
 
 
 @per_game
-def _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all_rewards, terminated,
-                truncated, illegal, masks, legal, final, w, child, b):
+def _step_block(
+    p,
+    cfg,
+    states,
+    rngs,
+    seats,
+    actions,
+    pending,
+    obs,
+    rewards,
+    all_rewards,
+    terminated,
+    truncated,
+    illegal,
+    masks,
+    legal,
+    final,
+    w,
+    child,
+    b,
+):
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
         mover = seats[i]
-        done = _step_game(p, cfg, states[i], rngs[i], seats, i, actions[i], pending[i], obs[i],
-                          all_rewards[i], masks[i], legal[b], final[i], w, child[b])
+        done = _step_game(
+            p,
+            cfg,
+            states[i],
+            rngs[i],
+            seats,
+            i,
+            actions[i],
+            pending[i],
+            obs[i],
+            all_rewards[i],
+            masks[i],
+            legal[b],
+            final[i],
+            w,
+            child[b],
+        )
         rewards[i] = all_rewards[i, mover]
         terminated[i] = (done & TERMINATED) != 0
         truncated[i] = (done & TRUNCATED) != 0
@@ -186,23 +304,34 @@ def _step_block(p, cfg, states, rngs, seats, actions, pending, obs, rewards, all
 # ``one``: a one-game env's buffers packed in one int64 array (``ArbiterVectorEnv._pack_one``), so
 # a step is a call of three arguments (numba spends ~0.1-0.2 us on each). Its first cells give
 # where each buffer starts (in int64 words) and its length in its own dtype.
-(ONE_CFG, ONE_SEATS, ONE_RNG, ONE_LEGAL, ONE_STATE, ONE_REWARDS, ONE_WEIGHTS, ONE_CHILD, ONE_MASK, ONE_OBS,
- ONE_HEADER) = range(0, 22, 2)
+(
+    ONE_CFG,
+    ONE_SEATS,
+    ONE_RNG,
+    ONE_LEGAL,
+    ONE_STATE,
+    ONE_REWARDS,
+    ONE_WEIGHTS,
+    ONE_CHILD,
+    ONE_MASK,
+    ONE_OBS,
+    ONE_HEADER,
+) = range(0, 22, 2)
 
 
 @per_game(inline=True)
 def _one_views(one):
     """The int64, uint64, float64, int8 and float32 views of ``one``'s buffers."""
-    cfg = one[one[ONE_CFG]:one[ONE_CFG] + one[ONE_CFG + 1]]
-    seats = one[one[ONE_SEATS]:one[ONE_SEATS] + 1]
-    rng = one[one[ONE_RNG]:one[ONE_RNG] + 1].view(np.uint64)
-    legal = one[one[ONE_LEGAL]:one[ONE_LEGAL] + one[ONE_LEGAL + 1]]
-    s = one[one[ONE_STATE]:one[ONE_STATE] + one[ONE_STATE + 1]]
-    rewards = one[one[ONE_REWARDS]:one[ONE_REWARDS] + one[ONE_REWARDS + 1]].view(np.float64)
-    w = one[one[ONE_WEIGHTS]:one[ONE_WEIGHTS] + one[ONE_WEIGHTS + 1]].view(np.float64)
-    child = one[one[ONE_CHILD]:one[ONE_CHILD] + one[ONE_CHILD + 1]]
-    mask = one[one[ONE_MASK]:one[ONE_OBS]].view(np.int8)[:one[ONE_MASK + 1]]
-    obs = one[one[ONE_OBS]:].view(np.float32)[:one[ONE_OBS + 1]]
+    cfg = one[one[ONE_CFG] : one[ONE_CFG] + one[ONE_CFG + 1]]
+    seats = one[one[ONE_SEATS] : one[ONE_SEATS] + 1]
+    rng = one[one[ONE_RNG] : one[ONE_RNG] + 1].view(np.uint64)
+    legal = one[one[ONE_LEGAL] : one[ONE_LEGAL] + one[ONE_LEGAL + 1]]
+    s = one[one[ONE_STATE] : one[ONE_STATE] + one[ONE_STATE + 1]]
+    rewards = one[one[ONE_REWARDS] : one[ONE_REWARDS] + one[ONE_REWARDS + 1]].view(np.float64)
+    w = one[one[ONE_WEIGHTS] : one[ONE_WEIGHTS] + one[ONE_WEIGHTS + 1]].view(np.float64)
+    child = one[one[ONE_CHILD] : one[ONE_CHILD] + one[ONE_CHILD + 1]]
+    mask = one[one[ONE_MASK] : one[ONE_OBS]].view(np.int8)[: one[ONE_MASK + 1]]
+    obs = one[one[ONE_OBS] :].view(np.float32)[: one[ONE_OBS + 1]]
     return cfg, seats, rng, legal, s, rewards, w, child, mask, obs
 
 
@@ -223,8 +352,7 @@ def step_one_greedy(p, one, a):
 
 
 @per_game
-def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row, w,
-               child):
+def _step_game(p, cfg, s, rng, seats, i, a, pending, obs_row, rewards_row, mask_row, legal, final_row, w, child):
     """One step of game ``i`` (see ``step``): every seat's reward into ``rewards_row``, what
     happened as bits (``TERMINATED``, ``TRUNCATED``, ``ILLEGAL``, ``PENDING``, ``AWAIT``)."""
     rewards_row[:] = 0.0

@@ -46,6 +46,7 @@ def ended_by_max_moves(game, state) -> bool:
 def opening_range(opening_plies, game) -> tuple:
     """``opening_plies`` (k, or (fewest, most)) as (fewest, most) random plies, checked: an
     opening must end before the game's ``max_moves``."""
+
     def count(x):
         return isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
 
@@ -55,12 +56,15 @@ def opening_range(opening_plies, game) -> tuple:
     elif pair is not None and len(pair) == 2 and all(count(x) for x in pair) and pair[0] <= pair[1]:
         lo, hi = (int(x) for x in pair)
     else:
-        raise ParameterError(f"opening_plies={shown(opening_plies)}: expected a count of random plies >= 0, "
-                             "or a pair (fewest, most) with 0 <= fewest <= most")
+        raise ParameterError(
+            f"opening_plies={shown(opening_plies)}: expected a count of random plies >= 0, "
+            "or a pair (fewest, most) with 0 <= fewest <= most"
+        )
     cap = int(game.kernel_params[C.P_MAX_MOVES])
     if hi >= cap:
-        raise ParameterError(f"opening_plies={shown(opening_plies)}: an opening must be shorter than the game's "
-                             f"max_moves={cap}")
+        raise ParameterError(
+            f"opening_plies={shown(opening_plies)}: an opening must be shorter than the game's max_moves={cap}"
+        )
     return lo, hi
 
 

@@ -45,8 +45,16 @@ from .core.specialise import compiled, hooks, on_disk
 from .state import State
 
 _INT64 = np.dtype(np.int64)
-_HEADER_NAMES = ("s[0] (H_SIG)", "s[1] (H_PLAYER)", "s[2] (H_PLY)", "s[3] (H_STATUS)", "s[4] (H_WINNER)",
-                 "s[5] (H_HASH)", "s[6] (H_LAST)", "s[7] (H_REASON)")
+_HEADER_NAMES = (
+    "s[0] (H_SIG)",
+    "s[1] (H_PLAYER)",
+    "s[2] (H_PLY)",
+    "s[3] (H_STATUS)",
+    "s[4] (H_WINNER)",
+    "s[5] (H_HASH)",
+    "s[6] (H_LAST)",
+    "s[7] (H_REASON)",
+)
 
 
 class Game:
@@ -212,7 +220,11 @@ class Game:
             or not flags.c_contiguous
         ):
             if not isinstance(state, np.ndarray) or state.dtype.kind not in "iu" or state.shape != self._shape:
-                got = f"array of {state.dtype} with shape {state.shape}" if isinstance(state, np.ndarray) else type(state).__name__
+                got = (
+                    f"array of {state.dtype} with shape {state.shape}"
+                    if isinstance(state, np.ndarray)
+                    else type(state).__name__
+                )
                 raise StateError(f"not a {self!r} state: got {got}, expected int64 array of shape ({self.state_len},)")
             if state.dtype.itemsize != 8 or state.dtype.kind != "i":
                 raise StateError(f"not a {self!r} state: got an array of {state.dtype}, expected int64")
@@ -318,8 +330,9 @@ class Game:
         if state.item(C.H_STATUS) != C.TERMINAL:
             return None
         won = state.item(C.H_WINNER) != C.NO_WINNER
-        return Outcome.from_state(state, self.returns(state), end_reason=self.end_reason(state),
-                                  margin=self.margin(state) if won else None)
+        return Outcome.from_state(
+            state, self.returns(state), end_reason=self.end_reason(state), margin=self.margin(state) if won else None
+        )
 
     def action_to_str(self, state: ArrayLike, action: int) -> str:
         return self.spec.notation.action_to_str(self, self.check_state(state), self.check_action(action))
@@ -420,7 +433,9 @@ class Game:
         try:
             stream = R.new_rng(rng)
         except (TypeError, ValueError) as exc:
-            raise ParameterError(f"rng={rng!r}: expected None, a non-negative integer seed or a numpy Generator") from exc
+            raise ParameterError(
+                f"rng={rng!r}: expected None, a non-negative integer seed or a numpy Generator"
+            ) from exc
         hooks(self.spec).determinise(s, self._p, stream)
         return s
 
@@ -434,8 +449,13 @@ class Game:
         returns = np.zeros((n, self.num_players), dtype=np.float64)
         lengths = np.zeros(n, dtype=np.int64)
         self._ops.random_playouts(
-            self._p, self.state_len, self.num_actions, self.num_players,
-            R.new_rng(seed), returns, lengths,
+            self._p,
+            self.state_len,
+            self.num_actions,
+            self.num_players,
+            R.new_rng(seed),
+            returns,
+            lengths,
         )
         return {"returns": returns, "lengths": lengths}
 
@@ -499,7 +519,6 @@ def perft(game: Game, state: ArrayLike, depth: int) -> int:
     """Count the move sequences of ``depth`` plies from ``state`` (finished games are leaves)."""
     depth = check_int("depth", depth, 0, 64)
     return int(game._ops.perft(game.check_state(state), game._p, depth, game.num_actions))
-
 
 
 def is_cached(spec) -> bool | None:

@@ -112,8 +112,16 @@ class ArbiterEnv(gym.Env):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
-    def __init__(self, game="gomoku", opponent="random", agent_seat=0, illegal_action="lose",
-                 render_mode=None, opening_plies=0, **params):
+    def __init__(
+        self,
+        game="gomoku",
+        opponent="random",
+        agent_seat=0,
+        illegal_action="lose",
+        render_mode=None,
+        opening_plies=0,
+        **params,
+    ):
         self.game = make_game(game, **params)
         self.opening_plies = opening_plies
         self._opening = opening_range(opening_plies, self.game)
@@ -124,7 +132,9 @@ class ArbiterEnv(gym.Env):
         if illegal_action not in ("lose", "raise"):
             raise ParameterError(f"illegal_action={shown(illegal_action)}: expected 'lose' or 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None")
+            raise ParameterError(
+                f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None"
+            )
         self.agent_seat = agent_seat
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -164,9 +174,15 @@ class ArbiterEnv(gym.Env):
     def _fuse(self, opponent="random") -> None:
         """The compiled stepper of one game (see Speed in the module docstring); ``opponent``
         None: an opponent object, asked in Python."""
-        vec = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent=opponent or "random",
-                               agent_seat=self.agent_seat, opening_plies=self.opening_plies,
-                               **dict(self.game.params), rules=self.game.rules)
+        vec = ArbiterVectorEnv(
+            num_envs=1,
+            game=self.game.name,
+            opponent=opponent or "random",
+            agent_seat=self.agent_seat,
+            opening_plies=self.opening_plies,
+            **dict(self.game.params),
+            rules=self.game.rules,
+        )
         self._episode = Episode(vec, external=opponent is None)
         self._kind = opponent
 
@@ -294,8 +310,10 @@ class ArbiterEnv(gym.Env):
                 self._previous = self._state.copy()
             done = e.reply(game.check_action(action))
             if done < 0:
-                raise IllegalActionError(f"the opponent {self._opponent!r} played action {action!r}, which is not "
-                                         f"legal here ({game.to_text(self._state)!r})")
+                raise IllegalActionError(
+                    f"the opponent {self._opponent!r} played action {action!r}, which is not "
+                    f"legal here ({game.to_text(self._state)!r})"
+                )
             if not done & AWAIT:
                 return done
 

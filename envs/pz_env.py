@@ -89,7 +89,9 @@ class ArbiterAEC(AECEnv, EzPickle):
         module = (spec.classic or spec.pettingzoo) if self.classic else spec.pettingzoo
         self.metadata = {**self.metadata, "name": module or f"{self.game.name}_v0"}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None")
+            raise ParameterError(
+                f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None"
+            )
         self.render_mode = render_mode
         if self.classic and self.game.num_players == 2:
             self.possible_agents = ["black_0", "white_0"]
@@ -100,8 +102,10 @@ class ArbiterAEC(AECEnv, EzPickle):
         self._history = None  # the classic layout's board frames (go_v5), newest first
         if self.classic and spec.classic_frames:
             if len(board.shape) != 3 or board.shape[0] < 2:
-                raise ParameterError(f"game {spec.name!r}: classic_frames needs board planes (own stones, the "
-                                     f"opponent's, ...), not an observation of shape {board.shape}")
+                raise ParameterError(
+                    f"game {spec.name!r}: classic_frames needs board planes (own stones, the "
+                    f"opponent's, ...), not an observation of shape {board.shape}"
+                )
             _, rows, columns = board.shape
             self._history = np.zeros((2 * spec.classic_frames, rows, columns), dtype=bool)
             self._frame = np.empty(board.shape, dtype=np.float32)
@@ -116,8 +120,9 @@ class ArbiterAEC(AECEnv, EzPickle):
         self._ops, self._p = self.game._ops, self.game.kernel_params
         # the compiled stepper of one game in self-play (each ply the mover's), observing nothing
         # itself: ``observe`` answers the agent that asks
-        vec = ArbiterVectorEnv(num_envs=1, game=self.game.name, opponent="self", **dict(self.game.params),
-                               rules=self.game.rules)
+        vec = ArbiterVectorEnv(
+            num_envs=1, game=self.game.name, opponent="self", **dict(self.game.params), rules=self.game.rules
+        )
         self._episode = Episode(vec, observe=False)
         self._state = None  # the stepper's position (a view) once reset
         self._previous = None
@@ -137,8 +142,11 @@ class ArbiterAEC(AECEnv, EzPickle):
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
-        to_move = (agent == self.agent_selection and not self.terminations.get(agent, True)
-                   and not self.truncations.get(agent, True))
+        to_move = (
+            agent == self.agent_selection
+            and not self.terminations.get(agent, True)
+            and not self.truncations.get(agent, True)
+        )
         planes = np.empty(self.game.observation_shape, dtype=np.float32)
         mask = np.empty(self.game.num_actions, dtype=np.int8)
         # the env's own position: observed without validating it again (reset and step made it)

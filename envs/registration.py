@@ -66,12 +66,21 @@ def register_env(spec: GameSpec) -> None:
             kwargs={"game": spec.name},
         )
     if spec.pettingzoo is not None:
-        _add_module(pettingzoo, spec.pettingzoo, spec, "arbiter",
-                    f"{spec.title} as a PettingZoo AEC env: ``{spec.pettingzoo}.env(render_mode=None, "
-                    "**rule_params)`` (see ``envs.pz_env``).")
-        _add_module(classic, spec.classic or spec.pettingzoo, spec, "classic",
-                    f"{spec.title} as a PettingZoo AEC env in the layout of PettingZoo's classic envs "
-                    "(see ``envs.pz_env``).")
+        _add_module(
+            pettingzoo,
+            spec.pettingzoo,
+            spec,
+            "arbiter",
+            f"{spec.title} as a PettingZoo AEC env: ``{spec.pettingzoo}.env(render_mode=None, "
+            "**rule_params)`` (see ``envs.pz_env``).",
+        )
+        _add_module(
+            classic,
+            spec.classic or spec.pettingzoo,
+            spec,
+            "classic",
+            f"{spec.title} as a PettingZoo AEC env in the layout of PettingZoo's classic envs (see ``envs.pz_env``).",
+        )
 
 
 def _add_module(package, name, spec, layout, doc) -> None:

@@ -49,8 +49,9 @@ class Param:
     what depends on several parameters at once (Go's komi against the board size).
     """
 
-    def __init__(self, name, default, doc, *, low=None, high=None, even=False, choices=None,
-                 number=False, optional=False):
+    def __init__(
+        self, name, default, doc, *, low=None, high=None, even=False, choices=None, number=False, optional=False
+    ):
         self.name, self.default, self.doc = name, default, doc
         self.low, self.high, self.even = low, high, even
         self.choices = None if choices is None else tuple(choices)
@@ -68,8 +69,9 @@ class Param:
             try:
                 finite = math.isfinite(float(value))
             except OverflowError:  # an int too large for a float (10**400): as unusable as inf
-                raise ParameterError(f"{self.name}={shown(value)}: expected a finite number; this one "
-                                     "is too large for a float") from None
+                raise ParameterError(
+                    f"{self.name}={shown(value)}: expected a finite number; this one is too large for a float"
+                ) from None
             if not finite:
                 raise ParameterError(f"{self.name}={shown(value)}: expected a finite number")
             return value
@@ -105,26 +107,30 @@ class GameSpec:
     presets: dict = field(default_factory=lambda: {"standard": {}})
     num_players: int = 2
     evaluation: ModuleType | None = None
-    chance_outcomes: int = 0       # > 0: actions that ``reveals`` lead to chance nodes with this many slots
-    placement: bool = False        # action r*N + c places on cell (r, c) of an N x N board (N*N: pass)
-    gtp: bool = False              # its notation is GTP's (vertices, "pass"): GTP engines can play it
-    sgf: int | None = None         # SGF game number (GM): records can be saved as SGF (placement games
-                                   # as points; others through their notation's ``sgf_move``)
-    playouts: tuple = ("random",)  # the playout policies its evaluation offers, by name; code = index;
-                                   # 0 is always uniform random (which one MCTS plays: agents.tuning)
-    render: object = None          # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
-    board_style: str = "squares"   # the generic board picture: "squares", "intersections" or "checker"
+    chance_outcomes: int = 0  # > 0: actions that ``reveals`` lead to chance nodes with this many slots
+    placement: bool = False  # action r*N + c places on cell (r, c) of an N x N board (N*N: pass)
+    gtp: bool = False  # its notation is GTP's (vertices, "pass"): GTP engines can play it
+    # SGF game number (GM): records can be saved as SGF (placement games
+    # as points; others through their notation's ``sgf_move``)
+    sgf: int | None = None
+    # the playout policies its evaluation offers, by name; code = index;
+    # 0 is always uniform random (which one MCTS plays: agents.tuning)
+    playouts: tuple = ("random",)
+    render: object = None  # render(game, state, previous) -> (H, W, 3) uint8; None: envs.render.board
+    board_style: str = "squares"  # the generic board picture: "squares", "intersections" or "checker"
     gym_id: str | None = None
     pettingzoo: str | None = None  # module name under ``envs.pettingzoo`` (``go_v0``)
-    classic: str | None = None     # module name under ``envs.pettingzoo.classic`` (PettingZoo's own,
-                                   # ``go_v5``, where it has the game); None: the ``pettingzoo`` name
+    # module name under ``envs.pettingzoo.classic`` (PettingZoo's own,
+    # ``go_v5``, where it has the game); None: the ``pettingzoo`` name
+    classic: str | None = None
     classic_params: dict = field(default_factory=dict)  # PettingZoo's parameter names -> ours
     classic_defaults: dict = field(default_factory=dict)  # PettingZoo's defaults in that layout, in its
-                                   # names (go_v5: board_size 19, screen_height 800: its picture's rows)
-    classic_frames: int = 0        # > 0: that layout observes PettingZoo go_v5's planes: this many
-                                   # boards of history, two bool planes each, and a colour plane
+    # names (go_v5: board_size 19, screen_height 800: its picture's rows)
+    # > 0: that layout observes PettingZoo go_v5's planes: this many
+    # boards of history, two bool planes each, and a colour plane
+    classic_frames: int = 0
     summary: str = ""
-    checked: str = ""              # what the rules are tested against, for the games table
+    checked: str = ""  # what the rules are tested against, for the games table
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -237,12 +243,16 @@ def specs() -> tuple:
 def games_table(specs_=None) -> str:
     """A markdown table of the registered games: parameters (values they take, default), rule
     presets and framework ids. The README's games table is this text (a test keeps them equal)."""
-    rows = ["| game | players | parameters (values, default) | rules presets | Gymnasium / PettingZoo | rules checked against |",
-            "|---|---|---|---|---|---|"]
+    rows = [
+        "| game | players | parameters (values, default) | rules presets | Gymnasium / PettingZoo | rules checked against |",
+        "|---|---|---|---|---|---|",
+    ]
     for s in specs_ if specs_ is not None else specs():
         params = "<br>".join(f"`{p.name}`: {p.describe()}, default `{p.default!r}`" for p in s.params) or "none"
         presets = ", ".join(f"`{name}`" for name in s.presets)
         ids = " / ".join(f"`{i}`" for i in (s.gym_id, s.pettingzoo) if i is not None) or "—"
-        rows.append(f"| `{s.name}`: {s.title} ({s.summary}) | {s.num_players} | {params} | {presets} | {ids} "
-                    f"| {s.checked or '—'} |")
+        rows.append(
+            f"| `{s.name}`: {s.title} ({s.summary}) | {s.num_players} | {params} | {presets} | {ids} "
+            f"| {s.checked or '—'} |"
+        )
     return "\n".join(rows) + "\n"

@@ -20,16 +20,45 @@ from .core import kernel as C
 
 # 3x5 glyphs: one string of 15 bits per character, row by row.
 _GLYPHS = {
-    "0": "111101101101111", "1": "010110010010111", "2": "111001111100111", "3": "111001111001111",
-    "4": "101101111001001", "5": "111100111001111", "6": "111100111101111", "7": "111001010010010",
-    "8": "111101111101111", "9": "111101111001111", "A": "010101111101101", "B": "110101110101110",
-    "C": "011100100100011", "D": "110101101101110", "E": "111100110100111", "F": "111100110100100",
-    "G": "011100101101011", "H": "101101111101101", "I": "111010010010111", "J": "001001001101010",
-    "K": "101101110101101", "L": "100100100100111", "M": "101111111101101", "N": "110101101101101",
-    "O": "010101101101010", "P": "110101110100100", "Q": "010101101110011", "R": "110101110101101",
-    "S": "011100010001110", "T": "111010010010010", "U": "101101101101111", "V": "101101101101010",
-    "W": "101101111111101", "X": "101101010101101", "Y": "101101010010010", "Z": "111001010100111",
-    "+": "000010111010000", "-": "000000111000000", " ": "000000000000000",
+    "0": "111101101101111",
+    "1": "010110010010111",
+    "2": "111001111100111",
+    "3": "111001111001111",
+    "4": "101101111001001",
+    "5": "111100111001111",
+    "6": "111100111101111",
+    "7": "111001010010010",
+    "8": "111101111101111",
+    "9": "111101111001111",
+    "A": "010101111101101",
+    "B": "110101110101110",
+    "C": "011100100100011",
+    "D": "110101101101110",
+    "E": "111100110100111",
+    "F": "111100110100100",
+    "G": "011100101101011",
+    "H": "101101111101101",
+    "I": "111010010010111",
+    "J": "001001001101010",
+    "K": "101101110101101",
+    "L": "100100100100111",
+    "M": "101111111101101",
+    "N": "110101101101101",
+    "O": "010101101101010",
+    "P": "110101110100100",
+    "Q": "010101101110011",
+    "R": "110101110101101",
+    "S": "011100010001110",
+    "T": "111010010010010",
+    "U": "101101101101111",
+    "V": "101101101101010",
+    "W": "101101111111101",
+    "X": "101101010101101",
+    "Y": "101101010010010",
+    "Z": "111001010100111",
+    "+": "000010111010000",
+    "-": "000000111000000",
+    " ": "000000000000000",
 }
 _FONT = {ch: np.array([int(b) for b in bits], dtype=bool).reshape(5, 3) for ch, bits in _GLYPHS.items()}
 
@@ -44,14 +73,15 @@ RED = (220, 30, 30)
 
 # -- primitives ------------------------------------------------------------------------------------
 
+
 def draw_text(img, text, x, y, colour=INK, scale=2):
     """Write ``text`` (upper-cased) with its top-left corner at pixel (x, y)."""
     for i, ch in enumerate(text.upper()):
         glyph = np.kron(_FONT[ch], np.ones((scale, scale), dtype=bool))
         x0 = x + i * 4 * scale
         h, w = glyph.shape
-        region = img[y:y + h, x0:x0 + w]
-        region[glyph[:region.shape[0], :region.shape[1]]] = colour
+        region = img[y : y + h, x0 : x0 + w]
+        region[glyph[: region.shape[0], : region.shape[1]]] = colour
 
 
 def text_width(text, scale=2):
@@ -67,13 +97,14 @@ def disc(img, cx, cy, radius, colour):
 
 
 def frame(img, x0, y0, x1, y1, colour, width=2):
-    img[y0:y0 + width, x0:x1] = colour
-    img[y1 - width:y1, x0:x1] = colour
-    img[y0:y1, x0:x0 + width] = colour
-    img[y0:y1, x1 - width:x1] = colour
+    img[y0 : y0 + width, x0:x1] = colour
+    img[y1 - width : y1, x0:x1] = colour
+    img[y0:y1, x0 : x0 + width] = colour
+    img[y0:y1, x1 - width : x1] = colour
 
 
 # -- text ------------------------------------------------------------------------------------------
+
 
 def ansi(game, state, last_move=None) -> str:
     """The text board with coordinates, then the last move (``last_move``: its notation)."""
@@ -86,13 +117,14 @@ def ansi(game, state, last_move=None) -> str:
 
 # -- board games -----------------------------------------------------------------------------------
 
+
 def _labels(game, n):
     """Column and row labels in the game's notation, read from the names of the first row/column
     (a placement game's action ``r*N + c`` is cell (r, c))."""
     s = game.initial_state(seed=0)
     names = [game.action_to_str(s, a) for a in range(n * n)]
     columns = [names[c].rstrip("0123456789") for c in range(n)]
-    rows = [names[r * n][len(columns[0]):] for r in range(n)]
+    rows = [names[r * n][len(columns[0]) :] for r in range(n)]
     return columns, rows
 
 
@@ -111,12 +143,12 @@ def board(game, state, previous=None, style="squares", labels=None, mark_last=No
     size = n * cell
     img = np.empty((size + 2 * margin, size + 2 * margin, 3), dtype=np.uint8)
     img[:] = MARGIN_BG
-    area = img[margin:margin + size, margin:margin + size]
+    area = img[margin : margin + size, margin : margin + size]
     intersections = style == "intersections"
     if style == "checker":
         for r in range(n):
             for c in range(n):
-                area[r * cell:(r + 1) * cell, c * cell:(c + 1) * cell] = LIGHT if (r + c) % 2 == 0 else DARK
+                area[r * cell : (r + 1) * cell, c * cell : (c + 1) * cell] = LIGHT if (r + c) % 2 == 0 else DARK
     else:
         area[:] = WOOD if intersections else GREEN
         line = INK if intersections else (10, 60, 30)
@@ -183,6 +215,7 @@ def png_bytes(img: np.ndarray) -> bytes:
 
 
 # -- render_mode="human" ---------------------------------------------------------------------------
+
 
 def can_open_window() -> bool:
     """Whether ``render_mode="human"`` can show a window: pygame is installed (the ``bench`` extra

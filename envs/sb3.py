@@ -45,16 +45,25 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
     # Still a ModuleNotFoundError naming the missing package, so ``except ImportError`` and
     # tools that skip modules whose optional dependency is absent both see what it is.
-    raise ModuleNotFoundError('envs.sb3 needs stable-baselines3: pip install "arbiter-games[learn]"',
-                              name=exc.name) from exc
+    raise ModuleNotFoundError(
+        'envs.sb3 needs stable-baselines3: pip install "arbiter-games[learn]"', name=exc.name
+    ) from exc
 
 OBSERVATIONS = ("planes", "image")
 OPPONENTS = ("random", "greedy")  # compiled into the vector env's step
 MIN_IMAGE_SIDE = 36  # NatureCNN's three convolutions need at least this many pixels a side
 
 
-def make_vec_env(env_id, n_envs: int = 16, observation: str = "planes", seed=None,
-                 agent_seat=0, opponent="random", opening_plies=0, **game_params) -> ArbiterSB3VecEnv:
+def make_vec_env(
+    env_id,
+    n_envs: int = 16,
+    observation: str = "planes",
+    seed=None,
+    agent_seat=0,
+    opponent="random",
+    opening_plies=0,
+    **game_params,
+) -> ArbiterSB3VecEnv:
     """An SB3 ``VecEnv`` of ``n_envs`` games of ``env_id`` (a Gymnasium id such as ``"Go-v0"``,
     or a game name) against ``opponent``, ``"random"`` or ``"greedy"`` (the greedy agent, compiled
     into the step), every episode opening with ``opening_plies`` random plies (k or
@@ -71,12 +80,17 @@ def make_vec_env(env_id, n_envs: int = 16, observation: str = "planes", seed=Non
 class ArbiterSB3VecEnv(VecEnv):
     """See the module docstring; build it with ``make_vec_env``."""
 
-    def __init__(self, game, n_envs, observation, seed, agent_seat, game_params, opponent="random",
-                 opening_plies=0):
+    def __init__(self, game, n_envs, observation, seed, agent_seat, game_params, opponent="random", opening_plies=0):
         if observation not in OBSERVATIONS:
             raise ParameterError(f"observation={observation!r}: expected one of {', '.join(map(repr, OBSERVATIONS))}")
-        self.vec = ArbiterVectorEnv(num_envs=n_envs, game=game, opponent=opponent, agent_seat=agent_seat,
-                                    opening_plies=opening_plies, **game_params)
+        self.vec = ArbiterVectorEnv(
+            num_envs=n_envs,
+            game=game,
+            opponent=opponent,
+            agent_seat=agent_seat,
+            opening_plies=opening_plies,
+            **game_params,
+        )
         self.game = self.vec.game
         self.observation = observation
         planes = self.vec.single_observation_space

@@ -85,6 +85,7 @@ def stones(game, state):
 
 # -- RU: the rule parameters ----------------------------------------------------------------------
 
+
 def rules_text(game) -> str:
     """``RU``: ``"<title>, <preset> rules (name=value, ...)"`` with every parameter of ``game``."""
     params = ", ".join(f"{k}={v}" for k, v in game.params.items())
@@ -99,15 +100,18 @@ def parse_rules(spec, text: str):
     if match is None or match["title"] != spec.title:
         return None
     if match["rules"] not in spec.presets:
-        raise RecordError(f"RU[{text}]: {spec.name} has no rule preset {match['rules']!r}: "
-                          f"expected one of {', '.join(spec.presets)}")
+        raise RecordError(
+            f"RU[{text}]: {spec.name} has no rule preset {match['rules']!r}: expected one of {', '.join(spec.presets)}"
+        )
     found = {"rules": match["rules"]}
     for item in filter(None, (part.strip() for part in (match["params"] or "").split(","))):
         name, eq, value = item.partition("=")
         names = [p.name for p in spec.params]
         if not eq or name not in names:
-            raise RecordError(f"RU[{text}]: {item!r} is not a parameter of {spec.name} "
-                              f"(expected name=value with a name among {', '.join(names)})")
+            raise RecordError(
+                f"RU[{text}]: {item!r} is not a parameter of {spec.name} "
+                f"(expected name=value with a name among {', '.join(names)})"
+            )
         found[name] = _param_value(spec.param(name), value, text)
     return found
 
@@ -120,19 +124,20 @@ def _param_value(param, text: str, ru: str):
         for choice in param.choices:
             if str(choice) == text:
                 return choice
-        raise RecordError(f"RU[{ru}]: {param.name}={text}: expected one of "
-                          f"{', '.join(str(c) for c in param.choices)}")
+        raise RecordError(f"RU[{ru}]: {param.name}={text}: expected one of {', '.join(str(c) for c in param.choices)}")
     try:
         value = float(text) if param.number else int(text)
     except ValueError:
-        raise RecordError(f"RU[{ru}]: {param.name}={text}: expected "
-                          f"{'a number' if param.number else 'an integer'}") from None
+        raise RecordError(
+            f"RU[{ru}]: {param.name}={text}: expected {'a number' if param.number else 'an integer'}"
+        ) from None
     if param.number and math.isfinite(value) and value == int(value):
         value = int(value)
     return value
 
 
 # -- writing --------------------------------------------------------------------------------------
+
 
 def write(game, actions, *, seed=0, root=None, outcome=None) -> bytes:
     """The SGF of ``game`` played from ``initial_state(seed)`` through ``actions``.
@@ -169,14 +174,18 @@ def write(game, actions, *, seed=0, root=None, outcome=None) -> bytes:
             node.set_move(colour, (n - 1 - r, c) if action < n * n else None)
         else:
             notation = spec.notation
-            move = notation.sgf_move(game, state, action) if hasattr(notation, "sgf_move") \
+            move = (
+                notation.sgf_move(game, state, action)
+                if hasattr(notation, "sgf_move")
                 else game.action_to_str(state, action)
+            )
             node.set_raw(colour.upper(), move.encode())
         state = game.apply(state, action)
     return doc.serialise()
 
 
 # -- reading --------------------------------------------------------------------------------------
+
 
 class Move:
     """One move of a record's main line: its ``number`` (1 for the first move), ``colour``
@@ -253,8 +262,11 @@ def parse(data: bytes, game=None, defaults=None, **game_params) -> Record:
 def _source(root, message: str) -> str:
     """The root properties a game parameter named at the start of ``message`` came from."""
     name = re.match(r"\w*", message)[0]
-    named = [f"{ident}[{_text(root.get_raw(ident))}]" for ident, param in (("SZ", "size"), ("KM", "komi"))
-             if param == name and root.has_property(ident)]
+    named = [
+        f"{ident}[{_text(root.get_raw(ident))}]"
+        for ident, param in (("SZ", "size"), ("KM", "komi"))
+        if param == name and root.has_property(ident)
+    ]
     if root.has_property("RU"):
         named.append(f"RU[{_text(root.get_raw('RU'))}]")
     return " / ".join(named) or "the record's game parameters"
@@ -302,8 +314,10 @@ def _main_line(doc) -> list:
     for node in doc.get_main_sequence()[1:]:
         colours = [c for c in "BW" if node.has_property(c)]
         if len(colours) == 2:
-            raise RecordError(f"move {len(moves) + 1}: one node holds both B[{_text(node.get_raw('B'))}] "
-                              f"and W[{_text(node.get_raw('W'))}]")
+            raise RecordError(
+                f"move {len(moves) + 1}: one node holds both B[{_text(node.get_raw('B'))}] "
+                f"and W[{_text(node.get_raw('W'))}]"
+            )
         if colours:
             moves.append(Move(len(moves) + 1, colours[0], _text(node.get_raw(colours[0]))))
     return moves
@@ -326,12 +340,13 @@ def _setup_points(root, n):
     found = {}
     for ident in ("AB", "AW", "AE"):
         points = set()
-        for raw in (root.get_raw_list(ident) if root.has_property(ident) else []):
+        for raw in root.get_raw_list(ident) if root.has_property(ident) else []:
             corners = [_point(part, n) for part in raw.split(b":")]
-            if None in corners or len(corners) > 2 or corners[-1][0] > corners[0][0] \
-                    or corners[-1][1] < corners[0][1]:
-                raise RecordError(f"{ident}[{_text(raw)}]: not a point (or a rectangle of points, "
-                                  f"top-left:bottom-right) of the {n}x{n} board")
+            if None in corners or len(corners) > 2 or corners[-1][0] > corners[0][0] or corners[-1][1] < corners[0][1]:
+                raise RecordError(
+                    f"{ident}[{_text(raw)}]: not a point (or a rectangle of points, "
+                    f"top-left:bottom-right) of the {n}x{n} board"
+                )
             (top, left), (bottom, right) = corners[0], corners[-1]
             points |= {(r, c) for r in range(bottom, top + 1) for c in range(left, right + 1)}
         found[ident] = points
@@ -393,8 +408,10 @@ def _with_stones(game, start, setup, seat, what):
     own = stones(game, start)
     ply = max(placed - len(own[0]) - len(own[1]), 0)
     ply += (ply % 2) != seat
-    status = [f"to_move={'xo'[seat]}" if f.startswith("to_move=") else
-              f"ply={ply}" if f.startswith("ply=") else f for f in lines[-1].split()]
+    status = [
+        f"to_move={'xo'[seat]}" if f.startswith("to_move=") else f"ply={ply}" if f.startswith("ply=") else f
+        for f in lines[-1].split()
+    ]
     text = "\n".join(rows + lines[n:-1] + [" ".join(status)]) + "\n"
     try:
         return game.from_text(text)
@@ -409,8 +426,7 @@ def decode(game, state, move: Move) -> int:
         value = move.value.encode()
         point = _point(value, n)
         if point is None and value not in (b"", b"tt"):
-            raise RecordError(f"move {move.number} ({move}) of the record: not a point of the "
-                              f"{n}x{n} board")
+            raise RecordError(f"move {move.number} ({move}) of the record: not a point of the {n}x{n} board")
         return n * n if point is None else point_action(game, *point)
     try:
         return int(game.spec.notation.parse_move(game, state, move.value.strip().lower()))
@@ -428,8 +444,10 @@ def read(data: bytes, **game_params):
     for move in record.moves:
         action = decode(game, state, move)
         if move.seat != game.current_player(state):
-            raise RecordError(f"move {move.number} ({move}) of the record: it is "
-                              f"{('Black', 'White')[game.current_player(state)]}'s turn")
+            raise RecordError(
+                f"move {move.number} ({move}) of the record: it is "
+                f"{('Black', 'White')[game.current_player(state)]}'s turn"
+            )
         try:
             state = game.apply(state, action)
         except ArbiterError as exc:

@@ -59,8 +59,8 @@ class State:
         p = game._p
         buf = np.empty(_PACKED_HEADER + s.size + p.size + game.num_actions, dtype=np.int64)
         buf[0], buf[1] = s.size, p.size
-        buf[_PACKED_HEADER:_PACKED_HEADER + s.size] = s  # a copy: the array is ours alone
-        buf[_PACKED_HEADER + s.size:_PACKED_HEADER + s.size + p.size] = p
+        buf[_PACKED_HEADER : _PACKED_HEADER + s.size] = s  # a copy: the array is ours alone
+        buf[_PACKED_HEADER + s.size : _PACKED_HEADER + s.size + p.size] = p
         self.game = game
         self._history = []
         self._bind(buf)
@@ -74,7 +74,7 @@ class State:
         self._buf = buf
         start = _PACKED_HEADER + int(buf[0])
         self._s = buf[_PACKED_HEADER:start]
-        self._legal = buf[start + int(buf[1]):]
+        self._legal = buf[start + int(buf[1]) :]
         self._advance = self.game._ops.advance_packed
         self._num_actions = self.game.num_actions
 

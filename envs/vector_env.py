@@ -74,8 +74,17 @@ class ArbiterVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"]}
 
-    def __init__(self, num_envs=64, game="gomoku", opponent="random", agent_seat=0, render_mode=None,
-                 num_threads=1, opening_plies=0, **params):
+    def __init__(
+        self,
+        num_envs=64,
+        game="gomoku",
+        opponent="random",
+        agent_seat=0,
+        render_mode=None,
+        num_threads=1,
+        opening_plies=0,
+        **params,
+    ):
         check_int("num_envs", num_envs, 1, MAX_ENVS)
         if opponent not in ("random", "greedy", "self"):
             raise ParameterError(
@@ -88,7 +97,9 @@ class ArbiterVectorEnv(VectorEnv):
         if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
             raise ParameterError(f"agent_seat={shown(agent_seat)}: expected one of {', '.join(map(repr, seats))}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None")
+            raise ParameterError(
+                f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None"
+            )
         self.num_envs = n = int(num_envs)
         self.agent_seat = agent_seat
         self.render_mode = render_mode
@@ -103,8 +114,9 @@ class ArbiterVectorEnv(VectorEnv):
         except MemoryError:
             g = self.game
             per_game = g.state_len * 8 + int(np.prod(self.single_observation_space.shape)) * 12 + g.num_actions * 2
-            raise ParameterError(f"num_envs={n}: {n:,} games of about {per_game:,} bytes each do not fit "
-                                 "in memory") from None
+            raise ParameterError(
+                f"num_envs={n}: {n:,} games of about {per_game:,} bytes each do not fit in memory"
+            ) from None
         self._seeded = False
         self._packed = None  # a one-game env's buffers packed in one array (``_pack_one``)
 
@@ -155,21 +167,39 @@ class ArbiterVectorEnv(VectorEnv):
             raise ParameterError("_pack_one: only a one-game env packs its buffers")
         self._cfg[K.CFG_EXTERNAL] = int(external)
         self._cfg[K.CFG_OBSERVE] = int(observe)
-        parts = [("cfg", self._cfg), ("seats", self._seats), ("rng", self._rngs), ("legal", self._legal),
-                 ("state", self._states), ("rewards", self._all_rewards),
-                 ("weights", np.zeros(0) if self._weights is None else self._weights),
-                 ("child", self._child), ("mask", self._masks), ("obs", self._obs)]
+        parts = [
+            ("cfg", self._cfg),
+            ("seats", self._seats),
+            ("rng", self._rngs),
+            ("legal", self._legal),
+            ("state", self._states),
+            ("rewards", self._all_rewards),
+            ("weights", np.zeros(0) if self._weights is None else self._weights),
+            ("child", self._child),
+            ("mask", self._masks),
+            ("obs", self._obs),
+        ]
         words = [-(-a.nbytes // 8) for _, a in parts]
         one = np.zeros(K.ONE_HEADER + sum(words), dtype=np.int64)
         start = K.ONE_HEADER
         for k, ((_, a), n) in enumerate(zip(parts, words)):
             one[2 * k], one[2 * k + 1] = start, a.size
-            view = one[start:start + n].view(a.dtype)[:a.size].reshape(a.shape)
+            view = one[start : start + n].view(a.dtype)[: a.size].reshape(a.shape)
             view[...] = a
             start += n
             parts[k] = view
-        (self._cfg, self._seats, self._rngs, self._legal, self._states, self._all_rewards, weights,
-         self._child, self._masks, self._obs) = parts
+        (
+            self._cfg,
+            self._seats,
+            self._rngs,
+            self._legal,
+            self._states,
+            self._all_rewards,
+            weights,
+            self._child,
+            self._masks,
+            self._obs,
+        ) = parts
         self._weights = None if self._weights is None else weights
         self._packed = one
         return one
@@ -177,10 +207,12 @@ class ArbiterVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         """Reset every slot (or those in ``options["reset_mask"]``); an int seed reseeds all slots."""
         if seed is not None or not self._seeded:
-            if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
-                                     or seed < 0):
-                raise ParameterError(f"seed={shown(seed)}: expected one integer >= 0 (slot i gets its own "
-                                     "derived stream)")
+            if seed is not None and (
+                isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0
+            ):
+                raise ParameterError(
+                    f"seed={shown(seed)}: expected one integer >= 0 (slot i gets its own derived stream)"
+                )
             self._rngs[:, 0] = np.random.SeedSequence(seed).generate_state(self.num_envs, dtype=np.uint64)
             self._seeded = True
         which = np.ones(self.num_envs, dtype=np.bool_)
@@ -191,8 +223,20 @@ class ArbiterVectorEnv(VectorEnv):
         if self._packed is None:  # the last step's arrays are the caller's now: keep them intact
             self._obs, self._masks = self._obs.copy(), self._masks.copy()
         reset = self._kernel.reset_parallel if self._legal.shape[0] > 1 else self._kernel.reset
-        reset(self._p, self._cfg, self._states, self._rngs, self._seats, which, self._pending,
-              self._obs.reshape(self.num_envs, -1), self._masks, self._legal, self._weights, self._child)
+        reset(
+            self._p,
+            self._cfg,
+            self._states,
+            self._rngs,
+            self._seats,
+            which,
+            self._pending,
+            self._obs.reshape(self.num_envs, -1),
+            self._masks,
+            self._legal,
+            self._weights,
+            self._child,
+        )
         if self._packed is None:
             return self._obs, {"action_mask": self._masks, "agent_seat": self._seats.copy()}
         return self._obs.copy(), {"action_mask": self._masks.copy(), "agent_seat": self._seats.copy()}
@@ -202,8 +246,12 @@ class ArbiterVectorEnv(VectorEnv):
         obs, masks = self._obs, self._masks  # the step's own arrays (see _advance)
         if self._packed is not None:
             obs, masks = obs.copy(), masks.copy()
-        info = {"action_mask": masks, "illegal_action": self._illegal.copy(), "agent_seat": self._seats.copy(),
-                "rewards": self._all_rewards.copy()}
+        info = {
+            "action_mask": masks,
+            "illegal_action": self._illegal.copy(),
+            "agent_seat": self._seats.copy(),
+            "rewards": self._all_rewards.copy(),
+        }
         return obs, self._rewards.copy(), self._terminated.copy(), self._truncated.copy(), info
 
     def _advance(self, actions, final=None):
@@ -212,7 +260,9 @@ class ArbiterVectorEnv(VectorEnv):
         observation in ``final`` (stable-baselines3's autoreset, ``envs.sb3``)."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ParameterError(f"actions of shape {actions.shape} and dtype {actions.dtype}: expected ({self.num_envs},) integers")
+            raise ParameterError(
+                f"actions of shape {actions.shape} and dtype {actions.dtype}: expected ({self.num_envs},) integers"
+            )
         if not self._seeded:
             raise ParameterError("step() before reset(): call reset() first")
         if self._packed is None:
@@ -224,9 +274,26 @@ class ArbiterVectorEnv(VectorEnv):
         flat = self._obs.reshape(self.num_envs, -1)
         step = self._kernel.step_parallel if self._legal.shape[0] > 1 else self._kernel.step
         self._cfg[K.CFG_SAME_STEP] = 0 if final is None else 1
-        step(self._p, self._cfg, self._states, self._rngs, self._seats, actions.astype(np.int64, copy=False),
-             self._pending, flat, self._rewards, self._all_rewards, self._terminated, self._truncated,
-             self._illegal, self._masks, self._legal, flat if final is None else final, self._weights, self._child)
+        step(
+            self._p,
+            self._cfg,
+            self._states,
+            self._rngs,
+            self._seats,
+            actions.astype(np.int64, copy=False),
+            self._pending,
+            flat,
+            self._rewards,
+            self._all_rewards,
+            self._terminated,
+            self._truncated,
+            self._illegal,
+            self._masks,
+            self._legal,
+            flat if final is None else final,
+            self._weights,
+            self._child,
+        )
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool legal-action masks (sb3-contrib convention)."""
@@ -250,7 +317,13 @@ def _blocks(num_envs: int, num_threads) -> int:
     import numba
 
     available = numba.config.NUMBA_NUM_THREADS
-    if not isinstance(num_threads, (int, np.integer)) or isinstance(num_threads, bool) or not 1 <= num_threads <= available:
-        raise ParameterError(f"num_threads={shown(num_threads)}: expected an integer from 1 to {available} "
-                             "(numba's thread count, NUMBA_NUM_THREADS)")
+    if (
+        not isinstance(num_threads, (int, np.integer))
+        or isinstance(num_threads, bool)
+        or not 1 <= num_threads <= available
+    ):
+        raise ParameterError(
+            f"num_threads={shown(num_threads)}: expected an integer from 1 to {available} "
+            "(numba's thread count, NUMBA_NUM_THREADS)"
+        )
     return min(int(num_threads), num_envs)

@@ -24,8 +24,10 @@ sys.path.insert(0, str(ROOT))
 def markdown_row(r: dict) -> str:
     """One result as a row of the tables in docs/learned.md."""
     verdict = "**yes**" if r["beats"] else "no"
-    return (f"| `{r['agent']}` | `{r['opponent']}` | {r['size']}x{r['size']} | {r['score']:.3f} ± {r['se']:.3f} "
-            f"| {r['wins']}/{r['draws']}/{r['losses']} | {verdict} |")
+    return (
+        f"| `{r['agent']}` | `{r['opponent']}` | {r['size']}x{r['size']} | {r['score']:.3f} ± {r['se']:.3f} "
+        f"| {r['wins']}/{r['draws']}/{r['losses']} | {verdict} |"
+    )
 
 
 def main(argv=None):
@@ -60,8 +62,14 @@ def main(argv=None):
             opponent = agents.make(spec, seed=args.seed + 1 + k)
             r = tournaments.match(game, player, opponent, games=args.games, seed=args.seed)
             key = f"{args.agent} vs {spec} on {args.game} {size}x{size}"
-            results[key] = {**r.as_dict(), "game": args.game, "size": size, "agent": args.agent,
-                            "opponent": spec, "seed": args.seed}
+            results[key] = {
+                **r.as_dict(),
+                "game": args.game,
+                "size": size,
+                "agent": args.agent,
+                "opponent": spec,
+                "seed": args.seed,
+            }
             print(f"{key}: {r} [{r.seconds:.0f} s]", flush=True)
             if args.json:
                 with open(args.json, "a") as f:

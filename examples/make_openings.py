@@ -81,8 +81,9 @@ def _allowed(game, plan: Plan) -> np.ndarray | None:
         return None
     n = sgf.side(game)
     c = (n - 1) / 2
-    return np.array([r * n + col for r in range(n) for col in range(n)
-                     if max(abs(r - c), abs(col - c)) <= plan.window + 0.5])
+    return np.array(
+        [r * n + col for r in range(n) for col in range(n) if max(abs(r - c), abs(col - c)) <= plan.window + 0.5]
+    )
 
 
 def draw_opening(game, rng, plan: Plan, allowed) -> tuple | None:
@@ -109,7 +110,7 @@ def canonical(game, state) -> str:
     n = sgf.side(game)
     lines = game.to_text(state).splitlines()
     grid = np.array([line.split()[1:] for line in lines[:n]])
-    rest = "\n".join(lines[n + 1:])
+    rest = "\n".join(lines[n + 1 :])
     views = []
     for k in range(4):
         turned = np.rot90(grid, k)
@@ -173,18 +174,27 @@ def make_suite(name: str, plan: Plan, seed: int, count: int) -> tuple[list, dict
 def suite_text(name, plan, kept, info, seed) -> str:
     game = info["game"]
     params = ", ".join(f"{k}={v}" for k, v in plan.params.items())
-    unit = ("Black's win chance minus 1/2 (MCTS)" if plan.judge.startswith("mcts")
-            else "Black's alpha-beta score (evaluation units)")
+    unit = (
+        "Black's win chance minus 1/2 (MCTS)"
+        if plan.judge.startswith("mcts")
+        else "Black's alpha-beta score (evaluation units)"
+    )
     worst = max(abs(e) for e, _ in kept)
-    lines = [f"# Arbiter opening suite {name}: {game.spec.title}" + (f" ({params})" if params else "")
-             + f", {len(kept)} openings",
-             f"# made by examples/make_openings.py --seed {seed}: random openings of {plan.plies[0]}-"
-             f"{plan.plies[1]} plies" + (f" within {plan.window} lines of the centre" if plan.window else "")
-             + f", the {len(kept)} of {info['judged']} distinct positions judged closest to even by "
-             f"{plan.judge} from both sides (|estimate| <= {worst:.3g}), most balanced first",
-             f"# each line: the moves, then the estimate: {unit}",
-             "# play it with: arbiter tournament --game " + game.name
-             + "".join(f" -p {k}={v}" for k, v in plan.params.items()) + " --openings builtin ..."]
+    lines = [
+        f"# Arbiter opening suite {name}: {game.spec.title}"
+        + (f" ({params})" if params else "")
+        + f", {len(kept)} openings",
+        f"# made by examples/make_openings.py --seed {seed}: random openings of {plan.plies[0]}-"
+        f"{plan.plies[1]} plies"
+        + (f" within {plan.window} lines of the centre" if plan.window else "")
+        + f", the {len(kept)} of {info['judged']} distinct positions judged closest to even by "
+        f"{plan.judge} from both sides (|estimate| <= {worst:.3g}), most balanced first",
+        f"# each line: the moves, then the estimate: {unit}",
+        "# play it with: arbiter tournament --game "
+        + game.name
+        + "".join(f" -p {k}={v}" for k, v in plan.params.items())
+        + " --openings builtin ...",
+    ]
     for estimate, moves in kept:
         state, words = game.initial_state(seed=0), []
         for a in moves:
@@ -196,8 +206,9 @@ def suite_text(name, plan, kept, info, seed) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--suites", nargs="+", choices=sorted(SUITES), default=list(SUITES),
-                        help="which suites to make (default: all)")
+    parser.add_argument(
+        "--suites", nargs="+", choices=sorted(SUITES), default=list(SUITES), help="which suites to make (default: all)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seeds the random openings (default %(default)s)")
     parser.add_argument("--count", type=int, default=100, help="openings per suite (default %(default)s)")
     parser.add_argument("--out", default=openings.HERE, help="directory of the suites (default: the package's)")
@@ -214,8 +225,11 @@ def main(argv=None) -> int:
         path.write_text(suite_text(name, plan, kept, info, args.seed))
         openings.load(path, info["game"])  # the suite loads: every opening legal and unfinished
         total += info["cpu"]
-        print(f"{name}: {len(kept)} of {info['judged']} judged openings ({info['draws']} draws), "
-              f"|estimate| <= {max(abs(e) for e, _ in kept):.3g}, {info['cpu']:.0f} s CPU -> {path}", flush=True)
+        print(
+            f"{name}: {len(kept)} of {info['judged']} judged openings ({info['draws']} draws), "
+            f"|estimate| <= {max(abs(e) for e, _ in kept):.3g}, {info['cpu']:.0f} s CPU -> {path}",
+            flush=True,
+        )
     print(f"total {total:.0f} s CPU")
     return 0
 

@@ -68,9 +68,11 @@ def main(argv=None) -> int:
     z, rate = 1.96, score.mean()
     centre = (rate + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    print(f"candidate {args.candidate} vs baseline {args.baseline}, depth {args.depth}, {n} games: "
-          f"{rate:.3f} ± {score.std(ddof=1) / math.sqrt(n):.3f} (Wilson {centre - half:.2f}-{centre + half:.2f}), "
-          f"W/D/L {(score == 1).sum()}/{(score == 0.5).sum()}/{(score == 0).sum()}")
+    print(
+        f"candidate {args.candidate} vs baseline {args.baseline}, depth {args.depth}, {n} games: "
+        f"{rate:.3f} ± {score.std(ddof=1) / math.sqrt(n):.3f} (Wilson {centre - half:.2f}-{centre + half:.2f}), "
+        f"W/D/L {(score == 1).sum()}/{(score == 0.5).sum()}/{(score == 0).sum()}"
+    )
     return 0
 
 

@@ -47,28 +47,45 @@ def main(argv=None) -> int:
     parser.add_argument("--c", type=float, default=patience.C)
     threshold = tuned("mcts", spec.name, "threshold", DEFAULT_THRESHOLD)
     playout = tuned("mcts", spec.name, "playout", "random")
-    parser.add_argument("--threshold", type=int, default=threshold,
-                        help=f"expansion threshold (default: MCTS's for the game, {threshold}; the study's: 5)")
-    parser.add_argument("--playout", choices=spec.playouts, default=playout,
-                        help=f"playout policy (default: MCTS's for the game, {playout!r})")
+    parser.add_argument(
+        "--threshold",
+        type=int,
+        default=threshold,
+        help=f"expansion threshold (default: MCTS's for the game, {threshold}; the study's: 5)",
+    )
+    parser.add_argument(
+        "--playout",
+        choices=spec.playouts,
+        default=playout,
+        help=f"playout policy (default: MCTS's for the game, {playout!r})",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", type=int, default=0, help="print a running row every N deals")
-    parser.add_argument("--records", type=Path, default=None,
-                        help="write every finished deal to this file (JSON lines)")
-    parser.add_argument("--resume", action="store_true",
-                        help="read the deals already in --records and play only the missing ones")
+    parser.add_argument(
+        "--records", type=Path, default=None, help="write every finished deal to this file (JSON lines)"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="read the deals already in --records and play only the missing ones"
+    )
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error(f"--deals {args.deals}: expected at least 1")
     if args.resume and args.records is None:
         parser.error("--resume needs the --records file of the interrupted run")
     if args.records is not None and not args.resume and args.records.exists() and args.records.stat().st_size:
-        parser.error(f"{args.records} already holds records: pass --resume to continue that run, "
-                     "or name another file")
+        parser.error(f"{args.records} already holds records: pass --resume to continue that run, or name another file")
     try:
-        patience.run(range(args.seed, args.seed + args.deals), args.playouts, c=args.c, threshold=args.threshold,
-                     playout=args.playout, workers=args.workers, progress=args.progress, records=args.records,
-                     resume=args.resume)
+        patience.run(
+            range(args.seed, args.seed + args.deals),
+            args.playouts,
+            c=args.c,
+            threshold=args.threshold,
+            playout=args.playout,
+            workers=args.workers,
+            progress=args.progress,
+            records=args.records,
+            resume=args.resume,
+        )
     except RecordError as exc:
         raise SystemExit(str(exc)) from None
     return 0

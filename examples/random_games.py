@@ -1,5 +1,7 @@
 """Play one game between two random agents on each of the five games and print the final boards.
 
+Usage::
+
     python examples/random_games.py [--seed 0]
 """
 

@@ -25,8 +25,7 @@ from envs import render
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "games"
 OUT = DOCS / "img"
-MARKERS = ("<!-- games-table: written by examples/render_docs.py from the game registry -->",
-           "<!-- /games-table -->")
+MARKERS = ("<!-- games-table: written by examples/render_docs.py from the game registry -->", "<!-- /games-table -->")
 SECTIONS = ("Description", "Action Space", "Observation Space", "Rewards", "Episode End", "Arguments")
 
 
@@ -49,20 +48,36 @@ def page(game, title):
     doc = sys.modules[type(game).__module__].__doc__
     parts = re.split(r"^## (.+)$", doc, flags=re.M)
     sections = dict(zip(parts[1::2], (p.strip() for p in parts[2::2])))
-    usage = (f'env = gymnasium.make("{env_id}", render_mode="rgb_array")   # opponent="random", agent_seat=0\n'
-             f"from envs.pettingzoo import {module}; aec = {module}.env()")
-    lines = [f"# {title}", "", "```python", "import gymnasium, envs", usage, "```", "",
-             f"![{game.name} mid-game](img/{game.name}.png)", "",
-             "Rendered by `examples/render_docs.py` with `envs.render.rgb` (the env's `rgb_array` frame); "
-             "the red mark is the last move.", ""]
+    usage = (
+        f'env = gymnasium.make("{env_id}", render_mode="rgb_array")   # opponent="random", agent_seat=0\n'
+        f"from envs.pettingzoo import {module}; aec = {module}.env()"
+    )
+    lines = [
+        f"# {title}",
+        "",
+        "```python",
+        "import gymnasium, envs",
+        usage,
+        "```",
+        "",
+        f"![{game.name} mid-game](img/{game.name}.png)",
+        "",
+        "Rendered by `examples/render_docs.py` with `envs.render.rgb` (the env's `rgb_array` frame); "
+        "the red mark is the last move.",
+        "",
+    ]
     for name in SECTIONS:
         lines += [f"## {name}", "", sections[name], ""]
-    lines += ["## Environment conventions", "",
-              "Gymnasium: reward 0 until the end, then the learner's return; an illegal action ends the episode "
-              "with -1 and `info[\"illegal_action\"] = True`; `info[\"action_mask\"]` is int8. "
-              "PettingZoo: observation `{\"observation\", \"action_mask\"}`, rewards at the end; an illegal move "
-              "ends the game with -1 for its player, as PettingZoo classic's `TerminateIllegalWrapper` does. "
-              "See `envs/gym_env.py` and `envs/pz_env.py`.", ""]
+    lines += [
+        "## Environment conventions",
+        "",
+        "Gymnasium: reward 0 until the end, then the learner's return; an illegal action ends the episode "
+        'with -1 and `info["illegal_action"] = True`; `info["action_mask"]` is int8. '
+        'PettingZoo: observation `{"observation", "action_mask"}`, rewards at the end; an illegal move '
+        "ends the game with -1 for its player, as PettingZoo classic's `TerminateIllegalWrapper` does. "
+        "See `envs/gym_env.py` and `envs/pz_env.py`.",
+        "",
+    ]
     return "\n".join(lines)
 
 

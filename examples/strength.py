@@ -50,36 +50,73 @@ from tournaments.strength import AGENTS, ENGINE_MOVE_TIME, GRHINO_LEVELS, SETUP_
 
 # -- command line ----------------------------------------------------------------------------------
 
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Play the strength table and write it as markdown.")
     parser.add_argument("--games", type=int, default=100, help="games per row against random/greedy (default 100)")
-    parser.add_argument("--search-games", type=int, default=None,
-                        help="games per row for alphabeta/mcts against random/greedy on LOA and Go "
-                             "(default: --games)")
-    parser.add_argument("--engine-games", type=int, default=None,
-                        help="games per row against GNU Go / GRhino (default: --games)")
+    parser.add_argument(
+        "--search-games",
+        type=int,
+        default=None,
+        help="games per row for alphabeta/mcts against random/greedy on LOA and Go (default: --games)",
+    )
+    parser.add_argument(
+        "--engine-games", type=int, default=None, help="games per row against GNU Go / GRhino (default: --games)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every game and agent (default 0)")
-    parser.add_argument("--opening-plies", type=int, nargs=2, default=(2, 4), metavar=("MIN", "MAX"),
-                        help="random plies before the agents take over, per colour pair (default 2 4; 0 0: none)")
-    parser.add_argument("--agent", action="append", default=[], metavar="LABEL=SPEC",
-                        help="play agent LABEL (one of " + ", ".join(AGENTS) + ") with another "
-                             "agents.make spec, e.g. mcts=mcts:seconds=2 (repeatable)")
-    parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
-                        help="play only rows whose 'agent vs opponent on game' contains one of these")
-    parser.add_argument("--grhino-levels", type=int, nargs="+", default=list(GRHINO_LEVELS),
-                        metavar="LEVEL", help="GRhino levels of the Othello engine rows, 1-5 "
-                                              "(default 1 2 3; level 5 takes minutes per game)")
-    parser.add_argument("--engine-move-time", type=float, default=ENGINE_MOVE_TIME, metavar="SECONDS",
-                        help="seconds an engine may think on one move before it forfeits (default "
-                             f"{ENGINE_MOVE_TIME:g}; GRhino level 5 needs several minutes on a busy machine)")
-    parser.add_argument("--setup-time", type=float, default=SETUP_TIME, metavar="SECONDS",
-                        help="seconds an agent may take to build and warm up (compile) before it "
-                             f"forfeits its games (default {SETUP_TIME:g})")
+    parser.add_argument(
+        "--opening-plies",
+        type=int,
+        nargs=2,
+        default=(2, 4),
+        metavar=("MIN", "MAX"),
+        help="random plies before the agents take over, per colour pair (default 2 4; 0 0: none)",
+    )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="LABEL=SPEC",
+        help="play agent LABEL (one of " + ", ".join(AGENTS) + ") with another "
+        "agents.make spec, e.g. mcts=mcts:seconds=2 (repeatable)",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        metavar="TEXT",
+        help="play only rows whose 'agent vs opponent on game' contains one of these",
+    )
+    parser.add_argument(
+        "--grhino-levels",
+        type=int,
+        nargs="+",
+        default=list(GRHINO_LEVELS),
+        metavar="LEVEL",
+        help="GRhino levels of the Othello engine rows, 1-5 (default 1 2 3; level 5 takes minutes per game)",
+    )
+    parser.add_argument(
+        "--engine-move-time",
+        type=float,
+        default=ENGINE_MOVE_TIME,
+        metavar="SECONDS",
+        help="seconds an engine may think on one move before it forfeits (default "
+        f"{ENGINE_MOVE_TIME:g}; GRhino level 5 needs several minutes on a busy machine)",
+    )
+    parser.add_argument(
+        "--setup-time",
+        type=float,
+        default=SETUP_TIME,
+        metavar="SECONDS",
+        help="seconds an agent may take to build and warm up (compile) before it "
+        f"forfeits its games (default {SETUP_TIME:g})",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
     parser.add_argument("--records", type=Path, default=None, help="also write every game record (JSON lines)")
-    parser.add_argument("--resume", action="store_true",
-                        help="read the games already in --records and play only the missing ones")
+    parser.add_argument(
+        "--resume", action="store_true", help="read the games already in --records and play only the missing ones"
+    )
     args = parser.parse_args(argv)
     search_games = args.games if args.search_games is None else args.search_games
     engine_games = args.games if args.engine_games is None else args.engine_games
@@ -105,9 +142,19 @@ def main(argv=None) -> int:
         rows = [r for r in rows if any(t.lower() in r.key.lower() for t in args.only)]
     command = "python examples/strength.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     try:
-        meta = strength.run(rows, args.out, records=args.records, resume_records=args.resume, seed=args.seed,
-                            workers=args.workers, plies=tuple(args.opening_plies), setup_time=args.setup_time,
-                            agents=agents, engine_move_time=args.engine_move_time, command=command)
+        meta = strength.run(
+            rows,
+            args.out,
+            records=args.records,
+            resume_records=args.resume,
+            seed=args.seed,
+            workers=args.workers,
+            plies=tuple(args.opening_plies),
+            setup_time=args.setup_time,
+            agents=agents,
+            engine_move_time=args.engine_move_time,
+            command=command,
+        )
     except RecordError as exc:
         raise SystemExit(str(exc)) from None
     print(f"wrote {args.out} in {meta['wall'] / 60:.1f} minutes", file=sys.stderr)

@@ -29,9 +29,16 @@ if __name__ == "__main__":
 
         executor = RayStudyExecutor(address=args.address)
     try:
-        out = write_study(args.outdir, championships=2000 if args.quick else None, parts=tuple(args.parts),
-                          plot_dir=args.plot, executor=executor)
+        out = write_study(
+            args.outdir,
+            championships=2000 if args.quick else None,
+            parts=tuple(args.parts),
+            plot_dir=args.plot,
+            executor=executor,
+        )
     finally:
         if executor is not None:
             executor.close()
-    print(f"done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU in this process): " + ", ".join(out["files"]))
+    print(
+        f"done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU in this process): " + ", ".join(out["files"])
+    )

@@ -37,31 +37,55 @@ def main(argv=None):
     parser.add_argument("--hours", type=float, default=2.0, help="training time budget, resumptions included")
     parser.add_argument("--iterations", type=int, default=None, help="stop after this many iterations in total")
     parser.add_argument("--simulations", type=int, default=64, help="PUCT walks of a full self-play search")
-    parser.add_argument("--fast-simulations", type=int, default=16,
-                        help="PUCT walks of a fast search (no policy target; playout-cap randomisation)")
-    parser.add_argument("--full-fraction", type=float, default=0.25,
-                        help="share of moves searched in full (1: every move, plain AlphaZero)")
+    parser.add_argument(
+        "--fast-simulations",
+        type=int,
+        default=16,
+        help="PUCT walks of a fast search (no policy target; playout-cap randomisation)",
+    )
+    parser.add_argument(
+        "--full-fraction",
+        type=float,
+        default=0.25,
+        help="share of moves searched in full (1: every move, plain AlphaZero)",
+    )
     parser.add_argument("--games", type=int, default=32, help="self-play games per size per iteration")
     parser.add_argument("--reuse", type=float, default=6.0, help="gradient-step uses of each new position")
     parser.add_argument("--buffer", type=int, default=50000, help="positions kept per board size")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--channels", type=int, default=32)
     parser.add_argument("--blocks", type=int, default=4)
-    parser.add_argument("--encoding", type=int, default=2, choices=[1, 2],
-                        help="input planes: 2 adds the legal moves to the observation planes")
+    parser.add_argument(
+        "--encoding",
+        type=int,
+        default=2,
+        choices=[1, 2],
+        help="input planes: 2 adds the legal moves to the observation planes",
+    )
     parser.add_argument("--ownership-weight", type=float, default=1.0, help="0 turns the ownership head off")
     parser.add_argument("--no-augment", action="store_true", help="no random board symmetries in training")
-    parser.add_argument("--snapshot-minutes", type=float, default=None,
-                        help="keep a copy of the weights every this many minutes of training")
+    parser.add_argument(
+        "--snapshot-minutes",
+        type=float,
+        default=None,
+        help="keep a copy of the weights every this many minutes of training",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 on a shared machine)")
     parser.add_argument("--checkpoint", type=Path, help="default: runs/alphazero_<game>.ckpt")
     parser.add_argument("--out", type=Path, help="default: agents/learned/weights/alphazero_<game>.pt")
-    parser.add_argument("--executor", choices=["local", "ray"], default="local",
-                        help="where self-play runs: this process, or Ray actors")
-    parser.add_argument("--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); "
-                                          "default: start a local Ray")
-    parser.add_argument("--actors", type=int, help="with --executor ray: self-play actors (default: the cluster's CPUs)")
+    parser.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="where self-play runs: this process, or Ray actors",
+    )
+    parser.add_argument(
+        "--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); default: start a local Ray"
+    )
+    parser.add_argument(
+        "--actors", type=int, help="with --executor ray: self-play actors (default: the cluster's CPUs)"
+    )
     args = parser.parse_args(argv)
     if args.executor != "ray" and (args.address or args.actors is not None):
         parser.error("--address and --actors need --executor ray")
@@ -76,11 +100,23 @@ def main(argv=None):
         parser.error(str(e))
     torch.set_num_threads(args.threads)
     sizes = args.sizes or DEFAULT_SIZES[args.game]
-    config = train.Config(game=args.game, sizes=sizes, channels=args.channels, blocks=args.blocks,
-                          simulations=args.simulations, fast_simulations=args.fast_simulations,
-                          full_fraction=args.full_fraction, games=args.games, reuse=args.reuse,
-                          buffer=args.buffer, lr=args.lr, encoding=args.encoding,
-                          ownership_weight=args.ownership_weight, augment=not args.no_augment, seed=args.seed)
+    config = train.Config(
+        game=args.game,
+        sizes=sizes,
+        channels=args.channels,
+        blocks=args.blocks,
+        simulations=args.simulations,
+        fast_simulations=args.fast_simulations,
+        full_fraction=args.full_fraction,
+        games=args.games,
+        reuse=args.reuse,
+        buffer=args.buffer,
+        lr=args.lr,
+        encoding=args.encoding,
+        ownership_weight=args.ownership_weight,
+        augment=not args.no_augment,
+        seed=args.seed,
+    )
     checkpoint = args.checkpoint or ROOT / "runs" / f"alphazero_{args.game}.ckpt"
     out = args.out or ROOT / "agents" / "learned" / "weights" / f"alphazero_{args.game}.pt"
     command = "python examples/train_alphazero.py " + shlex.join(sys.argv[1:] if argv is None else argv)
@@ -106,8 +142,9 @@ def run(trainer, args, checkpoint, out, command):
         entry = trainer.iteration()
         trainer.save_checkpoint()
         trainer.export(out, command)
-        if args.snapshot_minutes and int(trainer.seconds / 60 / args.snapshot_minutes) > \
-                int(before / 60 / args.snapshot_minutes):
+        if args.snapshot_minutes and int(trainer.seconds / 60 / args.snapshot_minutes) > int(
+            before / 60 / args.snapshot_minutes
+        ):
             minutes = int(trainer.seconds / 60 / args.snapshot_minutes) * args.snapshot_minutes
             trainer.export(checkpoint.with_name(f"{checkpoint.stem}_{minutes:g}min.pt"), command)
         print(" ".join(f"{k}={v}" for k, v in entry.items()), flush=True)

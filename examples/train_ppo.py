@@ -53,27 +53,46 @@ def parse(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="othello", choices=envs.names())
     parser.add_argument("--size", type=int, default=None, help="board size (default: the game's)")
-    parser.add_argument("--opponent", default="random", choices=sorted(DEFAULTS),
-                        help="random, greedy: the compiled vector env against that opponent (fast); pool: one "
-                             "env against random, greedy and frozen copies")
+    parser.add_argument(
+        "--opponent",
+        default="random",
+        choices=sorted(DEFAULTS),
+        help="random, greedy: the compiled vector env against that opponent (fast); pool: one "
+        "env against random, greedy and frozen copies",
+    )
     parser.add_argument("--steps", type=int, default=200_000, help="total environment steps")
     parser.add_argument("--n-envs", type=int, default=16, help="games stepped together (--opponent random or greedy)")
-    parser.add_argument("--opening-plies", type=int, nargs="+", default=[0], metavar="K",
-                        help="random plies each training game opens with: K, or FEWEST MOST (a count drawn per "
-                             "game); default 0, the standard start (--opponent random or greedy)")
-    parser.add_argument("--snapshot-every", type=int, default=20_000,
-                        help="steps between checkpoints (and pool copies)")
+    parser.add_argument(
+        "--opening-plies",
+        type=int,
+        nargs="+",
+        default=[0],
+        metavar="K",
+        help="random plies each training game opens with: K, or FEWEST MOST (a count drawn per "
+        "game); default 0, the standard start (--opponent random or greedy)",
+    )
+    parser.add_argument(
+        "--snapshot-every", type=int, default=20_000, help="steps between checkpoints (and pool copies)"
+    )
     parser.add_argument("--pool", type=int, default=5, help="frozen copies kept in the opponent pool")
     parser.add_argument("--net", type=int, nargs="+", default=[128, 128], help="MLP hidden sizes")
-    parser.add_argument("--n-steps", type=int, default=None,
-                        help="rollout length per update, per game (default 256 on the vector env, 1024 with the pool)")
+    parser.add_argument(
+        "--n-steps",
+        type=int,
+        default=None,
+        help="rollout length per update, per game (default 256 on the vector env, 1024 with the pool)",
+    )
     parser.add_argument("--batch", type=int, default=None, help="minibatch size (default 1024, pool 128)")
     parser.add_argument("--epochs", type=int, default=None, help="passes over each rollout (default 4, pool 10)")
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
     parser.add_argument("--eval-games", type=int, default=100, help="games per evaluation matchup (even)")
-    parser.add_argument("--progress-reward", type=float, default=1.0,
-                        help="Calculation: reward per card put on a foundation, times 1/48 (0: win/loss only)")
+    parser.add_argument(
+        "--progress-reward",
+        type=float,
+        default=1.0,
+        help="Calculation: reward per card put on a foundation, times 1/48 (0: win/loss only)",
+    )
     parser.add_argument("--log-every", type=int, default=50_000, help="steps between progress lines")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
@@ -97,11 +116,26 @@ def parse(argv=None):
 def main(argv=None):
     args = parse(argv)
     command = "python examples/train_ppo.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    config = Config(game=args.game, size=args.size, opponent=args.opponent, steps=args.steps, n_envs=args.n_envs,
-                    opening_plies=args.opening_plies, snapshot_every=args.snapshot_every, pool=args.pool,
-                    net=tuple(args.net), n_steps=args.n_steps, batch=args.batch, epochs=args.epochs, lr=args.lr,
-                    ent_coef=args.ent_coef, progress_reward=args.progress_reward, log_every=args.log_every,
-                    seed=args.seed, threads=args.threads)
+    config = Config(
+        game=args.game,
+        size=args.size,
+        opponent=args.opponent,
+        steps=args.steps,
+        n_envs=args.n_envs,
+        opening_plies=args.opening_plies,
+        snapshot_every=args.snapshot_every,
+        pool=args.pool,
+        net=tuple(args.net),
+        n_steps=args.n_steps,
+        batch=args.batch,
+        epochs=args.epochs,
+        lr=args.lr,
+        ent_coef=args.ent_coef,
+        progress_reward=args.progress_reward,
+        log_every=args.log_every,
+        seed=args.seed,
+        threads=args.threads,
+    )
     tag = config.tag()
     checkpoint = args.checkpoint or ROOT / "runs" / f"ppo_{tag}.zip"
     out = args.out or ROOT / "agents" / "learned" / "weights" / f"ppo_{tag}.pt"

@@ -57,8 +57,9 @@ def parse(argv=None):
     parser.add_argument("--epochs", type=int, default=4, help="passes over each iteration's samples")
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--channels", type=int, default=32, help="width of the convolutional trunk")
-    parser.add_argument("--env-runners", type=int, default=0,
-                        help="Ray actors that sample episodes (0: sample in this process)")
+    parser.add_argument(
+        "--env-runners", type=int, default=0, help="Ray actors that sample episodes (0: sample in this process)"
+    )
     parser.add_argument("--address", help="a running Ray cluster ('auto', 'host:6379'); default: a local Ray")
     parser.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: this machine's)")
     parser.add_argument("--seed", type=int, default=0)
@@ -113,8 +114,12 @@ def build(args):
             channels = self.model_config.get("channels", 32)
             planes, rows, cols = self.observation_space["observation"].shape
             self.trunk = nn.Sequential(
-                nn.Conv2d(planes, channels, 3, padding=1), nn.ReLU(),
-                nn.Conv2d(channels, channels, 3, padding=1), nn.ReLU(), nn.Flatten())
+                nn.Conv2d(planes, channels, 3, padding=1),
+                nn.ReLU(),
+                nn.Conv2d(channels, channels, 3, padding=1),
+                nn.ReLU(),
+                nn.Flatten(),
+            )
             self.logits = nn.Linear(channels * rows * cols, self.action_space.n)
             self.value = nn.Linear(channels * rows * cols, 1)
 
@@ -140,8 +145,11 @@ def build(args):
             for agent_episode in episode.agent_episodes.values():
                 observations = agent_episode.get_observations()
                 actions = np.asarray(agent_episode.get_actions())
-                masks = observations["action_mask"] if isinstance(observations, dict) else \
-                    np.stack([o["action_mask"] for o in observations])
+                masks = (
+                    observations["action_mask"]
+                    if isinstance(observations, dict)
+                    else np.stack([o["action_mask"] for o in observations])
+                )
                 for t, action in enumerate(actions):
                     checked += 1
                     illegal += int(masks[t][int(action)] == 0)
@@ -160,8 +168,9 @@ def build(args):
         .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=1)
         .multi_agent(policies={"shared"}, policy_mapping_fn=lambda agent_id, episode, **kw: "shared")
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"shared": module}))
-        .training(train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch,
-                  num_epochs=args.epochs, lr=args.lr)
+        .training(
+            train_batch_size_per_learner=args.batch, minibatch_size=args.minibatch, num_epochs=args.epochs, lr=args.lr
+        )
         .callbacks(MaskAudit)
         .debugging(seed=args.seed)
     )
@@ -188,8 +197,9 @@ def main(argv=None):
                 learner = result["learners"]["shared"]
                 entry = {
                     "iteration": result["training_iteration"],
-                    "env_steps": int(result.get("num_env_steps_sampled_lifetime",
-                                                runners.get("num_env_steps_sampled_lifetime", 0))),
+                    "env_steps": int(
+                        result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0))
+                    ),
                     "episodes": int(runners.get("num_episodes_lifetime", runners.get("num_episodes", 0))),
                     "episode_length": round(float(runners.get("episode_len_mean", float("nan"))), 1),
                     "actions_checked": int(runners.get("actions_checked", 0)),

@@ -130,9 +130,12 @@ def tune(games, rounds, depth, opening_plies, seed, weights=None):
         b, b0 = fit(x_all, y_all)
         before = fit_scale(x_all, y_all, current)
         current = b * np.abs(start).sum() / np.abs(b).sum()
-        print(f"round {r}: {len(y)} new positions ({len(y_all)} in all, {time.perf_counter() - t:.0f} s); "
-              f"log-loss with the previous weights {before:.4f}, fitted {log_loss(x_all, y_all, b, b0):.4f}; "
-              f"intercept {b0:+.3f}", flush=True)
+        print(
+            f"round {r}: {len(y)} new positions ({len(y_all)} in all, {time.perf_counter() - t:.0f} s); "
+            f"log-loss with the previous weights {before:.4f}, fitted {log_loss(x_all, y_all, b, b0):.4f}; "
+            f"intercept {b0:+.3f}",
+            flush=True,
+        )
         print("  weights:", ", ".join(f"{name}={w:.3g}" for name, w in zip(loa.FEATURES, current)), flush=True)
     return start, current
 
@@ -157,11 +160,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     start, tuned = tune(args.games, args.rounds, args.depth, args.opening, args.seed)
     game = envs.make_game("loa", max_moves=300)
-    score, se = match(game, tuned, start, args.check_games, args.check_depth, args.opening,
-                      np.random.default_rng(args.seed + 1))
+    score, se = match(
+        game, tuned, start, args.check_games, args.check_depth, args.opening, np.random.default_rng(args.seed + 1)
+    )
     verdict = "beats" if score - 2 * se > 0.5 else "does not beat"
-    print(f"tuned vs starting weights, {args.check_games} games at depth {args.check_depth}: "
-          f"{score:.3f} ± {se:.3f} ({verdict} them)")
+    print(
+        f"tuned vs starting weights, {args.check_games} games at depth {args.check_depth}: "
+        f"{score:.3f} ± {se:.3f} ({verdict} them)"
+    )
     print("WEIGHTS = np.array([" + ", ".join(f"{w:.3g}" for w in tuned) + "], dtype=np.float64)")
 
 

@@ -70,8 +70,15 @@ def run_script():
     path = os.pathsep.join(filter(None, [str(ROOT), str(HERE), os.environ.get("PYTHONPATH")]))
 
     def run(*argv, cwd=ROOT, env=None, input=None, timeout=600):
-        return subprocess.run([sys.executable, *map(str, argv)], cwd=cwd, input=input, capture_output=True,
-                              text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": path, **(env or {})})
+        return subprocess.run(
+            [sys.executable, *map(str, argv)],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "PYTHONPATH": path, **(env or {})},
+        )
 
     return run
 

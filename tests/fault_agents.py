@@ -25,8 +25,10 @@ class _Lowest(Agent):
 
 def _register(name):
     """Register once (a test may import this module under two names)."""
+
     def decorate(cls):
         return agents.REGISTRY.get(name) or agents.register(name)(cls)
+
     return decorate
 
 

@@ -45,17 +45,20 @@ GOMOKU = envs.make_game("gomoku", size=9)
 
 def test_gomoku_takes_the_win_rather_than_blocking():
     # Both sides have four; Black to move must complete five (e5 or i5), not block White.
-    s = board(GOMOKU, [
-        ".........",
-        ".........",
-        ".........",
-        "..oooo...",
-        "....xxxx.",
-        ".........",
-        ".........",
-        ".........",
-        ".........",
-    ])
+    s = board(
+        GOMOKU,
+        [
+            ".........",
+            ".........",
+            ".........",
+            "..oooo...",
+            "....xxxx.",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ],
+    )
     bot = agents.make("mcts", simulations=2000, seed=1)
     assert wins_now(GOMOKU, s, bot.act(GOMOKU, s))
 
@@ -63,17 +66,20 @@ def test_gomoku_takes_the_win_rather_than_blocking():
 def test_gomoku_makes_the_open_four():
     # Black has an open three on row 5; White has nothing. The only winning plans make an
     # open four (c5 or g5); anything else lets White block the three.
-    s = board(GOMOKU, [
-        ".........",
-        ".........",
-        "......o..",
-        ".......o.",
-        "...xxx...",
-        ".........",
-        ".....o...",
-        ".........",
-        ".........",
-    ])
+    s = board(
+        GOMOKU,
+        [
+            ".........",
+            ".........",
+            "......o..",
+            ".......o.",
+            "...xxx...",
+            ".........",
+            ".....o...",
+            ".........",
+            ".........",
+        ],
+    )
     bot = agents.make("mcts", simulations=20000, seed=2)
     action = bot.act(GOMOKU, s)
     assert forced_win_in_three(GOMOKU, s, action), GOMOKU.action_to_str(s, action)
@@ -93,9 +99,15 @@ def _win_in_one_position(game, seed):
     return None, None
 
 
-@pytest.mark.parametrize("name, params", [
-    ("gomoku", {"size": 7}), ("othello", {"size": 6}), ("go", {"size": 5}), ("loa", {}),
-])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("gomoku", {"size": 7}),
+        ("othello", {"size": 6}),
+        ("go", {"size": 5}),
+        ("loa", {}),
+    ],
+)
 def test_win_in_one_on_every_two_player_game(name, params):
     game = envs.make_game(name, **params)
     if len(game.legal_actions(game.initial_state(seed=0))) == 0:
@@ -190,17 +202,20 @@ def test_a_clock_stops_once_the_move_cannot_change():
     # Black wins at once on i5 only (White threatens five too). With time management the search
     # stops when the most visited move cannot be overtaken in the time left: about half-way,
     # as nearly every simulation goes to the win.
-    s = board(GOMOKU, [
-        ".........",
-        ".........",
-        ".........",
-        "..oooo...",
-        "...oxxxx.",
-        ".........",
-        ".........",
-        "x........",
-        ".........",
-    ])
+    s = board(
+        GOMOKU,
+        [
+            ".........",
+            ".........",
+            ".........",
+            "..oooo...",
+            "...oxxxx.",
+            ".........",
+            ".........",
+            "x........",
+            ".........",
+        ],
+    )
     bot = agents.make("mcts", seconds=2.0, manage_time=True, seed=1)
     assert GOMOKU.action_to_str(s, bot.act(GOMOKU, s)) == "i5"
     assert bot.last_stats["budget"] == 2.0 and bot.last_stats["seconds"] < 1.6
@@ -238,13 +253,24 @@ def test_single_legal_move_is_played_without_search():
     assert bot.act(game, s) == legal[0] and bot.last_stats["simulations"] == 0
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"c": -1.0}, "c="), ({"threshold": 0}, "threshold="), ({"simulations": 0}, "simulations="),
-    ({"seconds": 0.0}, "seconds="), ({"max_nodes": 10}, "max_nodes="), ({"rave": -1.0}, "rave="),
-    ({"rave": "lots"}, "rave="), ({"reuse": 1}, "reuse="), ({"priors": 1}, "priors="),
-    ({"threads": 0}, "threads="), ({"threads": 2.0}, "threads="), ({"threads": 65}, "threads="),
-    ({"manage_time": "yes"}, "manage_time="),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"c": -1.0}, "c="),
+        ({"threshold": 0}, "threshold="),
+        ({"simulations": 0}, "simulations="),
+        ({"seconds": 0.0}, "seconds="),
+        ({"max_nodes": 10}, "max_nodes="),
+        ({"rave": -1.0}, "rave="),
+        ({"rave": "lots"}, "rave="),
+        ({"reuse": 1}, "reuse="),
+        ({"priors": 1}, "priors="),
+        ({"threads": 0}, "threads="),
+        ({"threads": 2.0}, "threads="),
+        ({"threads": 65}, "threads="),
+        ({"manage_time": "yes"}, "manage_time="),
+    ],
+)
 def test_bad_options_raise_agent_error(options, message):
     with pytest.raises(AgentError, match=message):
         agents.make("mcts", **options)
@@ -299,8 +325,26 @@ def test_calculation_tree_invariants():
     s = _midgame(4, 10)
     links, value, amaf, meta = K.new_tree(1 << 16)
     sims = 4000
-    compiled(K, CALC.spec).run(CALC.kernel_params, s, CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value,
-                               amaf, meta, sims, 0.5, 5, 0, K.RANDOM, 0.0, 1, R.new_rng(9))
+    compiled(K, CALC.spec).run(
+        CALC.kernel_params,
+        s,
+        CALC.num_actions,
+        1,
+        1,
+        CK.CHANCE_OUTCOMES,
+        links,
+        value,
+        amaf,
+        meta,
+        sims,
+        0.5,
+        5,
+        0,
+        K.RANDOM,
+        0.0,
+        1,
+        R.new_rng(9),
+    )
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
     kinds_seen = set()
@@ -328,7 +372,6 @@ def test_calculation_tree_invariants():
     assert kinds_seen == {K.DECISION, K.CHANCE}
 
 
-
 # -- RAVE ---------------------------------------------------------------------------------------------
 
 GO7 = envs.make_game("go", size=7)
@@ -339,8 +382,26 @@ def _go_tree(rave_k, sims=3000, seed=2, priors=0):
     links, value, amaf, meta = K.new_tree(1 << 16)
     code = compiled(K, GO7.spec)
     run = code.run_rave if rave_k > 0 else code.run
-    run(GO7.kernel_params, s, GO7.num_actions, 2, 0, 0, links, value, amaf, meta,
-        sims, 0.5, 5, 0, GO7.spec.playouts.index("light"), rave_k, priors, R.new_rng(seed))
+    run(
+        GO7.kernel_params,
+        s,
+        GO7.num_actions,
+        2,
+        0,
+        0,
+        links,
+        value,
+        amaf,
+        meta,
+        sims,
+        0.5,
+        5,
+        0,
+        GO7.spec.playouts.index("light"),
+        rave_k,
+        priors,
+        R.new_rng(seed),
+    )
     return links, value, amaf, meta
 
 
@@ -360,7 +421,7 @@ def test_rave_statistics_are_consistent_with_the_tree():
     assert amaf[stone_kids, 0].sum() > 10 * links[stone_kids, K.VISITS].sum()
     # Without RAVE nothing is recorded.
     links, value, amaf, meta = _go_tree(0.0)
-    assert not amaf[:meta[K.USED]].any()
+    assert not amaf[: meta[K.USED]].any()
 
 
 def test_rave_is_the_go_default_and_seeded():
@@ -387,11 +448,12 @@ def test_go_priors_start_every_new_node_and_need_rave():
         assert (amaf[stones, 0] >= E.PRIOR_EVEN).all()
     # Without RAVE the priors are not read, and nothing is recorded.
     links, value, amaf, meta = _go_tree(0.0, sims=1000, priors=1)
-    assert not amaf[:meta[K.USED]].any()
+    assert not amaf[: meta[K.USED]].any()
 
 
-@pytest.mark.parametrize("name, params", [("othello", {"size": 6}), ("gomoku", {"size": 9}),
-                                          ("loa", {}), ("go", {"size": 7})])
+@pytest.mark.parametrize(
+    "name, params", [("othello", {"size": 6}), ("gomoku", {"size": 9}), ("loa", {}), ("go", {"size": 7})]
+)
 def test_priors_change_nothing_where_a_game_has_none(name, params):
     # The hook's default gives no virtual simulations: with RAVE on, a game without priors plays
     # the same moves with the same statistics whether the agent asks for priors or not; Go and
@@ -401,8 +463,7 @@ def test_priors_change_nothing_where_a_game_has_none(name, params):
     runs = []
     for priors in (True, False):
         bot = agents.make("mcts", simulations=600, rave=300.0, priors=priors, seed=5)
-        runs.append([(bot.act(game, s), bot.last_stats["value"], bot.last_stats["nodes"])
-                     for _ in range(2)])
+        runs.append([(bot.act(game, s), bot.last_stats["value"], bot.last_stats["nodes"]) for _ in range(2)])
     if name in ("go", "gomoku"):
         assert runs[0] != runs[1]
     else:
@@ -413,8 +474,9 @@ def test_priors_change_nothing_where_a_game_has_none(name, params):
 def test_the_expansion_threshold_defaults_to_the_games(name, threshold):
     game = envs.make_game(name)
     s = game.initial_state(seed=3)
-    default, explicit = (agents.make("mcts", simulations=400, seed=0, **options)
-                         for options in ({}, {"threshold": threshold}))
+    default, explicit = (
+        agents.make("mcts", simulations=400, seed=0, **options) for options in ({}, {"threshold": threshold})
+    )
     assert default.act(game, s) == explicit.act(game, s)
     assert default.last_stats == {**explicit.last_stats, "seconds": default.last_stats["seconds"]}
     other = agents.make("mcts", simulations=400, threshold=3, seed=0)
@@ -436,8 +498,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
     _, _, (tree,), played = bot._memory
     assert played == a
     links = tree.links
-    chosen = next(i for i in range(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT])
-                  if links[i, K.KEY] == a)
+    chosen = next(i for i in range(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT]) if links[i, K.KEY] == a)
     kids = np.arange(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT])
     reply = kids[np.argmax(links[kids, K.VISITS])]
     expected = links[reply, K.VISITS]
@@ -447,7 +508,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
     new = bot._memory[2][0].links
     assert new[0, K.VISITS] == expected + 2000  # the budget comes on top of what was kept
     first, count = new[0, K.FIRST], new[0, K.COUNT]
-    assert new[first:first + count, K.VISITS].sum() <= new[0, K.VISITS]
+    assert new[first : first + count, K.VISITS].sum() <= new[0, K.VISITS]
     # Another position, a new game or reuse=False: a fresh tree.
     bot.act(GO7, GO7.apply(after, GO7.str_to_action(after, "A1")))
     assert bot.last_stats["reused"] == 0
@@ -463,7 +524,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_position_reached():
 def _root_visits(tree):
     links = tree.links
     first, count = links[0, K.FIRST], links[0, K.COUNT]
-    return dict(zip(links[first:first + count, K.KEY].tolist(), links[first:first + count, K.VISITS].tolist()))
+    return dict(zip(links[first : first + count, K.KEY].tolist(), links[first : first + count, K.VISITS].tolist()))
 
 
 def test_threads_search_one_tree_each_and_play_the_most_visits_summed():
@@ -483,8 +544,7 @@ def test_threads_search_one_tree_each_and_play_the_most_visits_summed():
     assert again.act(GO7, s) == a and again.last_stats == {**bot.last_stats, "seconds": again.last_stats["seconds"]}
     # Both trees are kept for the next move: after the reply the first tree explored most.
     links = trees[0].links
-    chosen = next(i for i in range(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT])
-                  if links[i, K.KEY] == a)
+    chosen = next(i for i in range(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT]) if links[i, K.KEY] == a)
     kids = np.arange(links[chosen, K.FIRST], links[chosen, K.FIRST] + links[chosen, K.COUNT])
     reply = int(links[kids[np.argmax(links[kids, K.VISITS])], K.KEY])
     bot.act(GO7, GO7.apply(GO7.apply(s, a), reply))
@@ -510,6 +570,7 @@ def test_never_passes_into_a_lost_count():
 
 
 # -- Calculation: the rule-based playout policy ---------------------------------------------------
+
 
 def _playout_wins(policy, deals):
     """Deals won by one playout of ``policy`` from the start (seeded: the count is exact)."""

@@ -47,6 +47,7 @@ def winning_moves(game, s):
 
 # -- registry and specs --------------------------------------------------------------------------
 
+
 def test_registry_lists_the_agents():
     assert {"random", "greedy", "minimax", "alphabeta", "mcts", "gtp"} <= set(agents.REGISTRY)
 
@@ -59,15 +60,18 @@ def test_spec_options_are_coerced_to_the_default_types():
     assert agents.parse_spec("x:command=['a','b'],k=1") == ("x", {"command": "['a','b']", "k": "1"})
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("nosuch", "unknown agent 'nosuch'"),
-    ("alphabeta:depth=six", "depth='six' is not a valid int"),
-    ("alphabeta:depth=-1", "depth=-1"),
-    ("alphabeta:bogus=1", "has no option 'bogus'"),
-    ("alphabeta:depth", "not of the form key=value"),
-    ("alphabeta:depth=1,depth=2", "given twice"),
-    ("", "expected a string"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("nosuch", "unknown agent 'nosuch'"),
+        ("alphabeta:depth=six", "depth='six' is not a valid int"),
+        ("alphabeta:depth=-1", "depth=-1"),
+        ("alphabeta:bogus=1", "has no option 'bogus'"),
+        ("alphabeta:depth", "not of the form key=value"),
+        ("alphabeta:depth=1,depth=2", "given twice"),
+        ("", "expected a string"),
+    ],
+)
 def test_bad_specs_raise_agent_error(spec, message):
     with pytest.raises(AgentError, match=message):
         agents.make(spec)
@@ -133,9 +137,16 @@ def test_same_seed_same_game(name, kw, spec):
 
 # -- minimax is the reference --------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, kw, depth", [
-    ("loa", {}, 3), ("othello", {"size": 6}, 3), ("gomoku", {"size": 9}, 2), ("go", {"size": 5}, 2),
-])
+
+@pytest.mark.parametrize(
+    "name, kw, depth",
+    [
+        ("loa", {}, 3),
+        ("othello", {"size": 6}, 3),
+        ("gomoku", {"size": 9}, 2),
+        ("go", {"size": 5}, 2),
+    ],
+)
 @pytest.mark.parametrize("tt_bits", [0, 16])
 def test_alphabeta_value_equals_minimax(name, kw, depth, tt_bits):
     game = game_of(name, **kw)
@@ -160,7 +171,9 @@ def test_alphabeta_value_equals_minimax(name, kw, depth, tt_bits):
 # -- solved positions ----------------------------------------------------------------------------
 
 WIN_IN_ONE = {
-    "loa": ({}, """
+    "loa": (
+        {},
+        """
         8 o . . o x . x .
         7 . . o . . x . .
         6 . . . . . o . o
@@ -171,8 +184,11 @@ WIN_IN_ONE = {
         1 o . . . . . o .
           a b c d e f g h
         to_move=x ply=32
-        """),
-    "othello": ({"size": 6}, """
+        """,
+    ),
+    "othello": (
+        {"size": 6},
+        """
         1 x x x x x x
         2 o x x x x x
         3 . o x x x x
@@ -181,8 +197,11 @@ WIN_IN_ONE = {
         6 o . . x x x
           a b c d e f
         to_move=x ply=32
-        """),
-    "gomoku": ({"size": 9}, """
+        """,
+    ),
+    "gomoku": (
+        {"size": 9},
+        """
         9 . . . . . . . . .
         8 . . . . . . . . .
         7 . . . . . . . . .
@@ -194,8 +213,11 @@ WIN_IN_ONE = {
         1 . . . . . . . . .
           a b c d e f g h i
         to_move=x
-        """),
-    "go": ({"size": 5, "komi": 0.5}, """
+        """,
+    ),
+    "go": (
+        {"size": 5, "komi": 0.5},
+        """
         5 . . x o .
         4 . . x o .
         3 . . x o .
@@ -203,7 +225,8 @@ WIN_IN_ONE = {
         1 . . x o .
           a b c d e
         to_move=x ply=12 passes=1 ko=-
-        """),
+        """,
+    ),
 }
 
 
@@ -262,7 +285,9 @@ def forced_win_in_three(game, s, a):
 
 WIN_IN_THREE = {
     # Found by a depth-3 search in a game between seeded agents; the test re-checks the claim.
-    "loa": ({}, """
+    "loa": (
+        {},
+        """
         8 . . . . x . . .
         7 . o . . . o . .
         6 . . . . . x . .
@@ -273,8 +298,11 @@ WIN_IN_THREE = {
         1 . . . . . . . .
           a b c d e f g h
         to_move=x ply=32
-        """),
-    "gomoku": ({"size": 9}, """
+        """,
+    ),
+    "gomoku": (
+        {"size": 9},
+        """
         9 . . . . . . . . .
         8 . . . . . . . . .
         7 . . . . . . . . .
@@ -286,7 +314,8 @@ WIN_IN_THREE = {
         1 . . . . . . . . .
           a b c d e f g h i
         to_move=x
-        """),
+        """,
+    ),
 }
 
 
@@ -325,6 +354,7 @@ def test_othello_bitboard_evaluation_equals_the_square_walk(size):
 
 
 # -- the patience policy -------------------------------------------------------------------------
+
 
 def _greedy_patience_wins(deals):
     """Deals ``0..deals-1`` won by ``greedy`` with seed 0 (deterministic: an exact count)."""

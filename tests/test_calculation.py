@@ -44,8 +44,7 @@ def _rest_of_deck(used):
 
 
 # The 47 cards other than the bases and a 9, on waste piles whose tops (K Q J K) fit no foundation.
-STUCK_PILES = ("A A A 2 2 2 3 3 3 4 4 4 K", "5 5 5 5 6 6 6 6 Q", "7 7 7 7 8 8 8 8 J",
-               "9 9 9 T T T T J J J Q Q Q K K K")
+STUCK_PILES = ("A A A 2 2 2 3 3 3 4 4 4 K", "5 5 5 5 6 6 6 6 Q", "7 7 7 7 8 8 8 8 J", "9 9 9 T T T T J J J Q Q Q K K K")
 
 
 def stacked_deal(game):
@@ -67,7 +66,7 @@ def random_states(game, n_games, seed):
 
 def visible(s):
     """Everything but the face-down cards (header, foundations, waste, played and face-up cells)."""
-    return np.concatenate([s[:K.STOCK + s[K.POS] + 1], s[K.WASTE:]])
+    return np.concatenate([s[: K.STOCK + s[K.POS] + 1], s[K.WASTE :]])
 
 
 # -- the game object -----------------------------------------------------------------------------
@@ -87,8 +86,8 @@ def test_openspiel_rules_refused():
 def test_deal_is_seeded_and_holds_the_48_other_cards(game):
     a, b, c = game.initial_state(7), game.initial_state(7), game.initial_state(8)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
-    assert sorted(a[K.STOCK:K.STOCK + 48]) == sorted([r for r in range(1, 14) for _ in range(4 - (r <= 4))])
-    assert list(a[K.FOUND:K.FOUND + 4]) == [1, 1, 1, 1]
+    assert sorted(a[K.STOCK : K.STOCK + 48]) == sorted([r for r in range(1, 14) for _ in range(4 - (r <= 4))])
+    assert list(a[K.FOUND : K.FOUND + 4]) == [1, 1, 1, 1]
     assert a[K.POS] == 0 and a[C.H_PLY] == 0 and not game.is_terminal(a)
 
 
@@ -108,15 +107,22 @@ def test_stacked_deal_builds_every_foundation_to_its_king_and_wins(game):
             legal = list(game.legal_actions(s))
             assert legal[:4] == [0, 1, 2, 3] and 4 + k in legal and max(legal) < 8
             s = game.apply(s, game.str_to_action(s, f"{card}>f{k + 1}"))
-    assert list(s[K.FOUND:K.FOUND + 4]) == [13] * 4 and game.foundation_cards(s) == 52
+    assert list(s[K.FOUND : K.FOUND + 4]) == [13] * 4 and game.foundation_cards(s) == 52
     assert game.is_terminal(s) and s[C.H_REASON] == K.WON
     assert list(game.returns(s)) == [1.0]
     assert len(game.legal_actions(s)) == 0 and s[C.H_PLY] == 48
 
 
 def test_waste_to_foundation(game):
-    s = game.from_text(position(f=("A 2 3 4", "2", "3", "4"), w=("7 5", "-", "5", "-"), up="K",
-                                stock=_rest_of_deck("A 2 3 4 2 3 4 7 5 5 K"), ply=6))
+    s = game.from_text(
+        position(
+            f=("A 2 3 4", "2", "3", "4"),
+            w=("7 5", "-", "5", "-"),
+            up="K",
+            stock=_rest_of_deck("A 2 3 4 2 3 4 7 5 5 K"),
+            ply=6,
+        )
+    )
     moves = [game.action_to_str(s, a) for a in game.legal_actions(s)]
     assert moves == ["K>w1", "K>w2", "K>w3", "K>w4", "w1>f1", "w3>f1"]
     s2 = game.apply(s, game.str_to_action(s, "W1>F1"))
@@ -151,9 +157,12 @@ def test_stuck_position_is_lost(game):
 
 
 def test_exhausted_stock_is_not_over_while_a_waste_card_fits(game):
-    s = game.from_text(position(f=("A 2 3 4 5 6 7 8 9 T J Q", "2", "3", "4"),
-                                w=("K", "A A A 2 2 3 3 4 4 5 5 5 K", "6 6 6 7 7 7 8 8 8 J",
-                                   "9 9 9 T T T J J Q Q Q K K")))
+    s = game.from_text(
+        position(
+            f=("A 2 3 4 5 6 7 8 9 T J Q", "2", "3", "4"),
+            w=("K", "A A A 2 2 3 3 4 4 5 5 5 K", "6 6 6 7 7 7 8 8 8 J", "9 9 9 T T T J J Q Q Q K K"),
+        )
+    )
     assert not game.is_terminal(s) and list(game.legal_actions(s)) == [8, 12, 20]  # w1, w2, w4 > f1
     s = game.apply(s, 8)
     assert game.is_terminal(s) and s[C.H_REASON] == K.STUCK
@@ -167,10 +176,10 @@ def test_random_games_keep_their_invariants(game):
             for i in range(1, s[K.FOUND + k] + 1):
                 counts[K.card_on_foundation(k, i)] += 1
         for w in range(4):
-            np.add.at(counts, s[K.WASTE + 48 * w:K.WASTE + 48 * w + s[K.WLEN + w]], 1)
-        np.add.at(counts, s[K.STOCK + s[K.POS]:K.STOCK + 48], 1)
+            np.add.at(counts, s[K.WASTE + 48 * w : K.WASTE + 48 * w + s[K.WLEN + w]], 1)
+        np.add.at(counts, s[K.STOCK + s[K.POS] : K.STOCK + 48], 1)
         assert list(counts[1:]) == [4] * 13
-        assert s[K.POS] == s[K.FOUND:K.FOUND + 4].sum() - 4 + s[K.WLEN:K.WLEN + 4].sum()
+        assert s[K.POS] == s[K.FOUND : K.FOUND + 4].sum() - 4 + s[K.WLEN : K.WLEN + 4].sum()
         assert s[C.H_HASH] == K.full_hash(s)
         assert s[C.H_PLY] <= game.max_moves
         legal = game.legal_actions(s)
@@ -197,7 +206,7 @@ def _two_deals_differing_in_stock_order(game):
         s = game.apply(s, a)
     t = s.copy()
     lo = K.STOCK + s[K.POS] + 1
-    t[lo:K.STOCK + 48] = t[lo:K.STOCK + 48][::-1]
+    t[lo : K.STOCK + 48] = t[lo : K.STOCK + 48][::-1]
     return s, t
 
 
@@ -221,14 +230,21 @@ def test_no_render_shows_the_stock_order(game):
 
 
 def test_observation_layout(game):
-    s = game.from_text(position(f=("A 2 3", "2", "3", "4 8"), w=("K Q", "-", "5", "-"), up="7",
-                                stock=_rest_of_deck("A 2 3 2 3 4 8 K Q 5 7"), ply=7))
+    s = game.from_text(
+        position(
+            f=("A 2 3", "2", "3", "4 8"),
+            w=("K Q", "-", "5", "-"),
+            up="7",
+            stock=_rest_of_deck("A 2 3 2 3 4 8 K Q 5 7"),
+            ply=7,
+        )
+    )
     obs = game.observation(s, 0)
     assert [int(np.flatnonzero(obs[k])[0]) + 1 for k in range(4)] == [3, 2, 3, 8]
     assert list(np.flatnonzero(obs[4])) == [6]
     assert obs[5, 0] == 4 - 1 and obs[5, 2] == 4 - 2 and obs[5, 12] == 4 - 1 and obs[5].sum() == 52 - 11
     assert list(np.flatnonzero(obs[6])) == [11] and list(np.flatnonzero(obs[7])) == [12]  # w1 top Q, then K
-    assert obs[8:6 + 48].sum() == 0 and obs[6 + 48:6 + 96].sum() == 0
+    assert obs[8 : 6 + 48].sum() == 0 and obs[6 + 48 : 6 + 96].sum() == 0
     assert list(np.flatnonzero(obs[6 + 96])) == [4]
     with pytest.raises(envs.ArbiterError, match="seat 1"):
         game.observation(s, 1)
@@ -245,11 +261,11 @@ def test_sample_hidden_only_permutes_the_stock(game):
     lo = K.STOCK + s[K.POS] + 1
     for t in (x, z):
         assert np.array_equal(visible(t), visible(s))
-        assert sorted(t[lo:K.STOCK + 48]) == sorted(s[lo:K.STOCK + 48])
+        assert sorted(t[lo : K.STOCK + 48]) == sorted(s[lo : K.STOCK + 48])
         assert np.array_equal(game.observation(t, 0), game.observation(s, 0))
     # a Generator works too, and the compiled in-place shuffle is what sample_hidden calls
     g = game.sample_hidden(s, np.random.default_rng(4))
-    assert sorted(g[lo:K.STOCK + 48]) == sorted(s[lo:K.STOCK + 48])
+    assert sorted(g[lo : K.STOCK + 48]) == sorted(s[lo : K.STOCK + 48])
     t = s.copy()
     K.shuffle_hidden(t, game.kernel_params, R.new_rng(1))
     assert np.array_equal(t, x)
@@ -282,8 +298,26 @@ def test_ten_is_t_and_10(game):
     assert game.str_to_action(s, "10>w1") == game.str_to_action(s, "t>W1") == 0
 
 
-@pytest.mark.parametrize("move", ["", "K", "K>", ">w1", "K>w5", "K>w0", "K>f5", "X>w1", "w1>w2",
-                                  "w5>f1", "w1>f", "K-w1", "1>w1", "KK>w1", "w1 > f1"])
+@pytest.mark.parametrize(
+    "move",
+    [
+        "",
+        "K",
+        "K>",
+        ">w1",
+        "K>w5",
+        "K>w0",
+        "K>f5",
+        "X>w1",
+        "w1>w2",
+        "w5>f1",
+        "w1>f",
+        "K-w1",
+        "1>w1",
+        "KK>w1",
+        "w1 > f1",
+    ],
+)
 def test_malformed_move(game, move):
     s = game.initial_state(0)
     with pytest.raises(NotationError, match=repr(move.strip().lower())):
@@ -323,23 +357,25 @@ def test_text_of_a_fresh_deal(game):
     assert len(lines[9].split()) == 1 + 47
 
 
-@pytest.mark.parametrize("text, match", [
-    ("hello", "'hello'"),
-    ("", "no line for f1"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4 T")) + "\nf1: A", "'f1: A'"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4 T")).replace("w2: -", "w5: -"), "'w5: -'"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4 T")).replace("stock: ", "stock: X "), "'X'"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4 T")).replace("stock: A", "stock: 2"), "A x3, 2 x5"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4")), "T x5"),
-    (position(f=("A", "2", "3", "4 9"), up="T", stock=_rest_of_deck("A 2 3 4 9 T")), "f4: 4 9"),
-    (position(f=("2", "A", "3", "4"), up="T", stock=_rest_of_deck("A 2 3 4 T")), "f1: 2"),
-    (position(f=("-", "2", "3", "4"), w=("A", "-", "-", "-"), up="T", stock=_rest_of_deck("A 2 3 4 T")),
-     "f1: -"),
-    (position(up="T K", stock=_rest_of_deck("A 2 3 4 T K")), "face-up: T K"),
-    (position(w=STUCK_PILES, stock="9"), "face-up: -"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4 T"), ply=1), "ply: '1'"),
-    (position(up="T", stock=_rest_of_deck("A 2 3 4 T"), ply="x"), "ply: 'x'"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("hello", "'hello'"),
+        ("", "no line for f1"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4 T")) + "\nf1: A", "'f1: A'"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4 T")).replace("w2: -", "w5: -"), "'w5: -'"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4 T")).replace("stock: ", "stock: X "), "'X'"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4 T")).replace("stock: A", "stock: 2"), "A x3, 2 x5"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4")), "T x5"),
+        (position(f=("A", "2", "3", "4 9"), up="T", stock=_rest_of_deck("A 2 3 4 9 T")), "f4: 4 9"),
+        (position(f=("2", "A", "3", "4"), up="T", stock=_rest_of_deck("A 2 3 4 T")), "f1: 2"),
+        (position(f=("-", "2", "3", "4"), w=("A", "-", "-", "-"), up="T", stock=_rest_of_deck("A 2 3 4 T")), "f1: -"),
+        (position(up="T K", stock=_rest_of_deck("A 2 3 4 T K")), "face-up: T K"),
+        (position(w=STUCK_PILES, stock="9"), "face-up: -"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4 T"), ply=1), "ply: '1'"),
+        (position(up="T", stock=_rest_of_deck("A 2 3 4 T"), ply="x"), "ply: 'x'"),
+    ],
+)
 def test_bad_text(game, text, match):
     with pytest.raises(TextBoardError, match=match):
         game.from_text(text)

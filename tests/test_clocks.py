@@ -49,8 +49,15 @@ def test_time_control_texts_parse_and_bad_ones_name_the_value():
     assert (tc.base, tc.periods, tc.period) == (60.0, 5, 10.0)
     assert TimeControl.parse(None, byoyomi="3/30").base == 0
     assert TimeControl.from_config(tc.to_config()) == tc
-    for tc, byo, word in [("10+", None, "10+"), ("x", None, "x"), ("-1+1", None, "-1"), ("0", None, "0"),
-                          ("10+1", "5/10", "not both"), ("10", "5", "5"), ("10", "0/3", "0/3")]:
+    for tc, byo, word in [
+        ("10+", None, "10+"),
+        ("x", None, "x"),
+        ("-1+1", None, "-1"),
+        ("0", None, "0"),
+        ("10+1", "5/10", "not both"),
+        ("10", "5", "5"),
+        ("10", "0/3", "0/3"),
+    ]:
         with pytest.raises(ParameterError, match=word):
             TimeControl.parse(tc, byo)
 
@@ -59,19 +66,19 @@ def test_fischer_clock_adds_the_increment_after_a_move_in_time_and_loses_past_ze
     clock = GameClock(TimeControl(1.0, 0.5))
     assert clock.charge(0, 0.8) is None
     assert clock.view(0).seconds == pytest.approx(0.7)  # 1 - 0.8 + 0.5
-    assert clock.view(1).seconds == 1.0                 # the other side's clock did not run
+    assert clock.view(1).seconds == 1.0  # the other side's clock did not run
     assert clock.charge(0, 0.6) is None
-    assert "0.600 s left" in clock.charge(0, 0.7)       # 0.6 left: lost
+    assert "0.600 s left" in clock.charge(0, 0.7)  # 0.6 left: lost
 
 
 def test_byoyomi_keeps_a_period_made_in_time_and_uses_up_the_ones_overrun():
     clock = GameClock(TimeControl(1.0, periods=3, period=2.0))
-    assert clock.charge(0, 2.5) is None      # main time over, 1.5 s into the first period: kept
+    assert clock.charge(0, 2.5) is None  # main time over, 1.5 s into the first period: kept
     assert (clock.view(0).seconds, clock.view(0).periods) == (0.0, 3)
     assert clock.view(0).in_byoyomi and clock.view(0).limit == 6.0
-    assert clock.charge(0, 4.5) is None      # two periods overrun, the third holds the move
+    assert clock.charge(0, 4.5) is None  # two periods overrun, the third holds the move
     assert clock.view(0).periods == 1
-    assert clock.charge(0, 1.9) is None      # within the period: kept
+    assert clock.charge(0, 1.9) is None  # within the period: kept
     assert "1 byo-yomi period of 2 s" in clock.charge(0, 2.1)
 
 
@@ -172,15 +179,21 @@ def test_gtp_engines_get_japanese_byoyomi_or_its_canadian_equivalent(tmp_path):
 
 # -- adjudication ------------------------------------------------------------------------------------
 def test_adjudication_rules_parse_and_refuse_what_they_cannot_read():
-    rules = Adjudication.parse(["cap:plies=200,result=score", "resign:movecount=4,score=600",
-                                "draw:movenumber=40,movecount=8,score=20"])
+    rules = Adjudication.parse(
+        ["cap:plies=200,result=score", "resign:movecount=4,score=600", "draw:movenumber=40,movecount=8,score=20"]
+    )
     assert rules.cap == (200, "score") and rules.resign == (4, 600.0) and rules.draw == (40, 8, 20.0)
     assert Adjudication.parse(rules.rules()) == rules
     assert rules.judge == "alphabeta:depth=2"
-    for bad, word in [("cap:plies=0", "plies=0"), ("cap:plies=9,result=win", "result=win"),
-                      ("resign:score=3", "movecount"), ("resign:movecount=2,score=-1", "score"),
-                      ("resign:movecount=2,score=0", "above 0"),
-                      ("nap:plies=3", "nap"), ("draw:movecount=2,score=1,turns=3", "turns")]:
+    for bad, word in [
+        ("cap:plies=0", "plies=0"),
+        ("cap:plies=9,result=win", "result=win"),
+        ("resign:score=3", "movecount"),
+        ("resign:movecount=2,score=-1", "score"),
+        ("resign:movecount=2,score=0", "above 0"),
+        ("nap:plies=3", "nap"),
+        ("draw:movecount=2,score=1,turns=3", "turns"),
+    ]:
         with pytest.raises(AdjudicationError, match=word):
             Adjudication.parse(bad)
     with pytest.raises(AdjudicationError, match="no score"):
@@ -227,8 +240,17 @@ def test_draw_rule_needs_the_evaluation_level_for_movecount_plies_after_movenumb
 # -- tournaments: records, journal, resume --------------------------------------------------------
 def test_tournament_records_clock_and_adjudication_and_resumes_to_the_same_results(tmp_path):
     journal = tmp_path / "run.db"
-    kwargs = dict(game="othello", size=6, games=2, seed=3, workers=0, progress=False, journal=str(journal),
-                  tc="30+0.5", adjudicate=["cap:plies=12,result=score"])
+    kwargs = dict(
+        game="othello",
+        size=6,
+        games=2,
+        seed=3,
+        workers=0,
+        progress=False,
+        journal=str(journal),
+        tc="30+0.5",
+        adjudicate=["cap:plies=12,result=score"],
+    )
     players = ["greedy", "random", "alphabeta:depth=1"]
     first = tournaments.round_robin(players, **kwargs)
     assert first.config["clock"]["base"] == 30 and first.config["adjudicate"]["rules"] == ["cap:plies=12,result=score"]
@@ -237,8 +259,13 @@ def test_tournament_records_clock_and_adjudication_and_resumes_to_the_same_resul
     again = tournaments.round_robin(players, resume=True, **kwargs)  # every game from the journal
     assert [g["result"] for g in again.games] == [g["result"] for g in first.games]
     # a run cut short: its last games are played again on resume, and adjudicated the same way
-    judged = {**kwargs, "journal": str(tmp_path / "judged.db"), "tc": None, "adjudicator": "alphabeta:depth=1",
-              "adjudicate": ["resign:movecount=2,score=100", "cap:plies=12,result=score"]}
+    judged = {
+        **kwargs,
+        "journal": str(tmp_path / "judged.db"),
+        "tc": None,
+        "adjudicator": "alphabeta:depth=1",
+        "adjudicate": ["resign:movecount=2,score=100", "cap:plies=12,result=score"],
+    }
     whole = tournaments.round_robin(players, **judged)
     assert any("resign rule" in g["detail"] for g in whole.games)
     db = sqlite3.connect(judged["journal"])
@@ -256,8 +283,16 @@ def test_report_shows_the_clock_and_the_adjudication(tmp_path):
     from tournaments.report import write_report
 
     journal = tmp_path / "run.db"
-    tournaments.round_robin(["greedy", "random"], game="othello", size=6, workers=0, progress=False,
-                            journal=str(journal), tc="20+1", adjudicate="cap:plies=6")
+    tournaments.round_robin(
+        ["greedy", "random"],
+        game="othello",
+        size=6,
+        workers=0,
+        progress=False,
+        journal=str(journal),
+        tc="20+1",
+        adjudicate="cap:plies=6",
+    )
     page = open(write_report(str(journal), str(tmp_path / "r.html"))).read()
     assert "Clock: 20+1" in page and "Adjudication: cap:plies=6,result=draw" in page
     assert "move cap: 6 plies played, a draw" in page  # every game's reason and detail
@@ -267,8 +302,9 @@ def test_report_shows_the_clock_and_the_adjudication(tmp_path):
 def test_a_hung_move_on_a_clock_is_killed_soon_after_its_time_is_up():
     import fault_agents  # noqa: F401  (registers "slow")
 
-    r = tournaments.round_robin(["slow:delay=4", "greedy"], game="othello", size=6, workers=1, progress=False,
-                                tc="1", setup_time=10)
+    r = tournaments.round_robin(
+        ["slow:delay=4", "greedy"], game="othello", size=6, workers=1, progress=False, tc="1", setup_time=10
+    )
     assert [g["reason"] for g in r.games] == [TIMEOUT, TIMEOUT]
     assert [(g["black"], g["white"])[1 - g["winner"]] for g in r.games] == ["slow:delay=4"] * 2
     # killed at its clock's 1 s and a margin (2 s), before its 4 s move could come back late
@@ -278,15 +314,37 @@ def test_a_hung_move_on_a_clock_is_killed_soon_after_its_time_is_up():
 def test_cli_takes_tc_byoyomi_and_adjudicate(tmp_path, capsys):
     from tournaments.cli import main
 
-    code = main(["tournament", "--game", "othello", "-p", "size=6", "--system", "round_robin", "--agents",
-                 "greedy", "random", "--workers", "0", "--tc", "20+1", "--adjudicate", "cap:plies=8",
-                 "--jsonl", str(tmp_path / "g.jsonl")])
+    code = main(
+        [
+            "tournament",
+            "--game",
+            "othello",
+            "-p",
+            "size=6",
+            "--system",
+            "round_robin",
+            "--agents",
+            "greedy",
+            "random",
+            "--workers",
+            "0",
+            "--tc",
+            "20+1",
+            "--adjudicate",
+            "cap:plies=8",
+            "--jsonl",
+            str(tmp_path / "g.jsonl"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "Clock: 20+1" in out and "Adjudication: cap:plies=8,result=draw" in out
     assert '"reason": "adjudicated"' in (tmp_path / "g.jsonl").read_text()
-    for argv, word in [(["--tc", "ten"], "--tc ten"), (["--byoyomi", "5"], "--byoyomi 5"),
-                       (["--adjudicate", "cap:plies=-1"], "plies"),
-                       (["--adjudicator", "random"], "needs --adjudicate")]:
+    for argv, word in [
+        (["--tc", "ten"], "--tc ten"),
+        (["--byoyomi", "5"], "--byoyomi 5"),
+        (["--adjudicate", "cap:plies=-1"], "plies"),
+        (["--adjudicator", "random"], "needs --adjudicate"),
+    ]:
         with pytest.raises(SystemExit) as exit_:
             main(["tournament", "--game", "othello", "--agents", "greedy", "random", *argv])
         assert exit_.value.code == 2

@@ -31,11 +31,13 @@ def _nothing_announced_yet(monkeypatch):
 
 def _fresh(module, qualname="helper"):
     """A new jitted function (never compiled, not cached) that numba files under ``module``."""
+
     def helper(x):
         total = 0
         for i in range(x):
             total += i * i
         return total
+
     helper.__module__ = module
     helper.__qualname__ = qualname
     return njit(helper)
@@ -43,7 +45,7 @@ def _fresh(module, qualname="helper"):
 
 def test_a_first_compile_of_project_code_is_announced_once_per_game_and_module(capsys):
     _fresh("envs.go._kernel")(3)
-    _fresh("envs.go._kernel", "other")(3)          # same part (go's rules): announced already
+    _fresh("envs.go._kernel", "other")(3)  # same part (go's rules): announced already
     _fresh("agents._mcts_kernel", "run__go_0123456789ab")(3)  # go's MCTS: a part of its own
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("arbiter: compiling go's numba code (envs.go._kernel.helper and what it calls)")
@@ -74,12 +76,13 @@ def test_compile_seconds_counts_compiling_not_running():
     f(10)
     compiled = compiling.compile_seconds()
     assert compiled > before
-    f(10 ** 6)  # compiled already: running adds nothing
+    f(10**6)  # compiled already: running adds nothing
     assert compiling.compile_seconds() == compiled
 
 
 class _Compiles(Agent):
     """Compiles a new function on its first move, times its whole move as a search agent does."""
+
     name = "compiles-for-the-test"
 
     def _act(self, game, state):
@@ -128,14 +131,21 @@ def test_a_cold_start_announces_each_part_and_times_the_search_alone(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     runs = []
     for _ in range(2):  # cold (empty cache), then warm (the same cache)
-        proc = subprocess.run([sys.executable, "-c", CHILD], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=900, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=True,
+        )
         runs.append((proc.stderr, [float(x) for x in proc.stdout.split()]))
     (cold_err, (seconds, compile_s, whole)), (warm_err, warm) = runs
     lines = [line for line in cold_err.splitlines() if line.startswith("arbiter: compiling gomoku's")]
-    assert any("envs._generic." in line for line in lines)       # the first legal moves
+    assert any("envs._generic." in line for line in lines)  # the first legal moves
     assert any("agents._mcts_kernel." in line for line in lines)  # the first MCTS move
     assert compile_s > 1.0 and seconds < whole - compile_s + 0.05
     assert seconds < compile_s
     assert "arbiter: compiling" not in warm_err  # loaded from the cache: nothing to announce
-    assert np.isclose(warm[1], 0.0, atol=1.0)    # loading the cached code: well under a second
+    assert np.isclose(warm[1], 0.0, atol=1.0)  # loading the cached code: well under a second

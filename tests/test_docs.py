@@ -35,9 +35,9 @@ _MARKER = re.compile(r"^<!--[ \t]*doc-test:[ \t]*((?:(?!-->)[^\n])*?)[ \t]*-->[ 
 @dataclass(frozen=True)
 class Block:
     path: Path
-    line: int       # the first line of code, 1-based, in the markdown file
+    line: int  # the first line of code, 1-based, in the markdown file
     code: str
-    marker: str     # "" or what follows "doc-test:" in the comment before the fence
+    marker: str  # "" or what follows "doc-test:" in the comment before the fence
 
     @property
     def id(self) -> str:
@@ -53,7 +53,7 @@ def blocks(path: Path, text: str | None = None) -> list[Block]:
     text = path.read_text() if text is None else text
     found = []
     for match in _FENCE.finditer(text):
-        before = text[:match.start()]
+        before = text[: match.start()]
         marker = _MARKER.search(before)
         found.append(Block(path, before.count("\n") + 2, match.group(1), marker.group(1) if marker else ""))
     return found
@@ -76,20 +76,31 @@ def test_every_block_is_run_checked_or_skipped_for_a_reason():
 def test_the_markers_are_read():
     """The parser finds a marker only on the line right before a fence (not one further up)."""
     sample = DOCS / "sample.md"
-    text = ("<!-- doc-test: skip: far away -->\n\n```python\nprint(1)\n```\n"
-            "<!-- doc-test: needs numpy -->\n```python\nprint(2)\n```\n")
+    text = (
+        "<!-- doc-test: skip: far away -->\n\n```python\nprint(1)\n```\n"
+        "<!-- doc-test: needs numpy -->\n```python\nprint(2)\n```\n"
+    )
     found = blocks(sample, text)
     assert [(b.kind, b.line, b.code) for b in found] == [("run", 4, "print(1)\n"), ("needs", 8, "print(2)\n")]
 
 
 def _run(block: Block) -> subprocess.CompletedProcess:
     # the block's own lines, numbered as in the markdown file in tracebacks
-    program = (f"import sys\nsource = sys.stdin.read()\n"
-               f"exec(compile('\\n' * {block.line - 1} + source, {str(block.path)!r}, 'exec'), "
-               "{'__name__': '__main__'})\n")
+    program = (
+        f"import sys\nsource = sys.stdin.read()\n"
+        f"exec(compile('\\n' * {block.line - 1} + source, {str(block.path)!r}, 'exec'), "
+        "{'__name__': '__main__'})\n"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", program], input=block.code, cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", program],
+        input=block.code,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 RUNNABLE = [b for b in BLOCKS if b.kind in ("run", "needs")]

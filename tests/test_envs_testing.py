@@ -123,8 +123,11 @@ BROKEN = {
     "returns-both-win": (broken(EveryoneWins), "protocol", True),
     "text-without-side-to-move": (broken(TextWithoutSideToMove), "notation", True),
     "observation-out-of-bounds": (broken(ObservationOutOfBounds), "observation", True),
-    "observation-leaks-the-stock": (dataclasses.replace(envs.spec("calculation"), game=LeakyCalculation),
-                                    "observation", True),
+    "observation-leaks-the-stock": (
+        dataclasses.replace(envs.spec("calculation"), game=LeakyCalculation),
+        "observation",
+        True,
+    ),
     "float-actions-accepted": (broken(FloatActionsAccepted), "errors", True),
     "start-from-a-counter": (broken(StartFromACounter), "seeding", True),
     "playouts-ignore-the-seed": (broken(PlayoutsIgnoreTheSeed), "playouts", True),
@@ -215,8 +218,7 @@ def test_variants_come_from_the_spec():
 def test_small_params_take_each_integer_parameter_to_its_smallest_playable_value(registry):
     built_in = {name: testing.small_params(name) for name in ("loa", "othello", "gomoku", "go", "calculation")}
     # max_moves (LOA's, Go's) at its lowest, 1, would end every game at once: it keeps its default
-    assert built_in == {"loa": {}, "othello": {"size": 6}, "gomoku": {"size": 7}, "go": {"size": 5},
-                        "calculation": {}}
+    assert built_in == {"loa": {}, "othello": {"size": 6}, "gomoku": {"size": 7}, "go": {"size": 5}, "calculation": {}}
     assert testing.small_params(envs.make_game("go", size=13)) == {"size": 5}  # the game's spec, not its size
     registry.add(connect_four.SPEC)
     assert testing.small_params(connect_four.SPEC) == {"columns": 4, "rows": 4, "connect": 3}
@@ -226,6 +228,7 @@ def test_small_params_take_each_integer_parameter_to_its_smallest_playable_value
 
 
 # -- the command line ------------------------------------------------------------------------------
+
 
 def test_command_line_prints_each_check_and_exits_1_on_a_failure(registry, capsys):
     from envs.testing.__main__ import main
@@ -239,15 +242,18 @@ def test_command_line_prints_each_check_and_exits_1_on_a_failure(registry, capsy
     assert out[-1] == "1 passed, 1 failed"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["chess"], "unknown game 'chess'"),
-    (["go", "--param", "size=4"], "size=4"),
-    (["go", "--param", "size"], "NAME=VALUE"),
-    (["go", "--check", "nothing"], "invalid choice"),
-    (["go", "--module", "no_such_module"], "no_such_module"),
-    (["go", "--variants", "--param", "size=5"], "--variants"),
-    (["go", "--games", "0"], "games=0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["chess"], "unknown game 'chess'"),
+        (["go", "--param", "size=4"], "size=4"),
+        (["go", "--param", "size"], "NAME=VALUE"),
+        (["go", "--check", "nothing"], "invalid choice"),
+        (["go", "--module", "no_such_module"], "no_such_module"),
+        (["go", "--variants", "--param", "size=5"], "--variants"),
+        (["go", "--games", "0"], "games=0"),
+    ],
+)
 def test_command_line_usage_errors_exit_2(argv, message, capsys):
     from envs.testing.__main__ import main
 
@@ -259,10 +265,27 @@ def test_command_line_usage_errors_exit_2(argv, message, capsys):
 def test_python_dash_m_registers_the_spec_of_a_game_package():
     """As a user runs it: a fresh interpreter, the package importable, its SPEC registered by
     ``--module``; every check's line and exit status 0."""
-    command = [sys.executable, "-m", "envs.testing", "connect_four", "--module", "connect_four",
-               "--check", "seeding", "--check", "errors"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "tests")})
+    command = [
+        sys.executable,
+        "-m",
+        "envs.testing",
+        "connect_four",
+        "--module",
+        "connect_four",
+        "--check",
+        "seeding",
+        "--check",
+        "errors",
+    ]
+    done = subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "tests")},
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "make_game('connect_four') [standard]"

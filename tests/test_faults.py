@@ -74,9 +74,15 @@ def journaled(path) -> int:
 
 def cli(args, **kw):
     """The ``arbiter`` command (with the fault agents registered) in its own session."""
-    return subprocess.Popen([sys.executable, os.path.join(HERE, "fault_agents.py"), *args], env=kw.pop("env", ENV),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            **kw)
+    return subprocess.Popen(
+        [sys.executable, os.path.join(HERE, "fault_agents.py"), *args],
+        env=kw.pop("env", ENV),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        **kw,
+    )
 
 
 def wait_for(predicate, seconds, what):
@@ -88,13 +94,30 @@ def wait_for(predicate, seconds, what):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-SLOW_RR = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "2",
-           "--agents", "slow:delay=0.05", "slow:delay=0.04", "slow:delay=0.03", "greedy"]
+SLOW_RR = [
+    "tournament",
+    "--game",
+    "gomoku",
+    "-p",
+    "size=7",
+    "--system",
+    "round_robin",
+    "--workers",
+    "2",
+    "--agents",
+    "slow:delay=0.05",
+    "slow:delay=0.04",
+    "slow:delay=0.03",
+    "greedy",
+]
 
 
 # -- 1. workers die with their parent ------------------------------------------------------------
-@pytest.mark.parametrize("sig,pdeathsig", [(signal.SIGKILL, True), (signal.SIGKILL, False), (signal.SIGTERM, True)],
-                         ids=["sigkill", "sigkill-watchdog-only", "sigterm"])
+@pytest.mark.parametrize(
+    "sig,pdeathsig",
+    [(signal.SIGKILL, True), (signal.SIGKILL, False), (signal.SIGTERM, True)],
+    ids=["sigkill", "sigkill-watchdog-only", "sigterm"],
+)
 def test_no_worker_outlives_a_killed_parent(tmp_path, sig, pdeathsig):
     env = dict(ENV) if pdeathsig else {**ENV, "ARBITER_TEST_NO_PDEATHSIG": "1"}
     db = str(tmp_path / "j.db")
@@ -118,8 +141,25 @@ def test_no_process_an_agent_started_outlives_a_killed_parent(tmp_path):
     once of its parent-death signal, before it could do anything)."""
     db, pids = str(tmp_path / "j.db"), tmp_path / "pids"
     pids.mkdir()
-    proc = cli(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "2",
-                "--agents", f"forker:pids={pids}", "slow:delay=0.05", "slow:delay=0.04", "--journal", db])
+    proc = cli(
+        [
+            "tournament",
+            "--game",
+            "gomoku",
+            "-p",
+            "size=7",
+            "--system",
+            "round_robin",
+            "--workers",
+            "2",
+            "--agents",
+            f"forker:pids={pids}",
+            "slow:delay=0.05",
+            "slow:delay=0.04",
+            "--journal",
+            db,
+        ]
+    )
     try:
         wait_for(lambda: journaled(db) >= 1 and len(started_by_forker(pids)) >= 2, 60, "the forker's children")
         os.kill(proc.pid, signal.SIGKILL)
@@ -185,8 +225,9 @@ def test_a_worker_killed_from_outside_replays_its_game_once(tmp_path):
     stored = [json.loads(rec) for _, rec in conn.execute("SELECT idx, record FROM games ORDER BY idx")]
     conn.close()
     assert [g["index"] for g in stored] == list(range(6))
-    clean = tournaments.round_robin([KilledOnce(tmp_path / "marker"), "slow:delay=0", "greedy"], workers=2,
-                                    seed=4, progress=False, **GAME)
+    clean = tournaments.round_robin(
+        [KilledOnce(tmp_path / "marker"), "slow:delay=0", "greedy"], workers=2, seed=4, progress=False, **GAME
+    )
     assert timeless(stored) == timeless(r.games) == timeless(clean.games)
 
 
@@ -194,16 +235,18 @@ def test_a_game_whose_worker_is_always_killed_stops_with_its_name(tmp_path):
     executor = tournaments.ProcessExecutor(1, retries=2)
     before = children(os.getpid())
     with pytest.raises(tournaments.ExecutorError, match=r"game 0 .*killed from outside 3 times.*SIGKILL"):
-        tournaments.round_robin([KilledOnce(tmp_path / "m", always=True), "greedy"], executor=executor,
-                                progress=False, **GAME)
+        tournaments.round_robin(
+            [KilledOnce(tmp_path / "m", always=True), "greedy"], executor=executor, progress=False, **GAME
+        )
     assert children(os.getpid()) - before == set()
 
 
 @pytest.mark.parametrize("spec,detail", [("segfault", "signal SIGSEGV"), ("exit3", "exit code 3")])
 @pytest.mark.parametrize("move_time", [None, 2.0])
 def test_an_agent_that_kills_its_own_process_forfeits_with_the_cause(spec, detail, move_time):
-    r = tournaments.round_robin([spec, "slow:delay=0"], workers=2, move_time=move_time, setup_time=20,
-                                progress=False, **GAME)
+    r = tournaments.round_robin(
+        [spec, "slow:delay=0"], workers=2, move_time=move_time, setup_time=20, progress=False, **GAME
+    )
     assert len(r.games) == 2
     for g in r.games:
         assert g["reason"] == "forfeit-crash" and detail in g["detail"]
@@ -212,8 +255,9 @@ def test_an_agent_that_kills_its_own_process_forfeits_with_the_cause(spec, detai
         assert ("warm-up" in g["detail"]) == (move_time is not None)
         # the worker's last words: faulthandler's error and the crashing frame, or its last line
         if spec == "segfault":
-            assert re.search(r"SIGSEGV: Fatal Python error: Segmentation fault, at .*fault_agents\.py:\d+ in _act",
-                             g["detail"]), g["detail"]
+            assert re.search(
+                r"SIGSEGV: Fatal Python error: Segmentation fault, at .*fault_agents\.py:\d+ in _act", g["detail"]
+            ), g["detail"]
         else:
             assert g["detail"].endswith("(exit code 3: its stderr ends: exit3: giving up)"), g["detail"]
 
@@ -222,10 +266,32 @@ def test_a_crashing_worker_prints_no_crash_dump_on_the_console(tmp_path):
     """faulthandler on (as under pytest, or ``python -X faulthandler``): the dump of a worker
     that segfaults goes to the game's record, not to the terminal of the person watching."""
     jsonl = tmp_path / "games.jsonl"
-    run = subprocess.run([sys.executable, "-X", "faulthandler", os.path.join(HERE, "fault_agents.py"), "tournament",
-                          "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "2",
-                          "--agents", "segfault", "slow:delay=0", "--jsonl", str(jsonl)],
-                         env=ENV, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "faulthandler",
+            os.path.join(HERE, "fault_agents.py"),
+            "tournament",
+            "--game",
+            "gomoku",
+            "-p",
+            "size=7",
+            "--system",
+            "round_robin",
+            "--workers",
+            "2",
+            "--agents",
+            "segfault",
+            "slow:delay=0",
+            "--jsonl",
+            str(jsonl),
+        ],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert "Fatal Python error" not in run.stderr  # no dump; the standings' footnote may quote its first line
     assert "Current thread" not in run.stderr + run.stdout and "Extension modules" not in run.stderr + run.stdout
@@ -239,8 +305,9 @@ def started_by_forker(directory) -> list[int]:
 
 
 def test_no_process_an_agent_starts_outlives_the_tournament(tmp_path):
-    r = tournaments.round_robin([f"forker:pids={tmp_path}", "slow:delay=0", "greedy"], workers=2, progress=False,
-                                **GAME)
+    r = tournaments.round_robin(
+        [f"forker:pids={tmp_path}", "slow:delay=0", "greedy"], workers=2, progress=False, **GAME
+    )
     assert [g["reason"] for g in r.games] == ["normal"] * 6
     started = started_by_forker(tmp_path)
     assert len(started) == 8  # a forked child and a `sleep` in each of its four games
@@ -251,8 +318,9 @@ def test_a_crash_is_a_crash_while_the_other_agents_child_holds_the_pipe(tmp_path
     """The forker's ``sleep`` holds the worker's pipe to the referee, so the pipe does not close
     when the segfault agent kills the worker: the death is seen from the process and recorded as
     the crash it is, at once, not as a timeout after setup_time."""
-    r = tournaments.round_robin([f"forker:pids={tmp_path}", "segfault"], workers=1, move_time=5.0, setup_time=60,
-                                progress=False, **GAME)
+    r = tournaments.round_robin(
+        [f"forker:pids={tmp_path}", "segfault"], workers=1, move_time=5.0, setup_time=60, progress=False, **GAME
+    )
     assert [g["reason"] for g in r.games] == ["forfeit-crash"] * 2
     assert all("signal SIGSEGV: Fatal Python error: Segmentation fault" in g["detail"] for g in r.games)
     assert all(g["result"] == ("0-1" if g["black"] == "segfault" else "1-0") for g in r.games)
@@ -271,8 +339,9 @@ class HangsOnEveryMove:
 
 def test_a_hung_warm_up_loses_on_time_within_setup_time():
     t = time.monotonic()
-    r = tournaments.round_robin(["warmhang", "slow:delay=0", "greedy"], workers=2, setup_time=1.0,
-                                progress=False, **GAME)
+    r = tournaments.round_robin(
+        ["warmhang", "slow:delay=0", "greedy"], workers=2, setup_time=1.0, progress=False, **GAME
+    )
     assert time.monotonic() - t < 30
     theirs = [g for g in r.games if "warmhang" in (g["black"], g["white"])]
     assert len(theirs) == 4
@@ -284,8 +353,9 @@ def test_a_hung_warm_up_loses_on_time_within_setup_time():
 
 def test_a_hung_warm_up_move_loses_on_time_within_setup_time():
     t = time.monotonic()
-    r = tournaments.round_robin([HangsOnEveryMove(), "slow:delay=0"], workers=2, move_time=0.5, setup_time=1.5,
-                                progress=False, **GAME)
+    r = tournaments.round_robin(
+        [HangsOnEveryMove(), "slow:delay=0"], workers=2, move_time=0.5, setup_time=1.5, progress=False, **GAME
+    )
     assert time.monotonic() - t < 30
     assert [g["reason"] for g in r.games] == ["forfeit-timeout"] * 2
     assert all("warm-up move" in g["detail"] and g["plies"] == 0 for g in r.games)
@@ -294,8 +364,14 @@ def test_a_hung_warm_up_move_loses_on_time_within_setup_time():
 def test_an_agent_that_times_out_at_setup_is_ruled_out_for_the_rest_of_the_run():
     """It hangs on its warm-up move: the first game that waits for it times out after setup_time,
     and every other game of it is forfeited at once with the reason, not after setup_time each."""
-    r = tournaments.round_robin([HangsOnEveryMove(), "slow:delay=0", "greedy", "random"], workers=2, move_time=1.0,
-                                setup_time=2.0, progress=False, **GAME)
+    r = tournaments.round_robin(
+        [HangsOnEveryMove(), "slow:delay=0", "greedy", "random"],
+        workers=2,
+        move_time=1.0,
+        setup_time=2.0,
+        progress=False,
+        **GAME,
+    )
     theirs = [g for g in r.games if "hangs" in (g["black"], g["white"])]
     assert len(r.games) == 12 and len(theirs) == 6
     assert all(g["reason"] == "forfeit-timeout" and g["plies"] == 0 for g in theirs)
@@ -303,8 +379,9 @@ def test_an_agent_that_times_out_at_setup_is_ruled_out_for_the_rest_of_the_run()
     waited = [g for g in theirs if g["detail"].startswith("warm-up move: no answer within setup_time=2.0s")]
     assert len(waited) == 1 and "ruled out for the rest of the run" in waited[0]["detail"]
     ruled = [g for g in theirs if g not in waited]
-    assert all(g["detail"] == f"ruled out: setup timed out after 2 s (warm-up move, game {waited[0]['index']})"
-               for g in ruled)
+    assert all(
+        g["detail"] == f"ruled out: setup timed out after 2 s (warm-up move, game {waited[0]['index']})" for g in ruled
+    )
     assert all(g["reason"] == "normal" for g in r.games if g not in theirs)
 
 
@@ -333,16 +410,38 @@ def test_ctrl_c_stops_the_cli_cleanly_and_tells_how_to_resume(tmp_path):
     assert [pid for pid in workers if alive(pid)] == []
     command = err.strip().splitlines()[-1].strip()
     assert command.startswith("arbiter tournament ") and command.endswith("--resume")
-    resumed = subprocess.run([sys.executable, os.path.join(HERE, "fault_agents.py"), *shlex.split(command)[1:]],
-                             env=ENV, cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run(
+        [sys.executable, os.path.join(HERE, "fault_agents.py"), *shlex.split(command)[1:]],
+        env=ENV,
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert "round_robin on gomoku: 12 games" in resumed.stdout
 
 
 def test_a_game_that_cannot_be_played_stops_the_cli_cleanly_with_a_resume_hint(tmp_path):
     db = str(tmp_path / "j.db")
-    proc = cli(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "1",
-                "--agents", "selfkill", "greedy", "--journal", db])
+    proc = cli(
+        [
+            "tournament",
+            "--game",
+            "gomoku",
+            "-p",
+            "size=7",
+            "--system",
+            "round_robin",
+            "--workers",
+            "1",
+            "--agents",
+            "selfkill",
+            "greedy",
+            "--journal",
+            db,
+        ]
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1 and "Traceback" not in err
     assert re.search(r"error: game 0 \(round 1, selfkill - greedy\): its worker was killed from outside 4 times", err)
@@ -396,13 +495,22 @@ def test_a_second_process_on_a_journal_gets_journal_in_use(tmp_path):
 
 def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
     path = str(tmp_path / "j.db")
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import time
         from tournaments.journal import Journal
         j = Journal({path!r}, {{"t": 1}}, resume=False)
         print("locked", flush=True)
         time.sleep(1000)
-    """)], env=ENV, stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "locked"
     with pytest.raises(JournalError, match="in use"):
         Journal(path, {"t": 1}, resume=True)

@@ -17,8 +17,10 @@ FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthChe
 
 # Each choice is either "a legal move" (an index into the legal actions) or a raw action id that
 # may be out of range or illegal, so episodes both run long and hit every illegal-action path.
-choices = st.lists(st.one_of(st.tuples(st.just("legal"), st.integers(0, 10**6)),
-                             st.tuples(st.just("raw"), st.integers(-3, 600))), max_size=120)
+choices = st.lists(
+    st.one_of(st.tuples(st.just("legal"), st.integers(0, 10**6)), st.tuples(st.just("raw"), st.integers(-3, 600))),
+    max_size=120,
+)
 
 
 def _pick(choice, mask):

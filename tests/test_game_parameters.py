@@ -14,11 +14,35 @@ from envs import ParameterError
 from envs.pettingzoo import go_v0
 from envs.vector_env import ArbiterVectorEnv
 
-HUGE = 10**400          # no float holds it
-VAST = 10**5000         # past Python's 4,300-digit limit: even its repr raises
-HOSTILE = [HUGE, -HUGE, VAST, 2**63, -(2**63) - 1, 1e308, -1e308, math.inf, -math.inf, math.nan, 9.0, 1e3,
-           True, False, np.bool_(True), "9", "x" * 100_000, None, [9], {"a": 1}, 1 + 2j, np.float64(1e308),
-           np.longdouble("1e4000"), np.uint64(2**64 - 1), np.int64(-(2**63))]
+HUGE = 10**400  # no float holds it
+VAST = 10**5000  # past Python's 4,300-digit limit: even its repr raises
+HOSTILE = [
+    HUGE,
+    -HUGE,
+    VAST,
+    2**63,
+    -(2**63) - 1,
+    1e308,
+    -1e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+    9.0,
+    1e3,
+    True,
+    False,
+    np.bool_(True),
+    "9",
+    "x" * 100_000,
+    None,
+    [9],
+    {"a": 1},
+    1 + 2j,
+    np.float64(1e308),
+    np.longdouble("1e4000"),
+    np.uint64(2**64 - 1),
+    np.int64(-(2**63)),
+]
 
 
 def _accepted(game, name, value) -> bool:
@@ -32,8 +56,11 @@ def _accepted(game, name, value) -> bool:
         return any(type(value) is type(c) and value == c for c in param.choices)
     is_bool = isinstance(value, (bool, np.bool_))
     if param.number:
-        return (not is_bool and isinstance(value, (int, float, np.integer, np.floating))
-                and abs(float(value) if abs(value) < 10**300 else math.inf) <= 361)
+        return (
+            not is_bool
+            and isinstance(value, (int, float, np.integer, np.floating))
+            and abs(float(value) if abs(value) < 10**300 else math.inf) <= 361
+        )
     if is_bool or not isinstance(value, (int, np.integer)):
         return False
     low = -math.inf if param.low is None else param.low
@@ -63,8 +90,9 @@ def test_every_parameter_refuses_hostile_values_with_a_short_typed_error(game, n
 KOMIS = [1e308, -1e308, np.float64(1e308), HUGE, VAST, math.inf, math.nan, 1e-300]
 
 
-@pytest.mark.parametrize("komi", KOMIS, ids=["1e308", "-1e308", "np1e308", "10**400", "10**5000", "inf", "nan",
-                                            "1e-300"])
+@pytest.mark.parametrize(
+    "komi", KOMIS, ids=["1e308", "-1e308", "np1e308", "10**400", "10**5000", "inf", "nan", "1e-300"]
+)
 def test_go_komi_out_of_range_is_a_parameter_error_through_every_door(komi):
     with pytest.raises(ParameterError, match="komi="):
         envs.make_game("go", komi=komi)
@@ -110,8 +138,11 @@ def test_an_unbounded_integer_says_so():
         envs.make_game("go", max_moves=1000.0)
 
 
-@pytest.mark.parametrize("value", ["1e308", "-1e308", "1e400", "nan", "10**400", "'7.5'", "(" * 5000],
-                         ids=["1e308", "-1e308", "1e400", "nan", "10**400", "string", "parens"])
+@pytest.mark.parametrize(
+    "value",
+    ["1e308", "-1e308", "1e400", "nan", "10**400", "'7.5'", "(" * 5000],
+    ids=["1e308", "-1e308", "1e400", "nan", "10**400", "string", "parens"],
+)
 def test_the_clis_game_parameters_end_with_one_line_and_status_2(value, capsys):
     from tournaments import cli
 

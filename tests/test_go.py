@@ -25,7 +25,7 @@ def play(game, state, *moves):
 
 def stones(game, state):
     n = game.size
-    return state[C.HEADER:C.HEADER + n * n].reshape(n, n)
+    return state[C.HEADER : C.HEADER + n * n].reshape(n, n)
 
 
 # -- captures ---------------------------------------------------------------------------------------
@@ -210,8 +210,9 @@ to_move=x ply=16 passes=2 ko=-
 """
 
 
-@pytest.mark.parametrize("komi, score, returns", [(0, 0.0, [0.0, 0.0]), (0.5, -0.5, [-1.0, 1.0]),
-                                                  (-1.5, 1.5, [1.0, -1.0])])
+@pytest.mark.parametrize(
+    "komi, score, returns", [(0, 0.0, [0.0, 0.0]), (0.5, -0.5, [-1.0, 1.0]), (-1.5, 1.5, [1.0, -1.0])]
+)
 def test_area_scoring_with_komi_and_neutral_points(komi, score, returns):
     """10 points each (7 stones + 3 eyes); the c column reaches both colours and counts for no one."""
     game = envs.make_game("go", size=5, komi=komi)
@@ -287,20 +288,23 @@ def test_text_round_trip_and_fresh_history():
     assert again[K.fields(game._p) + K.O_COUNT] == 1  # history restarts with this position alone
 
 
-@pytest.mark.parametrize("text, match", [
-    ("hello", "non-empty lines"),
-    (DAME.replace("ply=16", "ply=15"), "to_move=x with ply=15"),
-    (DAME.replace("ply=16", "ply=14"), "14 stones and passes=2 after ply=14"),
-    (DAME.replace("passes=2", "passes=3"), "passes='3'"),
-    (DAME.replace("ply=16", "ply=60"), "ply='60'"),
-    (DAME.replace("5 . x . o .", "5 o x . o .").replace("ply=16", "ply=18"), "chain at A5 has no liberties"),
-    (DAME.replace("a b c d e", "a b c d i"), "column line"),
-    (DAME.replace(" passes=2", ""), "missing passes"),
-    (DAME.replace("ko=-", "ko=z9"), "ko='z9': expected - or a point"),
-    (KO.replace("ko=-", "ko=d4"), "ko='d4': expected the empty point where o just took"),
-    (KO.replace("ko=-", "ko=c3").replace("passes=0", "passes=1"), "ko='c3'"),
-    (KO.replace("ko=-", "ko=e5"), "ko='e5'"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("hello", "non-empty lines"),
+        (DAME.replace("ply=16", "ply=15"), "to_move=x with ply=15"),
+        (DAME.replace("ply=16", "ply=14"), "14 stones and passes=2 after ply=14"),
+        (DAME.replace("passes=2", "passes=3"), "passes='3'"),
+        (DAME.replace("ply=16", "ply=60"), "ply='60'"),
+        (DAME.replace("5 . x . o .", "5 o x . o .").replace("ply=16", "ply=18"), "chain at A5 has no liberties"),
+        (DAME.replace("a b c d e", "a b c d i"), "column line"),
+        (DAME.replace(" passes=2", ""), "missing passes"),
+        (DAME.replace("ko=-", "ko=z9"), "ko='z9': expected - or a point"),
+        (KO.replace("ko=-", "ko=d4"), "ko='d4': expected the empty point where o just took"),
+        (KO.replace("ko=-", "ko=c3").replace("passes=0", "passes=1"), "ko='c3'"),
+        (KO.replace("ko=-", "ko=e5"), "ko='e5'"),
+    ],
+)
 def test_bad_text_boards_raise_text_board_error(text, match):
     game = envs.make_game("go", size=5)
     with pytest.raises(TextBoardError, match=match):
@@ -318,19 +322,22 @@ def test_observation_planes():
 
 
 # -- parameters -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("params, match", [
-    ({"komi": float("nan")}, "komi=nan"),
-    ({"komi": float("inf")}, "komi=inf"),
-    ({"komi": 7.3}, r"komi=7.3: expected a multiple of 0.5"),
-    ({"komi": "7.5"}, "komi='7.5'"),
-    ({"komi": 100.5}, "komi=100.5"),
-    ({"size": 4}, "size=4"),
-    ({"size": 20}, "size=20"),
-    ({"rules": "aga"}, "rules='aga'"),
-    ({"superko": "situational"}, "superko='situational'"),
-    ({"suicide": 1}, "suicide=1"),
-    ({"max_moves": 0}, "max_moves=0"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"komi": float("nan")}, "komi=nan"),
+        ({"komi": float("inf")}, "komi=inf"),
+        ({"komi": 7.3}, r"komi=7.3: expected a multiple of 0.5"),
+        ({"komi": "7.5"}, "komi='7.5'"),
+        ({"komi": 100.5}, "komi=100.5"),
+        ({"size": 4}, "size=4"),
+        ({"size": 20}, "size=20"),
+        ({"rules": "aga"}, "rules='aga'"),
+        ({"superko": "situational"}, "superko='situational'"),
+        ({"suicide": 1}, "suicide=1"),
+        ({"max_moves": 0}, "max_moves=0"),
+    ],
+)
 def test_bad_parameters_raise_parameter_error(params, match):
     with pytest.raises(ParameterError, match=match):
         envs.make_game("go", **params)
@@ -345,9 +352,16 @@ def test_openspiel_preset_and_defaults():
 
 
 # -- invariants over random play ------------------------------------------------------------------------
-@pytest.mark.parametrize("params, games", [({"size": 5}, 4), ({"size": 6, "suicide": True}, 4),
-                                           ({"size": 5, "rules": "openspiel"}, 4), ({"size": 19}, 1),
-                                           ({"size": 13, "suicide": True, "rules": "openspiel"}, 1)])
+@pytest.mark.parametrize(
+    "params, games",
+    [
+        ({"size": 5}, 4),
+        ({"size": 6, "suicide": True}, 4),
+        ({"size": 5, "rules": "openspiel"}, 4),
+        ({"size": 19}, 1),
+        ({"size": 13, "suicide": True, "rules": "openspiel"}, 1),
+    ],
+)
 def test_random_play_invariants(params, games):
     """legal_actions (row masks) agrees with is_legal (point by point) everywhere, on boards up to
     19 wide; the incremental hash with a fresh one."""
@@ -371,8 +385,9 @@ def _naive_after(board, n, a, colour, suicide):
 
     def neighbours(i):
         r, c = divmod(i, n)
-        return [rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                if 0 <= rr < n and 0 <= cc < n]
+        return [
+            rr * n + cc for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < n and 0 <= cc < n
+        ]
 
     def chain(start):
         todo, seen, free = [start], {start}, False
@@ -530,9 +545,9 @@ ATARI = (". x o . .", ". . x . .", ". . . . .", ". . . . .", ". . . . .")
 
 
 def test_evaluation_counts_a_chain_in_atari_for_the_side_that_can_take_it():
-    assert _value(ATARI, "x", atari=1) == 1.0   # White's stone on C5, one liberty: Black takes it
+    assert _value(ATARI, "x", atari=1) == 1.0  # White's stone on C5, one liberty: Black takes it
     assert _value(ATARI, "o", atari=1) == -1.0  # White to move: its own stone is in danger
-    assert _value(ATARI, "x", area=1) == 1.0    # stones only: two Black, one White; no region is one colour's
+    assert _value(ATARI, "x", area=1) == 1.0  # stones only: two Black, one White; no region is one colour's
 
 
 TWO_EYES = (". x . x o", "x x x x o", "o o o o o", ". . . . .", ". . . . .")
@@ -578,13 +593,16 @@ def test_light_playouts_pass_rather_than_fill_their_own_eyes():
     assert _light_choices(game, state) == {"pass"}
 
 
-@pytest.mark.parametrize("rows, point, eye", [
-    ((". x .", "x x .", ". . ."), "A5", True),     # corner, no enemy diagonal
-    ((". x .", "x o .", ". . ."), "A5", False),    # corner, one enemy diagonal: false eye
-    ((". . .", "x x .", ". . ."), "A5", False),    # an empty orthogonal neighbour: not an eye
-    ((". . . .", "o x . .", "x . x .", ". x . ."), "B3", True),  # middle, one enemy diagonal
-    ((". . . .", "o x o .", "x . x .", ". x . ."), "B3", False),  # middle, two: false eye
-])
+@pytest.mark.parametrize(
+    "rows, point, eye",
+    [
+        ((". x .", "x x .", ". . ."), "A5", True),  # corner, no enemy diagonal
+        ((". x .", "x o .", ". . ."), "A5", False),  # corner, one enemy diagonal: false eye
+        ((". . .", "x x .", ". . ."), "A5", False),  # an empty orthogonal neighbour: not an eye
+        ((". . . .", "o x . .", "x . x .", ". x . ."), "B3", True),  # middle, one enemy diagonal
+        ((". . . .", "o x o .", "x . x .", ". x . ."), "B3", False),  # middle, two: false eye
+    ],
+)
 def test_true_single_point_eyes(rows, point, eye):
     game = envs.make_game("go", size=5)
     lines = [f"{5 - r} " + " ".join((row.split() + ["."] * 5)[:5]) for r, row in enumerate(rows)]
@@ -596,24 +614,29 @@ def test_true_single_point_eyes(rows, point, eye):
 
 def test_light_playouts_capture_a_chain_the_last_move_left_in_atari():
     game = envs.make_game("go", size=5)
-    before = game.from_text(".\n".join(["5 . . . . ", "4 . . x . ", "3 . x . . ", "2 . . x . ",
-                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=5 passes=0 ko=-\n")
+    before = game.from_text(
+        ".\n".join(["5 . . . . ", "4 . . x . ", "3 . x . . ", "2 . . x . ", "1 . . . . "])
+        + ".\n  a b c d e\nto_move=o ply=5 passes=0 ko=-\n"
+    )
     state = play(game, before, "C3")  # White plays into atari; its one liberty is D3
     assert _light_choices(game, state) == {"D3"}
 
 
 def test_light_playouts_extend_out_of_atari_when_that_gains_liberties():
     game = envs.make_game("go", size=5)
-    before = game.from_text(".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ",
-                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n")
+    before = game.from_text(
+        ".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ", "1 . . . . "])
+        + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n"
+    )
     state = play(game, before, "C2")  # Black's C3 in atari: D3 makes it three liberties
     assert _light_choices(game, state) == {"D3"}
 
 
 def test_light_playouts_refuse_self_atari_of_two_stones_or_more():
     game = envs.make_game("go", size=5)
-    state = game.from_text("5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n"
-                           "  a b c d e\nto_move=x ply=4 passes=0 ko=-\n")
+    state = game.from_text(
+        "5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n  a b c d e\nto_move=x ply=4 passes=0 ko=-\n"
+    )
     p = game.kernel_params
     a5, a4 = (game.str_to_action(state, v) for v in ("A5", "A4"))
     assert E.liberties_after(state, p, a5, 1, 2) == (1, 2)  # A5 joins B5: two stones, one liberty
@@ -623,13 +646,20 @@ def test_light_playouts_refuse_self_atari_of_two_stones_or_more():
     assert "A5" not in choices and len(choices) > 15
 
 
-
 # White's E5 between Black's E6, D5 and F4: after Black's F5, White's only liberty is E4, and
 # extending there leaves two liberties that Black takes away one atari at a time down to the
 # lower left corner (a ladder), unless a White stone stands on the way.
-LADDER = (". . . . . . . . .", ". . . . . . . . .", ". . . . . . . . .", ". . . . x . . . .",
-          ". . . x o . . . .", ". . . . . x . . .", ". . . . . . . . .", ". . . . . . . . .",
-          ". . . . . . . . .")
+LADDER = (
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . x . . . .",
+    ". . . x o . . . .",
+    ". . . . . x . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+)
 
 
 def _ladder(breaker=None):
@@ -643,12 +673,15 @@ def _ladder(breaker=None):
     return game, game.from_text(text + "\n  a b c d e f g h j\nto_move=x ply=20 passes=0 ko=-\n")
 
 
-@pytest.mark.parametrize("breaker, escapes", [
-    (None, False),   # the ladder runs to the corner
-    ("C2", True),    # a White stone on its path: the chain reaches three liberties
-    ("B3", True),
-    ("G2", False),   # a White stone off its path changes nothing
-])
+@pytest.mark.parametrize(
+    "breaker, escapes",
+    [
+        (None, False),  # the ladder runs to the corner
+        ("C2", True),  # a White stone on its path: the chain reaches three liberties
+        ("B3", True),
+        ("G2", False),  # a White stone off its path changes nothing
+    ],
+)
 def test_ladder_reading(breaker, escapes):
     game, before = _ladder(breaker)
     state = play(game, before, "F5")
@@ -676,6 +709,7 @@ def test_priors_start_ladders_that_work_and_refuse_to_run_in_them():
     assert start_broken["F5"] < start["F5"]
     run = _priors(game, play(game, before, "F5"))
     assert max((move for move in run if move != "pass"), key=lambda move: run[move][1]) == "E4"
+
 
 @pytest.mark.parametrize("policy", [0, E.LIGHT])
 def test_traced_playouts_record_the_game_they_play(policy):
@@ -712,7 +746,7 @@ def test_light_playouts_are_seeded_and_end_with_only_eyes_left():
                 again = game.initial_state()
                 E.playout(again, p, R.new_rng(4), moves, policy)
                 assert np.array_equal(again, s)
-            for a in np.flatnonzero(s[C.HEADER:C.HEADER + 81] == 0):
+            for a in np.flatnonzero(s[C.HEADER : C.HEADER + 81] == 0):
                 empty += 1
                 eyes += E.is_eye(s, p, a, 1) or E.is_eye(s, p, a, 2)
         eye_share[policy] = eyes / empty
@@ -720,6 +754,7 @@ def test_light_playouts_are_seeded_and_end_with_only_eyes_left():
 
 
 # -- MoGo's 3x3 patterns and the pattern playout policy -----------------------------------------------
+
 
 def _random_positions(game, count, seed):
     """Positions from seeded random games, some plies in."""
@@ -741,28 +776,30 @@ def test_pattern_shapes_hold_in_every_rotation_reflection_and_colouring():
     p = game.kernel_params
     matched = 0
     for s in _random_positions(game, 40, seed=3):
-        board = s[C.HEADER:C.HEADER + 49].reshape(7, 7)
-        variants = [board, board.T, board[::-1], board[:, ::-1], np.rot90(board, 2),
-                    np.where(board > 0, 3 - board, 0)]
+        board = s[C.HEADER : C.HEADER + 49].reshape(7, 7)
+        variants = [board, board.T, board[::-1], board[:, ::-1], np.rot90(board, 2), np.where(board > 0, 3 - board, 0)]
         for a in np.flatnonzero(board.ravel() == 0):
             r, c = divmod(int(a), 7)
             expect = E.PATTERN_TABLE[E.shape(s, p, a)]
             matched += expect
             for k, v in enumerate(variants):
                 t = s.copy()
-                t[C.HEADER:C.HEADER + 49] = v.ravel()
+                t[C.HEADER : C.HEADER + 49] = v.ravel()
                 rr, cc = [(r, c), (c, r), (6 - r, c), (r, 6 - c), (6 - r, 6 - c), (r, c)][k]
                 assert E.PATTERN_TABLE[E.shape(t, p, rr * 7 + cc)] == expect
     assert matched > 20
 
 
-@pytest.mark.parametrize("rows, match", [
-    (("x o x", ". . .", ". . ."), True),    # enclosing hane
-    (("x o .", ". . .", ". . ."), True),    # non-cutting hane
-    (("x o .", "o . .", ". . ."), True),    # cut
-    ((". x .", "x . .", ". . ."), False),   # stones of one colour only: no pattern holds
-    ((". . .", ". . .", ". . ."), False),   # nothing around
-])
+@pytest.mark.parametrize(
+    "rows, match",
+    [
+        (("x o x", ". . .", ". . ."), True),  # enclosing hane
+        (("x o .", ". . .", ". . ."), True),  # non-cutting hane
+        (("x o .", "o . .", ". . ."), True),  # cut
+        ((". x .", "x . .", ". . ."), False),  # stones of one colour only: no pattern holds
+        ((". . .", ". . .", ". . ."), False),  # nothing around
+    ],
+)
 def test_pattern_shapes(rows, match):
     # The 3x3 rows around C3 of an otherwise empty 5x5 board, Black to move.
     game = envs.make_game("go", size=5)
@@ -802,13 +839,14 @@ def test_pattern_playouts_are_seeded_and_keep_their_eyes():
         s = play(game, game.initial_state(), "E5")
         E.playout(s, p, R.new_rng(8), moves, E.PATTERN)
         ends.append(s)
-        empty = np.flatnonzero(s[C.HEADER:C.HEADER + 81] == 0)
+        empty = np.flatnonzero(s[C.HEADER : C.HEADER + 81] == 0)
         assert game.is_terminal(s)
         assert sum(E.is_eye(s, p, a, 1) or E.is_eye(s, p, a, 2) for a in empty) >= len(empty) - 1
     assert np.array_equal(ends[0], ends[1])
 
 
 # -- prior knowledge for MCTS's tree -----------------------------------------------------------------
+
 
 def _priors(game, state):
     """Go's priors of every legal move of ``state``: {move text: (virtual simulations, value)}."""
@@ -834,22 +872,25 @@ def test_priors_favour_the_capture_and_never_the_own_eye_fill():
     state = game.from_text(CAPTURE)
     prior = _priors(game, state)
     value = {move: v for move, (_, v) in prior.items() if move != "pass"}
-    assert max(value, key=value.get) == "C5"          # captures C4
-    assert min(value, key=value.get) == "A5"          # Black's own true eye
+    assert max(value, key=value.get) == "C5"  # captures C4
+    assert min(value, key=value.get) == "A5"  # Black's own true eye
     assert value["A5"] < 0.1 and value["C5"] > 0.7
-    assert prior["pass"] == (0.0, 0.0)                 # no knowledge about passing
+    assert prior["pass"] == (0.0, 0.0)  # no knowledge about passing
     assert all(n >= E.PRIOR_EVEN for move, (n, _) in prior.items() if move != "pass")
 
 
 def test_priors_save_a_chain_in_atari_and_refuse_self_atari():
     game = envs.make_game("go", size=5)
-    before = game.from_text(".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ",
-                                        "1 . . . . "]) + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n")
+    before = game.from_text(
+        ".\n".join(["5 . . . . ", "4 . . o . ", "3 . o x . ", "2 . . . . ", "1 . . . . "])
+        + ".\n  a b c d e\nto_move=o ply=3 passes=0 ko=-\n"
+    )
     state = play(game, before, "C2")  # Black's C3 in atari: D3 saves it
     value = {move: v for move, (_, v) in _priors(game, state).items() if move != "pass"}
     assert max(value, key=value.get) == "D3"
-    selfish = game.from_text("5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n"
-                             "  a b c d e\nto_move=x ply=4 passes=0 ko=-\n")
+    selfish = game.from_text(
+        "5 . x o . .\n4 . o . . .\n3 . . . . .\n2 . . . . .\n1 . . . . .\n  a b c d e\nto_move=x ply=4 passes=0 ko=-\n"
+    )
     value = {move: v for move, (_, v) in _priors(game, selfish).items() if move != "pass"}
     assert value["A5"] < 0.5 and value["A5"] < value["A4"]  # A5: two stones, one liberty
 

@@ -66,8 +66,10 @@ def _neutral(kind, n, move):
 
 
 def _ours(game, state, action):
-    return game.action_to_str(state, action).lower().replace("x", "-") if game.name == "loa" else (
-        game.action_to_str(state, action).lower()
+    return (
+        game.action_to_str(state, action).lower().replace("x", "-")
+        if game.name == "loa"
+        else (game.action_to_str(state, action).lower())
     )
 
 

@@ -137,13 +137,14 @@ def test_observation_planes_are_from_the_seat_view():
 # ``random_playout`` draws from a list of the empty points and counts lines on a bordered board of
 # its own; these tests hold it to ``legal_actions`` + ``apply``.
 
+
 def late_position(game, empties, seed):
     """A position of a uniformly random game with at most ``empties`` empty points, ongoing."""
     rng = np.random.default_rng(seed)
     while True:
         state = game.initial_state()
         while not game.is_terminal(state):
-            if state[C.HEADER:C.HEADER + game.size ** 2].tolist().count(0) <= empties:
+            if state[C.HEADER : C.HEADER + game.size**2].tolist().count(0) <= empties:
                 return state
             legal = game.legal_actions(state)
             state = game.apply(state, int(legal[rng.integers(len(legal))]))

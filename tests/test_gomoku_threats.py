@@ -50,9 +50,14 @@ def play_out_vcf(state, seat):
         moves += 1
         if GAME.is_terminal(state):
             break
-        replies = [int(a) for a in GAME.legal_actions(state)
-                   if not any(GAME.is_terminal(GAME.apply(GAME.apply(state, int(a)), int(b)))
-                              for b in GAME.legal_actions(GAME.apply(state, int(a))))]
+        replies = [
+            int(a)
+            for a in GAME.legal_actions(state)
+            if not any(
+                GAME.is_terminal(GAME.apply(GAME.apply(state, int(a)), int(b)))
+                for b in GAME.legal_actions(GAME.apply(state, int(a)))
+            )
+        ]
         if len(replies) == 0:  # an open four: every reply loses at once
             state = GAME.apply(state, int(GAME.legal_actions(state)[0]))
             continue
@@ -77,8 +82,7 @@ def test_no_vcf_without_fours():
 
 
 def test_a_five_point_is_a_line_of_one_and_the_opponents_stops_the_search():
-    state = GAME.from_text(VCF3.replace("5 o x x x . . . . .", "5 o x x x x . . . ."
-                                        ).replace("9 o . . .", "9 o o . ."))
+    state = GAME.from_text(VCF3.replace("5 o x x x . . . . .", "5 o x x x x . . . .").replace("9 o . . .", "9 o o . ."))
     found, out = threats(state, 0)
     assert found == 1 and GAME.action_to_str(state, int(out[0])) == "f5" and out[1] == 1
     assert threats(state, 1)[0] == 0  # o must answer x's four first

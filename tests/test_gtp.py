@@ -32,9 +32,21 @@ def talk(game, agent, commands):
 def test_server_answers_the_administrative_commands():
     game = envs.make_game("go", size=9)
     bot = agents.make("mcts", simulations=50, seed=0)
-    replies = talk(game, bot, ["protocol_version", "1 name", "version", "known_command genmove",
-                               "known_command frobnicate", "list_commands", "frobnicate", "quit",
-                               "name"])
+    replies = talk(
+        game,
+        bot,
+        [
+            "protocol_version",
+            "1 name",
+            "version",
+            "known_command genmove",
+            "known_command frobnicate",
+            "list_commands",
+            "frobnicate",
+            "quit",
+            "name",
+        ],
+    )
     assert replies[0] == (True, "2")
     assert replies[1] == (True, "1 Arbiter mcts")  # "=1 Arbiter mcts": the id is echoed
     assert replies[3] == (True, "true") and replies[4] == (True, "false")
@@ -52,21 +64,39 @@ def test_server_ids_are_echoed():
 def test_server_plays_undoes_and_scores_go():
     game = envs.make_game("go", size=9)
     bot = agents.make("mcts", simulations=200, seed=1)
-    replies = talk(game, bot, [
-        "boardsize 5", "clear_board", "komi 0.5", "play black C3", "play black D4", "play white Z9",
-        "genmove white", "undo", "undo", "undo", "undo", "showboard", "play b c3", "play w pass",
-        "play b pass", "final_score", "boardsize 42",
-    ])
-    assert all(ok for ok, _ in replies[:5])          # Black twice: White passed in between
+    replies = talk(
+        game,
+        bot,
+        [
+            "boardsize 5",
+            "clear_board",
+            "komi 0.5",
+            "play black C3",
+            "play black D4",
+            "play white Z9",
+            "genmove white",
+            "undo",
+            "undo",
+            "undo",
+            "undo",
+            "showboard",
+            "play b c3",
+            "play w pass",
+            "play b pass",
+            "final_score",
+            "boardsize 42",
+        ],
+    )
+    assert all(ok for ok, _ in replies[:5])  # Black twice: White passed in between
     assert replies[5] == (False, "invalid color or coordinate")
     ok, vertex = replies[6]
     assert ok and (vertex == "pass" or vertex[0] in "ABCDE")
-    assert replies[7:10] == [(True, "")] * 3         # genmove, D4 (with its pass), C3 taken back
+    assert replies[7:10] == [(True, "")] * 3  # genmove, D4 (with its pass), C3 taken back
     assert replies[10] == (False, "cannot undo")
     grid = [line.split()[1:] for line in replies[11][1].splitlines() if line[:1].isdigit()]
     assert len(grid) == 5 and {cell for row in grid for cell in row} == {"."}  # empty again
     assert all(ok for ok, _ in replies[12:15])
-    assert replies[15] == (True, "B+24.5")           # one black stone owns the 5x5 board, komi 0.5
+    assert replies[15] == (True, "B+24.5")  # one black stone owns the 5x5 board, komi 0.5
     assert replies[16] == (False, "unacceptable size")
 
 
@@ -78,8 +108,9 @@ def test_server_refuses_size_changes_for_a_fixed_board_and_one_player_games():
 
 
 def _gtp_subprocess(args, commands, timeout=120):
-    proc = subprocess.run(SERVER + args, input="\n".join(commands) + "\n", capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        SERVER + args, input="\n".join(commands) + "\n", capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr
     return [(b[0] == "=", b[1:].strip()) for b in proc.stdout.split("\n\n")[:-1]]
 
@@ -87,25 +118,40 @@ def _gtp_subprocess(args, commands, timeout=120):
 def test_command_line_server_in_a_subprocess():
     replies = _gtp_subprocess(
         ["--game", "go", "--size", "5", "--agent", "mcts:simulations=100", "--seed", "3"],
-        ["protocol_version", "play black C3", "genmove white", "showboard", "quit"])
+        ["protocol_version", "play black C3", "genmove white", "showboard", "quit"],
+    )
     assert replies[0] == (True, "2") and replies[1] == (True, "")
     assert replies[2][0] and replies[3][0] and "to_move=x" in replies[3][1]
 
 
 @pytest.mark.parametrize("komi", ["nan", "inf", "-inf", "1e400", "1e308"])
 def test_command_line_refuses_a_komi_that_is_not_a_finite_number_in_one_line(komi):
-    proc = subprocess.run(SERVER + ["--game", "go", f"--komi={komi}", "--agent", "random"], input="name\n",
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    proc = subprocess.run(
+        SERVER + ["--game", "go", f"--komi={komi}", "--agent", "random"],
+        input="name\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("arbiter gtp: error: komi=") and proc.stderr.count("\n") == 1, proc.stderr
 
 
 def test_command_line_server_answers_hostile_input_and_goes_on():
     # stray bytes that are no UTF-8, a komi that is no number, an endless file, a huge line
-    commands = (b"1 komi nan\n2 komi 1e400\n3 loadsgf /dev/zero\n\xff\xfe bogus\n4 play b "
-                + b"c" * 100_000 + b"\n5 play b c3\n6 showboard\n7 quit\n")
-    proc = subprocess.run(SERVER + ["--game", "go", "--size", "5", "--agent", "random"], input=commands,
-                          capture_output=True, timeout=120, cwd=ROOT)
+    commands = (
+        b"1 komi nan\n2 komi 1e400\n3 loadsgf /dev/zero\n\xff\xfe bogus\n4 play b "
+        + b"c" * 100_000
+        + b"\n5 play b c3\n6 showboard\n7 quit\n"
+    )
+    proc = subprocess.run(
+        SERVER + ["--game", "go", "--size", "5", "--agent", "random"],
+        input=commands,
+        capture_output=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     replies = proc.stdout.decode().split("\n\n")[:-1]
     assert [r[:2] for r in replies] == ["?1", "?2", "?3", "? ", "?4", "=5", "=6", "=7"]
@@ -114,8 +160,14 @@ def test_command_line_server_answers_hostile_input_and_goes_on():
 
 
 def test_command_line_rejects_bad_agent_specs():
-    proc = subprocess.run(SERVER + ["--game", "go", "--agent", "nosuchagent"], input="",
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    proc = subprocess.run(
+        SERVER + ["--game", "go", "--agent", "nosuchagent"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert proc.returncode == 2 and "unknown agent 'nosuchagent'" in proc.stderr
 
 
@@ -133,8 +185,9 @@ def play_match(game, bots, first=0):
 def test_client_plays_our_own_server():
     # GTP both ways at once: an agent behind the server, reached through the client.
     game = envs.make_game("go", size=5)
-    served = agents.make("gtp", command=SERVER + ["--game", "go", "--size", "9", "--agent", "random",
-                                                  "--seed", "1"], move_time=60)
+    served = agents.make(
+        "gtp", command=SERVER + ["--game", "go", "--size", "9", "--agent", "random", "--seed", "1"], move_time=60
+    )
     try:
         s = play_match(game, [agents.make("random", seed=2), served])
         assert game.is_terminal(s)
@@ -249,8 +302,10 @@ def test_engine_resignation_is_a_result_not_a_forfeit():
 
 
 def test_engine_that_hangs_times_out():
-    script = ("import sys, time\nfor line in sys.stdin:\n    if 'genmove' in line: time.sleep(60)\n"
-              "    print('='); print(); sys.stdout.flush()\n")
+    script = (
+        "import sys, time\nfor line in sys.stdin:\n    if 'genmove' in line: time.sleep(60)\n"
+        "    print('='); print(); sys.stdout.flush()\n"
+    )
     bot = agents.make("gtp", command=_fake_engine(script), move_time=0.5)
     game = envs.make_game("go", size=5)
     with pytest.raises(GTPTimeout, match="within 0.5 s"):

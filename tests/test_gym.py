@@ -120,8 +120,11 @@ def test_same_seed_same_episode_including_opponent_and_deal():
                 break
         return trace
 
-    for env_id, params in [("Go-v0", {"size": 5, "agent_seat": "random"}), ("Calculation-v0", {}),
-                           ("Othello-v0", {"size": 6, "agent_seat": "random"})]:
+    for env_id, params in [
+        ("Go-v0", {"size": 5, "agent_seat": "random"}),
+        ("Calculation-v0", {}),
+        ("Othello-v0", {"size": 6, "agent_seat": "random"}),
+    ]:
         a, b = episode(env_id, 11, **params), episode(env_id, 11, **params)
         assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
     assert not np.array_equal(episode("Calculation-v0", 1)[0], episode("Calculation-v0", 2)[0])
@@ -212,7 +215,9 @@ def test_ansi_and_human_render_the_text_board():
     env.step(12)
     text = env.render()
     game = env.unwrapped.game
-    assert text.startswith(game.to_text(env.unwrapped._state)) and "last move: A5" in text  # the opponent's reply (action 0)
+    assert (
+        text.startswith(game.to_text(env.unwrapped._state)) and "last move: A5" in text
+    )  # the opponent's reply (action 0)
     human = gymnasium.make("Go-v0", size=5, render_mode="human")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -22,6 +22,7 @@ UNWRITABLE = "/sys/arbiter-test"  # sysfs refuses new files, even to root
 @pytest.fixture
 def no_games(monkeypatch):
     """Fail the test if any game starts (in this process: ``--workers 0`` and ``arbiter play``)."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("a game was played")
 
@@ -47,9 +48,15 @@ needs_sysfs = pytest.mark.skipif(not os.path.isdir("/sys/kernel"), reason="needs
 
 
 # -- option values ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("command", [TOURNAMENT, ["play", *SMALL[:4], "--black", "random"],
-                                     ["match", *SMALL[:4], "--a", "random", "--b", "random"],
-                                     ["study", "--championships", "2"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        TOURNAMENT,
+        ["play", *SMALL[:4], "--black", "random"],
+        ["match", *SMALL[:4], "--a", "random", "--b", "random"],
+        ["study", "--championships", "2"],
+    ],
+)
 def test_negative_seed(capsys, no_games, command):
     refused(capsys, [*command, "--seed", "-1"], "--seed -1")
 
@@ -58,8 +65,17 @@ def test_negative_workers(capsys, no_games):
     refused(capsys, [*TOURNAMENT, "--workers", "-1"], "--workers -1")
 
 
-@pytest.mark.parametrize("option, value", [("--move-time", "-1"), ("--move-time", "nan"), ("--setup-time", "0"),
-                                           ("--setup-time", "inf"), ("--k", "0"), ("--rounds", "0")])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--move-time", "-1"),
+        ("--move-time", "nan"),
+        ("--setup-time", "0"),
+        ("--setup-time", "inf"),
+        ("--k", "0"),
+        ("--rounds", "0"),
+    ],
+)
 def test_bad_clock_and_system_values(capsys, no_games, option, value):
     refused(capsys, [*TOURNAMENT, option, value], f"{option} {value}")
 
@@ -81,8 +97,9 @@ def test_match_of_an_odd_number_of_games(capsys, no_games):
 
 
 def test_sprt_with_an_impossible_error_rate(capsys, no_games):
-    refused(capsys, ["match", *SMALL[:4], "--a", "random", "--b", "random", "--sprt", "0", "10", "0", "0.05"],
-            "alpha=0.0")
+    refused(
+        capsys, ["match", *SMALL[:4], "--a", "random", "--b", "random", "--sprt", "0", "10", "0", "0.05"], "alpha=0.0"
+    )
 
 
 def test_unknown_agent(capsys, no_games):
@@ -90,10 +107,14 @@ def test_unknown_agent(capsys, no_games):
 
 
 # -- agents that cannot play the game here ---------------------------------------------------------
-@pytest.mark.parametrize("command", [
-    ["tournament", "--game", "go", "--workers", "0", "--agents", "random", "alphazero"],
-    ["match", "--game", "go", "--a", "alphazero", "--b", "random"],
-    ["play", "--game", "go", "--black", "alphazero", "--white", "random"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tournament", "--game", "go", "--workers", "0", "--agents", "random", "alphazero"],
+        ["match", "--game", "go", "--a", "alphazero", "--b", "random"],
+        ["play", "--game", "go", "--black", "alphazero", "--white", "random"],
+    ],
+)
 def test_an_agent_without_weights_for_the_game(capsys, no_games, command):
     refused(capsys, command, "alphazero", "go")
 
@@ -104,8 +125,12 @@ def test_an_agent_for_another_kind_of_game(capsys, no_games):
 
 def test_learned_agent_without_torch(capsys, no_games, monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # as if the learn extra were not installed
-    refused(capsys, ["tournament", "--game", "othello", "--workers", "0", "--agents", "random", "alphazero"],
-            "PyTorch", "arbiter-games[learn]")
+    refused(
+        capsys,
+        ["tournament", "--game", "othello", "--workers", "0", "--agents", "random", "alphazero"],
+        "PyTorch",
+        "arbiter-games[learn]",
+    )
 
 
 def test_ray_executor_without_ray(capsys, no_games, monkeypatch):
@@ -115,8 +140,9 @@ def test_ray_executor_without_ray(capsys, no_games, monkeypatch):
 
 def test_study_plots_without_matplotlib(capsys, no_games, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    refused(capsys, ["study", "--out", str(tmp_path / "out"), "--plot", str(tmp_path / "plots")],
-            "--plot", "matplotlib")
+    refused(
+        capsys, ["study", "--out", str(tmp_path / "out"), "--plot", str(tmp_path / "plots")], "--plot", "matplotlib"
+    )
 
 
 # -- output paths: refused before the first game ---------------------------------------------------
@@ -158,14 +184,19 @@ def test_sgf_directory_in_an_unwritable_place(capsys, no_games):
 
 
 def test_sgf_for_a_game_without_sgf(capsys, no_games, tmp_path):
-    refused(capsys, ["play", "--game", "calculation", "--black", "random", "--save", str(tmp_path / "x.sgf")],
-            "--save", "calculation")
+    refused(
+        capsys,
+        ["play", "--game", "calculation", "--black", "random", "--save", str(tmp_path / "x.sgf")],
+        "--save",
+        "calculation",
+    )
 
 
 @needs_sysfs
 def test_play_save_in_an_unwritable_place(capsys, no_games):
-    refused(capsys, ["play", *SMALL[:4], "--black", "random", "--save", f"{UNWRITABLE}.sgf"],
-            f"--save {UNWRITABLE}.sgf")
+    refused(
+        capsys, ["play", *SMALL[:4], "--black", "random", "--save", f"{UNWRITABLE}.sgf"], f"--save {UNWRITABLE}.sgf"
+    )
 
 
 def test_play_save_to_a_directory(capsys, no_games, tmp_path):
@@ -179,8 +210,12 @@ def test_study_output_that_is_a_file(capsys, no_games, tmp_path):
 
 
 def test_study_from_a_missing_csv(capsys, tmp_path):
-    refused(capsys, ["study", "--out", str(tmp_path / "o"), "--from-csv", str(tmp_path / "none.csv")],
-            "--from-csv", "none.csv")
+    refused(
+        capsys,
+        ["study", "--out", str(tmp_path / "o"), "--from-csv", str(tmp_path / "none.csv")],
+        "--from-csv",
+        "none.csv",
+    )
 
 
 # -- journals: unwritable reports and exports, edited journals ----------------------------------------
@@ -236,21 +271,27 @@ def _rows(path):
         db.close()
 
 
-@pytest.mark.parametrize("sql, args, named", [
-    ("DELETE FROM meta WHERE key = 'config'", (), "no configuration row"),
-    ("UPDATE meta SET value = ? WHERE key = 'config'", ("[1, 2]",), "configuration row"),
-    ("UPDATE meta SET value = ? WHERE key = 'config'", ("not json",), "configuration row"),
-    ("UPDATE games SET record = ? WHERE idx = 1", ('{"foo": 1}',), "game row 1: no 'index' field"),
-    ("UPDATE games SET record = ? WHERE idx = 1", ("null",), "game row 1: expected a JSON object"),
-    ("UPDATE games SET record = ? WHERE idx = 1", ("{",), "game row 1 is not a JSON record"),
-])
+@pytest.mark.parametrize(
+    "sql, args, named",
+    [
+        ("DELETE FROM meta WHERE key = 'config'", (), "no configuration row"),
+        ("UPDATE meta SET value = ? WHERE key = 'config'", ("[1, 2]",), "configuration row"),
+        ("UPDATE meta SET value = ? WHERE key = 'config'", ("not json",), "configuration row"),
+        ("UPDATE games SET record = ? WHERE idx = 1", ('{"foo": 1}',), "game row 1: no 'index' field"),
+        ("UPDATE games SET record = ? WHERE idx = 1", ("null",), "game row 1: expected a JSON object"),
+        ("UPDATE games SET record = ? WHERE idx = 1", ("{",), "game row 1 is not a JSON record"),
+    ],
+)
 @pytest.mark.parametrize("command", ["resume", "report", "export"])
 def test_an_edited_journal(capsys, journal, tmp_path, sql, args, named, command):
     path, resume = journal
     _edit(path, sql, *args)
     before = _rows(path)
-    argv = {"resume": resume, "report": ["report", str(path), "-o", str(tmp_path / "r.html")],
-            "export": ["export", str(path), "--sgf", str(tmp_path / "sgf")]}[command]
+    argv = {
+        "resume": resume,
+        "report": ["report", str(path), "-o", str(tmp_path / "r.html")],
+        "export": ["export", str(path), "--sgf", str(tmp_path / "sgf")],
+    }[command]
     refused(capsys, argv, str(path), named)
     assert _rows(path) == before  # nothing replayed over the bad row, nothing appended
 
@@ -288,12 +329,17 @@ def test_names_a_spec_cannot_hold_are_refused(name):
 
 
 # -- the same values through the Python API ------------------------------------------------------------
-@pytest.mark.parametrize("call", [
-    lambda: tournaments.round_robin(["random", "random"], game="gomoku", size=7, seed=-1, workers=0, progress=False),
-    lambda: tournaments.match("random", "random", game="gomoku", game_params={"size": 7}, seed=-1, games=2),
-    lambda: tournaments.solitaire(envs.make_game("calculation"), agents.make("random"), games=2, seed=-1),
-    lambda: tournaments.duplicate(envs.make_game("calculation"), "random", "greedy", games=2, seed=True),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: tournaments.round_robin(
+            ["random", "random"], game="gomoku", size=7, seed=-1, workers=0, progress=False
+        ),
+        lambda: tournaments.match("random", "random", game="gomoku", game_params={"size": 7}, seed=-1, games=2),
+        lambda: tournaments.solitaire(envs.make_game("calculation"), agents.make("random"), games=2, seed=-1),
+        lambda: tournaments.duplicate(envs.make_game("calculation"), "random", "greedy", games=2, seed=True),
+    ],
+)
 def test_a_negative_or_odd_seed_is_a_parameter_error(no_games, call):
     with pytest.raises(envs.ParameterError, match="seed="):
         call()

@@ -35,8 +35,16 @@ def _journal(path, rows):
 
 
 def _run(path, resume):
-    return tournaments.round_robin(CONFIG["agents"], game=CONFIG["game"], game_params=CONFIG["game_params"],
-                                   seed=CONFIG["seed"], workers=0, journal=path, resume=resume, progress=False)
+    return tournaments.round_robin(
+        CONFIG["agents"],
+        game=CONFIG["game"],
+        game_params=CONFIG["game_params"],
+        seed=CONFIG["seed"],
+        workers=0,
+        journal=path,
+        resume=resume,
+        progress=False,
+    )
 
 
 def test_the_stored_journal_is_of_the_older_form():
@@ -99,32 +107,68 @@ def _older(record: dict, **changes) -> str:
 def test_older_records_of_a_resignation_forfeits_and_a_draw_count_as_they_always_did(tmp_path):
     rows = [json.loads(text) for _, text in OLD["games"]]
     # Black - White: game 0 random - greedy, 1 random - alphabeta, 2 greedy - random, 3 greedy - alphabeta
-    edited = [(0, _older(rows[0], code=0, result="1-0", reason="resign", detail="lost cause", moves=rows[0]["moves"][:6],
-                         plies=6)),
-              (1, _older(rows[1], code=1, result="0-1", reason="forfeit-crash", detail="RuntimeError: boom",
-                         moves=rows[1]["moves"][:3], plies=3)),
-              (2, _older(rows[2], code=2, result="1/2-1/2", reason="normal", moves=rows[2]["moves"][:8], plies=8)),
-              (3, _older(rows[3], code=0, result="1-0", reason="forfeit-timeout", detail="move 2 took 3s > 1s",
-                         moves=rows[3]["moves"][:1], plies=1)),
-              *[(i, text) for i, text in OLD["games"][4:]]]
+    edited = [
+        (
+            0,
+            _older(
+                rows[0], code=0, result="1-0", reason="resign", detail="lost cause", moves=rows[0]["moves"][:6], plies=6
+            ),
+        ),
+        (
+            1,
+            _older(
+                rows[1],
+                code=1,
+                result="0-1",
+                reason="forfeit-crash",
+                detail="RuntimeError: boom",
+                moves=rows[1]["moves"][:3],
+                plies=3,
+            ),
+        ),
+        (2, _older(rows[2], code=2, result="1/2-1/2", reason="normal", moves=rows[2]["moves"][:8], plies=8)),
+        (
+            3,
+            _older(
+                rows[3],
+                code=0,
+                result="1-0",
+                reason="forfeit-timeout",
+                detail="move 2 took 3s > 1s",
+                moves=rows[3]["moves"][:1],
+                plies=1,
+            ),
+        ),
+        *[(i, text) for i, text in OLD["games"][4:]],
+    ]
     result = report.load_journal(_journal(tmp_path / "old.db", edited))
     standings = {s.name: s for s in result.standings()}
     outcomes = result.outcomes()
     assert [o.reason for o in outcomes[:4]] == ["resign", "forfeit-crash", "normal", "forfeit-timeout"]
     assert [_re(g) for g in result.games[:4]] == ["B+R", "W+F", "0", "B+T"]
     for i, name in enumerate(result.names):  # points: wins and half the draws, whatever the reason
-        mine = [(0 if g["black_id"] == i else 1, o) for g, o in zip(result.games, outcomes) if i in (g["black_id"], g["white_id"])]
+        mine = [
+            (0 if g["black_id"] == i else 1, o)
+            for g, o in zip(result.games, outcomes)
+            if i in (g["black_id"], g["white_id"])
+        ]
         s = standings[name]
         assert result.points[i] == s.points == s.wins + s.draws / 2
-        assert (s.wins, s.draws, s.losses) == (sum(o.winner == seat for seat, o in mine), sum(o.draw for _, o in mine),
-                                               sum(o.loser == seat for seat, o in mine))
+        assert (s.wins, s.draws, s.losses) == (
+            sum(o.winner == seat for seat, o in mine),
+            sum(o.draw for _, o in mine),
+            sum(o.loser == seat for seat, o in mine),
+        )
         assert s.forfeits == sum(o.forfeit and o.loser == seat for seat, o in mine)
     # greedy resigned game 0 (no forfeit), random crashed in game 1, alphabeta timed out in game 3
     assert [standings[n].forfeits for n in ("random", "greedy", "alphabeta:depth=1")] == [1, 0, 1]
     assert standings["random"].draws == standings["greedy"].draws == 1 and standings["greedy"].losses == 2
     lines = tournaments.play.forfeit_lines(result.games)
-    assert lines[1:] == ["Forfeits:", "  alphabeta:depth=1: 1 game lost by forfeit-timeout: move 2 took 3s > 1s",
-                         "  random: 1 game lost by forfeit-crash: RuntimeError: boom"]
+    assert lines[1:] == [
+        "Forfeits:",
+        "  alphabeta:depth=1: 1 game lost by forfeit-timeout: move 2 took 3s > 1s",
+        "  random: 1 game lost by forfeit-crash: RuntimeError: boom",
+    ]
 
 
 class Resigns(agents.Agent):
@@ -138,12 +182,17 @@ class Resigns(agents.Agent):
 
 def test_a_resignation_is_a_loss_from_the_game_to_the_journal_ratings_and_sgf(tmp_path):
     path = tmp_path / "resign.db"
-    result = tournaments.round_robin([Resigns(), "random"], game="go", size=5, seed=1, workers=0, journal=path,
-                                     progress=False)
-    assert [(g["reason"], g["result"], g["detail"], g["plies"]) for g in result.games] == \
-        [("resign", "0-1", "no chance", 0), ("resign", "1-0", "no chance", 1)]
-    assert [Outcome.from_record(g) for g in result.games] == [Outcome.loss(0, "resign", "no chance"),
-                                                               Outcome.loss(1, "resign", "no chance")]
+    result = tournaments.round_robin(
+        [Resigns(), "random"], game="go", size=5, seed=1, workers=0, journal=path, progress=False
+    )
+    assert [(g["reason"], g["result"], g["detail"], g["plies"]) for g in result.games] == [
+        ("resign", "0-1", "no chance", 0),
+        ("resign", "1-0", "no chance", 1),
+    ]
+    assert [Outcome.from_record(g) for g in result.games] == [
+        Outcome.loss(0, "resign", "no chance"),
+        Outcome.loss(1, "resign", "no chance"),
+    ]
     resigner = next(s for s in result.standings() if s.name == "resigns")
     assert (resigner.points, resigner.losses, resigner.forfeits) == (0.0, 2, 0)
     assert result.crosstable()[0, 1] == 0 and result.crosstable()[1, 0] == 2

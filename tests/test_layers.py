@@ -39,9 +39,14 @@ print(json.dumps({{"loaded": sorted({{m.split(".")[0] for m in sys.modules}}), "
 
 @pytest.mark.parametrize("package", sorted(HIGHER))
 def test_importing_a_layer_loads_no_higher_layer(package):
-    proc = subprocess.run([sys.executable, "-c", IMPORT_ALL.format(package=package)], cwd=ROOT,
-                          capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALL.format(package=package)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.splitlines()[-1])
     assert package in report["loaded"]
@@ -61,9 +66,13 @@ def _imports(path: Path):
                 found.extend((function, alias.name) for alias in child.names)
             elif isinstance(child, ast.ImportFrom) and child.level == 0:
                 found.append((function, child.module))
-            elif (isinstance(child, ast.Call) and child.args and isinstance(child.args[0], ast.Constant)
-                  and isinstance(child.args[0].value, str)
-                  and getattr(child.func, "attr", getattr(child.func, "id", None)) in ("import_module", "__import__")):
+            elif (
+                isinstance(child, ast.Call)
+                and child.args
+                and isinstance(child.args[0], ast.Constant)
+                and isinstance(child.args[0].value, str)
+                and getattr(child.func, "attr", getattr(child.func, "id", None)) in ("import_module", "__import__")
+            ):
                 found.append((function, child.args[0].value))
             visit(child, inner)
 
@@ -84,10 +93,12 @@ def test_no_import_statement_names_a_higher_layer():
 
 def test_the_static_check_sees_deferred_and_dynamic_imports(tmp_path):
     source = tmp_path / "m.py"
-    source.write_text("import os\nfrom . import x\n"
-                      "def f():\n    import tournaments.play\n"
-                      "    return importlib.import_module('agents')\n"
-                      "class C:\n    def g(self):\n        from tournaments import cli\n")
+    source.write_text(
+        "import os\nfrom . import x\n"
+        "def f():\n    import tournaments.play\n"
+        "    return importlib.import_module('agents')\n"
+        "class C:\n    def g(self):\n        from tournaments import cli\n"
+    )
     assert _imports(source) == [(None, "os"), ("f", "tournaments.play"), ("f", "agents"), ("g", "tournaments")]
 
 

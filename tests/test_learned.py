@@ -33,8 +33,10 @@ try:
     import sb3_contrib  # noqa: F401
 except ImportError:
     sb3_contrib = None
-needs_sb3 = pytest.mark.skipif(torch is None or sb3_contrib is None,
-                               reason='needs the learn extra (torch, sb3-contrib): pip install "arbiter-games[learn]"')
+needs_sb3 = pytest.mark.skipif(
+    torch is None or sb3_contrib is None,
+    reason='needs the learn extra (torch, sb3-contrib): pip install "arbiter-games[learn]"',
+)
 
 
 def random_position(game, plies, seed):
@@ -56,11 +58,13 @@ def uniform_evaluator(planes):
 
 # -- no torch needed -----------------------------------------------------------------------------
 
+
 def test_importing_the_agents_does_not_import_torch():
-    code = "import sys, agents.learned, agents; assert 'torch' not in sys.modules, 'torch imported'; " \
-           "assert {'ppo', 'alphazero'} <= set(agents.REGISTRY)"
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
-                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import sys, agents.learned, agents; assert 'torch' not in sys.modules, 'torch imported'; "
+        "assert {'ppo', 'alphazero'} <= set(agents.REGISTRY)"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
 def test_missing_torch_raises_agent_error_with_install_hint(monkeypatch):
@@ -80,7 +84,7 @@ def test_compiled_encodings_match_observation_and_legal_moves(name, size):
         v2 = puct.encode(game, state, encoding=2)
         assert v2.shape[0] == K.num_planes(game, 2) == observation.shape[0] + 1
         np.testing.assert_array_equal(v2[:-1], observation)
-        placements = game.legal_mask(state)[:size * size].reshape(size, size)
+        placements = game.legal_mask(state)[: size * size].reshape(size, size)
         np.testing.assert_array_equal(v2[-1], placements)
     with pytest.raises(ValueError, match="encoding=3"):
         K.num_planes(game, 3)
@@ -95,8 +99,9 @@ def test_ownership_targets_follow_stones_and_tromp_taylor_areas():
         np.testing.assert_array_equal(own, cells[seat].astype(np.int8) - cells[1 - seat].astype(np.int8))
     go = make_game("go", size=5, komi=0.5)
     # Black walls off the left two columns, White the right two; the middle column touches both
-    state = go.from_text("\n".join([f"{r} . x . o ." for r in range(5, 0, -1)] +
-                                    ["  a b c d e", "to_move=x ply=10 passes=0 ko=-"]))
+    state = go.from_text(
+        "\n".join([f"{r} . x . o ." for r in range(5, 0, -1)] + ["  a b c d e", "to_move=x ply=10 passes=0 ko=-"])
+    )
     own = puct.ownership(go, state, 0)
     assert own[:, :2].tolist() == [[1, 1]] * 5 and own[:, 3:].tolist() == [[-1, -1]] * 5
     assert own[:, 2].tolist() == [0] * 5
@@ -194,8 +199,16 @@ def test_selfplay_with_one_walk_per_fast_search_plays_by_the_priors():
     def evaluator(obs):
         return np.tile(prefer, (len(obs), 1)), np.zeros(len(obs), dtype=np.float32)
 
-    samples = selfplay.play(evaluator, game, games=2, simulations=4, rng=np.random.default_rng(0),
-                            fast_simulations=1, full_fraction=0.0, temperature_plies=0)
+    samples = selfplay.play(
+        evaluator,
+        game,
+        games=2,
+        simulations=4,
+        rng=np.random.default_rng(0),
+        fast_simulations=1,
+        full_fraction=0.0,
+        temperature_plies=0,
+    )
     assert len(samples.policy) > 20 and np.isfinite(samples.policy).all()
     np.testing.assert_allclose(samples.policy.sum(axis=1), 1.0, rtol=1e-5)
     assert (samples.policy_weight == 0).all()  # fast searches give no policy target
@@ -206,6 +219,7 @@ def test_selfplay_with_one_walk_per_fast_search_plays_by_the_priors():
 
 
 # -- torch ---------------------------------------------------------------------------------------
+
 
 @needs_torch
 def test_net_is_size_independent():
@@ -249,7 +263,8 @@ def test_malicious_pickle_is_refused_even_with_a_matching_sidecar(tmp_path):
     path = tmp_path / "evil.pt"
     path.write_bytes(pickle.dumps({"stem.weight": _Payload()}, protocol=2))
     weights.sidecar_path(path).write_text(
-        f'{{"format": "{weights.FORMAT}", "kind": "alphazero", "game": "othello", "sha256": "{weights.sha256(path)}"}}')
+        f'{{"format": "{weights.FORMAT}", "kind": "alphazero", "game": "othello", "sha256": "{weights.sha256(path)}"}}'
+    )
     with pytest.raises(weights.WeightsError, match="not plain tensors"):
         weights.load(path)
     with pytest.raises(agents.AgentError):
@@ -262,8 +277,19 @@ def test_malicious_pickle_is_refused_even_with_a_matching_sidecar(tmp_path):
 def test_one_alphazero_iteration_end_to_end_and_resume(tmp_path):
     from agents.learned import train
 
-    config = train.Config(game="othello", sizes=[6], channels=8, blocks=1, simulations=8, fast_simulations=3,
-                          full_fraction=0.5, games=4, batch_size=32, buffer=2000, seed=5)
+    config = train.Config(
+        game="othello",
+        sizes=[6],
+        channels=8,
+        blocks=1,
+        simulations=8,
+        fast_simulations=3,
+        full_fraction=0.5,
+        games=4,
+        batch_size=32,
+        buffer=2000,
+        seed=5,
+    )
     trainer = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
     entry = trainer.iteration()
     assert entry["positions"] > 4 * 10 and entry["steps"] >= 1
@@ -341,12 +367,17 @@ def test_ppo_pool_smoke_run_learns_to_beat_random(tmp_path):
 
     # 6144 steps at lr 1e-3 beat random (score - 2 SE > 0.5 over 40 games) for seeds 0-3; an
     # untrained policy scored 0.24-0.61 against random (docs/learned.md)
-    config = ppo_training.Config(game="othello", size=6, opponent="pool", steps=6144, n_steps=512, lr=1e-3,
-                                 snapshot_every=2048, net=(64, 64))
+    config = ppo_training.Config(
+        game="othello", size=6, opponent="pool", steps=6144, n_steps=512, lr=1e-3, snapshot_every=2048, net=(64, 64)
+    )
     assert (config.batch, config.epochs) == (128, 10)  # the pool path's defaults
     out, evaluation = ppo_training.train(
-        config, checkpoint=tmp_path / "ppo.zip", out=tmp_path / "ppo.pt", command="test",
-        evaluate=lambda game, path: against_baselines(game, agents.make("ppo", path=str(path), seed=0), games=40))
+        config,
+        checkpoint=tmp_path / "ppo.zip",
+        out=tmp_path / "ppo.pt",
+        command="test",
+        evaluate=lambda game, path: against_baselines(game, agents.make("ppo", path=str(path), seed=0), games=40),
+    )
     result = evaluation["vs random size=6"]
     assert result["beats"], result
     assert weights.read_meta(out)["evaluation"]["vs random size=6"] == result
@@ -357,8 +388,12 @@ def test_a_ppo_training_config_that_cannot_work_is_a_config_error():
     from agents.learned import ppo_training
     from agents.learned.train import ConfigError
 
-    for bad, message in (({"steps": 0}, "steps=0"), ({"batch": 2.5}, "batch=2.5"), ({"opponent": "alphabeta"},
-                         "opponent='alphabeta'"), ({"opponent": "pool", "opening_plies": 4}, "opening_plies")):
+    for bad, message in (
+        ({"steps": 0}, "steps=0"),
+        ({"batch": 2.5}, "batch=2.5"),
+        ({"opponent": "alphabeta"}, "opponent='alphabeta'"),
+        ({"opponent": "pool", "opening_plies": 4}, "opening_plies"),
+    ):
         with pytest.raises(ConfigError, match=message):
             ppo_training.Config(**bad)
     assert ppo_training.Config(game="othello", size=6).tag() == "othello6"
@@ -390,8 +425,11 @@ def test_weights_error_is_a_value_error():
 def test_a_damaged_shipped_file_is_refused_before_unpickling(tmp_path, monkeypatch, damage):
     path = _copy_shipped(tmp_path, "alphazero_gomoku")
     data = path.read_bytes()
-    data = {"truncate": data[: len(data) // 3], "flip": data[:1000] + bytes([data[1000] ^ 1]) + data[1001:],
-            "append": data + b"\x80\x04K\x01."}[damage]
+    data = {
+        "truncate": data[: len(data) // 3],
+        "flip": data[:1000] + bytes([data[1000] ^ 1]) + data[1001:],
+        "append": data + b"\x80\x04K\x01.",
+    }[damage]
     path.write_bytes(data)
 
     def no_unpickling(*args, **kwargs):
@@ -415,10 +453,15 @@ def test_a_truncated_file_with_a_matching_sidecar_is_refused(tmp_path):
 
 
 @needs_torch
-@pytest.mark.parametrize("arch,match", [({"in_planes": 3, "channels": 16, "blocks": 4, "head": 32}, "do not fit"),
-                                         ({"in_planes": 3, "channels": 32, "blocks": 2, "head": 32}, "do not fit"),
-                                         ({"in_planes": 3, "colour": "blue"}, "cannot build"),
-                                         (None, "architecture")])
+@pytest.mark.parametrize(
+    "arch,match",
+    [
+        ({"in_planes": 3, "channels": 16, "blocks": 4, "head": 32}, "do not fit"),
+        ({"in_planes": 3, "channels": 32, "blocks": 2, "head": 32}, "do not fit"),
+        ({"in_planes": 3, "colour": "blue"}, "cannot build"),
+        (None, "architecture"),
+    ],
+)
 def test_a_sidecar_with_the_wrong_architecture_is_refused(tmp_path, arch, match):
     path = _copy_shipped(tmp_path, "alphazero_gomoku")
     meta = json.loads(weights.sidecar_path(path).read_text())
@@ -451,9 +494,9 @@ def _tensor_file(obj) -> bytes:
 
 
 MALFORMED = {
-    "text": lambda: b"these are not weights\n",             # the unpickler reads it as opcodes: IndexError
-    "hello": lambda: b"hello world\n",                      # KeyError: 101
-    "one_letter": lambda: b"e",                             # IndexError: pop from empty list
+    "text": lambda: b"these are not weights\n",  # the unpickler reads it as opcodes: IndexError
+    "hello": lambda: b"hello world\n",  # KeyError: 101
+    "one_letter": lambda: b"e",  # IndexError: pop from empty list
     "empty": lambda: b"",
     "zeros": lambda: bytes(4096),
     "json": lambda: b'{"stem.weight": [1, 2, 3]}',
@@ -501,7 +544,7 @@ def test_a_text_ppo_file_with_a_matching_sidecar_is_a_weights_error(tmp_path):
 
 
 @needs_torch
-@pytest.mark.parametrize("sidecar", ["[1, 2]", '"weights"', "null", "3", "{\"format\": 5}", "[" * 100_000])
+@pytest.mark.parametrize("sidecar", ["[1, 2]", '"weights"', "null", "3", '{"format": 5}', "[" * 100_000])
 def test_a_sidecar_that_is_no_json_object_is_a_weights_error(tmp_path, sidecar):
     path = _copy_shipped(tmp_path, "alphazero_gomoku")
     weights.sidecar_path(path).write_text(sidecar)

@@ -54,8 +54,11 @@ to_move=x ply=40
 CONNECT = SIMULTANEOUS.replace("1 . . . . x . . .", "1 . . . . x . . o")
 
 # CONNECT after e1xe3, as a text board: x is connected and o is to move.
-WON = CONNECT.replace("1 . . . . x . . o", "1 . . . . . . . o").replace(
-    "3 . . . . o . . .", "3 . . . . x . . .").replace("to_move=x ply=40", "to_move=o ply=41")
+WON = (
+    CONNECT.replace("1 . . . . x . . o", "1 . . . . . . . o")
+    .replace("3 . . . . o . . .", "3 . . . . x . . .")
+    .replace("to_move=x ply=40", "to_move=o ply=41")
+)
 
 # x h3xh1 captures o's only stray piece: x stays split, o's a8-b8 is all that is left.
 CAPTURE_CONNECTS_OPPONENT = """
@@ -98,7 +101,7 @@ def _moves(game, state):
 
 def _without_last(state):
     """Header, bitboards and line counts without H_LAST, which a text board does not carry."""
-    return np.delete(state[:K.S_NHIST], C.H_LAST)
+    return np.delete(state[: K.S_NHIST], C.H_LAST)
 
 
 def _outcome(game, state):
@@ -237,8 +240,11 @@ def test_blocked_side_loses_with_no_move_lose():
         assert not game.is_legal(state, K.PASS)
     # the same rule when the block arises from a move: o's h6-g7 walls x in completely
     game = envs.make_game("loa", no_move="lose")
-    state = game.from_text(BLOCKED.replace("7 . . . . . . o o", "7 . . . . . . . o").replace(
-        "6 . . . . . . . .", "6 . . . . . . . o").replace("to_move=x ply=40", "to_move=o ply=41"))
+    state = game.from_text(
+        BLOCKED.replace("7 . . . . . . o o", "7 . . . . . . . o")
+        .replace("6 . . . . . . . .", "6 . . . . . . . o")
+        .replace("to_move=x ply=40", "to_move=o ply=41")
+    )
     assert _outcome(game, state)[0] is False
     assert _outcome(game, _play(game, state, "h6-g7")) == (True, [-1.0, 1.0], K.NO_MOVE)
 
@@ -254,7 +260,7 @@ def test_threefold_repetition_draws_on_the_third_occurrence():
     state = game.from_text(START)
     twice = _play(game, state, *SHUFFLE)
     assert not game.is_terminal(twice) and twice[C.H_HASH] == state[C.H_HASH]
-    assert np.array_equal(twice[K.S_BB:K.S_NHIST], state[K.S_BB:K.S_NHIST])
+    assert np.array_equal(twice[K.S_BB : K.S_NHIST], state[K.S_BB : K.S_NHIST])
     almost = _play(game, twice, *SHUFFLE[:3])
     assert not game.is_terminal(almost)
     assert _outcome(game, _play(game, almost, SHUFFLE[3])) == (True, [0.0, 0.0], K.REPETITION)
@@ -299,10 +305,13 @@ def test_max_moves_cap_draws():
     assert _outcome(game, at_cap) == (True, [0.0, 0.0], K.MAX_MOVES)
 
 
-@pytest.mark.parametrize("win_at_cap, expected", [
-    ("stands", (True, [1.0, -1.0], K.CONNECTED)),
-    ("draw", (True, [0.0, 0.0], K.MAX_MOVES)),
-])
+@pytest.mark.parametrize(
+    "win_at_cap, expected",
+    [
+        ("stands", (True, [1.0, -1.0], K.CONNECTED)),
+        ("draw", (True, [0.0, 0.0], K.MAX_MOVES)),
+    ],
+)
 def test_winning_move_on_the_last_ply(win_at_cap, expected):
     game = envs.make_game("loa", max_moves=41, win_at_cap=win_at_cap)
     end = _play(game, game.from_text(CONNECT), "e1xe3")
@@ -343,20 +352,23 @@ def test_parsing_accepts_case_colon_and_whitespace(text):
     assert game.action_to_str(state, 2 * 8 + 5) == "c8xa6"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("c8-a6", "write c8xa6"),
-    ("b1xb3", "write b1-b3"),
-    ("b1-b4", "exactly 2 squares"),
-    ("b1-c4", "c4 is not on a line"),
-    ("a1-a3", "no x piece on a1"),
-    ("a2-c2", "no x piece on a2"),
-    ("b1-b1", "not on a line"),
-    ("z9-b3", "expected a move like b1-b3"),
-    ("b1b3", "expected a move like b1-b3"),
-    ("", "expected a move like b1-b3"),
-    ("resign", "expected a move like b1-b3"),
-    ("pass", "not legal"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("c8-a6", "write c8xa6"),
+        ("b1xb3", "write b1-b3"),
+        ("b1-b4", "exactly 2 squares"),
+        ("b1-c4", "c4 is not on a line"),
+        ("a1-a3", "no x piece on a1"),
+        ("a2-c2", "no x piece on a2"),
+        ("b1-b1", "not on a line"),
+        ("z9-b3", "expected a move like b1-b3"),
+        ("b1b3", "expected a move like b1-b3"),
+        ("", "expected a move like b1-b3"),
+        ("resign", "expected a move like b1-b3"),
+        ("pass", "not legal"),
+    ],
+)
 def test_malformed_or_illegal_notation(text, message):
     game = envs.make_game("loa")
     with pytest.raises(NotationError, match=message):
@@ -389,17 +401,20 @@ def test_illegal_actions_raise():
 
 
 # -- parameters and text boards --------------------------------------------------------------
-@pytest.mark.parametrize("params, value", [
-    ({"simultaneous": "both"}, "'both'"),
-    ({"no_move": "skip"}, "'skip'"),
-    ({"repetition": 3}, "3"),
-    ({"win_at_cap": True}, "True"),
-    ({"max_moves": 0}, "0"),
-    ({"max_moves": 10001}, "10001"),
-    ({"max_moves": "1000"}, "'1000'"),
-    ({"rules": "olympiad"}, "'olympiad'"),
-    ({"size": 9}, "'size'"),
-])
+@pytest.mark.parametrize(
+    "params, value",
+    [
+        ({"simultaneous": "both"}, "'both'"),
+        ({"no_move": "skip"}, "'skip'"),
+        ({"repetition": 3}, "3"),
+        ({"win_at_cap": True}, "True"),
+        ({"max_moves": 0}, "0"),
+        ({"max_moves": 10001}, "10001"),
+        ({"max_moves": "1000"}, "'1000'"),
+        ({"rules": "olympiad"}, "'olympiad'"),
+        ({"size": 9}, "'size'"),
+    ],
+)
 def test_bad_parameters(params, value):
     with pytest.raises(ParameterError, match=value):
         envs.make_game("loa", **params)
@@ -407,28 +422,36 @@ def test_bad_parameters(params, value):
 
 def test_openspiel_preset_values():
     game = envs.make_game("loa", rules="openspiel")
-    assert dict(game.params) == {"simultaneous": "mover", "no_move": "lose", "repetition": "first_board",
-                                 "max_moves": 1000, "win_at_cap": "draw"}
+    assert dict(game.params) == {
+        "simultaneous": "mover",
+        "no_move": "lose",
+        "repetition": "first_board",
+        "max_moves": 1000,
+        "win_at_cap": "draw",
+    }
     assert game.state_len == K.state_len(1000)
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace("ply=0", "ply=1"), "to_move=x with ply=1"),
-    (lambda t: t.replace("ply=0", "ply=-3"), "ply='-3'"),
-    (lambda t: t.replace("ply=0", "ply=1001"), "ply='1001'"),
-    (lambda t: t.replace(" ply=0", ""), "missing ply"),
-    (lambda t: t.replace("to_move=x", "to_move=b"), "to_move='b'"),
-    (lambda t: t.replace("3 o . .", "3 o x ."), "13 'x' pieces"),
-    (lambda t: t.replace(" o", " ."), "0 'o' pieces"),
-    (lambda t: t.replace("5 o .", "5 . ."), "11 'o' pieces at ply=0: 1 captured"),
-    (lambda t: t.replace("4 o . .", "4 o ? ."), "'\\?'"),
-    (lambda t: t.replace("2 o . . . . . . o\n", ""), "non-empty lines"),
-    (lambda t: t.replace("1 . x x x x x x .", "1 . x x x x x x . ."), "1 . x x x x x x . ."),
-    (lambda t: "garbage", "non-empty lines"),
-    (lambda t: t.replace("ply=0", "ply=0 end=connection"), "'end=connection'"),
-    (lambda t: t.replace("ply=0", "ply=0 end=repetition end=repetition"), "'end=repetition'"),
-    (lambda t: WON.replace("ply=41", "ply=41 end=repetition"), "where a side is connected"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: t.replace("ply=0", "ply=1"), "to_move=x with ply=1"),
+        (lambda t: t.replace("ply=0", "ply=-3"), "ply='-3'"),
+        (lambda t: t.replace("ply=0", "ply=1001"), "ply='1001'"),
+        (lambda t: t.replace(" ply=0", ""), "missing ply"),
+        (lambda t: t.replace("to_move=x", "to_move=b"), "to_move='b'"),
+        (lambda t: t.replace("3 o . .", "3 o x ."), "13 'x' pieces"),
+        (lambda t: t.replace(" o", " ."), "0 'o' pieces"),
+        (lambda t: t.replace("5 o .", "5 . ."), "11 'o' pieces at ply=0: 1 captured"),
+        (lambda t: t.replace("4 o . .", "4 o ? ."), "'\\?'"),
+        (lambda t: t.replace("2 o . . . . . . o\n", ""), "non-empty lines"),
+        (lambda t: t.replace("1 . x x x x x x .", "1 . x x x x x x . ."), "1 . x x x x x x . ."),
+        (lambda t: "garbage", "non-empty lines"),
+        (lambda t: t.replace("ply=0", "ply=0 end=connection"), "'end=connection'"),
+        (lambda t: t.replace("ply=0", "ply=0 end=repetition end=repetition"), "'end=repetition'"),
+        (lambda t: WON.replace("ply=41", "ply=41 end=repetition"), "where a side is connected"),
+    ],
+)
 def test_bad_text_boards(edit, message):
     game = envs.make_game("loa")
     with pytest.raises(TextBoardError, match=message):

@@ -105,8 +105,10 @@ def test_facing_a_proven_loss_mcts_delays_it_longest():
 @pytest.mark.parametrize("size", [9, 15])
 def test_gomoku_win_in_one_is_played(size):
     game = envs.make_game("gomoku", size=size)
-    rows = [" ".join("x" if (r == 4 and 2 <= c <= 5) else "o" if (r == 6 and 2 <= c <= 5) else "."
-                     for c in range(size)) for r in range(size)]
+    rows = [
+        " ".join("x" if (r == 4 and 2 <= c <= 5) else "o" if (r == 6 and 2 <= c <= 5) else "." for c in range(size))
+        for r in range(size)
+    ]
     text = "\n".join(f"{size - r} {row}" for r, row in enumerate(rows))
     text += "\n  " + " ".join(string.ascii_lowercase[:size]) + "\nto_move=x\n"
     state = game.from_text(text)
@@ -120,12 +122,14 @@ def test_gomoku_forced_replies(seed):
     """A four must be blocked at its open end; an open three at one of its two ends (a far
     point lets it become an open four all the same)."""
     game = envs.make_game("gomoku", size=9)
-    four = OPEN_THREE.replace("5 . . x x x . . . .", "5 . . x . . . . . .").replace(
-        "4 . . . o o . . . .", "4 . . o o o o x . .").replace("3 . . . . . o . . .", "3 . . . . . x . x .")
+    four = (
+        OPEN_THREE.replace("5 . . x x x . . . .", "5 . . x . . . . . .")
+        .replace("4 . . . o o . . . .", "4 . . o o o o x . .")
+        .replace("3 . . . . . o . . .", "3 . . . . . x . x .")
+    )
     move, _ = play("mcts", game, four, seed)
     assert move == "b4"
-    three = OPEN_THREE.replace("to_move=x", "to_move=o").replace(
-        "4 . . . o o . . . .", "4 . . . o . . . . .")
+    three = OPEN_THREE.replace("to_move=x", "to_move=o").replace("4 . . . o o . . . .", "4 . . . o . . . . .")
     move, _ = play("mcts", game, three, seed)
     assert move in {"b5", "f5"}
 

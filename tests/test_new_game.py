@@ -35,9 +35,14 @@ class PlainConnectFour(ConnectFour):
     """The same rules declared without an evaluation module, picture or framework ids."""
 
 
-PLAIN = envs.GameSpec(name="connect_four_plain", title="Connect Four (no evaluation)",
-                      game=PlainConnectFour, kernel=K, notation=connect_four.notation,
-                      params=connect_four.SPEC.params)
+PLAIN = envs.GameSpec(
+    name="connect_four_plain",
+    title="Connect Four (no evaluation)",
+    game=PlainConnectFour,
+    kernel=K,
+    notation=connect_four.notation,
+    params=connect_four.SPEC.params,
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -90,14 +95,18 @@ def mirrored(text):
 
 # -- the registry ------------------------------------------------------------------------------
 
+
 def test_registered_through_the_public_api():
     assert "connect_four" in envs.GAMES and "connect_four_plain" in envs.GAMES
     assert envs.spec("connect_four") is connect_four.SPEC and ConnectFour.spec is connect_four.SPEC
     assert PlainConnectFour.spec is PLAIN
     envs.register(connect_four.SPEC)  # the same spec again: harmless
     with pytest.raises(ParameterError, match="already registered"):
-        envs.register(envs.GameSpec(name="connect_four", title="impostor", game=PlainConnectFour,
-                                    kernel=K, notation=connect_four.notation))
+        envs.register(
+            envs.GameSpec(
+                name="connect_four", title="impostor", game=PlainConnectFour, kernel=K, notation=connect_four.notation
+            )
+        )
     assert PlainConnectFour.spec is PLAIN  # a refused spec binds nothing
     with pytest.raises(ParameterError, match="connect_four"):
         envs.make_game("connect_five")  # the message lists the registered games, ours included
@@ -108,8 +117,16 @@ def test_parameters_are_validated_before_the_kernel():
     game = envs.make_game("connect_four", columns=10, rows=4, connect=3)
     assert (game.num_actions, game.observation_shape, game.max_moves) == (10, (3, 4, 10), 40)
     assert game.state_len == C.HEADER + 40 + 10
-    for bad in ({"columns": 3}, {"rows": 11}, {"connect": 7}, {"columns": 7.0}, {"rows": True},
-                {"connect": 5, "columns": 4, "rows": 4}, {"colums": 7}, {"rules": "openspiel"}):
+    for bad in (
+        {"columns": 3},
+        {"rows": 11},
+        {"connect": 7},
+        {"columns": 7.0},
+        {"rows": True},
+        {"connect": 5, "columns": 4, "rows": 4},
+        {"colums": 7},
+        {"rules": "openspiel"},
+    ):
         with pytest.raises(ParameterError):
             envs.make_game("connect_four", **bad)
     assert repr(envs.make_game("connect_four", rows=7)) == "make_game('connect_four', rows=7)"
@@ -170,9 +187,12 @@ def test_perft_counts_every_sequence_before_any_game_can_end():
 
 # -- positions ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, move", [(WIN, "b"), (HORIZONTAL, "d"),
-                                        (DIAGONAL, "d"), (mirrored(DIAGONAL), "d")],
-                         ids=["vertical", "horizontal", "rising-diagonal", "falling-diagonal"])
+
+@pytest.mark.parametrize(
+    "text, move",
+    [(WIN, "b"), (HORIZONTAL, "d"), (DIAGONAL, "d"), (mirrored(DIAGONAL), "d")],
+    ids=["vertical", "horizontal", "rising-diagonal", "falling-diagonal"],
+)
 @pytest.mark.parametrize("name", NAMES)
 def test_a_line_of_four_wins(name, text, move):
     game = envs.make_game(name)
@@ -213,13 +233,14 @@ def test_observation_planes_follow_the_board():
     s = game.from_text(DIAGONAL)
     for seat in (0, 1):
         obs = game.observation(s, seat)
-        grid = s[C.HEADER:C.HEADER + 42].reshape(6, 7)
+        grid = s[C.HEADER : C.HEADER + 42].reshape(6, 7)
         assert np.array_equal(obs[0], grid == seat + 1) and np.array_equal(obs[1], grid == 2 - seat)
         assert np.all(obs[2] == (seat == 0))
     assert obs[0, 5, 0] == 0 and obs[1, 5, 0] == 1  # a1 (bottom-left) is row 5, column 0
 
 
 # -- notation and text boards --------------------------------------------------------------------
+
 
 def test_moves_are_column_letters():
     game = envs.make_game("connect_four", columns=10)
@@ -233,20 +254,35 @@ def test_moves_are_column_letters():
         game.str_to_action(s, 3)
 
 
-@pytest.mark.parametrize("text, message", [
-    (WIN.replace("1 . x", "1 . ."), "column b: a disc floats"),
-    (WIN.replace("to_move=x", "to_move=o"), "x must equal o"),
-    (board([".......", ".......", ".......", "o......", "ox.....", "oxx.x..", "x"]), "x moves first"),
-    (board([".......", ".......", "x......", "x......", "xo.....", "xoo.o..", "x"]), "side to move"),
-    (board([".......", ".......", "x.....x", "x.....x", "xoo.o.x", "xoo.oox", "o"]), "no single last move"),
-    (board(["x......", "o......", "x......", "x......", "x......", "xoooo..", "x"]), "both x and o"),
-    (WIN.replace("1 . x . . o o o", "1 . x . . o o"), "row label"),
-    (WIN.replace("1 . x", "1 . #"), "cell"),
-    (WIN.replace("  a b c d e f g", "  a b c d e f h"), "column line"),
-    (WIN.replace("to_move=x", "to_move=x ply=6"), "status line"),
-    (WIN.replace("to_move=x", ""), "lines"),
-], ids=["floating", "counts", "counts-o", "winner-to-move", "two-lines", "both", "short-row",
-        "symbol", "columns", "status", "missing-status"])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (WIN.replace("1 . x", "1 . ."), "column b: a disc floats"),
+        (WIN.replace("to_move=x", "to_move=o"), "x must equal o"),
+        (board([".......", ".......", ".......", "o......", "ox.....", "oxx.x..", "x"]), "x moves first"),
+        (board([".......", ".......", "x......", "x......", "xo.....", "xoo.o..", "x"]), "side to move"),
+        (board([".......", ".......", "x.....x", "x.....x", "xoo.o.x", "xoo.oox", "o"]), "no single last move"),
+        (board(["x......", "o......", "x......", "x......", "x......", "xoooo..", "x"]), "both x and o"),
+        (WIN.replace("1 . x . . o o o", "1 . x . . o o"), "row label"),
+        (WIN.replace("1 . x", "1 . #"), "cell"),
+        (WIN.replace("  a b c d e f g", "  a b c d e f h"), "column line"),
+        (WIN.replace("to_move=x", "to_move=x ply=6"), "status line"),
+        (WIN.replace("to_move=x", ""), "lines"),
+    ],
+    ids=[
+        "floating",
+        "counts",
+        "counts-o",
+        "winner-to-move",
+        "two-lines",
+        "both",
+        "short-row",
+        "symbol",
+        "columns",
+        "status",
+        "missing-status",
+    ],
+)
 def test_unreachable_or_malformed_text_boards_are_refused(text, message):
     game = envs.make_game("connect_four")
     with pytest.raises(TextBoardError, match=message):
@@ -267,6 +303,7 @@ def test_text_round_trip_on_a_non_square_board():
 
 
 # -- frameworks ----------------------------------------------------------------------------------
+
 
 def test_gymnasium_checker_passes_against_the_compiled_greedy_opponent():
     """check_game's Gymnasium check plays the random opponent and an agent object; the greedy
@@ -296,6 +333,7 @@ def test_gymnasium_episode_against_alphabeta():
 
 # -- random playouts -------------------------------------------------------------------------------
 
+
 def test_random_playouts_favour_the_first_player():
     game = envs.make_game("connect_four")
     out = game.random_playouts(20_000, seed=5)
@@ -312,6 +350,7 @@ def test_random_playouts_favour_the_first_player():
 
 
 # -- agents ----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", NAMES)
 def test_alphabeta_wins_at_once_and_blocks(name):
@@ -368,8 +407,9 @@ def test_games_pickle():
 
 
 def test_round_robin_alphabeta_beats_random():
-    result = tournaments.round_robin(["random", "alphabeta:depth=2"], game="connect_four", seed=1,
-                                     workers=0, progress=False)
+    result = tournaments.round_robin(
+        ["random", "alphabeta:depth=2"], game="connect_four", seed=1, workers=0, progress=False
+    )
     assert result.config["game"] == "connect_four"
     assert len(result.games) == 2 and {g["reason"] for g in result.games} == {"normal"}
     assert result.points == [0.0, 2.0]
@@ -382,6 +422,11 @@ def test_spawned_workers_register_the_game_their_parent_registered():
     gets the spec with its context, rebuilds it from the package's modules and registers it."""
     from tournaments.executor import ProcessExecutor
 
-    result = tournaments.round_robin(["random", "alphabeta:depth=2"], game="connect_four", seed=1,
-                                     executor=ProcessExecutor(1, mp_context="spawn"), progress=False)
+    result = tournaments.round_robin(
+        ["random", "alphabeta:depth=2"],
+        game="connect_four",
+        seed=1,
+        executor=ProcessExecutor(1, mp_context="spawn"),
+        progress=False,
+    )
     assert {g["reason"] for g in result.games} == {"normal"} and result.points == [0.0, 2.0]

@@ -46,8 +46,11 @@ def test_an_sgf_collection_is_one_opening_per_game_tree(tmp_path, othello6):
     b3 = othello6.str_to_action(start, "b3")
     written = sgf.write(othello6, (b3, othello6.str_to_action(othello6.apply(start, b3), "b2"))).decode()
     # envs.sgf writes the start's four discs as setup stones: the game's own start, so accepted
-    text = (written + "\n(;GM[2]SZ[6]C[a comment [with\\] brackets (];B[bc])\n\n"
-            + sgf.write(othello6, (othello6.str_to_action(start, "c2"),)).decode())
+    text = (
+        written
+        + "\n(;GM[2]SZ[6]C[a comment [with\\] brackets (];B[bc])\n\n"
+        + sgf.write(othello6, (othello6.str_to_action(start, "c2"),)).decode()
+    )
     suite = load(write(tmp_path, "s.sgf", text), othello6)
     assert [moves_of(othello6, o) for o in suite.openings] == [["b3", "b2"], ["b3"], ["c2"]]
     assert suite.lines == (1, 4, 6)  # the first tree takes two lines, then a blank one
@@ -62,11 +65,14 @@ def test_builtin_names_the_suite_of_the_game_and_its_size(othello6):
 
 
 # -- bad files: one typed error naming the file, the line and the move ---------------------------------
-@pytest.mark.parametrize("text,expected", [
-    ("c2\nc2 zz\n", r"s\.txt, line 2, move 2: move 'zz': expected a square"),
-    ("c2 b4\n\nc2 c2\n", r"s\.txt, line 3, move 2: move 'c2' is not legal"),
-    ("# nothing\n\n   \n", r"s\.txt: no openings in it"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("c2\nc2 zz\n", r"s\.txt, line 2, move 2: move 'zz': expected a square"),
+        ("c2 b4\n\nc2 c2\n", r"s\.txt, line 3, move 2: move 'c2' is not legal"),
+        ("# nothing\n\n   \n", r"s\.txt: no openings in it"),
+    ],
+)
 def test_bad_text_suites(tmp_path, othello6, text, expected):
     with pytest.raises(OpeningError, match=expected):
         load(write(tmp_path, "s.txt", text), othello6)
@@ -91,15 +97,21 @@ def test_unreadable_files_are_opening_errors(tmp_path, othello6):
         load(42, othello6)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("(;GM[2]SZ[6];B[bc]", r"line 1: not a readable SGF record"),
-    ("(;GM[1]SZ[6];B[bc])", r"line 1: GM\[1\]: a record of go, not of othello"),
-    ("(;GM[2]SZ[6];B[bc])\n(;GM[2]SZ[8];B[cd])", r"line 2: a record of othello on 8x8, not on the tournament's 6x6"),
-    ("(;GM[2]SZ[6]AB[aa];B[bc])", r"line 1: the setup stones .*not a position of othello"),
-    ("(;GM[2]SZ[6];B[bc];B[ab])", r"line 1, move 2 'B\[ab\]': it is White's turn"),
-    ("(;GM[2]SZ[6];B[aa])", r"line 1, move 1 'B\[aa\]': not a legal move here"),
-    ("(;GM[2]SZ[6];B[zz])", r"line 1, move 1 'B\[zz\]'.*not a point"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("(;GM[2]SZ[6];B[bc]", r"line 1: not a readable SGF record"),
+        ("(;GM[1]SZ[6];B[bc])", r"line 1: GM\[1\]: a record of go, not of othello"),
+        (
+            "(;GM[2]SZ[6];B[bc])\n(;GM[2]SZ[8];B[cd])",
+            r"line 2: a record of othello on 8x8, not on the tournament's 6x6",
+        ),
+        ("(;GM[2]SZ[6]AB[aa];B[bc])", r"line 1: the setup stones .*not a position of othello"),
+        ("(;GM[2]SZ[6];B[bc];B[ab])", r"line 1, move 2 'B\[ab\]': it is White's turn"),
+        ("(;GM[2]SZ[6];B[aa])", r"line 1, move 1 'B\[aa\]': not a legal move here"),
+        ("(;GM[2]SZ[6];B[zz])", r"line 1, move 1 'B\[zz\]'.*not a point"),
+    ],
+)
 def test_bad_sgf_suites(tmp_path, othello6, text, expected):
     with pytest.raises(OpeningError, match=expected):
         load(write(tmp_path, "s.sgf", text), othello6)
@@ -116,17 +128,39 @@ def test_an_sgf_opening_must_start_from_the_start_and_leave_a_game(tmp_path):
 def test_the_command_line_reports_a_bad_suite_in_one_line_with_status_2(tmp_path, capsys):
     path = write(tmp_path, "bad.txt", "c2 b4\nc2 zz\n")
     with pytest.raises(SystemExit) as e:
-        cli.main(["tournament", "--game", "othello", "-p", "size=6", "--system", "round_robin",
-                  "--agents", "random", "greedy", "--workers", "0", "--openings", path])
+        cli.main(
+            [
+                "tournament",
+                "--game",
+                "othello",
+                "-p",
+                "size=6",
+                "--system",
+                "round_robin",
+                "--agents",
+                "random",
+                "greedy",
+                "--workers",
+                "0",
+                "--openings",
+                path,
+            ]
+        )
     err = capsys.readouterr().err
     assert e.value.code == 2 and len(err.strip().splitlines()) == 1
     assert f"openings {path}, line 2, move 2" in err
 
 
 # -- the shipped suites --------------------------------------------------------------------------------
-SUITES = {"othello_8x8": ("othello", {}), "othello_6x6": ("othello", {"size": 6}), "loa": ("loa", {}),
-          "gomoku_15x15": ("gomoku", {}), "gomoku_9x9": ("gomoku", {"size": 9}), "go_9x9": ("go", {}),
-          "go_7x7": ("go", {"size": 7})}
+SUITES = {
+    "othello_8x8": ("othello", {}),
+    "othello_6x6": ("othello", {"size": 6}),
+    "loa": ("loa", {}),
+    "gomoku_15x15": ("gomoku", {}),
+    "gomoku_9x9": ("gomoku", {"size": 9}),
+    "go_9x9": ("go", {}),
+    "go_7x7": ("go", {"size": 7}),
+}
 
 
 def test_every_two_player_board_game_ships_a_suite_for_its_default_size():
@@ -177,9 +211,14 @@ def test_random_openings_are_seeded_and_of_the_plies_asked(othello6):
     assert {len(Book(othello6, plies=3).opening(t)[1]) for t in range(10)} == {3}
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"order": "shuffled"}, "order 'shuffled'"), ({"start": 0}, "start 0"), ({"start": 5}, "has 4 openings"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"order": "shuffled"}, "order 'shuffled'"),
+        ({"start": 0}, "start 0"),
+        ({"start": 5}, "has 4 openings"),
+    ],
+)
 def test_bad_book_options(tmp_path, othello6, kwargs, match):
     suite = load(write(tmp_path, "s.txt", "c2\nb3\nd5\ne4\n"), othello6)
     with pytest.raises(envs.ParameterError, match=match):
@@ -199,8 +238,15 @@ def colour_pairs(result):
 
 def test_each_opening_of_a_suite_is_played_once_with_each_colour(tmp_path, othello6):
     path = write(tmp_path, "s.txt", "c2 b4\nd5 e3 f2\nb3\n")
-    result = tournaments.round_robin(["random", "greedy", "minimax:depth=1"], game="othello", size=6, games=6,
-                                     openings=path, workers=0, progress=False)
+    result = tournaments.round_robin(
+        ["random", "greedy", "minimax:depth=1"],
+        game="othello",
+        size=6,
+        games=6,
+        openings=path,
+        workers=0,
+        progress=False,
+    )
     suite = load(path, othello6)
     assert len(result.games) == 3 * 6
     pairs = colour_pairs(result)
@@ -210,14 +256,23 @@ def test_each_opening_of_a_suite_is_played_once_with_each_colour(tmp_path, othel
         assert sorted(games) == sorted([(a, b), (b, a)]), "one game with each colour"
     for g in result.games:  # the record's first moves are its opening
         opening = moves_of(othello6, suite.openings[g["opening_number"] - 1])
-        assert g["moves"][:len(opening)] == opening and g["opening"] == len(opening)
+        assert g["moves"][: len(opening)] == opening and g["opening"] == len(opening)
     assert "Openings: s.txt (3 openings, sequential from 1)" in result.table()
 
 
 def test_more_pairs_than_openings_cycle_the_suite_and_every_encounter_plays_the_same_openings(tmp_path):
     path = write(tmp_path, "s.txt", "c2 b4\nd5 e3 f2\n")
-    result = tournaments.gauntlet(["greedy"], ["random", "minimax:depth=1"], game="othello", size=6, games=8,
-                                  openings=path, openings_start=2, workers=0, progress=False)
+    result = tournaments.gauntlet(
+        ["greedy"],
+        ["random", "minimax:depth=1"],
+        game="othello",
+        size=6,
+        games=8,
+        openings=path,
+        openings_start=2,
+        workers=0,
+        progress=False,
+    )
     counts = collections.Counter((frozenset((g["black"], g["white"])), g["opening_number"]) for g in result.games)
     assert set(counts.values()) == {4}  # 4 colour pairs per encounter, 2 openings: each twice, both colours
     first = [g["opening_number"] for g in result.games if g["game"] == 0]
@@ -225,12 +280,13 @@ def test_more_pairs_than_openings_cycle_the_suite_and_every_encounter_plays_the_
 
 
 def test_random_openings_in_a_tournament_are_shared_by_a_pair(othello6):
-    result = tournaments.round_robin(["random", "greedy"], game="othello", size=6, games=4, opening_plies=(2, 3),
-                                     workers=0, progress=False)
+    result = tournaments.round_robin(
+        ["random", "greedy"], game="othello", size=6, games=4, opening_plies=(2, 3), workers=0, progress=False
+    )
     by_number = collections.defaultdict(set)
     for g in result.games:
         assert 2 <= g["opening"] <= 3
-        by_number[g["opening_number"]].add(tuple(g["moves"][:g["opening"]]))
+        by_number[g["opening_number"]].add(tuple(g["moves"][: g["opening"]]))
     assert sorted(by_number) == [1, 2] and all(len(v) == 1 for v in by_number.values())
     assert "Openings: random, 2-3 plies" in result.table()
 
@@ -252,16 +308,26 @@ def test_a_journal_is_resumed_only_with_the_suite_it_began_with(tmp_path):
 def test_run_refuses_conflicting_opening_options(tmp_path):
     path = write(tmp_path, "s.txt", "c2\n")
     with pytest.raises(envs.ParameterError, match="not both"):
-        tournaments.round_robin(["random", "greedy"], openings=path, opening_plies=2, workers=0, progress=False,
-                                game="othello", size=6)
+        tournaments.round_robin(
+            ["random", "greedy"], openings=path, opening_plies=2, workers=0, progress=False, game="othello", size=6
+        )
     with pytest.raises(envs.ParameterError, match="need a suite"):
-        tournaments.round_robin(["random", "greedy"], openings_start=2, workers=0, progress=False,
-                                game="othello", size=6)
+        tournaments.round_robin(
+            ["random", "greedy"], openings_start=2, workers=0, progress=False, game="othello", size=6
+        )
 
 
 def test_a_swiss_round_plays_one_opening(tmp_path):
     path = write(tmp_path, "s.txt", "c2 b4\nd5 e3 f2\nb3\n")
-    result = tournaments.swiss(["random", "greedy", "minimax:depth=1", "random:seed=2"], game="othello", size=6,
-                               rounds=4, openings=path, workers=0, progress=False)
-    assert [(g["round"], g["opening_number"]) for g in result.games] == [(r, [1, 2, 3, 1][r - 1])
-                                                                         for r in range(1, 5) for _ in range(2)]
+    result = tournaments.swiss(
+        ["random", "greedy", "minimax:depth=1", "random:seed=2"],
+        game="othello",
+        size=6,
+        rounds=4,
+        openings=path,
+        workers=0,
+        progress=False,
+    )
+    assert [(g["round"], g["opening_number"]) for g in result.games] == [
+        (r, [1, 2, 3, 1][r - 1]) for r in range(1, 5) for _ in range(2)
+    ]

@@ -30,10 +30,11 @@ def play(game, state, *moves):
 
 def grid_of(game, state):
     n = game.size
-    return state[C.HEADER:C.HEADER + n * n].reshape(n, n)
+    return state[C.HEADER : C.HEADER + n * n].reshape(n, n)
 
 
 # -- perft ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("depth", range(1, 9))
 def test_perft_8x8(depth):
@@ -76,6 +77,7 @@ def test_opening_perft_is_size_independent(size):
 
 
 # -- OpenSpiel --------------------------------------------------------------------------------
+
 
 def golden_records():
     for name in ("othello_8x8", "othello_8x8_early_end"):
@@ -133,6 +135,7 @@ def test_random_games_match_live_openspiel():
 
 
 # -- a pure-Python oracle on every size ---------------------------------------------------------
+
 
 def oracle_flips(grid, r, c, colour):
     """Cells a placement of ``colour`` at (r, c) flips, straight from the rule text."""
@@ -193,6 +196,7 @@ def test_random_playouts_are_reproducible_and_bounded():
 # list for N >= 10) and writes the cells, counts and hash back at the end; these tests hold it to
 # ``legal_actions`` + ``apply``.
 
+
 def line_params(game):
     """The game's params with the one-word generator off: the line playout on 6x6 and 8x8."""
     p = game.kernel_params.copy()
@@ -204,8 +208,8 @@ def line_params(game):
 def line_state(game, state):
     """``state`` in the layout of the row generator (for ``line_params``)."""
     t = np.zeros(K.state_length(game.size, fast=False), dtype=np.int64)
-    t[:C.HEADER + game.size ** 2 + K.S_ROWS] = state[:C.HEADER + game.size ** 2 + K.S_ROWS]
-    t[C.HEADER + game.size ** 2 + K.S_MOVES] = 0
+    t[: C.HEADER + game.size**2 + K.S_ROWS] = state[: C.HEADER + game.size**2 + K.S_ROWS]
+    t[C.HEADER + game.size**2 + K.S_MOVES] = 0
     K.setup(t, line_params(game))
     return t
 
@@ -216,7 +220,7 @@ def near_the_end(game, empties, seed):
     while True:
         state = game.initial_state()
         while not game.is_terminal(state):
-            if (state[C.HEADER:C.HEADER + game.size ** 2] == 0).sum() <= empties:
+            if (state[C.HEADER : C.HEADER + game.size**2] == 0).sum() <= empties:
                 return state
             legal = game.legal_actions(state)
             state = game.apply(state, int(legal[rng.integers(len(legal))]))
@@ -466,6 +470,7 @@ def test_apply_leaves_its_argument_alone():
 
 # -- notation ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("size", [6, 8, 16])
 def test_notation_round_trips_every_action(size):
     game = envs.make_game("othello", size=size)
@@ -486,6 +491,7 @@ def test_notation_is_case_and_space_insensitive():
 
 
 # -- bad input --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("size", [7, 5, 4, 18, 9, 0, -8])
 def test_bad_sizes(size):

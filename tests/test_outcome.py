@@ -35,16 +35,34 @@ PATIENCE_WON = Outcome(0, (1.0,), end_reason="won")
 PATIENCE_LOST = Outcome(None, (0.0,), end_reason="stuck")
 PATIENCE_RESIGNED = Outcome.loss(0, RESIGN, num_players=1)
 
-TWO_PLAYER = [BLACK_WON, WHITE_WON, DRAWN, GOMOKU_WIN, WHITE_RESIGNED, BLACK_TIMED_OUT, BLACK_CRASHED,
-              WHITE_PLAYED_ILLEGAL, ADJUDICATED_WIN]
+TWO_PLAYER = [
+    BLACK_WON,
+    WHITE_WON,
+    DRAWN,
+    GOMOKU_WIN,
+    WHITE_RESIGNED,
+    BLACK_TIMED_OUT,
+    BLACK_CRASHED,
+    WHITE_PLAYED_ILLEGAL,
+    ADJUDICATED_WIN,
+]
 ALL = TWO_PLAYER + [PATIENCE_WON, PATIENCE_LOST, PATIENCE_RESIGNED]
 
 
-@pytest.mark.parametrize("outcome, score, sgf", [
-    (BLACK_WON, "1-0", "B+3.5"), (WHITE_WON, "0-1", "W+12"), (DRAWN, "1/2-1/2", "0"),
-    (GOMOKU_WIN, "1-0", "B+"), (WHITE_RESIGNED, "1-0", "B+R"), (BLACK_TIMED_OUT, "0-1", "W+T"),
-    (BLACK_CRASHED, "0-1", "W+F"), (WHITE_PLAYED_ILLEGAL, "1-0", "B+F"), (ADJUDICATED_WIN, "1-0", "B+2"),
-])
+@pytest.mark.parametrize(
+    "outcome, score, sgf",
+    [
+        (BLACK_WON, "1-0", "B+3.5"),
+        (WHITE_WON, "0-1", "W+12"),
+        (DRAWN, "1/2-1/2", "0"),
+        (GOMOKU_WIN, "1-0", "B+"),
+        (WHITE_RESIGNED, "1-0", "B+R"),
+        (BLACK_TIMED_OUT, "0-1", "W+T"),
+        (BLACK_CRASHED, "0-1", "W+F"),
+        (WHITE_PLAYED_ILLEGAL, "1-0", "B+F"),
+        (ADJUDICATED_WIN, "1-0", "B+2"),
+    ],
+)
 def test_every_result_text(outcome, score, sgf):
     assert outcome.result == score and outcome.sgf_result == sgf
     assert outcome.code == {"1-0": BLACK_WINS, "0-1": WHITE_WINS, "1/2-1/2": DRAW}[score]
@@ -52,7 +70,16 @@ def test_every_result_text(outcome, score, sgf):
 
 def test_points_are_one_half_and_nothing_whatever_ended_the_game():
     assert [(o.points(0), o.points(1)) for o in TWO_PLAYER] == [
-        (1, 0), (0, 1), (0.5, 0.5), (1, 0), (1, 0), (0, 1), (0, 1), (1, 0), (1, 0)]
+        (1, 0),
+        (0, 1),
+        (0.5, 0.5),
+        (1, 0),
+        (1, 0),
+        (0, 1),
+        (0, 1),
+        (1, 0),
+        (1, 0),
+    ]
     assert PATIENCE_WON.points(0) == 1 and PATIENCE_LOST.points(0) == PATIENCE_RESIGNED.points(0) == 0
     with pytest.raises(OutcomeError, match="seat=2"):
         BLACK_WON.points(2)
@@ -67,8 +94,10 @@ def test_a_resignation_is_a_loss_and_no_forfeit():
 def test_a_forfeit_is_a_loss_that_names_the_fault():
     for outcome in (BLACK_TIMED_OUT, BLACK_CRASHED, WHITE_PLAYED_ILLEGAL):
         assert outcome.forfeit and outcome.points(outcome.loser) == 0 and outcome.end_reason is None
-    assert BLACK_CRASHED.describe(["Black (x)", "White (y)"]) == \
-        "0-1, White (y) wins: Black (x) forfeited: the agent failed (RuntimeError: boom at bot.py:3)"
+    assert (
+        BLACK_CRASHED.describe(["Black (x)", "White (y)"])
+        == "0-1, White (y) wins: Black (x) forfeited: the agent failed (RuntimeError: boom at bot.py:3)"
+    )
     assert BLACK_TIMED_OUT.describe(["B", "W"]) == "0-1, W wins: B lost on time (move 3 took 2.1s > 1s)"
 
 
@@ -87,8 +116,11 @@ def test_a_one_player_game_is_won_or_lost_never_drawn():
     assert PATIENCE_LOST.winner is None and PATIENCE_LOST.returns == (0.0,) and PATIENCE_LOST.loser == 0
     assert not PATIENCE_LOST.draw and not PATIENCE_WON.draw
     assert PATIENCE_RESIGNED == Outcome(None, (0.0,), RESIGN)
-    assert [o.describe(["you"]) for o in (PATIENCE_WON, PATIENCE_LOST, PATIENCE_RESIGNED)] == \
-        ["won", "lost", "lost: you resigned"]
+    assert [o.describe(["you"]) for o in (PATIENCE_WON, PATIENCE_LOST, PATIENCE_RESIGNED)] == [
+        "won",
+        "lost",
+        "lost: you resigned",
+    ]
     for what in ("result", "sgf_result", "code"):
         with pytest.raises(OutcomeError, match="needs two players"):
             getattr(PATIENCE_WON, what)
@@ -102,9 +134,12 @@ def test_the_record_form_round_trips_through_json(outcome):
 
 
 def test_a_record_of_an_older_journal_reads_from_its_code_or_result():
-    assert Outcome.from_record({"code": 2, "result": "1/2-1/2", "reason": "normal", "detail": ""}) == Outcome(None, (0, 0))
-    assert Outcome.from_record({"code": 0, "result": "1-0", "reason": "resign", "detail": "x"}) == \
-        Outcome.loss(1, RESIGN, "x")
+    assert Outcome.from_record({"code": 2, "result": "1/2-1/2", "reason": "normal", "detail": ""}) == Outcome(
+        None, (0, 0)
+    )
+    assert Outcome.from_record({"code": 0, "result": "1-0", "reason": "resign", "detail": "x"}) == Outcome.loss(
+        1, RESIGN, "x"
+    )
     assert Outcome.from_record({"result": "0-1", "reason": "forfeit-crash"}) == Outcome.loss(0, CRASH)
     assert Outcome.from_record({"result": "1-0"}) == Outcome(0, (1, -1))  # no reason: the rules ended it
     # a record with both forms: they must agree
@@ -112,23 +147,26 @@ def test_a_record_of_an_older_journal_reads_from_its_code_or_result():
     assert Outcome.from_record(both) == WHITE_WON
 
 
-@pytest.mark.parametrize("record, named", [
-    ({"code": 3, "reason": "normal"}, "code=3"),
-    ({"code": True, "reason": "normal"}, "code=True"),
-    ({"code": 0, "result": "0-1", "reason": "normal"}, "result='0-1' does not match code=0"),
-    ({"result": "2-0"}, "result='2-0'"),
-    ({"code": 0, "reason": "gave up"}, "reason='gave up'"),
-    ({"code": 1, **BLACK_WON.to_record()}, "code=1 does not match winner=0"),
-    ({"winner": 0, "reason": "normal"}, "no 'returns'"),
-    ({"winner": 1, "returns": [1.0, -1.0]}, "winner=1 with returns"),
-    ({"winner": 0, "returns": "won"}, "returns='won'"),
-    ({"winner": 0, "returns": [1.0, float("nan")]}, "returns="),
-    ({"reason": "normal"}, "no 'winner'"),
-    ({"code": 0, "reason": "resign", "margin": 3}, "margin=3"),
-    ({"code": 0, "reason": "resign", "end_reason": "five"}, "end_reason='five'"),
-    ({"code": 0, "reason": "normal", "detail": 7}, "detail=7"),
-    ([1, 0], "expected a record"),
-])
+@pytest.mark.parametrize(
+    "record, named",
+    [
+        ({"code": 3, "reason": "normal"}, "code=3"),
+        ({"code": True, "reason": "normal"}, "code=True"),
+        ({"code": 0, "result": "0-1", "reason": "normal"}, "result='0-1' does not match code=0"),
+        ({"result": "2-0"}, "result='2-0'"),
+        ({"code": 0, "reason": "gave up"}, "reason='gave up'"),
+        ({"code": 1, **BLACK_WON.to_record()}, "code=1 does not match winner=0"),
+        ({"winner": 0, "reason": "normal"}, "no 'returns'"),
+        ({"winner": 1, "returns": [1.0, -1.0]}, "winner=1 with returns"),
+        ({"winner": 0, "returns": "won"}, "returns='won'"),
+        ({"winner": 0, "returns": [1.0, float("nan")]}, "returns="),
+        ({"reason": "normal"}, "no 'winner'"),
+        ({"code": 0, "reason": "resign", "margin": 3}, "margin=3"),
+        ({"code": 0, "reason": "resign", "end_reason": "five"}, "end_reason='five'"),
+        ({"code": 0, "reason": "normal", "detail": 7}, "detail=7"),
+        ([1, 0], "expected a record"),
+    ],
+)
 def test_a_bad_record_is_an_error_that_names_the_field(record, named):
     with pytest.raises(OutcomeError) as e:
         Outcome.from_record(record)
@@ -149,8 +187,14 @@ def test_an_outcome_checks_its_fields_agree():
         Outcome.loss(0, NORMAL)
     with pytest.raises(OutcomeError, match="seat=2"):
         Outcome.loss(2, RESIGN)
-    assert Outcome(np.int64(1), np.array([-1.0, 1.0]), margin=np.float64(2.5)).to_record() == \
-        {"winner": 1, "returns": [-1.0, 1.0], "reason": NORMAL, "detail": "", "end_reason": None, "margin": 2.5}
+    assert Outcome(np.int64(1), np.array([-1.0, 1.0]), margin=np.float64(2.5)).to_record() == {
+        "winner": 1,
+        "returns": [-1.0, 1.0],
+        "reason": NORMAL,
+        "detail": "",
+        "end_reason": None,
+        "margin": 2.5,
+    }
 
 
 def _finished(game, seed):

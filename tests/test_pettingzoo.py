@@ -76,8 +76,9 @@ def test_one_layer_wrapper_behaves_as_pettingzoos_three(module, params):
     from pettingzoo.utils import wrappers
 
     ours = module.env(**params)
-    theirs = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
-        wrappers.TerminateIllegalWrapper(module.raw_env(**params), illegal_reward=-1)))
+    theirs = wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(module.raw_env(**params), illegal_reward=-1))
+    )
     rng = np.random.default_rng(0)
     games = steps = 0
     with warnings.catch_warnings():
@@ -183,8 +184,9 @@ def _pettingzoo_go_v5():
     return go_v5
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"board_size": 9}, {"board_size": 5, "komi": 0.5}],
-                         ids=["defaults", "9x9", "5x5"])
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"board_size": 9}, {"board_size": 5, "komi": 0.5}], ids=["defaults", "9x9", "5x5"]
+)
 def test_classic_go_v5_has_pettingzoos_spaces_and_picture_size(kwargs):
     from envs.pettingzoo.classic import go_v5 as ours
 

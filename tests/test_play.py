@@ -170,8 +170,7 @@ def test_the_opening_is_played_before_the_agents_move_and_is_recorded():
 
 def test_the_same_seeds_give_the_same_game():
     def game(deal, seeds):
-        return play_game(GOMOKU if deal is None else calc, [agents.make("random", seed=s) for s in seeds],
-                         seed=deal)
+        return play_game(GOMOKU if deal is None else calc, [agents.make("random", seed=s) for s in seeds], seed=deal)
 
     calc = envs.make_game("calculation")
     first, again = game(None, (1, 2)), game(None, (1, 2))
@@ -188,8 +187,9 @@ def test_start_from_a_position_and_watch_every_ply():
     start = GOMOKU.apply(GOMOKU.initial_state(), 24)
     before = start.copy()
     shown = []
-    outcome = play_game(GOMOKU, [Lowest(), Highest()], state=start,
-                        watch=lambda state, seat, move: shown.append((seat, move)))
+    outcome = play_game(
+        GOMOKU, [Lowest(), Highest()], state=start, watch=lambda state, seat, move: shown.append((seat, move))
+    )
     assert shown[0] == (None, None) and [m for _, m in shown[1:]] == list(outcome.moves)
     assert [s for s, _ in shown[1:]][:2] == [1, 0]  # White (highest) moves first from there
     assert np.array_equal(start, before) and outcome.moves[0] == "g1"  # the caller's state is not touched
@@ -208,12 +208,11 @@ def test_bad_arguments_are_typed_errors_naming_the_value():
 
 def test_heartbeats_carry_every_ply_once():
     beats = []
-    outcome = play_game(GOMOKU, [Lowest(), Highest()], opening=(24, 25),
-                        report=lambda *msg: beats.append(msg))
+    outcome = play_game(GOMOKU, [Lowest(), Highest()], opening=(24, 25), report=lambda *msg: beats.append(msg))
     assert all(kind == "move" for kind, *_ in beats)
     assert beats[0][2] == (("d4", 24), ("e4", 25))  # the opening comes with the first heartbeat
     reported = [ply for _, _, plies in beats for ply in plies]
-    assert reported == list(zip(outcome.moves, outcome.actions))[:len(reported)]
+    assert reported == list(zip(outcome.moves, outcome.actions))[: len(reported)]
     assert len(reported) == outcome.plies - 1  # the last ply ends the game: no heartbeat after it
 
 
@@ -229,8 +228,9 @@ class HangsAfterOpening(Lowest):
 
 
 def test_a_killed_game_keeps_its_opening_in_the_record():
-    ctx = Context("gomoku", {"size": 7}, (Lowest(), HangsAfterOpening()), ("lowest", "hangs"), move_time=0.3,
-                  setup_time=30)
+    ctx = Context(
+        "gomoku", {"size": 7}, (Lowest(), HangsAfterOpening()), ("lowest", "hangs"), move_time=0.3, setup_time=30
+    )
     executor = tournaments.ProcessExecutor(1)
     executor.start(ctx)
     try:
@@ -243,14 +243,20 @@ def test_a_killed_game_keeps_its_opening_in_the_record():
 
 
 def test_forfeit_lines_say_who_forfeited_how_often_and_why():
-    records = [{"black": "a", "white": "b", "result": "1-0", "reason": "forfeit-crash", "detail": "boom"},
-               {"black": "b", "white": "a", "result": "0-1", "reason": "forfeit-crash", "detail": "boom"},
-               {"black": "b", "white": "a", "result": "1-0", "reason": "forfeit-timeout", "detail": "move 3 took 2s"},
-               {"black": "a", "white": "b", "result": "1-0", "reason": "resign", "detail": "lost cause"},
-               {"black": "a", "white": "b", "result": "1/2-1/2", "reason": "normal", "detail": ""}]
+    records = [
+        {"black": "a", "white": "b", "result": "1-0", "reason": "forfeit-crash", "detail": "boom"},
+        {"black": "b", "white": "a", "result": "0-1", "reason": "forfeit-crash", "detail": "boom"},
+        {"black": "b", "white": "a", "result": "1-0", "reason": "forfeit-timeout", "detail": "move 3 took 2s"},
+        {"black": "a", "white": "b", "result": "1-0", "reason": "resign", "detail": "lost cause"},
+        {"black": "a", "white": "b", "result": "1/2-1/2", "reason": "normal", "detail": ""},
+    ]
     lines = tournaments.play.forfeit_lines(records)
-    assert lines == ["", "Forfeits:", "  a: 1 game lost by forfeit-timeout: move 3 took 2s",
-                     "  b: 2 games lost by forfeit-crash: boom"]
+    assert lines == [
+        "",
+        "Forfeits:",
+        "  a: 1 game lost by forfeit-timeout: move 3 took 2s",
+        "  b: 2 games lost by forfeit-crash: boom",
+    ]
     assert tournaments.play.forfeit_lines(records[3:]) == []  # a resignation is no forfeit
 
 

@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("system, n, options", [("round_robin", 4, {}), ("swiss", 5, {}), ("swiss", 8, {"rounds": 5})])
 def test_expected_games_is_what_the_tournament_plays(system, n, options):
     agents = ["random"] * n
-    result = tournaments.run(system, agents, game="gomoku", game_params={"size": 7}, workers=0, progress=False,
-                             seed=3, **options)
+    result = tournaments.run(
+        system, agents, game="gomoku", game_params={"size": 7}, workers=0, progress=False, seed=3, **options
+    )
     config = configure(system, n, **result.config["options"])  # the options the run used
     assert expected_games(config, seed=3) == len(result.games)
 
@@ -44,10 +45,26 @@ def test_plain_lines_in_a_pipe_name_the_total_rate_and_leader():
 
 def test_a_first_compile_is_announced_and_later_runs_are_quiet(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "tournaments.cli", "tournament", "--game", "gomoku", "-p", "size=7",
-               "--system", "round_robin", "--agents", "random", "random", "--workers", "0"]
-    runs = [subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
-            for _ in range(2)]
+    command = [
+        sys.executable,
+        "-m",
+        "tournaments.cli",
+        "tournament",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--system",
+        "round_robin",
+        "--agents",
+        "random",
+        "random",
+        "--workers",
+        "0",
+    ]
+    runs = [
+        subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600) for _ in range(2)
+    ]
     assert all(r.returncode == 0 for r in runs), runs[0].stderr
     assert runs[0].stderr.startswith("compiling the numba code of gomoku and the agents: first run only")
     assert "compiling" not in runs[1].stderr and runs[1].stderr.startswith("playing 2 games")
@@ -97,8 +114,14 @@ def test_the_study_prints_its_total_and_the_time_left(tmp_path):
 def test_the_rating_table_is_printed_every_n_games_between_the_lines():
     out = io.StringIO()
     progress = Progress(True, total=6, out=out, every=1e9, ratings_every=2)
-    for black, white, result in [("a", "b", "1-0"), ("b", "c", "1-0"), ("c", "a", "0-1"), ("a", "c", "1/2-1/2"),
-                                 ("b", "a", "0-1"), ("c", "b", "1-0")]:
+    for black, white, result in [
+        ("a", "b", "1-0"),
+        ("b", "c", "1-0"),
+        ("c", "a", "0-1"),
+        ("a", "c", "1/2-1/2"),
+        ("b", "a", "0-1"),
+        ("c", "b", "1-0"),
+    ]:
         progress.tick({"black": black, "white": white, "result": result})
     progress.close()
     text = out.getvalue()
@@ -116,8 +139,23 @@ def test_the_rating_table_is_printed_every_n_games_between_the_lines():
 def test_a_tournament_prints_its_rating_table_every_n_games_and_the_trust_line(capsys):
     from tournaments.cli import main
 
-    base = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--agents", "random",
-            "greedy", "alphabeta:depth=1", "--games", "4", "--workers", "0"]
+    base = [
+        "tournament",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--system",
+        "round_robin",
+        "--agents",
+        "random",
+        "greedy",
+        "alphabeta:depth=1",
+        "--games",
+        "4",
+        "--workers",
+        "0",
+    ]
     assert main(base + ["--ratings-every", "5"]) == 0
     captured = capsys.readouterr()
     assert captured.err.count("ratings after") == 2

@@ -75,15 +75,17 @@ def test_a_killed_ray_worker_costs_no_finished_game(local_ray, tmp_path):
 
     killer = threading.Thread(target=kill_one_actor, daemon=True)
     killer.start()
-    result = tournaments.round_robin([SLOW, "random", "greedy"], executor=executor, journal=str(journal),
-                                     progress=False, **GAME)
+    result = tournaments.round_robin(
+        [SLOW, "random", "greedy"], executor=executor, journal=str(journal), progress=False, **GAME
+    )
     killer.join(timeout=5)
     assert killed, "no actor was killed: the tournament ended first"
     assert executor.replayed == 1  # the killed actor was playing: its game went to a fresh actor
     indices = [g["index"] for g in result.games]
     assert sorted(indices) == list(range(6))  # every game once, the interrupted one played again
-    resumed = tournaments.round_robin([SLOW, "random", "greedy"], executor="inline", journal=str(journal),
-                                      resume=True, progress=False, **GAME)
+    resumed = tournaments.round_robin(
+        [SLOW, "random", "greedy"], executor="inline", journal=str(journal), resume=True, progress=False, **GAME
+    )
     assert _games(resumed) == _games(result)  # the journal holds every game, once
 
 
@@ -132,8 +134,14 @@ def test_an_agent_ruled_out_on_one_actor_is_ruled_out_on_all(local_ray):
     games are forfeited by the driver without being sent, with the reason."""
     from fault_agents import MoveHang
 
-    result = tournaments.round_robin([MoveHang(), "random", "greedy"], executor=RayExecutor(workers=2), move_time=1.0,
-                                     setup_time=2.0, progress=False, **GAME)
+    result = tournaments.round_robin(
+        [MoveHang(), "random", "greedy"],
+        executor=RayExecutor(workers=2),
+        move_time=1.0,
+        setup_time=2.0,
+        progress=False,
+        **GAME,
+    )
     theirs = [g for g in result.games if "movehang" in (g["black"], g["white"])]
     assert len(result.games) == 6 and len(theirs) == 4
     assert all(g["reason"] == "forfeit-timeout" for g in theirs)
@@ -198,12 +206,38 @@ def test_a_killed_driver_resumes_with_no_finished_game_lost(tmp_path):
     --resume finishes the tournament: every game in the journal once, standings as if never
     interrupted, and nothing of the killed driver's Ray left running."""
     journal = str(tmp_path / "run.db")
-    command = [sys.executable, "-m", "tournaments.cli", "tournament", "--game", "gomoku", "-p", "size=7",
-               "--system", "round_robin", "--seed", "5", "--agents", *DRIVEN, "--executor", "ray",
-               "--workers", "2", "--journal", journal]
+    command = [
+        sys.executable,
+        "-m",
+        "tournaments.cli",
+        "tournament",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--system",
+        "round_robin",
+        "--seed",
+        "5",
+        "--agents",
+        *DRIVEN,
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+        "--journal",
+        journal,
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(HERE), os.environ.get("PYTHONPATH", "")])}
-    driver = subprocess.Popen(command, env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    driver = subprocess.Popen(
+        command,
+        env=env,
+        cwd=str(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 240
         while len(_journaled(journal)) < 2 and driver.poll() is None and time.monotonic() < deadline:
@@ -220,18 +254,27 @@ def test_a_killed_driver_resumes_with_no_finished_game_lost(tmp_path):
     assert _session(driver.pid) == []  # no orphan of the killed driver's Ray
     assert 2 <= before < 12, f"{before} games journaled at the kill: the tournament was not interrupted"
 
-    resumed = subprocess.run([*command, "--resume"], env=env, cwd=str(tmp_path), capture_output=True,
-                             text=True, timeout=600, start_new_session=True)
+    resumed = subprocess.run(
+        [*command, "--resume"],
+        env=env,
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        start_new_session=True,
+    )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "round_robin on gomoku: 12 games" in resumed.stdout
     assert sorted(_journaled(journal)) == list(range(12))  # every game once (idx is the key)
 
-    again = tournaments.round_robin(DRIVEN, executor="inline", journal=journal, resume=True, progress=False,
-                                    **GAME)  # reads the journal back: nothing left to play
+    again = tournaments.round_robin(
+        DRIVEN, executor="inline", journal=journal, resume=True, progress=False, **GAME
+    )  # reads the journal back: nothing left to play
     uninterrupted = tournaments.round_robin(DRIVEN, workers=0, progress=False, **GAME)
     assert _games(again) == _games(uninterrupted)
-    assert [(s.name, s.place, s.points) for s in again.standings()] == \
-        [(s.name, s.place, s.points) for s in uninterrupted.standings()]
+    assert [(s.name, s.place, s.points) for s in again.standings()] == [
+        (s.name, s.place, s.points) for s in uninterrupted.standings()
+    ]
 
 
 def test_without_ray_the_error_names_the_extra(monkeypatch):
@@ -269,8 +312,9 @@ def test_a_lost_node_costs_no_finished_game(tmp_path):
 
         remover = threading.Thread(target=remove_worker_node, daemon=True)
         remover.start()
-        result = tournaments.round_robin([SLOW, "random", "greedy"], executor=executor,
-                                         journal=str(tmp_path / "run.db"), progress=False, **GAME)
+        result = tournaments.round_robin(
+            [SLOW, "random", "greedy"], executor=executor, journal=str(tmp_path / "run.db"), progress=False, **GAME
+        )
         remover.join(timeout=10)
         assert removed and sorted(g["index"] for g in result.games) == list(range(6))
     finally:

@@ -19,8 +19,19 @@ from agents.learned import distributed, train, weights  # noqa: E402
 
 torch.set_num_threads(1)
 
-CONFIG = dict(game="othello", sizes=[6], channels=8, blocks=1, simulations=6, fast_simulations=2,
-              full_fraction=0.5, games=4, batch_size=32, buffer=4000, seed=5)
+CONFIG = dict(
+    game="othello",
+    sizes=[6],
+    channels=8,
+    blocks=1,
+    simulations=6,
+    fast_simulations=2,
+    full_fraction=0.5,
+    games=4,
+    batch_size=32,
+    buffer=4000,
+    seed=5,
+)
 
 
 def digest(net):
@@ -48,8 +59,9 @@ def test_actors_play_with_the_learners_latest_weights(local_ray):
     assert [r["pid"] for r in executor.ready] == [r["pid"] for r in reports_one] == [r["pid"] for r in reports_two]
     assert len({r["pid"] for r in reports_one}) == 2
     assert first["positions"] == sum(r["positions"] for r in reports_one)
-    assert first["actors"] == [{"actor": r["actor"], "positions": r["positions"], "weights": r["weights"][:16]}
-                               for r in reports_one]
+    assert first["actors"] == [
+        {"actor": r["actor"], "positions": r["positions"], "weights": r["weights"][:16]} for r in reports_one
+    ]
     assert second["positions"] == sum(r["positions"] for r in reports_two) and trainer.iterations == 2
     assert len(trainer.buffer) == first["positions"] + second["positions"]
 
@@ -63,11 +75,11 @@ def test_a_fixed_seed_and_actor_count_repeat_the_run(local_ray):
     a, b = (t.buffer.data[6] for t in runs)
     assert a["count"] == b["count"] > 0
     for name in train.FIELDS:
-        np.testing.assert_array_equal(a[name][:a["count"]], b[name][:b["count"]])
+        np.testing.assert_array_equal(a[name][: a["count"]], b[name][: b["count"]])
     assert digest(runs[0].net) == digest(runs[1].net)
     # the two actors had seeds of their own: their games (same weights, same number) differ
     n0, n1 = (r["positions"] for r in entry["actors"])
-    assert n0 != n1 or not np.array_equal(a["policy"][:n0], a["policy"][n0:n0 + n1])
+    assert n0 != n1 or not np.array_equal(a["policy"][:n0], a["policy"][n0 : n0 + n1])
 
 
 def _wait_gone(pid, seconds=30.0):
@@ -108,10 +120,16 @@ def test_too_few_games_for_the_actors_is_a_clear_error(local_ray):
         train.Trainer(train.Config(**{**CONFIG, "games": 1}), executor=distributed.RaySelfPlay(actors=2))
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"actors": 0}, "actors=0"), ({"actors": "4"}, "actors='4'"), ({"retries": -1}, "retries=-1"),
-    ({"address": "auto", "num_cpus": 2}, "num_cpus=2"), ({"address": 6379}, "address=6379"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"actors": 0}, "actors=0"),
+        ({"actors": "4"}, "actors='4'"),
+        ({"retries": -1}, "retries=-1"),
+        ({"address": "auto", "num_cpus": 2}, "num_cpus=2"),
+        ({"address": 6379}, "address=6379"),
+    ],
+)
 def test_bad_options_are_typed_errors(options, message):
     with pytest.raises(distributed.SelfPlayError, match=message):
         distributed.RaySelfPlay(**options)
@@ -146,12 +164,37 @@ def test_shares_split_the_games_evenly():
 def test_the_example_trains_on_ray_and_resumes(local_ray, tmp_path, run_script):
     # examples/train_alphazero.py end to end, joining this module's Ray as a cluster (--address)
     address = local_ray.get_runtime_context().gcs_address
-    argv = ["examples/train_alphazero.py", "--game", "go", "--sizes", "5", "--channels", "8", "--blocks", "1",
-            "--simulations", "4", "--fast-simulations", "2", "--games", "2", "--executor", "ray",
-            "--address", address, "--actors", "2",
-            "--checkpoint", str(tmp_path / "go.ckpt"), "--out", str(tmp_path / "go.pt")]
-    runs = [run_script(*argv, "--iterations", "1"),
-            run_script(*argv, "--iterations", "2")]  # the same command, one more iteration: resumes
+    argv = [
+        "examples/train_alphazero.py",
+        "--game",
+        "go",
+        "--sizes",
+        "5",
+        "--channels",
+        "8",
+        "--blocks",
+        "1",
+        "--simulations",
+        "4",
+        "--fast-simulations",
+        "2",
+        "--games",
+        "2",
+        "--executor",
+        "ray",
+        "--address",
+        address,
+        "--actors",
+        "2",
+        "--checkpoint",
+        str(tmp_path / "go.ckpt"),
+        "--out",
+        str(tmp_path / "go.pt"),
+    ]
+    runs = [
+        run_script(*argv, "--iterations", "1"),
+        run_script(*argv, "--iterations", "2"),
+    ]  # the same command, one more iteration: resumes
     for run in runs:
         assert run.returncode == 0, run.stderr[-3000:]
     out = runs[0].stdout + runs[1].stdout
@@ -161,10 +204,13 @@ def test_the_example_trains_on_ray_and_resumes(local_ray, tmp_path, run_script):
     assert meta["training"]["iterations"] == 2 and "--executor ray" in meta["training"]["command"]
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--address", "auto"], "--address and --actors need --executor ray"),
-    (["--executor", "ray", "--actors", "0"], "actors=0"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--address", "auto"], "--address and --actors need --executor ray"),
+        (["--executor", "ray", "--actors", "0"], "actors=0"),
+    ],
+)
 def test_the_example_refuses_bad_options(extra, message, run_script):
     done = run_script("examples/train_alphazero.py", "--iterations", "0", *extra)
     assert done.returncode == 2 and message in done.stderr

@@ -18,8 +18,9 @@ GAMES = [(spec.name, small_params(spec)) for spec in envs.specs() if spec.sgf is
 
 @pytest.mark.parametrize("name, params", GAMES, ids=[g for g, _ in GAMES])
 def test_records_open_in_sgfmill_and_replay_to_the_same_position(name, params, tmp_path):
-    result = tournaments.round_robin(["random", "greedy"], game=name, game_params=params, seed=2,
-                                     workers=0, progress=False)
+    result = tournaments.round_robin(
+        ["random", "greedy"], game=name, game_params=params, seed=2, workers=0, progress=False
+    )
     paths = result.to_sgf(tmp_path)
     assert len(paths) == len(result.games) == 2
     game = envs.make_game(name, **params)
@@ -45,14 +46,24 @@ def test_records_open_in_sgfmill_and_replay_to_the_same_position(name, params, t
 
 def test_go_results_carry_the_margin_komi_and_escaped_names(tmp_path):
     game = envs.make_game("go", size=5, komi=0.5)
-    record = {"black": "a]b\\c", "white": "white", "moves": ["C3", "pass", "pass"], "result": "1-0",
-              "reason": "normal", "index": 0, "seed": 0}
+    record = {
+        "black": "a]b\\c",
+        "white": "white",
+        "moves": ["C3", "pass", "pass"],
+        "result": "1-0",
+        "reason": "normal",
+        "index": 0,
+        "seed": 0,
+    }
     data = records.sgf_bytes(game, record, date="2026-11-23")
     root = sgf.Sgf_game.from_bytes(data).get_root()
     assert root.get("PB") == "a]b\\c" and root.get("KM") == 0.5 and root.get("DT") == "2026-11-23"
     assert root.get("RE") == "B+24.5"  # Black owns all 25 points, White has komi
-    assert records.sgf_bytes(game, {**record, "reason": "resign"}).endswith(b")\n") and \
-        sgf.Sgf_game.from_bytes(records.sgf_bytes(game, {**record, "reason": "resign"})).get_root().get("RE") == "B+R"
+    assert (
+        records.sgf_bytes(game, {**record, "reason": "resign"}).endswith(b")\n")
+        and sgf.Sgf_game.from_bytes(records.sgf_bytes(game, {**record, "reason": "resign"})).get_root().get("RE")
+        == "B+R"
+    )
 
 
 def test_setup_stones_are_read_into_the_start_position():
@@ -75,8 +86,15 @@ def test_bad_records_are_typed_errors():
 
 def test_arbiter_export_writes_a_journal_as_sgf(tmp_path, capsys):
     journal = tmp_path / "run.db"
-    tournaments.round_robin(["random", "greedy"], game="othello", game_params={"size": 6}, seed=1, workers=0,
-                            journal=str(journal), progress=False)
+    tournaments.round_robin(
+        ["random", "greedy"],
+        game="othello",
+        game_params={"size": 6},
+        seed=1,
+        workers=0,
+        journal=str(journal),
+        progress=False,
+    )
     assert main(["export", str(journal), "--sgf", str(tmp_path / "sgf")]) == 0
     assert "wrote 2 SGF files" in capsys.readouterr().out
     assert len(list((tmp_path / "sgf").glob("*.sgf"))) == 2
@@ -84,8 +102,24 @@ def test_arbiter_export_writes_a_journal_as_sgf(tmp_path, capsys):
 
 def test_arbiter_play_shows_counts_gives_hints_and_saves_the_game(tmp_path, run_script):
     saved = tmp_path / "game.sgf"
-    run = run_script("-m", "tournaments.cli", "play", "--game", "gomoku", "-p", "size=7", "--black", "human",
-                     "--white", "random", "--save", saved, input="hint\nd4\nresign\n", timeout=300, cwd=tmp_path)
+    run = run_script(
+        "-m",
+        "tournaments.cli",
+        "play",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--black",
+        "human",
+        "--white",
+        "random",
+        "--save",
+        saved,
+        input="hint\nd4\nresign\n",
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "You play Black." in out and "hint (greedy): " in out
@@ -151,7 +185,7 @@ def test_an_exact_five_gomoku_comes_back_with_its_rule():
 
 def test_a_record_without_sz_has_sgfs_default_board():
     assert records.read_sgf(b"(;FF[4]GM[1];B[pd])")[0].params["size"] == 19  # FF[4]: Go is 19x19
-    game, states = records.read_sgf(b"(;FF[4]GM[2];B[dc])")                  # Othello 8x8
+    game, states = records.read_sgf(b"(;FF[4]GM[2];B[dc])")  # Othello 8x8
     assert game.params["size"] == 8 and len(states) == 2
     assert records.read_sgf(b"(;FF[4]GM[4];B[hh])")[0].params["size"] == 15  # Gomoku 15x15
 
@@ -161,35 +195,45 @@ def test_a_rule_text_of_another_program_leaves_the_game_defaults():
     assert dict(game.params) == {**envs.make_game("go").params, "size": 9, "komi": 6.5} and len(states) == 2
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"(;FF[4]GM[1]SZ[5];B[zz])", "move 1 (B[zz]) of the record: not a point of the 5x5 board"),
-    (b"(;FF[4]GM[2]SZ[8];B[cc];W[])", "move 1 (B[cc]) of the record: action 18 (c3) is not legal here"),
-    (b"(;FF[4]GM[1]SZ[5]PL[x];B[aa])", "PL[x]: expected B or W"),
-    (b"(;FF[4]GM[1]SZ[5]AB[aa][bb]AW[bb])", "AB and AW both name [bb]: a point holds one stone or none"),
-    (b"(;FF[4]GM[1]SZ[5]AB[aa:cc]AE[bb])", "AB and AE both name [bb]"),
-    (b"(;FF[4]GM[1]SZ[5]AB[zz])", "AB[zz]: not a point"),
-    (b"(;FF[4]GM[1]SZ[5]AB[cc:aa])", "AB[cc:aa]: not a point (or a rectangle"),
-    (b"(;FF[4]GM[1]SZ[5]KM[nan])", "KM[nan]: expected a finite number"),
-    (b"(;FF[4]GM[1]SZ[5]KM[1e400])", "KM[1e400]: expected a finite number"),
-    (b"(;FF[4]GM[1]SZ[5]KM[x])", "KM[x]: expected a finite number"),
-    (b"(;FF[4]GM[1]SZ[5]KM[0.3])", "KM[0.3]: komi=0.3: expected a multiple of 0.5"),
-    (b"(;FF[4]GM[x]SZ[5])", "GM[x]: expected an SGF game number"),
-    (b"(;FF[4]GM[1]SZ[x])", "SZ[x]: expected a square board's side"),
-    (b"(;FF[4]GM[1]SZ[42])", "SZ[42]: size out of range: 42"),
-    (b"(;FF[4]GM[1]SZ[20])", "SZ[20]: size=20: expected an integer from 5 to 19"),
-    (b"(;FF[4]GM[9]SZ[9])", "SZ[9]: loa is played on 8x8"),
-    (b"(;FF[4]GM[1]SZ[5]RU[Go, standard rules (size=7)])", "SZ[5] and RU[Go, standard rules (size=7)] disagree"),
-    (b"(;FF[4]GM[1]SZ[5]KM[1]RU[Go, standard rules (komi=2)])", "KM[1] and RU[Go, standard rules (komi=2)] disagree"),
-    (b"(;FF[4]GM[1]RU[Go, fancy rules])", "RU[Go, fancy rules]: go has no rule preset 'fancy'"),
-    (b"(;FF[4]GM[1]RU[Go, standard rules (ko=1)])", "RU[Go, standard rules (ko=1)]: 'ko=1' is not a parameter of go"),
-    (b"(;FF[4]GM[1]RU[Go, standard rules (superko=maybe)])", "superko=maybe: expected one of illegal, draw"),
-    (b"(;FF[4]GM[1]RU[Go, standard rules (max_moves=lots)])", "max_moves=lots: expected an integer"),
-    (b"(;FF[4]GM[1]SZ[5];B[cc]W[dd])", "move 1: one node holds both B[cc] and W[dd]"),
-    (b"(;FF[4]GM[9]SZ[8];B[e1-e9])", "move 1 (B[e1-e9]) of the record: move 'e1-e9'"),
-    (b"(;FF[4]GM[1]SZ[5];B[];W[];B[cc])", "move 3 (B[cc]) of the record: action 12 played after the game ended"),
-    (b"not sgf", "not a readable SGF record"),
-    (b"(;GM[1]C[;;;]" + b";B[]" * 50_000 + b")", "the record has 50001 nodes, more than the 50000"),
-], ids=lambda value: value[:40].decode(errors="replace") if isinstance(value, bytes) else None)
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"(;FF[4]GM[1]SZ[5];B[zz])", "move 1 (B[zz]) of the record: not a point of the 5x5 board"),
+        (b"(;FF[4]GM[2]SZ[8];B[cc];W[])", "move 1 (B[cc]) of the record: action 18 (c3) is not legal here"),
+        (b"(;FF[4]GM[1]SZ[5]PL[x];B[aa])", "PL[x]: expected B or W"),
+        (b"(;FF[4]GM[1]SZ[5]AB[aa][bb]AW[bb])", "AB and AW both name [bb]: a point holds one stone or none"),
+        (b"(;FF[4]GM[1]SZ[5]AB[aa:cc]AE[bb])", "AB and AE both name [bb]"),
+        (b"(;FF[4]GM[1]SZ[5]AB[zz])", "AB[zz]: not a point"),
+        (b"(;FF[4]GM[1]SZ[5]AB[cc:aa])", "AB[cc:aa]: not a point (or a rectangle"),
+        (b"(;FF[4]GM[1]SZ[5]KM[nan])", "KM[nan]: expected a finite number"),
+        (b"(;FF[4]GM[1]SZ[5]KM[1e400])", "KM[1e400]: expected a finite number"),
+        (b"(;FF[4]GM[1]SZ[5]KM[x])", "KM[x]: expected a finite number"),
+        (b"(;FF[4]GM[1]SZ[5]KM[0.3])", "KM[0.3]: komi=0.3: expected a multiple of 0.5"),
+        (b"(;FF[4]GM[x]SZ[5])", "GM[x]: expected an SGF game number"),
+        (b"(;FF[4]GM[1]SZ[x])", "SZ[x]: expected a square board's side"),
+        (b"(;FF[4]GM[1]SZ[42])", "SZ[42]: size out of range: 42"),
+        (b"(;FF[4]GM[1]SZ[20])", "SZ[20]: size=20: expected an integer from 5 to 19"),
+        (b"(;FF[4]GM[9]SZ[9])", "SZ[9]: loa is played on 8x8"),
+        (b"(;FF[4]GM[1]SZ[5]RU[Go, standard rules (size=7)])", "SZ[5] and RU[Go, standard rules (size=7)] disagree"),
+        (
+            b"(;FF[4]GM[1]SZ[5]KM[1]RU[Go, standard rules (komi=2)])",
+            "KM[1] and RU[Go, standard rules (komi=2)] disagree",
+        ),
+        (b"(;FF[4]GM[1]RU[Go, fancy rules])", "RU[Go, fancy rules]: go has no rule preset 'fancy'"),
+        (
+            b"(;FF[4]GM[1]RU[Go, standard rules (ko=1)])",
+            "RU[Go, standard rules (ko=1)]: 'ko=1' is not a parameter of go",
+        ),
+        (b"(;FF[4]GM[1]RU[Go, standard rules (superko=maybe)])", "superko=maybe: expected one of illegal, draw"),
+        (b"(;FF[4]GM[1]RU[Go, standard rules (max_moves=lots)])", "max_moves=lots: expected an integer"),
+        (b"(;FF[4]GM[1]SZ[5];B[cc]W[dd])", "move 1: one node holds both B[cc] and W[dd]"),
+        (b"(;FF[4]GM[9]SZ[8];B[e1-e9])", "move 1 (B[e1-e9]) of the record: move 'e1-e9'"),
+        (b"(;FF[4]GM[1]SZ[5];B[];W[];B[cc])", "move 3 (B[cc]) of the record: action 12 played after the game ended"),
+        (b"not sgf", "not a readable SGF record"),
+        (b"(;GM[1]C[;;;]" + b";B[]" * 50_000 + b")", "the record has 50001 nodes, more than the 50000"),
+    ],
+    ids=lambda value: value[:40].decode(errors="replace") if isinstance(value, bytes) else None,
+)
 def test_every_bad_record_names_the_property_and_its_value(data, message):
     with pytest.raises(records.RecordError) as info:
         records.read_sgf(data)

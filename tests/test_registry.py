@@ -133,19 +133,22 @@ def test_an_edited_kernel_is_never_run_from_a_stale_generic_cache(tmp_path):
     of a game whose kernel was edited in between, and must play by the edited rules."""
     import shutil
 
-    shutil.copytree(ROOT / "tests" / "connect_four", tmp_path / "c4edit",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "tests" / "connect_four", tmp_path / "c4edit", ignore=shutil.ignore_patterns("__pycache__"))
     code = (
         "import envs, c4edit\n"
         "envs.register(c4edit.SPEC)\n"
         "print(sorted(set(envs.make_game('connect_four').random_playouts(300, seed=0)['lengths'].tolist())))\n"
     )
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+    }
 
     def lengths():
-        out = subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=tmp_path,
-                             capture_output=True, text=True, timeout=600).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code], check=True, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600
+        ).stdout
         return ast.literal_eval(out.strip().splitlines()[-1])
 
     assert min(lengths()) < 42  # lines win before the board is full
@@ -170,7 +173,7 @@ def test_cli_lists_the_registered_games_and_the_agents_that_play_one(capsys):
     assert "alphabeta:depth=4,time=0.0" in out and "mcts:simulations=1000," in out and "playout='pattern'" in out
     names = {line.split(":")[0] for line in out.splitlines() if not line.startswith(" ")}
     assert "ppo" in names and "alphazero" not in names  # PPO has 7x7 Go weights; AlphaZero none for Go
-    ppo = out[out.index("ppo:"):].splitlines()
+    ppo = out[out.index("ppo:") :].splitlines()
     torch_here = importlib.util.find_spec("torch") is not None and importlib.util.find_spec("sb3_contrib") is not None
     # without the learn extra it is still listed, with what it lacks (not hidden as if it did not play Go)
     assert any(line.startswith("    not on this machine: ") for line in ppo[1:3]) != torch_here, ppo

@@ -32,8 +32,9 @@ def journals(tmp_path_factory):
     for name, params in GAMES.items():
         path = tmp_path_factory.mktemp(name) / "run.db"
         agents = ["random", "greedy", "alphabeta:depth=1"] if name == "gomoku" else ["random", "greedy"]
-        result = tournaments.round_robin(agents, game=name, game_params=params, seed=3, workers=0,
-                                         journal=path, progress=False)
+        result = tournaments.round_robin(
+            agents, game=name, game_params=params, seed=3, workers=0, journal=path, progress=False
+        )
         out[name] = (path, result)
     return out
 
@@ -66,15 +67,28 @@ class _Standings(HTMLParser):
 
 
 def expected_rows(result):
-    return [[place_text(s.place, s.tied), s.name, f"{s.points:g}", str(s.games), f"{s.wins}-{s.draws}-{s.losses}", str(s.forfeits)]
-            for s in result.standings()]
+    return [
+        [
+            place_text(s.place, s.tied),
+            s.name,
+            f"{s.points:g}",
+            str(s.games),
+            f"{s.wins}-{s.draws}-{s.losses}",
+            str(s.forfeits),
+        ]
+        for s in result.standings()
+    ]
 
 
 def test_a_journal_replays_to_the_runs_result(journals):
     for name, (path, result) in journals.items():
         back = report.load_journal(path)
-        assert (back.names, back.places, back.points, back.games) == \
-               (result.names, result.places, result.points, result.games), name
+        assert (back.names, back.places, back.points, back.games) == (
+            result.names,
+            result.places,
+            result.points,
+            result.games,
+        ), name
         assert back.config["finished"] is True
 
 
@@ -82,13 +96,28 @@ def test_a_journal_replays_to_the_runs_result(journals):
 def test_swiss_and_olympic_journals_replay(system, options, tmp_path):
     """Byes (an odd Swiss field) and first-to-k matches come back as the run had them."""
     field = ["random", "greedy", "alphabeta:depth=1"] + (["random"] if system == "olympic" else [])
-    result = tournaments.run(system, field, game="gomoku", game_params={"size": 7}, seed=5, workers=0,
-                             journal=tmp_path / "j.db", progress=False, **options)
+    result = tournaments.run(
+        system,
+        field,
+        game="gomoku",
+        game_params={"size": 7},
+        seed=5,
+        workers=0,
+        journal=tmp_path / "j.db",
+        progress=False,
+        **options,
+    )
     back = report.load_journal(tmp_path / "j.db")
-    assert (back.names, back.places, back.points, back.games, back.byes) == \
-           (result.names, result.places, result.points, result.games, result.byes)
-    assert bool(back.byes) == (system == "swiss") and back.names[-1] == ("random#2" if system == "olympic" else
-                                                                         "alphabeta:depth=1")
+    assert (back.names, back.places, back.points, back.games, back.byes) == (
+        result.names,
+        result.places,
+        result.points,
+        result.games,
+        result.byes,
+    )
+    assert bool(back.byes) == (system == "swiss") and back.names[-1] == (
+        "random#2" if system == "olympic" else "alphabeta:depth=1"
+    )
 
 
 def test_the_page_is_self_contained_and_shows_the_standings(journals, tmp_path):
@@ -104,15 +133,24 @@ def test_the_page_is_self_contained_and_shows_the_standings(journals, tmp_path):
 
 
 def test_the_page_shows_the_rating_table_los_pairs_and_the_trust_line(tmp_path):
-    result = tournaments.round_robin(["random", "greedy", "alphabeta:depth=1"], game="gomoku", size=7, games=4,
-                                     opening_plies=2, seed=3, workers=0, progress=False)
+    result = tournaments.round_robin(
+        ["random", "greedy", "alphabeta:depth=1"],
+        game="gomoku",
+        size=7,
+        games=4,
+        opening_plies=2,
+        seed=3,
+        workers=0,
+        progress=False,
+    )
     page = open(report.write_report(result, tmp_path / "r.html"), encoding="utf-8").read()
     stats, trust = result.statistics(), result.trust()
     table = page.split("id='rating-table'")[1].split("</table>")[0]
     for r in stats.ratings:  # every agent with its rounded Elo, margin and P(best), strongest first
         assert f"<td class='name'>{r.name}</td><td>{round(r.elo):+d}</td><td>{r.margin:.0f}</td>" in table
-    assert [line.split("<td class='name'>")[1].split("<")[0] for line in table.split("<tr>")[2:]] == \
-        [r.name for r in stats.ratings]
+    assert [line.split("<td class='name'>")[1].split("<")[0] for line in table.split("<tr>")[2:]] == [
+        r.name for r in stats.ratings
+    ]
     assert "id='los'" in page and "id='pairs'" in page and page.count("<td class='name'>") >= 3
     shown = [html.unescape(p.split(">", 1)[1]) for p in page.split("<p class='trust'")[1:]]
     assert [p.split("</p>")[0] for p in shown] == trust.sentences()
@@ -138,8 +176,9 @@ def test_an_unfinished_journal_reports_the_games_so_far(journals, tmp_path):
     assert back.config["finished"] is False and [g["index"] for g in back.games] == [0, 1, 2, 3]
     assert sum(back.points) == 4 and sum(s.games for s in back.standings()) == 8
     best = max(back.points)
-    assert [lo for (lo, _), p in zip(back.places, back.points) if p == best] and \
-        all(lo == 1 for (lo, _), p in zip(back.places, back.points) if p == best)
+    assert [lo for (lo, _), p in zip(back.places, back.points) if p == best] and all(
+        lo == 1 for (lo, _), p in zip(back.places, back.points) if p == best
+    )
     assert "id='unfinished'" in open(report.write_report(cut, tmp_path / "cut.html")).read()
 
 
@@ -178,8 +217,9 @@ def test_the_page_works_in_a_browser(name, journals, browser, tmp_path):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto("file://" + os.path.abspath(out))
-    rows = page.eval_on_selector_all("#standings tbody tr",
-                                     "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+    rows = page.eval_on_selector_all(
+        "#standings tbody tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))"
+    )
     assert rows == expected_rows(result)
     board = page.eval_on_selector("#board", "c => c.toDataURL()")
     assert page.text_content("#ply").startswith("ply 0 / ")

@@ -80,8 +80,10 @@ def test_mcts_resigns_a_lost_go_game_within_its_resign_moves():
 def test_mcts_with_resign_off_plays_on_and_keeps_its_eyes():
     game = go()
     state = game.from_text(LOST.format(mover="x", ply=40))
-    for bot, resign in ((agents.make("mcts", simulations=100, resign=0, seed=0), True),
-                        (agents.make("mcts", simulations=100, seed=0), False)):
+    for bot, resign in (
+        (agents.make("mcts", simulations=100, resign=0, seed=0), True),
+        (agents.make("mcts", simulations=100, seed=0), False),
+    ):
         outcome = play_game(game, [bot, Script(WHITE_FILLS)], state=state, resign=resign)
         assert outcome.reason == NORMAL and outcome.winner == 1
         assert "A7" not in outcome.moves and "C7" not in outcome.moves
@@ -177,7 +179,7 @@ def gtp_position(mover_lost=True):
     """``play`` commands that set up ``LOST`` on an empty 7x7 board (GTP inserts the passes)."""
     game = go()
     state = game.from_text(LOST.format(mover="x", ply=40))
-    board = state[C.HEADER:C.HEADER + 49]
+    board = state[C.HEADER : C.HEADER + 49]
     blacks = [game.action_to_str(state, i) for i in np.flatnonzero(board == 1)]
     whites = [game.action_to_str(state, i) for i in np.flatnonzero(board == 2)]
     return [f"play b {m}" for m in blacks] + [f"play w {m}" for m in whites]
@@ -185,20 +187,27 @@ def gtp_position(mover_lost=True):
 
 def talk(commands, resign=True, spec="mcts:simulations=100"):
     out = io.StringIO()
-    serve(go(komi=0.5), agents.make(spec, seed=0), io.StringIO("\n".join(commands) + "\n"), out,
-          resign=resign)
+    serve(go(komi=0.5), agents.make(spec, seed=0), io.StringIO("\n".join(commands) + "\n"), out, resign=resign)
     blocks = out.getvalue().split("\n\n")[:-1]
     return [(block[0] == "=", block[1:].strip()) for block in blocks]
 
 
 def test_gtp_genmove_answers_resign_and_the_game_goes_on_if_declined():
     setup = gtp_position()
-    lost = ["genmove b", "play w f7", "genmove b", "play w f5", "genmove b", "final_score",
-            "final_status_list dead", "genmove b"]
-    replies = talk(setup + lost)[len(setup):]
+    lost = [
+        "genmove b",
+        "play w f7",
+        "genmove b",
+        "play w f5",
+        "genmove b",
+        "final_score",
+        "final_status_list dead",
+        "genmove b",
+    ]
+    replies = talk(setup + lost)[len(setup) :]
     assert [r[1] for r in replies[:5]] == ["pass", "", "pass", "", "resign"]
-    assert replies[5] == (True, "W+33.5")     # the position stands as it was: a controller may go on
+    assert replies[5] == (True, "W+33.5")  # the position stands as it was: a controller may go on
     assert replies[6] == (True, "")
-    assert replies[7] == (True, "resign")     # still lost
-    replies = talk(setup + lost, resign=False)[len(setup):]
+    assert replies[7] == (True, "resign")  # still lost
+    replies = talk(setup + lost, resign=False)[len(setup) :]
     assert "resign" not in [r[1] for r in replies] and replies[5] == (True, "W+33.5")

@@ -24,8 +24,9 @@ def _play(venv, steps, seed=0):
     return trace
 
 
-@pytest.mark.parametrize("env_id, params", [("Othello-v0", {"size": 6}), ("Go-v0", {"size": 5}),
-                                            ("Calculation-v0", {})])
+@pytest.mark.parametrize(
+    "env_id, params", [("Othello-v0", {"size": 6}), ("Go-v0", {"size": 5}), ("Calculation-v0", {})]
+)
 def test_same_step_autoreset_masks_and_observations(env_id, params):
     venv = make_vec_env(env_id, n_envs=4, seed=3, **params)
     game = venv.game
@@ -103,9 +104,10 @@ def test_image_observations_are_what_cnn_policies_take():
         make_vec_env("Chess-v0")
 
 
-@pytest.mark.parametrize("policy, observation, env_id, params, n_envs, n_steps",
-                         [("MlpPolicy", "planes", "Othello-v0", {"size": 6}, 16, 128),
-                          ("CnnPolicy", "image", "Go-v0", {"size": 5}, 8, 128)])
+@pytest.mark.parametrize(
+    "policy, observation, env_id, params, n_envs, n_steps",
+    [("MlpPolicy", "planes", "Othello-v0", {"size": 6}, 16, 128), ("CnnPolicy", "image", "Go-v0", {"size": 5}, 8, 128)],
+)
 def test_maskable_ppo_trains_on_it(policy, observation, env_id, params, n_envs, n_steps):
     from sb3_contrib import MaskablePPO
 
@@ -140,8 +142,10 @@ def test_vectorised_progress_reward_counts_the_cards_each_step_put_on_a_foundati
             assert dones[i] == game.is_terminal(after)
             if dones[i]:
                 finished += 1
-                assert game.foundation_cards(after) == game.observed_foundation_cards(
-                    infos[i]["terminal_observation"][None])[0]
+                assert (
+                    game.foundation_cards(after)
+                    == game.observed_foundation_cards(infos[i]["terminal_observation"][None])[0]
+                )
     assert finished >= 8
 
 
@@ -154,8 +158,9 @@ def test_ppo_training_on_the_vec_env_saves_weights_the_ppo_agent_plays_and_resum
     from tournaments import play_game
     from tournaments.baselines import against_baselines
 
-    config = ppo_training.Config(game=game, size=size, steps=256, n_envs=4, n_steps=64, batch=128, epochs=1,
-                                 snapshot_every=256, net=(16,))
+    config = ppo_training.Config(
+        game=game, size=size, steps=256, n_envs=4, n_steps=64, batch=128, epochs=1, snapshot_every=256, net=(16,)
+    )
     assert config.opponent == "random"  # the compiled vector env
 
     def evaluate(g, path):
@@ -182,9 +187,32 @@ def test_the_train_ppo_example_trains_evaluates_and_names_bad_options(tmp_path, 
     """examples/train_ppo.py end to end: the command it was run with and the evaluation in the sidecar."""
     from agents.learned import weights
 
-    argv = ["--game", "othello", "--size", "6", "--n-envs", "4", "--n-steps", "64", "--batch", "128",
-            "--epochs", "1", "--steps", "256", "--snapshot-every", "256", "--eval-games", "2", "--net", "16",
-            "--checkpoint", tmp_path / "run.zip", "--out", tmp_path / "ppo.pt"]
+    argv = [
+        "--game",
+        "othello",
+        "--size",
+        "6",
+        "--n-envs",
+        "4",
+        "--n-steps",
+        "64",
+        "--batch",
+        "128",
+        "--epochs",
+        "1",
+        "--steps",
+        "256",
+        "--snapshot-every",
+        "256",
+        "--eval-games",
+        "2",
+        "--net",
+        "16",
+        "--checkpoint",
+        tmp_path / "run.zip",
+        "--out",
+        tmp_path / "ppo.pt",
+    ]
     done = run_script("examples/train_ppo.py", *argv)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "trained 256 steps" in done.stdout and "ppo vs greedy on " in done.stdout

@@ -45,8 +45,17 @@ def test_a_one_sided_run_ends_the_test():
     assert [t.status([k, 0, 0, 0, 0]).decision for k in (1, 9)] == ["undecided", "H0"]
 
 
-@pytest.mark.parametrize("bad", [dict(elo0=5, elo1=0), dict(alpha=0), dict(beta=1.2), dict(alpha=0.6, beta=0.5),
-                                 dict(model="bayes"), dict(elo0=float("nan"))])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(elo0=5, elo1=0),
+        dict(alpha=0),
+        dict(beta=1.2),
+        dict(alpha=0.6, beta=0.5),
+        dict(model="bayes"),
+        dict(elo0=float("nan")),
+    ],
+)
 def test_bad_tests_name_the_value(bad):
     args = {"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05, **bad}
     with pytest.raises(envs.ParameterError, match=list(bad)[0]):
@@ -94,9 +103,16 @@ def test_simulation_is_seeded():
 
 def test_sequential_match_stops_when_the_test_decides():
     seen = []
-    result = tournaments.match("greedy", "random", game="gomoku", game_params={"size": 7},
-                               sprt=(0, 100, 0.05, 0.05), games=200, seed=2,
-                               progress=lambda done, pairs, status: seen.append((done, pairs, status)))
+    result = tournaments.match(
+        "greedy",
+        "random",
+        game="gomoku",
+        game_params={"size": 7},
+        sprt=(0, 100, 0.05, 0.05),
+        games=200,
+        seed=2,
+        progress=lambda done, pairs, status: seen.append((done, pairs, status)),
+    )
     assert result.sprt.decision == "H1"
     assert result.games < 200 and result.games == 2 * result.sprt.pairs == 2 * sum(result.pentanomial)
     assert [s[0] for s in seen] == list(range(1, result.sprt.pairs + 1)) and seen[0][1] == 100
@@ -108,8 +124,14 @@ def test_sequential_match_stops_when_the_test_decides():
 def test_both_call_forms_play_the_same_match():
     game = envs.make_game("gomoku", size=7)
     old = tournaments.match(game, agents.make("random", seed=3), agents.make("random", seed=4), 4, 1)
-    new = tournaments.match(agents.make("random", seed=3), agents.make("random", seed=4), game="gomoku",
-                            game_params={"size": 7}, games=4, seed=1)
+    new = tournaments.match(
+        agents.make("random", seed=3),
+        agents.make("random", seed=4),
+        game="gomoku",
+        game_params={"size": 7},
+        games=4,
+        seed=1,
+    )
     assert (old.wins, old.draws, old.losses, old.pentanomial) == (new.wins, new.draws, new.losses, new.pentanomial)
     assert old.sprt is None and sum(old.pentanomial) == 2
     with pytest.raises(envs.ParameterError, match="game_params"):
@@ -121,8 +143,31 @@ def test_both_call_forms_play_the_same_match():
 
 
 def test_cli_match_prints_progress_and_the_decision(capsys):
-    assert main(["match", "--game", "gomoku", "-p", "size=7", "--a", "greedy", "--b", "random",
-                 "--games", "100", "--sprt", "0", "100", "0.05", "0.05", "--seed", "2"]) == 0
+    assert (
+        main(
+            [
+                "match",
+                "--game",
+                "gomoku",
+                "-p",
+                "size=7",
+                "--a",
+                "greedy",
+                "--b",
+                "random",
+                "--games",
+                "100",
+                "--sprt",
+                "0",
+                "100",
+                "0.05",
+                "0.05",
+                "--seed",
+                "2",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("pair 1/50: pentanomial") and "LLR" in out[0]
     assert "H1 accepted" in out[-1]
@@ -142,7 +187,9 @@ def test_pairs_that_are_only_won_or_lost_give_wilsons_interval(wins, pairs):
     assert (lo, hi) == pytest.approx(_wilson(wins, pairs))
 
 
-@pytest.mark.parametrize("counts", [[0, 0, 0, 0, 6], [6, 0, 0, 0, 0], [0, 0, 6, 0, 0], [0, 0, 0, 3, 0], [0, 1, 0, 0, 0]])
+@pytest.mark.parametrize(
+    "counts", [[0, 0, 0, 0, 6], [6, 0, 0, 0, 0], [0, 0, 6, 0, 0], [0, 0, 0, 3, 0], [0, 1, 0, 0, 0]]
+)
 def test_the_interval_never_collapses_to_a_point(counts):
     """Six pairs all won 2-0 (greedy against random on Othello) are no proof of infinite strength:
     the interval keeps a width that only more pairs shrink."""
@@ -175,17 +222,56 @@ def test_the_interval_covers_the_true_score_at_least_as_often_as_it_claims():
 
 
 def test_a_match_result_prints_its_interval_and_claims_strength_only_when_it_is_above_half():
-    sweep = tournaments.MatchResult(games=4, wins=4, draws=0, losses=0, score=1.0, se=0.0, seconds=0.0,
-                                    pentanomial=(0, 0, 0, 0, 2), interval=sprt.score_interval([0, 0, 0, 0, 2])[1:])
+    sweep = tournaments.MatchResult(
+        games=4,
+        wins=4,
+        draws=0,
+        losses=0,
+        score=1.0,
+        se=0.0,
+        seconds=0.0,
+        pentanomial=(0, 0, 0, 0, 2),
+        interval=sprt.score_interval([0, 0, 0, 0, 2])[1:],
+    )
     assert "± 0.000" not in str(sweep) and "[0.3" in str(sweep) and not sweep.beats  # two pairs prove little
-    many = tournaments.MatchResult(games=40, wins=40, draws=0, losses=0, score=1.0, se=0.0, seconds=0.0,
-                                   pentanomial=(0, 0, 0, 0, 20), interval=sprt.score_interval([0, 0, 0, 0, 20])[1:])
+    many = tournaments.MatchResult(
+        games=40,
+        wins=40,
+        draws=0,
+        losses=0,
+        score=1.0,
+        se=0.0,
+        seconds=0.0,
+        pentanomial=(0, 0, 0, 0, 20),
+        interval=sprt.score_interval([0, 0, 0, 0, 20])[1:],
+    )
     assert many.beats and many.as_dict()["interval"][1] == 1.0
 
 
 def test_cli_sequential_match_never_prints_a_zero_width_interval(capsys):
-    assert main(["match", "--game", "othello", "-p", "size=6", "--a", "greedy", "--b", "random",
-                 "--games", "40", "--sprt", "0", "50", "0.05", "0.05"]) == 0
+    assert (
+        main(
+            [
+                "match",
+                "--game",
+                "othello",
+                "-p",
+                "size=6",
+                "--a",
+                "greedy",
+                "--b",
+                "random",
+                "--games",
+                "40",
+                "--sprt",
+                "0",
+                "50",
+                "0.05",
+                "0.05",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "± 0.000" not in out and "1199" not in out
     for line in out.splitlines():

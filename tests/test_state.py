@@ -15,8 +15,9 @@ import envs
 from envs import IllegalActionError, StateError
 
 
-@pytest.mark.parametrize("name,params", [("go", {"size": 5, "rules": "openspiel"}), ("calculation", {})],
-                         ids=["two players", "one player"])
+@pytest.mark.parametrize(
+    "name,params", [("go", {"size": 5, "rules": "openspiel"}), ("calculation", {})], ids=["two players", "one player"]
+)
 def test_the_mask_mover_returns_and_history_follow_the_game_api(name, params):
     game = envs.make_game(name, **params)
     rng = random.Random(7)

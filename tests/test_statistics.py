@@ -22,15 +22,31 @@ GAME = {"game": "gomoku", "size": 7}
 
 
 def record(index, black, white, result, names, round=1, moves=(), opening=0):
-    return {"index": index, "round": round, "black": names[black], "white": names[white], "black_id": black,
-            "white_id": white, "seed": 0, "code": CODES[result], "result": result, "reason": "normal",
-            "moves": list(moves), "opening": opening}
+    return {
+        "index": index,
+        "round": round,
+        "black": names[black],
+        "white": names[white],
+        "black_id": black,
+        "white_id": white,
+        "seed": 0,
+        "code": CODES[result],
+        "result": result,
+        "reason": "normal",
+        "moves": list(moves),
+        "opening": opening,
+    }
 
 
 def result_of(system, names, records, **options):
     n = len(names)
-    return TournamentResult({"system": system, "game": "gomoku", "game_params": {"size": 7}, "options": options,
-                             "seed": 0}, tuple(names), [(1, n)] * n, [0.0] * n, records)
+    return TournamentResult(
+        {"system": system, "game": "gomoku", "game_params": {"size": 7}, "options": options, "seed": 0},
+        tuple(names),
+        [(1, n)] * n,
+        [0.0] * n,
+        records,
+    )
 
 
 def dominant(games_per_pair=20):
@@ -66,8 +82,9 @@ def test_p_best_is_seeded_and_the_interval_agrees_with_the_covariance():
     fit = ratings.fit(np.array([[0, 6, 5], [4, 0, 6], [5, 4, 0]], float), np.full((3, 3), 10.0) - 10 * np.eye(3))
     assert np.array_equal(fit.p_best(seed=3), fit.p_best(seed=3))
     assert np.allclose(fit.half, 1.96 * np.sqrt(np.diag(fit.cov)))
-    elo, half = ratings.bradley_terry(np.array([[0, 6, 5], [4, 0, 6], [5, 4, 0]], float),
-                                      np.full((3, 3), 10.0) - 10 * np.eye(3))
+    elo, half = ratings.bradley_terry(
+        np.array([[0, 6, 5], [4, 0, 6], [5, 4, 0]], float), np.full((3, 3), 10.0) - 10 * np.eye(3)
+    )
     assert np.allclose(elo, fit.elo) and np.allclose(half, fit.half) and abs(fit.elo.mean()) < 1e-9
 
 
@@ -92,13 +109,15 @@ def test_one_anchor_shifts_the_scale_exactly_and_several_are_fixed():
 # -- colour pairs ------------------------------------------------------------------------------------
 def test_colour_pairs_share_an_opening_and_count_as_pentanomials():
     names = ["x", "y", "z"]
-    games = [record(0, 0, 1, "1-0", names, moves=["a1", "b2", "c3"], opening=2),
-             record(1, 1, 0, "1-0", names, moves=["a1", "b2", "d4"], opening=2),   # x lost with White: 1 of 2
-             record(2, 0, 1, "1-0", names, moves=["c3", "d4", "a1"], opening=2),
-             record(3, 1, 0, "0-1", names, moves=["c3", "d4"], opening=2),          # x won both: 2 of 2
-             record(4, 0, 2, "1-0", names, moves=["a1", "b2"], opening=2),
-             record(5, 2, 0, "1-0", names, moves=["c3", "d4"], opening=2),          # another opening: no pair
-             record(6, 1, 0, "1-0", names, moves=["e5", "b2"], opening=2, round=2)]  # alone in its round
+    games = [
+        record(0, 0, 1, "1-0", names, moves=["a1", "b2", "c3"], opening=2),
+        record(1, 1, 0, "1-0", names, moves=["a1", "b2", "d4"], opening=2),  # x lost with White: 1 of 2
+        record(2, 0, 1, "1-0", names, moves=["c3", "d4", "a1"], opening=2),
+        record(3, 1, 0, "0-1", names, moves=["c3", "d4"], opening=2),  # x won both: 2 of 2
+        record(4, 0, 2, "1-0", names, moves=["a1", "b2"], opening=2),
+        record(5, 2, 0, "1-0", names, moves=["c3", "d4"], opening=2),  # another opening: no pair
+        record(6, 1, 0, "1-0", names, moves=["e5", "b2"], opening=2, round=2),
+    ]  # alone in its round
     pairs = colour_pairs(games)
     assert [(a["index"], b["index"]) for a, b in pairs] == [(0, 1), (2, 3)]
     stats = statistics(names, games)
@@ -111,8 +130,9 @@ def test_colour_pairs_share_an_opening_and_count_as_pentanomials():
 
 
 def test_a_round_robin_with_openings_counts_each_encounter_in_pairs():
-    r = tournaments.round_robin(["random", "greedy", "random:seed=7"], games=4, opening_plies=2, workers=0,
-                                progress=False, seed=2, **GAME)
+    r = tournaments.round_robin(
+        ["random", "greedy", "random:seed=7"], games=4, opening_plies=2, workers=0, progress=False, seed=2, **GAME
+    )
     stats = r.statistics()
     assert len(stats.encounters) == 3 and all(e.pairs == 2 and e.games == 4 for e in stats.encounters)
     for e in stats.encounters:  # the pairs' points are the encounter's points
@@ -139,7 +159,8 @@ def test_the_trust_line_is_the_simulators_estimate_for_the_same_inputs():
     if step:
         fewer = {**settle, "games": SETTLE_GRID[step - 1]}
         fewer["championships"] = tournaments.trust._championships(
-            tournaments.trust._expected_games("round_robin", 4, {"games": fewer["games"]}))
+            tournaments.trust._expected_games("round_robin", 4, {"games": fewer["games"]})
+        )
         assert simulate(**fewer)["win"][0] < 0.9
     assert str(trust).startswith("Trust: for a round robin (games=6) of 4 agents in 36 games")
     assert r.trust().as_dict() == trust.as_dict()  # seeded: the same numbers again
@@ -148,8 +169,12 @@ def test_the_trust_line_is_the_simulators_estimate_for_the_same_inputs():
 def test_a_short_swiss_is_called_a_coin_toss_with_the_games_that_would_settle_it():
     # the README's quick start: a Swiss of 4 agents, 2 rounds, 4 games, one consistent order
     names = ["random", "greedy", "alphabeta", "mcts"]
-    games = [record(0, 1, 0, "1-0", names), record(1, 2, 3, "1-0", names, round=1),
-             record(2, 2, 1, "1-0", names, round=2), record(3, 3, 0, "1-0", names, round=2)]
+    games = [
+        record(0, 1, 0, "1-0", names),
+        record(1, 2, 3, "1-0", names, round=1),
+        record(2, 2, 1, "1-0", names, round=2),
+        record(3, 3, 0, "1-0", names, round=2),
+    ]
     r = result_of("swiss", names, games, rounds=2, avoid_rematches=True)
     assert fitted_model(names, games)["spread"] == 0.0  # 2-1-1-0 is what chance gives
     trust = r.trust()
@@ -162,8 +187,10 @@ def test_a_short_swiss_is_called_a_coin_toss_with_the_games_that_would_settle_it
 
 def test_first_move_advantage_and_draws_are_fitted_beyond_chance():
     names = ["a", "b", "c"]
-    games = [record(k, i, j, "1-0", names) for k, (i, j) in
-             enumerate([(i, j) for i in range(3) for j in range(3) if i != j] * 10)]
+    games = [
+        record(k, i, j, "1-0", names)
+        for k, (i, j) in enumerate([(i, j) for i in range(3) for j in range(3) if i != j] * 10)
+    ]
     model = fitted_model(names, games)  # Black won all 60 games
     assert model["first_move_advantage"] == pytest.approx(0.5) and model["draw"] == 0 and model["spread"] == 0
     drawn = [{**g, "result": "1/2-1/2", "code": 2} for g in games]
@@ -213,8 +240,15 @@ def test_a_gauntlet_is_trusted_on_its_candidates():
 def journals(tmp_path_factory):
     """A round robin of 12 games in one journal, and the same games split over two journals."""
     d = tmp_path_factory.mktemp("ratings")
-    tournaments.round_robin(["random", "greedy", "alphabeta:depth=1"], games=4, journal=d / "full.db", workers=0,
-                            progress=False, seed=4, **GAME)
+    tournaments.round_robin(
+        ["random", "greedy", "alphabeta:depth=1"],
+        games=4,
+        journal=d / "full.db",
+        workers=0,
+        progress=False,
+        seed=4,
+        **GAME,
+    )
     for name, keep in (("first.db", "idx < 6"), ("second.db", "idx >= 6")):
         shutil.copy(d / "full.db", d / name)
         db = sqlite3.connect(d / name)
@@ -242,8 +276,10 @@ def test_anchors_shift_the_scale_exactly(journals, capsys):
     assert anchored["random"].elo == 1000 and anchored["random"].margin == 0
     for name, row in free.items():
         assert anchored[name].elo == pytest.approx(row.elo + shift, abs=1e-6)
-    assert main(["ratings", str(journals / "full.db"), "--anchor", "greedy=1500",
-                 "--anchor", "alphabeta:depth=1=1600"]) == 0
+    assert (
+        main(["ratings", str(journals / "full.db"), "--anchor", "greedy=1500", "--anchor", "alphabeta:depth=1=1600"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "anchored: greedy at +1500, alphabeta:depth=1 at +1600" in out
     rows = {line.split()[1]: line.split()[2] for line in out.splitlines() if line[:6].strip().isdigit()}
@@ -252,8 +288,9 @@ def test_anchors_shift_the_scale_exactly(journals, capsys):
 
 def test_journals_of_other_agents_pool_on_one_scale(tmp_path):
     a = tournaments.round_robin(["random", "greedy"], journal=tmp_path / "a.db", workers=0, progress=False, **GAME)
-    b = tournaments.round_robin(["greedy", "alphabeta:depth=1"], journal=tmp_path / "b.db", workers=0,
-                                progress=False, **GAME)
+    b = tournaments.round_robin(
+        ["greedy", "alphabeta:depth=1"], journal=tmp_path / "b.db", workers=0, progress=False, **GAME
+    )
     pooled = rating_list([tmp_path / "a.db", tmp_path / "b.db"])
     names = ["random", "greedy", "alphabeta:depth=1"]
     ids = {"random": 0, "greedy": 1, "alphabeta:depth=1": 2}
@@ -263,18 +300,21 @@ def test_journals_of_other_agents_pool_on_one_scale(tmp_path):
 
 
 def test_bad_journals_and_anchors_are_one_line_errors(journals, tmp_path, capsys):
-    tournaments.round_robin(["random", "greedy"], game="othello", size=6, journal=tmp_path / "othello.db",
-                            workers=0, progress=False)
+    tournaments.round_robin(
+        ["random", "greedy"], game="othello", size=6, journal=tmp_path / "othello.db", workers=0, progress=False
+    )
     full = str(journals / "full.db")
-    cases = [([full, str(tmp_path / "othello.db")], "othello (size=6) games, but"),
-             ([full, full], "given twice"),
-             ([full, str(journals / "first.db")], "also in"),
-             ([str(tmp_path / "missing.db")], "no such tournament journal"),
-             ([full, "--anchor", "random"], "expected SPEC=ELO"),
-             ([full, "--anchor", "random=high"], "expected SPEC=ELO"),
-             ([full, "--anchor", "random=inf"], "expected SPEC=ELO"),
-             ([full, "--anchor", "random=1", "--anchor", "random=2"], "anchored twice"),
-             ([full, "--anchor", "mcts=0"], "no agent 'mcts'")]
+    cases = [
+        ([full, str(tmp_path / "othello.db")], "othello (size=6) games, but"),
+        ([full, full], "given twice"),
+        ([full, str(journals / "first.db")], "also in"),
+        ([str(tmp_path / "missing.db")], "no such tournament journal"),
+        ([full, "--anchor", "random"], "expected SPEC=ELO"),
+        ([full, "--anchor", "random=high"], "expected SPEC=ELO"),
+        ([full, "--anchor", "random=inf"], "expected SPEC=ELO"),
+        ([full, "--anchor", "random=1", "--anchor", "random=2"], "anchored twice"),
+        ([full, "--anchor", "mcts=0"], "no agent 'mcts'"),
+    ]
     for argv, message in cases:
         with pytest.raises(SystemExit) as e:
             main(["ratings", *argv])
@@ -286,8 +326,9 @@ def test_bad_journals_and_anchors_are_one_line_errors(journals, tmp_path, capsys
 
 def test_the_ratings_table_says_when_games_leave_agents_unconnected(tmp_path):
     tournaments.round_robin(["random", "greedy"], journal=tmp_path / "a.db", workers=0, progress=False, **GAME)
-    tournaments.round_robin(["alphabeta:depth=1", "minimax:depth=1"], journal=tmp_path / "b.db", workers=0,
-                            progress=False, **GAME)
+    tournaments.round_robin(
+        ["alphabeta:depth=1", "minimax:depth=1"], journal=tmp_path / "b.db", workers=0, progress=False, **GAME
+    )
     text = rating_list([tmp_path / "a.db", tmp_path / "b.db"], anchors={"random": 0}).table()
     assert "2 groups that never met" in text and "1 group without an anchor" in text
     assert math.isfinite(rating_list([tmp_path / "a.db", tmp_path / "b.db"]).ratings[0].elo)

@@ -50,8 +50,12 @@ def test_resume_refuses_records_of_other_options(tmp_path):
 def test_grhino_levels_choose_the_engine_rows():
     rows = strength.table_rows(4, 4, 16, (5, 3))
     grhino = [(r.agent, r.opponent, r.games) for r in rows if r.opponent.startswith("grhino")]
-    assert grhino == [("mcts", "grhino-5", 16), ("alphabeta", "grhino-5", 16),
-                      ("mcts", "grhino-3", 16), ("alphabeta", "grhino-3", 16)]
+    assert grhino == [
+        ("mcts", "grhino-5", 16),
+        ("alphabeta", "grhino-5", 16),
+        ("mcts", "grhino-3", 16),
+        ("alphabeta", "grhino-3", 16),
+    ]
     assert all(r.engine for r in rows if r.opponent.startswith(("gnugo", "grhino")))
     assert not any(r.engine for r in rows if r.opponent in strength.BASELINES)
     assert strength.engine_command("grhino-5")[1:] == ["-l", "5"]
@@ -62,29 +66,49 @@ def test_grhino_levels_choose_the_engine_rows():
 def test_setup_time_bounds_an_agents_warm_up(tmp_path):
     import fault_agents  # noqa: F401  (registers "warmhang", whose warm-up never ends)
 
-    records = run(tmp_path, tmp_path / "r.jsonl", tmp_path / "r.md", setup_time=1,
-                  agents={**strength.AGENTS, "greedy": "warmhang"})
+    records = run(
+        tmp_path,
+        tmp_path / "r.jsonl",
+        tmp_path / "r.md",
+        setup_time=1,
+        agents={**strength.AGENTS, "greedy": "warmhang"},
+    )
     assert len(records) == 4
     assert {(r["reason"], r["detail"]) for r in records} == {  # ruled out once, for the whole run
-        ("forfeit-timeout", "ruled out: setup timed out after 1 s (its warm-up)")}
+        ("forfeit-timeout", "ruled out: setup timed out after 1 s (its warm-up)")
+    }
     assert "| greedy | `warmhang` |" in (tmp_path / "r.md").read_text()  # the budgets table says so
 
 
 def test_the_command_line_plays_the_rows_asked_for(tmp_path, run_script):
-    done = run_script("examples/strength.py", "--games", "2", "--workers", "1", "--only", ONLY,
-                      "--records", tmp_path / "r.jsonl", "--out", tmp_path / "t.md")
+    done = run_script(
+        "examples/strength.py",
+        "--games",
+        "2",
+        "--workers",
+        "1",
+        "--only",
+        ONLY,
+        "--records",
+        tmp_path / "r.jsonl",
+        "--out",
+        tmp_path / "t.md",
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 2
     assert row_line(tmp_path / "t.md").split("|")[4].strip() == "2"
     assert "python examples/strength.py --games 2 --workers 1 --only" in (tmp_path / "t.md").read_text()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--grhino-levels", "6"], "GRhino's levels are 1 to 5"),
-    (["--setup-time", "0"], "--setup-time must be positive"),
-    (["--agent", "chess=random"], "expected LABEL=SPEC with LABEL one of"),
-    (["--resume"], "--resume needs the --records file"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--grhino-levels", "6"], "GRhino's levels are 1 to 5"),
+        (["--setup-time", "0"], "--setup-time must be positive"),
+        (["--agent", "chess=random"], "expected LABEL=SPEC with LABEL one of"),
+        (["--resume"], "--resume needs the --records file"),
+    ],
+)
 def test_bad_options_are_usage_errors(argv, message, tmp_path, run_script):
     done = run_script("examples/strength.py", *argv, "--out", tmp_path / "x.md")
     assert done.returncode == 2 and message in done.stderr

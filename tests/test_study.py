@@ -42,23 +42,38 @@ def reference_series(system, n, A, championships, seed, **options):
         S.places(T, lo, hi)
         true = np.argsort(-F)
         mid = 0.5 * (lo + hi)
-        vals = [1.0 / (hi[true[0]] - lo[true[0]] + 1) if lo[true[0]] == 1 else 0.0,
-                sum(abs(mid[p] - (t + 1)) for t, p in enumerate(true)), mid[true[0]],
-                mid[true[:3]].sum() - 6.0, T[S.T_GAMES]]
+        vals = [
+            1.0 / (hi[true[0]] - lo[true[0]] + 1) if lo[true[0]] == 1 else 0.0,
+            sum(abs(mid[p] - (t + 1)) for t, p in enumerate(true)),
+            mid[true[0]],
+            mid[true[:3]].sum() - 6.0,
+            T[S.T_GAMES],
+        ]
         for j, v in enumerate(vals):
             sums[j] += v, v * v
     return sums
 
 
-@pytest.mark.parametrize("system,options", [("swiss", {"avoid_rematches": False}), ("olympic", {"k": 2}),
-                                            ("swiss", {})])
+@pytest.mark.parametrize(
+    "system,options", [("swiss", {"avoid_rematches": False}), ("olympic", {"k": 2}), ("swiss", {})]
+)
 def test_the_default_model_is_the_study_model_bit_for_bit(system, options):
     sums = reference_series(system, 8, 0.75, 40, seed=7, **options)
     name = "swiss_study" if options == {"avoid_rematches": False} else system
     got = study.simulate(name, 8, 0.75, 40, seed=7, **{k: v for k, v in options.items() if k != "avoid_rematches"})
-    explicit = study.simulate(name, 8, 0.75, 40, seed=7, strengths="study", draw=0.0, first_move_advantage=0.0,
-                              placing="points", cycles=1,
-                              **{k: v for k, v in options.items() if k != "avoid_rematches"})
+    explicit = study.simulate(
+        name,
+        8,
+        0.75,
+        40,
+        seed=7,
+        strengths="study",
+        draw=0.0,
+        first_move_advantage=0.0,
+        placing="points",
+        cycles=1,
+        **{k: v for k, v in options.items() if k != "avoid_rematches"},
+    )
     assert got == explicit
     for j, m in enumerate(study.METRICS[:5]):
         assert got[m][0] == sums[j, 0] / 40  # the same numbers, not merely close ones
@@ -67,8 +82,12 @@ def test_the_default_model_is_the_study_model_bit_for_bit(system, options):
 def test_the_reference_grid_is_reproduced_within_three_standard_errors():
     with open(os.path.join(DOCS, "study_grid.csv")) as f:
         ref = {(r["system"], int(r["n"]), float(r["A"])): r for r in csv.DictReader(f)}
-    for label, system, options in [("round robin", "round_robin", {}), ("olympic k=2", "olympic", {"k": 2}),
-                                   ("swiss (study)", "swiss_study", {}), ("swiss (no rematches)", "swiss", {})]:
+    for label, system, options in [
+        ("round robin", "round_robin", {}),
+        ("olympic k=2", "olympic", {"k": 2}),
+        ("swiss (study)", "swiss_study", {}),
+        ("swiss (no rematches)", "swiss", {}),
+    ]:
         got = study.simulate(system, 16, 0.75, 6000, seed=11, **options)
         cell = ref[label, 16, 0.75]
         for m in ("win", "d", "mid", "tri", "games"):
@@ -176,7 +195,9 @@ def test_the_compiled_fit_is_the_ratings_module_fit():
 
 def test_ratings_placing_in_simulations():
     # a complete round robin: the fit orders players exactly as their points do
-    assert study.simulate("round_robin", 8, 0.75, 1000, placing="ratings") == study.simulate("round_robin", 8, 0.75, 1000)
+    assert study.simulate("round_robin", 8, 0.75, 1000, placing="ratings") == study.simulate(
+        "round_robin", 8, 0.75, 1000
+    )
     # no games: every rating is 0 and everybody shares every place
     r = study.simulate("random_order", 8, 0.75, 100, placing="ratings")
     assert r["mid"] == (4.5, 0.0) and r["d"] == (16.0, 0.0)
@@ -191,16 +212,29 @@ def test_round_robin_cycles():
     assert two["d"][0] < one["d"][0] - 10 * two["d"][1]
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"draw": 1.5}, "draw=1.5"), ({"draw": "0.3"}, "draw='0.3'"), ({"draw": float("nan")}, "draw=nan"),
-    ({"first_move_advantage": 2}, "first_move_advantage=2"), ({"A": 0.3}, "A=0.3"), ({"A": None}, "A=None"),
-    ({"A": None, "strengths": [0, 1]}, "8 finite Elo ratings"), ({"strengths": [0.0] * 8}, "A=0.75 applies"),
-    ({"A": None, "strengths": ("cauchy", 100)}, "cauchy"), ({"A": None, "strengths": ("normal", -1)}, "scale"),
-    ({"A": None, "strengths": "elo"}, "strengths='elo'"), ({"placing": "elo"}, "placing='elo'"),
-    ({"cycles": 2, "system": "swiss"}, "cycles= applies to round_robin"), ({"cycles": 0}, "cycles=0"),
-    ({"championships": 1}, "championships=1"), ({"executor": "spark"}, "executor='spark'"),
-    ({"n_players": 2}, "2 players"), ({"system": "swiss", "k": 2}, "k= and recursive="),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"draw": 1.5}, "draw=1.5"),
+        ({"draw": "0.3"}, "draw='0.3'"),
+        ({"draw": float("nan")}, "draw=nan"),
+        ({"first_move_advantage": 2}, "first_move_advantage=2"),
+        ({"A": 0.3}, "A=0.3"),
+        ({"A": None}, "A=None"),
+        ({"A": None, "strengths": [0, 1]}, "8 finite Elo ratings"),
+        ({"strengths": [0.0] * 8}, "A=0.75 applies"),
+        ({"A": None, "strengths": ("cauchy", 100)}, "cauchy"),
+        ({"A": None, "strengths": ("normal", -1)}, "scale"),
+        ({"A": None, "strengths": "elo"}, "strengths='elo'"),
+        ({"placing": "elo"}, "placing='elo'"),
+        ({"cycles": 2, "system": "swiss"}, "cycles= applies to round_robin"),
+        ({"cycles": 0}, "cycles=0"),
+        ({"championships": 1}, "championships=1"),
+        ({"executor": "spark"}, "executor='spark'"),
+        ({"n_players": 2}, "2 players"),
+        ({"system": "swiss", "k": 2}, "k= and recursive="),
+    ],
+)
 def test_bad_parameters_raise_typed_errors(kwargs, match):
     args = {"system": "round_robin", "n_players": 8, "A": 0.75, "championships": 100, **kwargs}
     with pytest.raises(ParameterError, match=match.replace("(", r"\(").replace("[", r"\[")):
@@ -208,8 +242,10 @@ def test_bad_parameters_raise_typed_errors(kwargs, match):
 
 
 def test_pareto_front():
-    rows = [{"system": s, "games": g, "d": d, "win": w} for s, g, d, w in
-            [("a", 10, 50.0, 0.1), ("b", 20, 55.0, 0.3), ("c", 20, 40.0, 0.2), ("d", 40, 41.0, 0.25)]]
+    rows = [
+        {"system": s, "games": g, "d": d, "win": w}
+        for s, g, d, w in [("a", 10, 50.0, 0.1), ("b", 20, 55.0, 0.3), ("c", 20, 40.0, 0.2), ("d", 40, 41.0, 0.25)]
+    ]
     assert [r["system"] for r in study.pareto(rows, "d")] == ["a", "c"]
     assert [r["system"] for r in study.pareto(rows, "win")] == ["a", "b"]
 
@@ -230,10 +266,38 @@ def test_arbiter_study_plot_writes_png_and_svg(tmp_path, capsys):
     with open(os.path.join(DOCS, "study_grid.csv")) as f:  # the stored grid's Np = 8 cells
         lines = [line for i, line in enumerate(f) if i == 0 or line.split(",")[1] == "8"]
     (tmp_path / "grid8.csv").write_text("".join(lines))
-    assert main(["study", "--from-csv", str(tmp_path / "grid8.csv"), "--out", str(tmp_path / "tables"),
-                 "--plot", str(tmp_path / "plots")]) == 0
-    assert main(["study", "--parts", "budget", "--sizes", "8", "--championships", "20", "--out",
-                 str(tmp_path / "tables"), "--plot", str(tmp_path / "plots")]) == 0
+    assert (
+        main(
+            [
+                "study",
+                "--from-csv",
+                str(tmp_path / "grid8.csv"),
+                "--out",
+                str(tmp_path / "tables"),
+                "--plot",
+                str(tmp_path / "plots"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "study",
+                "--parts",
+                "budget",
+                "--sizes",
+                "8",
+                "--championships",
+                "20",
+                "--out",
+                str(tmp_path / "tables"),
+                "--plot",
+                str(tmp_path / "plots"),
+            ]
+        )
+        == 0
+    )
     for name in ("study_metrics", "study_budget"):
         png = (tmp_path / "plots" / f"{name}.png").read_bytes()
         svg = (tmp_path / "plots" / f"{name}.svg").read_text()

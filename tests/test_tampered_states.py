@@ -35,9 +35,26 @@ def test_fuzz_script_finds_nothing(tmp_path):
     the framework envs raise nothing but ValueErrors on bad actions."""
     out = tmp_path / "fuzz.json"
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "fuzz_states.py"), "--states", "300", "--batch", "300",
-         "--env-steps", "150", "--seed", "7", "--timeout", "600", "--json", str(out)],
-        capture_output=True, text=True, timeout=1500, cwd=ROOT,
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "fuzz_states.py"),
+            "--states",
+            "300",
+            "--batch",
+            "300",
+            "--env-steps",
+            "150",
+            "--seed",
+            "7",
+            "--timeout",
+            "600",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        cwd=ROOT,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())},
     )
     assert out.exists(), done.stdout + done.stderr
@@ -53,8 +70,13 @@ def test_fuzz_script_finds_nothing(tmp_path):
 
 
 def test_fuzz_script_help_has_no_side_effects(tmp_path):
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fuzz_states.py"), "--help"],
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "fuzz_states.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0 and "--states" in done.stdout
     assert list(tmp_path.iterdir()) == []
 
@@ -195,7 +217,7 @@ def test_gomoku_terminal_status_must_match_board():
     _refused(game, t, "status")
     t[C.H_STATUS] = C.ONGOING
     t[C.H_REASON] = 0
-    t[C.HEADER:C.HEADER + 49] = 0
+    t[C.HEADER : C.HEADER + 49] = 0
     _refused(game, t, "count")
 
 
@@ -204,8 +226,11 @@ def test_header_fields_are_checked(name):
     game = envs.make_game(name)
     s = _played(game, 3)
     cases = {
-        C.H_PLY: (-1, game.max_moves + 1), C.H_STATUS: (2, -1), C.H_WINNER: (0, 5, -2),
-        C.H_LAST: (-2, game.num_actions, 2**62), C.H_REASON: (1, -1, 63),
+        C.H_PLY: (-1, game.max_moves + 1),
+        C.H_STATUS: (2, -1),
+        C.H_WINNER: (0, 5, -2),
+        C.H_LAST: (-2, game.num_actions, 2**62),
+        C.H_REASON: (1, -1, 63),
         C.H_HASH: (int(s[C.H_HASH]) ^ 1,),
     }
     for index, values in cases.items():
@@ -220,8 +245,16 @@ def test_header_fields_are_checked(name):
 def test_wrong_array_types(name):
     game = envs.make_game(name)
     s = _played(game, 3)
-    for bad in (s.astype(np.int32), s.astype(np.float64), s.view(np.uint64), s[:-1], s.reshape(1, -1),
-                s.tolist(), None, "state"):
+    for bad in (
+        s.astype(np.int32),
+        s.astype(np.float64),
+        s.view(np.uint64),
+        s[:-1],
+        s.reshape(1, -1),
+        s.tolist(),
+        None,
+        "state",
+    ):
         with pytest.raises(StateError):
             game.legal_actions(bad)
     # the same content as a read-only, strided or byte-swapped array is a state (a native copy)
@@ -278,8 +311,11 @@ def test_from_text_refuses_what_validation_refuses(monkeypatch):
 
 # -- no false alarms -------------------------------------------------------------------------------------
 # Every game with a move cap, capped where random games reach it: positions at the cap, ended by it.
-CAPPED = [(spec.name, {**small_params(spec), "max_moves": 40}) for spec in envs.specs()
-          if any(p.name == "max_moves" for p in spec.params)]
+CAPPED = [
+    (spec.name, {**small_params(spec), "max_moves": 40})
+    for spec in envs.specs()
+    if any(p.name == "max_moves" for p in spec.params)
+]
 
 
 @pytest.mark.parametrize("name, params", CAPPED, ids=[f"{n}-{p}" for n, p in CAPPED])

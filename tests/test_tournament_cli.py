@@ -25,9 +25,24 @@ class Lowest:
 
 def test_tournament_command_prints_standings_ratings_crosstable(tmp_path, capsys):
     journal = tmp_path / "run.db"
-    args = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
-            "--agents", "random", "random:seed=5", "--workers", "0", "--journal", str(journal),
-            "--jsonl", str(tmp_path / "g.jsonl")]
+    args = [
+        "tournament",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--system",
+        "round_robin",
+        "--agents",
+        "random",
+        "random:seed=5",
+        "--workers",
+        "0",
+        "--journal",
+        str(journal),
+        "--jsonl",
+        str(tmp_path / "g.jsonl"),
+    ]
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "round_robin" in out and "Bradley–Terry" in out and "Crosstable" in out
@@ -40,8 +55,21 @@ def test_tournament_command_prints_standings_ratings_crosstable(tmp_path, capsys
 
 def test_bad_system_option_is_a_clean_error(capsys):
     with pytest.raises(SystemExit):
-        cli.main(["tournament", "--game", "gomoku", "--system", "olympic", "--agents", "random",
-                  "random", "random", "--workers", "0"])
+        cli.main(
+            [
+                "tournament",
+                "--game",
+                "gomoku",
+                "--system",
+                "olympic",
+                "--agents",
+                "random",
+                "random",
+                "random",
+                "--workers",
+                "0",
+            ]
+        )
     assert "power-of-two" in capsys.readouterr().err
 
 
@@ -86,8 +114,7 @@ def test_watch_two_agents_to_the_end():
 
 
 def test_play_command_builds_agents_from_specs(capsys):
-    assert cli.main(["play", "--game", "gomoku", "-p", "size=7", "--black", "random",
-                     "--white", "random:seed=3"]) == 0
+    assert cli.main(["play", "--game", "gomoku", "-p", "size=7", "--black", "random", "--white", "random:seed=3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Black: random, White: random") and "Result: " in out
 
@@ -103,8 +130,20 @@ def test_gtp_subcommand_delegates_to_agents_gtp(monkeypatch, capsys):
 
 def test_unknown_agent_spec_is_an_error_before_any_game(capsys):
     with pytest.raises(SystemExit):
-        cli.main(["tournament", "--game", "gomoku", "--system", "round_robin", "--agents", "random",
-                  "no_such_agent", "--workers", "0"])
+        cli.main(
+            [
+                "tournament",
+                "--game",
+                "gomoku",
+                "--system",
+                "round_robin",
+                "--agents",
+                "random",
+                "no_such_agent",
+                "--workers",
+                "0",
+            ]
+        )
     assert "no_such_agent" in capsys.readouterr().err
 
 
@@ -131,8 +170,25 @@ def crashing_spec():
 
 
 def test_forfeits_are_footnoted_with_their_reason_under_the_standings(capsys, crashing_spec):
-    assert cli.main(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
-                     "--agents", "random", crashing_spec, "--workers", "0"]) == 0
+    assert (
+        cli.main(
+            [
+                "tournament",
+                "--game",
+                "gomoku",
+                "-p",
+                "size=7",
+                "--system",
+                "round_robin",
+                "--agents",
+                "random",
+                crashing_spec,
+                "--workers",
+                "0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     standings, footnote = out.split("Forfeits:")
     assert "crashes" in standings.splitlines()[-2] and standings.splitlines()[-2].split()[-1] == "2"
@@ -141,8 +197,25 @@ def test_forfeits_are_footnoted_with_their_reason_under_the_standings(capsys, cr
 
 
 def test_a_tournament_without_forfeits_has_no_footnote(capsys):
-    assert cli.main(["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
-                     "--agents", "random", "greedy", "--workers", "0"]) == 0
+    assert (
+        cli.main(
+            [
+                "tournament",
+                "--game",
+                "gomoku",
+                "-p",
+                "size=7",
+                "--system",
+                "round_robin",
+                "--agents",
+                "random",
+                "greedy",
+                "--workers",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert "Forfeits" not in capsys.readouterr().out
 
 
@@ -151,8 +224,9 @@ def test_play_result_line_names_the_forfeit_and_its_reason():
     shown = []
     outcome = cli.play(game, [Lowest(), Crashes()], out=shown.append)
     assert outcome.reason == "forfeit-crash"
-    assert shown[-1].startswith("Result: 1-0, Black (lowest) wins: White (crashes) forfeited: the agent failed "
-                                "(RuntimeError: out of coffee")
+    assert shown[-1].startswith(
+        "Result: 1-0, Black (lowest) wins: White (crashes) forfeited: the agent failed (RuntimeError: out of coffee"
+    )
 
 
 def test_play_result_line_gives_the_margin_where_the_game_has_one():
@@ -189,8 +263,22 @@ def test_a_match_with_a_forfeit_is_one_error_line_naming_the_agent_and_reason(ca
 
 
 def test_resuming_a_finished_tournament_says_so_and_prints_the_standings(tmp_path, capsys):
-    args = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin",
-            "--agents", "random", "greedy", "--workers", "0", "--journal", str(tmp_path / "run.db")]
+    args = [
+        "tournament",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--system",
+        "round_robin",
+        "--agents",
+        "random",
+        "greedy",
+        "--workers",
+        "0",
+        "--journal",
+        str(tmp_path / "run.db"),
+    ]
     assert cli.main(args) == 0
     first = capsys.readouterr().out
     assert cli.main(args + ["--resume"]) == 0
@@ -215,8 +303,24 @@ def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
 
 
 def test_written_outputs_survive_the_run(tmp_path, capsys):
-    args = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--agents", "random",
-            "greedy", "--workers", "0", "--csv", str(tmp_path / "g.csv"), "--sgf", str(tmp_path / "sgf")]
+    args = [
+        "tournament",
+        "--game",
+        "gomoku",
+        "-p",
+        "size=7",
+        "--system",
+        "round_robin",
+        "--agents",
+        "random",
+        "greedy",
+        "--workers",
+        "0",
+        "--csv",
+        str(tmp_path / "g.csv"),
+        "--sgf",
+        str(tmp_path / "sgf"),
+    ]
     assert cli.main(args) == 0
     assert len((tmp_path / "g.csv").read_text().splitlines()) == 3
     assert sorted(p.name for p in (tmp_path / "sgf").iterdir()) == ["game00000.sgf", "game00001.sgf"]
@@ -236,9 +340,28 @@ def test_ctrl_c_in_play_or_match_ends_quietly_with_status_130(monkeypatch, capsy
 def gauntlet_args(tmp_path, *extra):
     suite = tmp_path / "suite.txt"
     suite.write_text("# three openings\nc2 b4\nd5 e3 f2\nb3 b2\n")
-    return ["tournament", "--game", "othello", "-p", "size=6", "--system", "gauntlet",
-            "--candidates", "slow:delay=0.03", "random", "--agents", "slow:delay=0.02", "greedy",
-            "--games", "6", "--openings", str(suite), "--seed", "3", *extra]
+    return [
+        "tournament",
+        "--game",
+        "othello",
+        "-p",
+        "size=6",
+        "--system",
+        "gauntlet",
+        "--candidates",
+        "slow:delay=0.03",
+        "random",
+        "--agents",
+        "slow:delay=0.02",
+        "greedy",
+        "--games",
+        "6",
+        "--openings",
+        str(suite),
+        "--seed",
+        "3",
+        *extra,
+    ]
 
 
 def timeless(path):
@@ -254,11 +377,17 @@ def test_a_killed_gauntlet_resumes_without_losing_a_game(tmp_path, run_script):
     games are kept as they were, and the games and standings are those of an uninterrupted run."""
     journal = tmp_path / "run.db"
     fault_agents = os.path.join(os.path.dirname(__file__), "fault_agents.py")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.path.dirname(os.path.dirname(__file__)),
-                                                        os.path.dirname(__file__)])}
-    proc = subprocess.Popen([sys.executable, fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--journal",
-                                                                          str(journal))],
-                            start_new_session=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([os.path.dirname(os.path.dirname(__file__)), os.path.dirname(__file__)]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--journal", str(journal))],
+        start_new_session=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     finished, deadline = 0, time.time() + 300
     while time.time() < deadline and proc.poll() is None:
         time.sleep(0.1)
@@ -278,9 +407,22 @@ def test_a_killed_gauntlet_resumes_without_losing_a_game(tmp_path, run_script):
     db = sqlite3.connect(journal)
     before = {idx: json.loads(rec) for idx, rec in db.execute("SELECT idx, record FROM games")}
     db.close()
-    resumed = run_script(fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--journal", str(journal),
-                                                      "--resume", "--jsonl", str(tmp_path / "resumed.jsonl")))
-    clean = run_script(fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--jsonl", str(tmp_path / "clean.jsonl")))
+    resumed = run_script(
+        fault_agents,
+        *gauntlet_args(
+            tmp_path,
+            "--workers",
+            "2",
+            "--journal",
+            str(journal),
+            "--resume",
+            "--jsonl",
+            str(tmp_path / "resumed.jsonl"),
+        ),
+    )
+    clean = run_script(
+        fault_agents, *gauntlet_args(tmp_path, "--workers", "2", "--jsonl", str(tmp_path / "clean.jsonl"))
+    )
     assert resumed.returncode == 0 and clean.returncode == 0, resumed.stderr + clean.stderr
     games = records(tmp_path / "resumed.jsonl")
     assert len(games) == total and all(games[idx] == rec for idx, rec in before.items())
@@ -294,8 +436,9 @@ def test_gauntlet_command_prints_candidates_field_and_results_against_the_field(
 
     assert cli.main(gauntlet_args(tmp_path, "--workers", "0", "--jsonl", str(tmp_path / "g.jsonl"))) == 0
     out = capsys.readouterr().out
-    assert out.startswith("gauntlet (candidates=2, games=6) on othello: 24 games\n"
-                          "Openings: suite.txt (3 openings, sequential from 1)\n")
+    assert out.startswith(
+        "gauntlet (candidates=2, games=6) on othello: 24 games\nOpenings: suite.txt (3 openings, sequential from 1)\n"
+    )
     assert "The field, by points against the candidates:" in out
     table = out.split("Results against the field")[1].splitlines()
     assert table[1].split() == ["slow:delay=0.02", "greedy"]
@@ -306,18 +449,24 @@ def test_gauntlet_command_prints_candidates_field_and_results_against_the_field(
     assert met == {frozenset((c, o)) for c in ("slow:delay=0.03", "random") for o in ("slow:delay=0.02", "greedy")}
 
 
-@pytest.mark.parametrize("extra,message", [
-    (["--system", "gauntlet"], "--system gauntlet needs --candidates"),
-    (["--system", "round_robin", "--candidates", "random"], "--candidates: applies to --system gauntlet"),
-    (["--system", "swiss", "--games", "4"], "--games: applies to round_robin, olympic and gauntlet"),
-    (["--system", "round_robin", "--games", "5"], "--games 5: expected an even number"),
-    (["--system", "olympic", "--games", "4", "--k", "2"], "--games 4 and --k 2"),
-    (["--system", "round_robin", "--openings-order", "random"], "--openings-order: needs --openings"),
-    (["--system", "round_robin", "--openings", "builtin", "--opening-plies", "4"], "a suite or random openings"),
-    (["--system", "round_robin", "--opening-plies", "4", "2"], "--opening-plies 4 2: expected 0 < K <= MAX"),
-    (["--system", "round_robin", "--openings", "builtin", "--openings-start", "101"], "has 100 openings"),
-    (["--system", "round_robin", "-p", "size=10", "--openings", "builtin"], "no suite is shipped for othello_10x10"),
-])
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--system", "gauntlet"], "--system gauntlet needs --candidates"),
+        (["--system", "round_robin", "--candidates", "random"], "--candidates: applies to --system gauntlet"),
+        (["--system", "swiss", "--games", "4"], "--games: applies to round_robin, olympic and gauntlet"),
+        (["--system", "round_robin", "--games", "5"], "--games 5: expected an even number"),
+        (["--system", "olympic", "--games", "4", "--k", "2"], "--games 4 and --k 2"),
+        (["--system", "round_robin", "--openings-order", "random"], "--openings-order: needs --openings"),
+        (["--system", "round_robin", "--openings", "builtin", "--opening-plies", "4"], "a suite or random openings"),
+        (["--system", "round_robin", "--opening-plies", "4", "2"], "--opening-plies 4 2: expected 0 < K <= MAX"),
+        (["--system", "round_robin", "--openings", "builtin", "--openings-start", "101"], "has 100 openings"),
+        (
+            ["--system", "round_robin", "-p", "size=10", "--openings", "builtin"],
+            "no suite is shipped for othello_10x10",
+        ),
+    ],
+)
 def test_bad_encounter_and_opening_options_are_one_line_errors(capsys, extra, message):
     with pytest.raises(SystemExit) as e:
         cli.main(["tournament", "--game", "othello", "--agents", "random", "greedy", "--workers", "0", *extra])
@@ -327,13 +476,23 @@ def test_bad_encounter_and_opening_options_are_one_line_errors(capsys, extra, me
 
 def test_round_robin_and_olympic_games_per_encounter_through_the_command_line(tmp_path, capsys):
     base = ["tournament", "--game", "othello", "-p", "size=6", "--agents", "random", "greedy", "--workers", "0"]
-    assert cli.main(base + ["--system", "round_robin", "--games", "4", "--opening-plies", "2",
-                            "--jsonl", str(tmp_path / "rr.jsonl")]) == 0
+    assert (
+        cli.main(
+            base
+            + ["--system", "round_robin", "--games", "4", "--opening-plies", "2", "--jsonl", str(tmp_path / "rr.jsonl")]
+        )
+        == 0
+    )
     games = records(tmp_path / "rr.jsonl")
     assert len(games) == 4 and sorted(g["black"] for g in games) == ["greedy", "greedy", "random", "random"]
     assert {g["opening"] for g in games} == {2}
-    assert cli.main(base + ["--system", "olympic", "--games", "4", "--openings", "builtin",
-                            "--jsonl", str(tmp_path / "ko.jsonl")]) == 0
+    assert (
+        cli.main(
+            base
+            + ["--system", "olympic", "--games", "4", "--openings", "builtin", "--jsonl", str(tmp_path / "ko.jsonl")]
+        )
+        == 0
+    )
     games = records(tmp_path / "ko.jsonl")
     assert len(games) % 2 == 0 and len(games) >= 4
     assert [g["opening_number"] for g in games] == [1 + t // 2 for t in range(len(games))]

@@ -90,7 +90,8 @@ def test_round_robin_records_every_game_with_notation():
     r = tournaments.round_robin(agents, workers=0, **GAME)
     assert len(r.games) == 6
     assert {(g["black"], g["white"]) for g in r.games} == {
-        (a, b) for a in ("lowest", "highest", "seeded") for b in ("lowest", "highest", "seeded") if a != b}
+        (a, b) for a in ("lowest", "highest", "seeded") for b in ("lowest", "highest", "seeded") if a != b
+    }
     g = r.games[0]
     assert g["reason"] == "normal" and g["result"] in ("1-0", "0-1", "1/2-1/2")
     assert all(isinstance(m, str) and m[0] in "abcdefg" for m in g["moves"])
@@ -105,13 +106,16 @@ def test_results_do_not_depend_on_worker_count():
     agents = [Seeded("a", 1), Seeded("b", 2), Seeded("c", 3), Seeded("d", 4)]
     one = tournaments.swiss(agents, seed=7, workers=0, **GAME)
     two = tournaments.swiss(agents, seed=7, workers=2, **GAME)
-    assert [(g["black"], g["white"], g["moves"]) for g in one.games] == \
-        [(g["black"], g["white"], g["moves"]) for g in two.games]
+    assert [(g["black"], g["white"], g["moves"]) for g in one.games] == [
+        (g["black"], g["white"], g["moves"]) for g in two.games
+    ]
     assert one.places == two.places
 
 
-@pytest.mark.parametrize("bad,reason", [(Crasher("crasher"), "forfeit-crash"), (Dier("dier"), "forfeit-crash"),
-                                        (Illegal("illegal"), "forfeit-illegal")])
+@pytest.mark.parametrize(
+    "bad,reason",
+    [(Crasher("crasher"), "forfeit-crash"), (Dier("dier"), "forfeit-crash"), (Illegal("illegal"), "forfeit-illegal")],
+)
 def test_bad_agents_forfeit_and_the_tournament_goes_on(bad, reason):
     r = tournaments.round_robin([Lowest(), bad, Highest("highest")], workers=2, **GAME)
     assert len(r.games) == 6
@@ -134,8 +138,7 @@ def test_a_hanging_agent_is_killed_and_forfeits_on_time():
 
 def test_slow_move_over_the_clock_is_a_timeout_forfeit():
     r = tournaments.round_robin([Lowest(delay=0.6), Highest("highest")], workers=0, move_time=0.2, **GAME)
-    assert all(g["reason"] == "forfeit-timeout" and g["plies"] == (0 if g["black"] == "lowest" else 1)
-               for g in r.games)
+    assert all(g["reason"] == "forfeit-timeout" and g["plies"] == (0 if g["black"] == "lowest" else 1) for g in r.games)
 
 
 def test_olympic_and_random_order_on_real_agents():
@@ -159,7 +162,7 @@ def test_swiss_with_an_odd_field_gives_byes_shown_in_standings_and_crosstable():
         assert s.games == s.wins + s.draws + s.losses
     text = r.table()
     assert "byes" in text.splitlines()[2] and text.splitlines()[0].endswith("6 games, 3 byes")
-    cross = text[text.index("Crosstable"):].splitlines()
+    cross = text[text.index("Crosstable") :].splitlines()
     assert cross[1].split()[-1] == "bye"
     by_name = {s.name: s.byes for s in rows}
     for line in cross[2:]:
@@ -196,8 +199,10 @@ def test_result_repr_is_one_short_line_and_the_table_is_one_call_away():
     text = repr(r)
     leader = r.standings()[0]
     assert "\n" not in text and len(text) < 200
-    assert text == (f"TournamentResult(system='round_robin', game='gomoku', players=6, games=30, "
-                    f"leader={leader.name!r})") or leader.tied
+    assert (
+        text == (f"TournamentResult(system='round_robin', game='gomoku', players=6, games=30, leader={leader.name!r})")
+        or leader.tied
+    )
     assert str(r) == r.table() and r.table().startswith("round_robin on gomoku: 30 games")
     assert len(r.table()) > 10 * len(text)
 
@@ -336,14 +341,12 @@ def test_exports(tmp_path):
     assert rows[0].startswith("index,round,match") and len(rows) == 3
     paths = r.to_sgf(tmp_path / "sgf")  # any placement game with an SGF game number
     assert len(paths) == 2 and f"GM[{envs.spec(GAME['game']).sgf}]" in open(paths[0]).read()
-    loa = tournaments.round_robin([Lowest(), Highest("highest")], game="loa", game_params={"max_moves": 20},
-                                  workers=0)
+    loa = tournaments.round_robin([Lowest(), Highest("highest")], game="loa", game_params={"max_moves": 20}, workers=0)
     assert "GM[9]" in open(loa.to_sgf(tmp_path / "sgf-loa")[0]).read()  # Lines of Action records too
 
 
 def test_go_games_export_to_sgf(tmp_path):
-    r = tournaments.round_robin([Lowest(), Highest("highest")], game="go", game_params={"size": 5},
-                                workers=0)
+    r = tournaments.round_robin([Lowest(), Highest("highest")], game="go", game_params={"size": 5}, workers=0)
     paths = r.to_sgf(tmp_path / "sgf")
     assert len(paths) == 2
     text = open(paths[0]).read()

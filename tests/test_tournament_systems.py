@@ -124,8 +124,14 @@ def test_the_compiled_points_are_the_outcomes_points():
     its code does."""
     from envs.core.outcome import Outcome
 
-    outcomes = [Outcome.loss(1, "resign"), Outcome(None, (0.0, 0.0)), Outcome.loss(0, "forfeit-crash"),
-                Outcome(0, (1.0, -1.0), end_reason="five"), Outcome(None, (0.0, 0.0)), Outcome.loss(0, "forfeit-timeout")]
+    outcomes = [
+        Outcome.loss(1, "resign"),
+        Outcome(None, (0.0, 0.0)),
+        Outcome.loss(0, "forfeit-crash"),
+        Outcome(0, (1.0, -1.0), end_reason="five"),
+        Outcome(None, (0.0, 0.0)),
+        Outcome.loss(0, "forfeit-timeout"),
+    ]
     by_outcome, by_code = Referee(configure("round_robin", 3), 4), Referee(configure("round_robin", 3), 4)
     expected = np.zeros(3)
     while batch := by_outcome.next_games():
@@ -145,7 +151,7 @@ def all_matchings(players):
         return
     a = players[0]
     for i in range(1, len(players)):
-        rest = players[1:i] + players[i + 1:]
+        rest = players[1:i] + players[i + 1 :]
         for m in all_matchings(rest):
             yield [(a, players[i])] + m
 
@@ -159,8 +165,7 @@ def test_swiss_repeats_a_pairing_only_when_unavoidable(n, rounds):
         while batch := ref.next_games():
             pairs = {frozenset((p.black, p.white)) for p in batch}
             if pairs & met:  # a rematch: no rematch-free perfect matching may exist
-                assert all(any(frozenset(m) in met for m in matching)
-                           for matching in all_matchings(list(range(n))))
+                assert all(any(frozenset(m) in met for m in matching) for matching in all_matchings(list(range(n))))
             met |= pairs
             ref.record(rng.integers(0, 2, len(batch)))
 
@@ -171,8 +176,9 @@ def test_swiss_never_repeats_a_pairing_in_ceil_log2_rounds(n, model):
     rounds = swiss_rounds(n)
     for seed in range(60):
         strengths = np.random.default_rng(seed).permutation(n) if model == "strength" else None
-        ref, games = play_out("swiss", n, seed=seed, rounds=rounds, strengths=strengths,
-                              draw_every=3 if model == "draws" else 0)
+        ref, games = play_out(
+            "swiss", n, seed=seed, rounds=rounds, strengths=strengths, draw_every=3 if model == "draws" else 0
+        )
         pairs = [frozenset((p.black, p.white)) for p, _ in games]
         assert len(pairs) == len(set(pairs)) == rounds * (n // 2), (seed, pairs)
         if n % 2:
@@ -194,8 +200,12 @@ def test_odd_swiss_chooses_the_bye_so_that_no_rematch_is_needed():
             assert bye not in {q for p in pairs for q in p}
 
             def forced(candidates, met=met):
-                return all(any(frozenset(m) in met for m in matching)
-                           for c in candidates for matching in all_matchings([q for q in range(n) if q != c]))
+                return all(
+                    any(frozenset(m) in met for m in matching)
+                    for c in candidates
+                    for matching in all_matchings([q for q in range(n) if q != c])
+                )
+
             if pairs & met:
                 assert forced(range(n))
             if bye in byes:
@@ -314,8 +324,9 @@ def test_olympic_matches_of_n_games_level_after_n_go_on_by_colour_pairs(games):
             played += batch
             ref.record([BLACK_WINS if len(played) <= limit else WHITE_WINS for _ in batch])
         return ref, played
+
     # Black always wins: every colour pair is level, so the match runs to four times its length
-    ref, played = black_wins_until(10 ** 6)
+    ref, played = black_wins_until(10**6)
     assert len(played) == 4 * games
     assert sorted(ref.places()) == [(1, 1), (2, 2)]  # and a seeded coin decides
     # a level match after ``games`` games, then one drawn pair, then a pair won by the same side
@@ -341,15 +352,18 @@ def test_olympic_draws_in_n_game_matches_are_half_points():
         assert [g.black for g in games[::2]] == [games[0].black] * len(games[::2])
 
 
-@pytest.mark.parametrize("system,kwargs,match", [
-    ("swiss", {"games": 4}, "games= applies to round_robin, olympic and gauntlet"),
-    ("round_robin", {"games": 3}, "games=3: expected an even number"),
-    ("round_robin", {"games": 0}, "games=0"),
-    ("olympic", {"games": 4, "k": 2}, "first to k wins or a match"),
-    ("gauntlet", {}, "candidates=None: a gauntlet needs from 1 to 3"),
-    ("gauntlet", {"candidates": 4}, "candidates=4"),
-    ("round_robin", {"candidates": 1}, "candidates= applies to the gauntlet"),
-])
+@pytest.mark.parametrize(
+    "system,kwargs,match",
+    [
+        ("swiss", {"games": 4}, "games= applies to round_robin, olympic and gauntlet"),
+        ("round_robin", {"games": 3}, "games=3: expected an even number"),
+        ("round_robin", {"games": 0}, "games=0"),
+        ("olympic", {"games": 4, "k": 2}, "first to k wins or a match"),
+        ("gauntlet", {}, "candidates=None: a gauntlet needs from 1 to 3"),
+        ("gauntlet", {"candidates": 4}, "candidates=4"),
+        ("round_robin", {"candidates": 1}, "candidates= applies to the gauntlet"),
+    ],
+)
 def test_bad_encounter_options_are_rejected(system, kwargs, match):
     with pytest.raises(ParameterError, match=match):
         configure(system, 4, **kwargs)
@@ -374,9 +388,18 @@ def within(value, expected, se, z=5.0):
     return abs(mean - expected) <= z * max(err, 1e-9)
 
 
-@pytest.mark.parametrize("system,options", [
-    ("round_robin", {}), ("olympic", {}), ("olympic", {"k": 2}), ("olympic", {"recursive": True}),
-    ("swiss", {"avoid_rematches": False}), ("swiss", {}), ("random_order", {})])
+@pytest.mark.parametrize(
+    "system,options",
+    [
+        ("round_robin", {}),
+        ("olympic", {}),
+        ("olympic", {"k": 2}),
+        ("olympic", {"recursive": True}),
+        ("swiss", {"avoid_rematches": False}),
+        ("swiss", {}),
+        ("random_order", {}),
+    ],
+)
 @pytest.mark.parametrize("n", [8, 16])
 def test_identities_at_a_half(system, options, n):
     r = study.simulate(system, n, 0.5, 20_000, seed=1, **options)

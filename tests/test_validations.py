@@ -40,6 +40,7 @@ def counted(game) -> list:
         def call(*args):
             calls[0] += 1
             return fn(*args)
+
         return call
 
     proxy = types.ModuleType(ops.__name__)
@@ -128,14 +129,16 @@ def test_the_aec_and_vector_envs_never_validate_their_own_positions():
 
 # -- a game over before the learner's first move ----------------------------------------------------
 
+
 @pytest.mark.parametrize("opponent", ["random", "object"])
 def test_a_game_over_at_reset_shows_the_end_mask_and_ends_at_the_first_step(opponent):
     """Go with ``max_moves=1`` and the learner on seat 1: the opponent's first move ends the game.
     The reset's mask is all ones (the finished game's, never all zeros: a masked sampler must
     draw), and the first step ends the episode, truncated at the cap, with the learner's return;
     its action is ignored, not called illegal."""
-    env = gymnasium.make("Go-v0", size=5, max_moves=1, agent_seat=1,
-                         opponent=FirstLegal() if opponent == "object" else "random").unwrapped
+    env = gymnasium.make(
+        "Go-v0", size=5, max_moves=1, agent_seat=1, opponent=FirstLegal() if opponent == "object" else "random"
+    ).unwrapped
     obs, info = env.reset(seed=0)
     game = env.game
     assert game.is_terminal(env.state) and info["action_mask"].dtype == np.int8 and info["action_mask"].all()
@@ -159,7 +162,7 @@ def test_the_vector_and_sb3_envs_report_a_game_over_at_reset_on_the_next_step():
     assert rewards.tolist() == returns and 0.0 not in returns and info["action_mask"].all()
     _, rewards, terminated, truncated, info = vec.step(np.zeros(3, dtype=np.int64))  # the autoreset step
     assert not (terminated | truncated).any() and (rewards == 0).all() and info["action_mask"].all()
-    pytest.importorskip("stable_baselines3", reason='envs.sb3 needs the learn extra')
+    pytest.importorskip("stable_baselines3", reason="envs.sb3 needs the learn extra")
     from envs.sb3 import make_vec_env
 
     venv = make_vec_env("Go-v0", n_envs=2, size=5, max_moves=1, agent_seat=1, seed=0)

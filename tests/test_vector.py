@@ -139,15 +139,17 @@ def test_returned_arrays_belong_to_the_caller():
 def test_vector_render_and_registration():
     for env_id in IDS:
         assert gymnasium.spec(env_id).vector_entry_point == "envs.vector_env:ArbiterVectorEnv"
-    vec = gymnasium.make_vec("Calculation-v0", num_envs=2, vectorization_mode="vector_entry_point",
-                             render_mode="rgb_array")
+    vec = gymnasium.make_vec(
+        "Calculation-v0", num_envs=2, vectorization_mode="vector_entry_point", render_mode="rgb_array"
+    )
     vec.reset(seed=0)
     frames = vec.render()
     assert len(frames) == 2 and frames[0].dtype == np.uint8 and not np.array_equal(frames[0], frames[1])
 
 
-@pytest.mark.parametrize("game, params", [("othello", {"size": 6}), ("gomoku", {"size": 7}), ("go", {"size": 5}),
-                                          ("loa", {})])
+@pytest.mark.parametrize(
+    "game, params", [("othello", {"size": 6}), ("gomoku", {"size": 7}), ("go", {"size": 5}), ("loa", {})]
+)
 def test_greedy_opponent_plays_the_greedy_agents_moves(game, params):
     """``opponent="greedy"``: after the learner's move, every reply is the move the greedy agent
     (``agents.make("greedy")``) chooses from the same position with the same random stream (its
@@ -297,10 +299,11 @@ def test_random_openings_start_every_episode_elsewhere():
             gymnasium.make("Othello-v0", opening_plies=bad)
 
 
-@pytest.mark.parametrize("env_id, params, opponent", [("Othello-v0", {"size": 6}, "random"),
-                                                      ("Go-v0", {"size": 5}, "random"),
-                                                      ("Calculation-v0", {}, None)],
-                         ids=["othello", "go", "calculation"])
+@pytest.mark.parametrize(
+    "env_id, params, opponent",
+    [("Othello-v0", {"size": 6}, "random"), ("Go-v0", {"size": 5}, "random"), ("Calculation-v0", {}, None)],
+    ids=["othello", "go", "calculation"],
+)
 def test_every_vectorization_mode_hands_out_the_same_terminal_mask(env_id, params, opponent):
     """Gymnasium's NEXT_STEP autoreset: the step that ends a game returns its final observation
     and the next step resets that slot, ignoring its action. That action is sampled from the

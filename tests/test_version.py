@@ -30,8 +30,9 @@ def test_a_source_tree_never_installed_has_an_unknown_version():
         "import envs\n"
         "print(envs.__version__)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "0+unknown"  # PEP 440: below every release
 

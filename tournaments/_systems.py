@@ -51,8 +51,13 @@ from envs.core import rng as R
 from envs.core.outcome import BLACK_WINS, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
 
 ROUND_ROBIN, OLYMPIC, SWISS, RANDOM_ORDER, GAUNTLET = 0, 1, 2, 3, 4
-SYSTEMS = {"round_robin": ROUND_ROBIN, "olympic": OLYMPIC, "swiss": SWISS, "random_order": RANDOM_ORDER,
-           "gauntlet": GAUNTLET}
+SYSTEMS = {
+    "round_robin": ROUND_ROBIN,
+    "olympic": OLYMPIC,
+    "swiss": SWISS,
+    "random_order": RANDOM_ORDER,
+    "gauntlet": GAUNTLET,
+}
 
 # header of T
 T_SYS, T_N, T_K, T_RECURSIVE, T_AVOID, T_ROUNDS, T_DEPTH = 0, 1, 2, 3, 4, 5, 6
@@ -74,8 +79,17 @@ SWISS_ROUNDS = {8: 5, 16: 7, 32: 10, 64: 13}
 DFS_BUDGET = 200_000  # search steps per rematch allowance before allowing one more rematch
 
 
-def new_arrays(system: int, n: int, k: int, recursive: bool, avoid: bool, rounds: int, depth: int,
-               length: int = -1, candidates: int = 0):
+def new_arrays(
+    system: int,
+    n: int,
+    k: int,
+    recursive: bool,
+    avoid: bool,
+    rounds: int,
+    depth: int,
+    length: int = -1,
+    candidates: int = 0,
+):
     """Allocate ``(T, met, mt, out)`` for one championship of ``n`` players (options validated).
     ``length``: ``T_LEN``, -1 for the system's default (one game per match; olympic: first to k)."""
     T = np.zeros(T_HEADER + NBLOCK * n, dtype=np.int64)
@@ -84,15 +98,19 @@ def new_arrays(system: int, n: int, k: int, recursive: bool, avoid: bool, rounds
     T[T_LEN] = (0 if system == OLYMPIC else 1) if length < 0 else length
     T[T_CAND] = candidates
     m = max(n * n, 1)
-    return (T, np.zeros((n, n), dtype=np.int64), np.zeros((m, M_COLS), dtype=np.int64),
-            np.zeros((m, 3), dtype=np.int64))
+    return (
+        T,
+        np.zeros((n, n), dtype=np.int64),
+        np.zeros((m, M_COLS), dtype=np.int64),
+        np.zeros((m, 3), dtype=np.int64),
+    )
 
 
 @njit(cache=True)
 def blk(T, b):
     """The per-player block ``b`` of ``T`` (a view)."""
     n = T[T_N]
-    return T[T_HEADER + b * n:T_HEADER + (b + 1) * n]
+    return T[T_HEADER + b * n : T_HEADER + (b + 1) * n]
 
 
 @njit(cache=True)
@@ -181,8 +199,11 @@ def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, us
             nxt[depth] = a + 1
         a = pa[depth]
         j = nxt[depth]
-        while j < n and (used[j] or rematches + (met[players[a], players[j]] > 0) > max_rematches
-                         or (strict and _clash(col, players[a], players[j]))):
+        while j < n and (
+            used[j]
+            or rematches + (met[players[a], players[j]] > 0) > max_rematches
+            or (strict and _clash(col, players[a], players[j]))
+        ):
             j += 1
         if j < n:
             used[a] = used[j] = True
@@ -250,8 +271,7 @@ def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
                             t += 1
                     if budget <= 0:
                         break
-                    found, steps = _pair_without_rematches(rest, met, col, allowed, strict, pa, pb,
-                                                           used, nxt, budget)
+                    found, steps = _pair_without_rematches(rest, met, col, allowed, strict, pa, pb, used, nxt, budget)
                     budget -= steps
                     if found:
                         bye = order[cand]
@@ -270,7 +290,7 @@ def _pair_swiss(T, met, mt, rng):
     m = n - n % 2
     npairs = m // 2
     pairs = blk(T, B_PAIRS)
-    pa, pb = pairs[:npairs], pairs[npairs:2 * npairs]
+    pa, pb = pairs[:npairs], pairs[npairs : 2 * npairs]
     used, nxt = blk(T, B_USED), blk(T, B_NEXT)
     paired = False
     if T[T_AVOID]:

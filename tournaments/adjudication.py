@@ -97,8 +97,11 @@ class Adjudication:
             object.__setattr__(self, "resign", (_count("resign", "movecount", count), score))
         if self.draw is not None:
             number, count, score = self.draw
-            object.__setattr__(self, "draw", (_count("draw", "movenumber", number, 0),
-                                              _count("draw", "movecount", count), _score("draw", score)))
+            object.__setattr__(
+                self,
+                "draw",
+                (_count("draw", "movenumber", number, 0), _count("draw", "movecount", count), _score("draw", score)),
+            )
         if not (isinstance(self.judge, str) or callable(getattr(self.judge, "act", None))):
             raise AdjudicationError(f"judge={self.judge!r}: expected an agent spec or an agent")
         if self.cap is None and self.resign is None and self.draw is None:
@@ -125,8 +128,9 @@ class Adjudication:
             keys = _KEYS[name]
             unknown = sorted(set(options) - set(keys))
             if unknown:
-                raise AdjudicationError(f"--adjudicate {text!r}: {name} has no {unknown[0]}=; expected "
-                                        + ", ".join(f"{k}=" for k in keys))
+                raise AdjudicationError(
+                    f"--adjudicate {text!r}: {name} has no {unknown[0]}=; expected " + ", ".join(f"{k}=" for k in keys)
+                )
             missing = [k for k in keys if k not in options and not (name == "cap" and k == "result")]
             if missing:
                 raise AdjudicationError(f"--adjudicate {text!r}: {name} needs {missing[0]}=")
@@ -175,8 +179,10 @@ class Adjudication:
             start = game.initial_state(seed=0)
             judge.act(game, start)
             if evaluation(judge) is None:
-                raise AdjudicationError(f"judge {_label(self.judge)}: reports no evaluation (last_stats "
-                                        "'score' or 'value'); use a search agent such as alphabeta or mcts")
+                raise AdjudicationError(
+                    f"judge {_label(self.judge)}: reports no evaluation (last_stats "
+                    "'score' or 'value'); use a search agent such as alphabeta or mcts"
+                )
 
     def make_judge(self, seed: int = 0):
         if isinstance(self.judge, str):
@@ -248,17 +254,23 @@ class Referee:
             if side is not None:
                 self.streak[0] += 1
                 if self.streak[0] >= count:
-                    return Ruling(1 - side, f"resign rule: the judge ({_label(rules.judge)}) scored "
-                                  f"{'White' if side else 'Black'} lost by {score:g} or more for "
-                                  f"{count} plies in a row (last: {black:+g} for Black, ply {plies})")
+                    return Ruling(
+                        1 - side,
+                        f"resign rule: the judge ({_label(rules.judge)}) scored "
+                        f"{'White' if side else 'Black'} lost by {score:g} or more for "
+                        f"{count} plies in a row (last: {black:+g} for Black, ply {plies})",
+                    )
         if rules.draw is not None:
             number, count, score = rules.draw
             if plies >= number and abs(black) <= score:
                 self.streak[1] += 1
                 if self.streak[1] >= count:
-                    return Ruling(None, f"draw rule: the judge ({_label(rules.judge)}) scored the game "
-                                  f"within ±{score:g} for {count} plies in a row from ply {number} on "
-                                  f"(last: {black:+g} for Black, ply {plies})")
+                    return Ruling(
+                        None,
+                        f"draw rule: the judge ({_label(rules.judge)}) scored the game "
+                        f"within ±{score:g} for {count} plies in a row from ply {number} on "
+                        f"(last: {black:+g} for Black, ply {plies})",
+                    )
             else:
                 self.streak[1] = 0
         return None
@@ -271,5 +283,4 @@ class Referee:
         if lead == 0:
             return Ruling(None, f"move cap: {cap} plies played; the score is level, a draw")
         winner = 0 if lead > 0 else 1
-        return Ruling(winner, f"move cap: {cap} plies played; scored {'BW'[winner]}+{abs(lead):g}",
-                      abs(lead))
+        return Ruling(winner, f"move cap: {cap} plies played; scored {'BW'[winner]}+{abs(lead):g}", abs(lead))

@@ -75,64 +75,128 @@ def _game_params(pairs) -> dict:
 
 def _add_game(p, two_players=False):
     names = [s.name for s in envs.specs() if s.num_players == 2 or not two_players]
-    p.add_argument("--game", default="loa", choices=sorted(names),
-                   help="the game ('arbiter games' lists them with their parameters; default %(default)s)")
-    p.add_argument("-p", "--param", action="append", metavar="KEY=VALUE",
-                   help="a game parameter, e.g. -p size=9 (repeatable)")
+    p.add_argument(
+        "--game",
+        default="loa",
+        choices=sorted(names),
+        help="the game ('arbiter games' lists them with their parameters; default %(default)s)",
+    )
+    p.add_argument(
+        "-p", "--param", action="append", metavar="KEY=VALUE", help="a game parameter, e.g. -p size=9 (repeatable)"
+    )
 
 
 # -- tournament ------------------------------------------------------------------------------------
 def _add_tournament(sub):
     p = sub.add_parser("tournament", help="play a tournament between agents and print the standings")
     _add_game(p, two_players=True)
-    p.add_argument("--system", default="swiss", choices=["round_robin", "olympic", "swiss", "gauntlet", "random_order"],
-                   help="round_robin: everyone meets everyone, --games per pair; olympic: knock-out matches "
-                        "(first to --k wins, or --games); swiss: --rounds of pairings among equal scores; "
-                        "gauntlet: each of --candidates plays each of --agents --games games; random_order: "
-                        "places drawn at random, the study's baseline (default %(default)s)")
-    p.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                   help='agent specs, e.g. random greedy "alphabeta:depth=3" (a gauntlet\'s field)')
-    p.add_argument("--candidates", nargs="+", metavar="SPEC",
-                   help="gauntlet: the agents under test; each plays every agent of --agents, not each other")
-    p.add_argument("--games", type=int,
-                   help="games per encounter, even, half with each colour, each colour pair from one opening: "
-                        "round_robin and gauntlet (default 2); olympic: a match of N games instead of --k, "
-                        "extended by colour pairs while level")
-    p.add_argument("--openings", metavar="FILE",
-                   help="opening suite: a text file (one opening a line, moves in the game's notation, "
-                        "# comments) or an .sgf collection; 'builtin': the suite shipped for the game and size")
-    p.add_argument("--openings-order", choices=["sequential", "random"], default="sequential",
-                   help="the suite's order: as in the file, or shuffled by --seed (default %(default)s)")
-    p.add_argument("--openings-start", type=int, default=1, metavar="N",
-                   help="the suite's opening the first colour pair plays, from 1 (default %(default)s)")
-    p.add_argument("--opening-plies", type=int, nargs="+", metavar="K",
-                   help="seeded random openings of K plies (or K MAX: from K to MAX) instead of a suite")
+    p.add_argument(
+        "--system",
+        default="swiss",
+        choices=["round_robin", "olympic", "swiss", "gauntlet", "random_order"],
+        help="round_robin: everyone meets everyone, --games per pair; olympic: knock-out matches "
+        "(first to --k wins, or --games); swiss: --rounds of pairings among equal scores; "
+        "gauntlet: each of --candidates plays each of --agents --games games; random_order: "
+        "places drawn at random, the study's baseline (default %(default)s)",
+    )
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help='agent specs, e.g. random greedy "alphabeta:depth=3" (a gauntlet\'s field)',
+    )
+    p.add_argument(
+        "--candidates",
+        nargs="+",
+        metavar="SPEC",
+        help="gauntlet: the agents under test; each plays every agent of --agents, not each other",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        help="games per encounter, even, half with each colour, each colour pair from one opening: "
+        "round_robin and gauntlet (default 2); olympic: a match of N games instead of --k, "
+        "extended by colour pairs while level",
+    )
+    p.add_argument(
+        "--openings",
+        metavar="FILE",
+        help="opening suite: a text file (one opening a line, moves in the game's notation, "
+        "# comments) or an .sgf collection; 'builtin': the suite shipped for the game and size",
+    )
+    p.add_argument(
+        "--openings-order",
+        choices=["sequential", "random"],
+        default="sequential",
+        help="the suite's order: as in the file, or shuffled by --seed (default %(default)s)",
+    )
+    p.add_argument(
+        "--openings-start",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the suite's opening the first colour pair plays, from 1 (default %(default)s)",
+    )
+    p.add_argument(
+        "--opening-plies",
+        type=int,
+        nargs="+",
+        metavar="K",
+        help="seeded random openings of K plies (or K MAX: from K to MAX) instead of a suite",
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes, or Ray actors with --executor ray (0: play in this process)")
-    p.add_argument("--executor", choices=["process", "ray"], default="process",
-                   help="where games run: local worker processes, or Ray (needs the distributed extra)")
-    p.add_argument("--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); "
-                                     "default: start a local Ray")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes, or Ray actors with --executor ray (0: play in this process)",
+    )
+    p.add_argument(
+        "--executor",
+        choices=["process", "ray"],
+        default="process",
+        help="where games run: local worker processes, or Ray (needs the distributed extra)",
+    )
+    p.add_argument(
+        "--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); default: start a local Ray"
+    )
     p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
     p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
-    p.add_argument("--tc", metavar="BASE+INC",
-                   help="game clock: BASE seconds per game and INC seconds added after each move, e.g. 10+0.1 "
-                        "(or BASE alone); a move that overruns it loses on time")
-    p.add_argument("--byoyomi", metavar="PERIODS/SECONDS",
-                   help="Japanese byo-yomi after the --tc base time (Go's overtime), e.g. 5/10: five periods of "
-                        "10 s; a move within its period keeps it, the last one overrun loses on time")
-    p.add_argument("--adjudicate", nargs="+", metavar="RULE",
-                   help="end games early (none by default): cap:plies=N[,result=draw|score], "
-                        "resign:movecount=K,score=S, draw:movenumber=N,movecount=K,score=S (see docs/tournaments.md)")
-    p.add_argument("--adjudicator", metavar="SPEC",
-                   help="the agent whose evaluation the resign and draw rules read (default alphabeta:depth=2)")
-    p.add_argument("--no-resign", action="store_true",
-                   help="search agents play every game out instead of resigning lost ones")
-    p.add_argument("--setup-time", type=float, default=60.0,
-                   help="seconds an agent may take to build and warm up; a hung warm-up loses on time "
-                        "(default %(default)s)")
+    p.add_argument(
+        "--tc",
+        metavar="BASE+INC",
+        help="game clock: BASE seconds per game and INC seconds added after each move, e.g. 10+0.1 "
+        "(or BASE alone); a move that overruns it loses on time",
+    )
+    p.add_argument(
+        "--byoyomi",
+        metavar="PERIODS/SECONDS",
+        help="Japanese byo-yomi after the --tc base time (Go's overtime), e.g. 5/10: five periods of "
+        "10 s; a move within its period keeps it, the last one overrun loses on time",
+    )
+    p.add_argument(
+        "--adjudicate",
+        nargs="+",
+        metavar="RULE",
+        help="end games early (none by default): cap:plies=N[,result=draw|score], "
+        "resign:movecount=K,score=S, draw:movenumber=N,movecount=K,score=S (see docs/tournaments.md)",
+    )
+    p.add_argument(
+        "--adjudicator",
+        metavar="SPEC",
+        help="the agent whose evaluation the resign and draw rules read (default alphabeta:depth=2)",
+    )
+    p.add_argument(
+        "--no-resign", action="store_true", help="search agents play every game out instead of resigning lost ones"
+    )
+    p.add_argument(
+        "--setup-time",
+        type=float,
+        default=60.0,
+        help="seconds an agent may take to build and warm up; a hung warm-up loses on time (default %(default)s)",
+    )
     p.add_argument("--k", type=int, help="olympic: first to k wins per match (default 1)")
     p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
     p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: ceil(log2 N))")
@@ -140,9 +204,13 @@ def _add_tournament(sub):
     p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
     p.add_argument("--csv", help="write every game record to this CSV file")
     p.add_argument("--sgf", help="write one SGF file per game into this directory (Go, Othello, Gomoku, LOA)")
-    p.add_argument("--ratings-every", type=int, metavar="N",
-                   help="print the rating table every N games while the run goes (on stderr; default: every "
-                        "tenth of the run, at least 50 games; 0: only at the end)")
+    p.add_argument(
+        "--ratings-every",
+        type=int,
+        metavar="N",
+        help="print the rating table every N games while the run goes (on stderr; default: every "
+        "tenth of the run, at least 50 games; 0: only at the end)",
+    )
 
 
 def _check_outputs(args, game) -> None:
@@ -161,8 +229,9 @@ def _run_tournament(args) -> int:
 
     _check_seed(args.seed)
     if args.workers is not None and args.workers < 0:
-        raise envs.ParameterError(f"--workers {args.workers}: expected 0 (play in this process) or a "
-                                  "positive number of worker processes")
+        raise envs.ParameterError(
+            f"--workers {args.workers}: expected 0 (play in this process) or a positive number of worker processes"
+        )
     _check_positive("--move-time", args.move_time)
     if args.adjudicator is not None and not args.adjudicate:
         raise envs.ParameterError(f"--adjudicator {args.adjudicator}: needs --adjudicate RULE...")
@@ -194,12 +263,25 @@ def _run_tournament(args) -> int:
     _check_count("--ratings-every", args.ratings_every, 0)
     options["ratings_every"] = args.ratings_every  # None: the runner's default
     try:
-        result = runner.run(args.system, agents, args.game, seed=args.seed, workers=args.workers,
-                            executor=executor, journal=args.journal, resume=args.resume,
-                            move_time=args.move_time, setup_time=args.setup_time,
-                            tc=args.tc, byoyomi=args.byoyomi, adjudicate=args.adjudicate,
-                            adjudicator=args.adjudicator, game_params=_game_params(args.param),
-                            resign=not args.no_resign, **options)
+        result = runner.run(
+            args.system,
+            agents,
+            args.game,
+            seed=args.seed,
+            workers=args.workers,
+            executor=executor,
+            journal=args.journal,
+            resume=args.resume,
+            move_time=args.move_time,
+            setup_time=args.setup_time,
+            tc=args.tc,
+            byoyomi=args.byoyomi,
+            adjudicate=args.adjudicate,
+            adjudicator=args.adjudicator,
+            game_params=_game_params(args.param),
+            resign=not args.no_resign,
+            **options,
+        )
     except KeyboardInterrupt:
         sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
         return 130
@@ -214,9 +296,11 @@ def _run_tournament(args) -> int:
             try:
                 write(path)
             except OSError as e:  # checked before the games, so something changed since (a full disk)
-                sys.stderr.write(f"arbiter tournament: error: --{option} {path}: cannot write it "
-                                 f"({e.strerror or type(e).__name__})\n"
-                                 + (_stopped(args, "the games were played") + "\n" if args.journal else ""))
+                sys.stderr.write(
+                    f"arbiter tournament: error: --{option} {path}: cannot write it "
+                    f"({e.strerror or type(e).__name__})\n"
+                    + (_stopped(args, "the games were played") + "\n" if args.journal else "")
+                )
                 return 1
     return 0
 
@@ -228,46 +312,52 @@ def _encounter_options(args) -> dict:
     if args.candidates and args.system != "gauntlet":
         raise envs.ParameterError(f"--candidates: applies to --system gauntlet, not {args.system}")
     if args.system == "gauntlet" and not args.candidates:
-        raise envs.ParameterError("--system gauntlet needs --candidates SPEC... (the agents under test; "
-                                  "--agents is the field they play)")
+        raise envs.ParameterError(
+            "--system gauntlet needs --candidates SPEC... (the agents under test; --agents is the field they play)"
+        )
     if args.system == "gauntlet":
         options["candidates"] = len(args.candidates)
     if args.games is not None:
         if args.system not in ("round_robin", "olympic", "gauntlet"):
-            raise envs.ParameterError(f"--games: applies to round_robin, olympic and gauntlet, not {args.system} "
-                                      "(one game per pairing)")
+            raise envs.ParameterError(
+                f"--games: applies to round_robin, olympic and gauntlet, not {args.system} (one game per pairing)"
+            )
         if args.system == "olympic" and args.k is not None:
-            raise envs.ParameterError(f"--games {args.games} and --k {args.k}: an olympic match is first to k "
-                                      "wins or a match of N games, not both")
+            raise envs.ParameterError(
+                f"--games {args.games} and --k {args.k}: an olympic match is first to k "
+                "wins or a match of N games, not both"
+            )
         if args.games < 2 or args.games % 2:
-            raise envs.ParameterError(f"--games {args.games}: expected an even number of at least 2 (each "
-                                      "opening is played once with each colour)")
+            raise envs.ParameterError(
+                f"--games {args.games}: expected an even number of at least 2 (each "
+                "opening is played once with each colour)"
+            )
         options["games"] = args.games
         options.pop("k", None)
     if args.openings is not None and args.opening_plies is not None:
         raise envs.ParameterError("--openings and --opening-plies: a suite or random openings, not both")
     if args.opening_plies is not None:
         if len(args.opening_plies) > 2:
-            raise envs.ParameterError(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected K "
-                                      "or K MAX")
+            raise envs.ParameterError(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected K or K MAX")
         lo, hi = args.opening_plies[0], args.opening_plies[-1]
         if not 0 < lo <= hi:
-            raise envs.ParameterError(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected "
-                                      "0 < K <= MAX plies")
+            raise envs.ParameterError(
+                f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected 0 < K <= MAX plies"
+            )
         options["opening_plies"] = lo if lo == hi else (lo, hi)
     if args.openings is None and (args.openings_order != "sequential" or args.openings_start != 1):
         which = "--openings-order" if args.openings_order != "sequential" else "--openings-start"
         raise envs.ParameterError(f"{which}: needs --openings FILE")
     if args.openings is not None:
         _check_count("--openings-start", args.openings_start, 1)
-        options.update(openings=args.openings, openings_order=args.openings_order,
-                       openings_start=args.openings_start)
+        options.update(openings=args.openings, openings_order=args.openings_order, openings_start=args.openings_start)
     return options
 
 
 def _print_trust(result) -> None:
     """The trust line under the standings (its first simulation compiles the study's simulator:
     said on stderr first, as a game's first compile is)."""
+
     def announce():
         sys.stderr.write("compiling the study's simulator for the trust line: first run only, about 30-60 s\n")
         sys.stderr.flush()
@@ -280,8 +370,10 @@ def _stopped(args, how) -> str:
     """What a stopped run (Ctrl-C, a game that cannot be played) left behind: the games safe in
     the journal and the command that resumes."""
     if not args.journal:
-        return (f"arbiter tournament: {how}; without --journal the finished games are not kept "
-                "(run with --journal FILE to be able to resume)")
+        return (
+            f"arbiter tournament: {how}; without --journal the finished games are not kept "
+            "(run with --journal FILE to be able to resume)"
+        )
     import sqlite3
 
     try:
@@ -295,37 +387,68 @@ def _stopped(args, how) -> str:
     argv = list(getattr(args, "argv", None) or sys.argv[1:])
     if "--resume" not in argv:
         argv.append("--resume")
-    return (f"arbiter tournament: {how}; the journal {args.journal} holds {done} finished "
-            f"game{'s' * (done != 1)}. Resume with:\n  arbiter {shlex.join(argv)}")
+    return (
+        f"arbiter tournament: {how}; the journal {args.journal} holds {done} finished "
+        f"game{'s' * (done != 1)}. Resume with:\n  arbiter {shlex.join(argv)}"
+    )
 
 
 # -- study -----------------------------------------------------------------------------------------
 def _add_study(sub):
-    p = sub.add_parser("study", help="simulate the championship study: its grid, other player models, "
-                                     "ratings-based placing, equal budgets; tables and plots")
+    p = sub.add_parser(
+        "study",
+        help="simulate the championship study: its grid, other player models, "
+        "ratings-based placing, equal budgets; tables and plots",
+    )
     p.add_argument("--out", default="study_out", help="output directory of the tables (default %(default)s)")
-    p.add_argument("--parts", nargs="+", default=["grid"], choices=["grid", "models", "placing", "budget"],
-                   help="grid: every system x Np x A; models: draws and a first-move advantage against the "
-                        "study's model; placing: points against Bradley-Terry ratings; budget: accuracy "
-                        "against games for every system parameter (default %(default)s)")
-    p.add_argument("--championships", type=int,
-                   help="per cell (default: the study's 1,000,000 for Np=8, 100,000 otherwise; 20,000 for "
-                        "placing and budget)")
-    p.add_argument("--sizes", type=int, nargs="+", default=[8, 16, 32, 64],
-                   help="numbers of players of the grid (default %(default)s)")
+    p.add_argument(
+        "--parts",
+        nargs="+",
+        default=["grid"],
+        choices=["grid", "models", "placing", "budget"],
+        help="grid: every system x Np x A; models: draws and a first-move advantage against the "
+        "study's model; placing: points against Bradley-Terry ratings; budget: accuracy "
+        "against games for every system parameter (default %(default)s)",
+    )
+    p.add_argument(
+        "--championships",
+        type=int,
+        help="per cell (default: the study's 1,000,000 for Np=8, 100,000 otherwise; 20,000 for placing and budget)",
+    )
+    p.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[8, 16, 32, 64],
+        help="numbers of players of the grid (default %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--draw", type=float, default=0.0, help="grid: probability of a drawn game (default 0)")
-    p.add_argument("--first-move-advantage", type=float, default=0.0,
-                   help="grid: added to the first mover's win probability (default 0)")
-    p.add_argument("--placing", choices=["points", "ratings"], default="points",
-                   help="grid: places by the system's points or by a Bradley-Terry fit (default %(default)s)")
+    p.add_argument(
+        "--first-move-advantage",
+        type=float,
+        default=0.0,
+        help="grid: added to the first mover's win probability (default 0)",
+    )
+    p.add_argument(
+        "--placing",
+        choices=["points", "ratings"],
+        default="points",
+        help="grid: places by the system's points or by a Bradley-Terry fit (default %(default)s)",
+    )
     p.add_argument("--plot", metavar="DIR", help="write the plots, PNG and SVG, into DIR (the plot extra)")
-    p.add_argument("--from-csv", metavar="FILE",
-                   help="grid: take the cells from a grid.csv written earlier instead of simulating")
-    p.add_argument("--executor", choices=["local", "ray"], default="local",
-                   help="where the chunks run: this machine's cores, or Ray tasks (the distributed extra)")
-    p.add_argument("--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); "
-                                     "default: start a local Ray")
+    p.add_argument(
+        "--from-csv", metavar="FILE", help="grid: take the cells from a grid.csv written earlier instead of simulating"
+    )
+    p.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="where the chunks run: this machine's cores, or Ray tasks (the distributed extra)",
+    )
+    p.add_argument(
+        "--address", help="with --executor ray: a running Ray cluster ('auto', 'host:6379'); default: start a local Ray"
+    )
 
 
 def _run_study(args) -> int:
@@ -345,8 +468,9 @@ def _run_study(args) -> int:
         try:
             rows = read_csv(args.from_csv)
         except (OSError, UnicodeDecodeError) as e:
-            raise envs.ParameterError(f"--from-csv {args.from_csv}: cannot read it "
-                                      f"({getattr(e, 'strerror', None) or e})") from None
+            raise envs.ParameterError(
+                f"--from-csv {args.from_csv}: cannot read it ({getattr(e, 'strerror', None) or e})"
+            ) from None
         except (KeyError, ValueError) as e:
             raise envs.ParameterError(f"--from-csv {args.from_csv}: not a grid.csv of arbiter study ({e})") from None
     try:
@@ -362,14 +486,25 @@ def _run_study(args) -> int:
 
         executor = RayStudyExecutor(address=args.address)  # the distributed extra's hint: a ParameterError
     try:
-        out = write_study(args.out, sizes=tuple(args.sizes), championships=args.championships, seed=args.seed,
-                          executor=executor, plot_dir=args.plot, rows=rows, parts=tuple(args.parts),
-                          draw=args.draw, first_move_advantage=args.first_move_advantage, placing=args.placing)
+        out = write_study(
+            args.out,
+            sizes=tuple(args.sizes),
+            championships=args.championships,
+            seed=args.seed,
+            executor=executor,
+            plot_dir=args.plot,
+            rows=rows,
+            parts=tuple(args.parts),
+            draw=args.draw,
+            first_move_advantage=args.first_move_advantage,
+            placing=args.placing,
+        )
     finally:
         if executor is not None:
             executor.close()
-    print(f"done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU in this process): "
-          + ", ".join(out["files"]))
+    print(
+        f"done in {out['seconds']:.0f} s ({out['cpu_seconds']:.0f} s CPU in this process): " + ", ".join(out["files"])
+    )
     return 0
 
 
@@ -382,8 +517,9 @@ def _add_play(sub):
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument("--hint", default="greedy", metavar="SPEC", help="the agent behind 'hint' (default %(default)s)")
     p.add_argument("--save", metavar="FILE.sgf", help="write the game as SGF when it ends")
-    p.add_argument("--no-resign", action="store_true",
-                   help="search agents play the game out instead of resigning it when lost")
+    p.add_argument(
+        "--no-resign", action="store_true", help="search agents play the game out instead of resigning it when lost"
+    )
 
 
 def play(game, agents, seed=0, out=print, resign=True):
@@ -428,7 +564,7 @@ def _run_play(args) -> int:
     if args.save:
         check_file(args.save, "--save")
     players = []
-    for seat, spec in enumerate((args.black, args.white)[:game.num_players]):
+    for seat, spec in enumerate((args.black, args.white)[: game.num_players]):
         if spec == "human":
             check_players([args.hint], game)  # the hint agent, before the first move, not at the first hint
             players.append(HumanAgent(hint=args.hint))
@@ -440,15 +576,23 @@ def _run_play(args) -> int:
         from .records import sgf_bytes
 
         names = [getattr(p, "name", "") or type(p).__name__ for p in players]
-        record = {"black": names[0], "white": names[1], "moves": list(outcome.moves), "index": 0,
-                  **outcome.to_record(), "seed": args.seed}
+        record = {
+            "black": names[0],
+            "white": names[1],
+            "moves": list(outcome.moves),
+            "index": 0,
+            **outcome.to_record(),
+            "seed": args.seed,
+        }
         data = sgf_bytes(game, record)
         try:
             with open(args.save, "wb") as f:
                 f.write(data)
         except OSError as e:  # checked before the game, so something changed since (a full disk)
-            sys.stderr.write(f"arbiter play: error: --save {args.save}: cannot write it "
-                             f"({e.strerror or type(e).__name__}); the game's moves: {' '.join(outcome.moves)}\n")
+            sys.stderr.write(
+                f"arbiter play: error: --save {args.save}: cannot write it "
+                f"({e.strerror or type(e).__name__}); the game's moves: {' '.join(outcome.moves)}\n"
+            )
             return 1
         print(f"saved {args.save}")
     return 0
@@ -502,10 +646,19 @@ def _run_games(args) -> int:
 
 def _add_agents(sub):
     p = sub.add_parser("agents", help="list the agents with a line on each and the option values that apply")
-    p.add_argument("--game", choices=sorted(envs.GAMES),
-                   help="only the agents that can play this game, with the values that apply to it")
-    p.add_argument("-p", "--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="a parameter of --game, e.g. -p size=9 (repeatable)")
+    p.add_argument(
+        "--game",
+        choices=sorted(envs.GAMES),
+        help="only the agents that can play this game, with the values that apply to it",
+    )
+    p.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a parameter of --game, e.g. -p size=9 (repeatable)",
+    )
 
 
 def _agent_settings(cls, games) -> tuple[dict, dict, str, str]:
@@ -523,8 +676,10 @@ def _agent_settings(cls, games) -> tuple[dict, dict, str, str]:
     try:
         agent = cls()
     except (agents.AgentError, TypeError):
-        shown = {k: "(required)" if v is inspect.Parameter.empty or (v is None and k == "command") else v
-                 for k, v in options.items()}
+        shown = {
+            k: "(required)" if v is inspect.Parameter.empty or (v is None and k == "command") else v
+            for k, v in options.items()
+        }
         playable = [g.name for g in games if cls.applies_to(cls.__new__(cls), g)]
         return (shown, {}, ", ".join(playable), "") if playable else ({}, {}, "", "")
     per_game, lacks = {}, ""
@@ -579,8 +734,10 @@ def _run_agents(args) -> int:
         for key, seen in differ.items():
             print(f"        {key}: " + "; ".join(f"{value} on {', '.join(names)}" for value, names in seen.items()))
     if not args.game:
-        print("(values as they apply to each game with its default parameters; "
-              "arbiter agents --game G -p KEY=VALUE for one game)")
+        print(
+            "(values as they apply to each game with its default parameters; "
+            "arbiter agents --game G -p KEY=VALUE for one game)"
+        )
     return 0
 
 
@@ -590,12 +747,20 @@ def _add_match(sub):
     _add_game(p, two_players=True)
     p.add_argument("--a", required=True, metavar="SPEC", help="agent A, e.g. alphabeta:depth=3")
     p.add_argument("--b", required=True, metavar="SPEC", help="agent B, the reference")
-    p.add_argument("--games", type=int, default=100,
-                   help="games (even; with --sprt the maximum), default %(default)s")
-    p.add_argument("--sprt", type=float, nargs=4, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
-                   help="stop when the SPRT of H0: A is ELO0 Elo better against H1: ELO1 decides")
-    p.add_argument("--sprt-model", default="logistic", choices=["logistic", "normalized"],
-                   help="Elo scale of ELO0/ELO1 (default %(default)s)")
+    p.add_argument("--games", type=int, default=100, help="games (even; with --sprt the maximum), default %(default)s")
+    p.add_argument(
+        "--sprt",
+        type=float,
+        nargs=4,
+        metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
+        help="stop when the SPRT of H0: A is ELO0 Elo better against H1: ELO1 decides",
+    )
+    p.add_argument(
+        "--sprt-model",
+        default="logistic",
+        choices=["logistic", "normalized"],
+        help="Elo scale of ELO0/ELO1 (default %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
 
 
@@ -610,12 +775,23 @@ def _run_match(args) -> int:
         if status is None:
             print(f"pair {done}/{pairs}", flush=True)
         else:
-            print(f"pair {done}/{pairs}: pentanomial {list(status.pentanomial)}, LLR {status.llr:+.2f} "
-                  f"({status.lower:.2f}, {status.upper:.2f}), Elo "
-                  f"{format_elo(status.elo, status.elo_lo, status.elo_hi)}, {status.decision}", flush=True)
+            print(
+                f"pair {done}/{pairs}: pentanomial {list(status.pentanomial)}, LLR {status.llr:+.2f} "
+                f"({status.lower:.2f}, {status.upper:.2f}), Elo "
+                f"{format_elo(status.elo, status.elo_lo, status.elo_hi)}, {status.decision}",
+                flush=True,
+            )
 
-    result = match(args.a, args.b, game=args.game, game_params=_game_params(args.param), games=args.games,
-                   seed=args.seed, sprt=test, progress=progress)
+    result = match(
+        args.a,
+        args.b,
+        game=args.game,
+        game_params=_game_params(args.param),
+        games=args.games,
+        seed=args.seed,
+        sprt=test,
+        progress=progress,
+    )
     print(f"{args.a} vs {args.b} on {args.game}: {result}")
     return 0
 
@@ -638,14 +814,24 @@ def _run_report(args) -> int:
 
 # -- ratings --------------------------------------------------------------------------------------
 def _add_ratings(sub):
-    p = sub.add_parser("ratings", help="one rating list from the games of several tournament journals, "
-                                       "anchored as Ordo does")
-    p.add_argument("journals", nargs="+", metavar="JOURNAL",
-                   help="SQLite journals of arbiter tournament --journal, of one game and rules; an agent is "
-                        "the same in every journal where its spec is")
-    p.add_argument("--anchor", action="append", default=[], metavar="SPEC=ELO",
-                   help="fix agent SPEC at ELO, e.g. --anchor random=0 (repeatable: several anchors are fixed "
-                        "together; default: the ratings' mean is 0)")
+    p = sub.add_parser(
+        "ratings", help="one rating list from the games of several tournament journals, anchored as Ordo does"
+    )
+    p.add_argument(
+        "journals",
+        nargs="+",
+        metavar="JOURNAL",
+        help="SQLite journals of arbiter tournament --journal, of one game and rules; an agent is "
+        "the same in every journal where its spec is",
+    )
+    p.add_argument(
+        "--anchor",
+        action="append",
+        default=[],
+        metavar="SPEC=ELO",
+        help="fix agent SPEC at ELO, e.g. --anchor random=0 (repeatable: several anchors are fixed "
+        "together; default: the ratings' mean is 0)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds P(best)'s posterior draws (default %(default)s)")
 
 
@@ -680,11 +866,18 @@ def _run_ratings(args) -> int:
     return 0
 
 
-COMMANDS = {"tournament": (_add_tournament, _run_tournament), "study": (_add_study, _run_study),
-            "play": (_add_play, _run_play), "gtp": (_add_gtp, None), "match": (_add_match, _run_match),
-            "report": (_add_report, _run_report), "games": (_add_games, _run_games),
-            "agents": (_add_agents, _run_agents), "export": (_add_export, _run_export),
-            "ratings": (_add_ratings, _run_ratings)}
+COMMANDS = {
+    "tournament": (_add_tournament, _run_tournament),
+    "study": (_add_study, _run_study),
+    "play": (_add_play, _run_play),
+    "gtp": (_add_gtp, None),
+    "match": (_add_match, _run_match),
+    "report": (_add_report, _run_report),
+    "games": (_add_games, _run_games),
+    "agents": (_add_agents, _run_agents),
+    "export": (_add_export, _run_export),
+    "ratings": (_add_ratings, _run_ratings),
+}
 
 
 def main(argv=None) -> int:

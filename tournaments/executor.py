@@ -82,8 +82,8 @@ OUTSIDE_SIGNALS = frozenset({signal.SIGKILL, signal.SIGTERM, signal.SIGINT, sign
 PR_SET_PDEATHSIG = 1
 WATCHDOG_PERIOD = 0.5
 STARTUP_TIME = 120.0  # seconds for a helper process to start and build the game (Arbiter's own code)
-DEATH_POLL = 0.25     # seconds between checks that busy workers live (their pipe may hide a death)
-STDERR_TAIL = 16384   # bytes of a dead worker's stderr read for its forfeit detail
+DEATH_POLL = 0.25  # seconds between checks that busy workers live (their pipe may hide a death)
+STDERR_TAIL = 16384  # bytes of a dead worker's stderr read for its forfeit detail
 SETUP_STEPS = {"build": "building the agent", "warm": "warm-up move"}
 
 
@@ -403,9 +403,9 @@ class ProcessExecutor:
         self.mpctx = mp.get_context(mp_context)
         self.retries = retries
         self.slots: list[_Slot] = []
-        self.replays: dict[int, int] = {}        # game index -> times replayed after an outside kill
+        self.replays: dict[int, int] = {}  # game index -> times replayed after an outside kill
         self.warm_up_report: dict[str, str] = {}  # agent name -> what its warm-up took / did
-        self.ruled_out: dict[int, str] = {}      # player -> why it loses its games without playing
+        self.ruled_out: dict[int, str] = {}  # player -> why it loses its games without playing
 
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -423,8 +423,9 @@ class ProcessExecutor:
         are not warmed."""
         first, tries = 0, 0
         while first < len(ctx.agents):
-            proc, conn, stderr = _process(self.mpctx, _warm_main, (ctx, first, frozenset(self.ruled_out)),
-                                          self._others())
+            proc, conn, stderr = _process(
+                self.mpctx, _warm_main, (ctx, first, frozenset(self.ruled_out)), self._others()
+            )
             current, since = None, time.monotonic()
             try:
                 while True:
@@ -437,7 +438,8 @@ class ProcessExecutor:
                             raise ExecutorError(f"the warm-up process did not answer within {bound}s")
                         self.ruled_out[current] = f"ruled out: setup timed out after {ctx.setup_time:g} s (its warm-up)"
                         self.warm_up_report[ctx.names[current]] = (
-                            f"hung: no warm-up within setup_time={ctx.setup_time}s (killed)")
+                            f"hung: no warm-up within setup_time={ctx.setup_time}s (killed)"
+                        )
                         first = current + 1
                         break
                     try:
@@ -448,15 +450,17 @@ class ProcessExecutor:
                             if killed_from_outside(code) and tries < self.retries:
                                 tries += 1
                                 break
-                            raise ExecutorError("the warm-up process died between agents "
-                                                f"({describe_exit(code)})") from None
+                            raise ExecutorError(
+                                f"the warm-up process died between agents ({describe_exit(code)})"
+                            ) from None
                         if killed_from_outside(code) and tries < self.retries:  # not the agent's doing
                             tries += 1
                             first = current
                             break
                         said = stderr.summary()
-                        self.warm_up_report[ctx.names[current]] = (
-                            f"warm-up process died ({describe_exit(code)}" + (f": {said})" if said else ")"))
+                        self.warm_up_report[ctx.names[current]] = f"warm-up process died ({describe_exit(code)}" + (
+                            f": {said})" if said else ")"
+                        )
                         first = current + 1
                         break
                     now = time.monotonic()
@@ -513,14 +517,16 @@ class ProcessExecutor:
                     if slot.step == "judge":
                         slot.kill()
                         self.slots.remove(slot)
-                        raise ExecutorError(f"game {slot.job.index}: the adjudication's judge did not answer "
-                                            f"within {max(self.ctx.setup_time, STARTUP_TIME):g} s (give it a "
-                                            "smaller search)")
+                        raise ExecutorError(
+                            f"game {slot.job.index}: the adjudication's judge did not answer "
+                            f"within {max(self.ctx.setup_time, STARTUP_TIME):g} s (give it a "
+                            "smaller search)"
+                        )
                     del busy[conn]
                     setup = slot.step in SETUP_STEPS
                     record = self._forfeit(slot, TIMEOUT, self._timeout_detail(slot))
                     cancelled = self._rule_out(slot, busy) if setup else []  # before any yield: a
-                    yield record                                             # caller may stop at one
+                    yield record  # caller may stop at one
                     yield from cancelled
 
     def _idle_slot(self, busy) -> _Slot:
@@ -550,8 +556,9 @@ class ProcessExecutor:
         forfeit at once its games that other workers are still setting up (their records)."""
         player = (slot.job.black, slot.job.white)[slot.seat]
         what = SETUP_STEPS[slot.step]
-        self.ruled_out[player] = (f"ruled out: setup timed out after {self.ctx.setup_time:g} s "
-                                  f"({what}, game {slot.job.index})")
+        self.ruled_out[player] = (
+            f"ruled out: setup timed out after {self.ctx.setup_time:g} s ({what}, game {slot.job.index})"
+        )
         records = []
         for conn, other in list(busy.items()):
             seats = (other.job.black, other.job.white)
@@ -559,14 +566,17 @@ class ProcessExecutor:
                 del busy[conn]
                 other.kill()
                 self.slots.remove(other)
-                records.append(forfeit_record(self.ctx, other.job, seats.index(player), TIMEOUT,
-                                              self.ruled_out[player]))
+                records.append(
+                    forfeit_record(self.ctx, other.job, seats.index(player), TIMEOUT, self.ruled_out[player])
+                )
         return records
 
     def _timeout_detail(self, slot) -> str:
         if slot.step in SETUP_STEPS:
-            return (f"{SETUP_STEPS[slot.step]}: no answer within setup_time={self.ctx.setup_time}s; process "
-                    "killed; ruled out for the rest of the run")
+            return (
+                f"{SETUP_STEPS[slot.step]}: no answer within setup_time={self.ctx.setup_time}s; process "
+                "killed; ruled out for the rest of the run"
+            )
         return "no answer within the time limit; process killed"
 
     def _spawn(self) -> _Slot:
@@ -628,14 +638,16 @@ class ProcessExecutor:
                 raise ExecutorError(
                     f"game {job.index} (round {job.round}, {self.ctx.names[job.black]} - "
                     f"{self.ctx.names[job.white]}): its worker was killed from outside {n} times "
-                    f"(last: {describe_exit(code)}); giving up after {self.retries} replays")
+                    f"(last: {describe_exit(code)}); giving up after {self.retries} replays"
+                )
             return "replay"
         cause = describe_exit(code) + (f": {said}" if said else "")
         if slot.seat is None:
             raise ExecutorError(f"worker for game {job.index} failed before the game started ({cause})")
         what = {"build": "building the agent: ", "warm": "warm-up move: "}.get(slot.step, "")
-        return forfeit_record(self.ctx, job, slot.seat, CRASH, f"{what}worker process died ({cause})",
-                              slot.moves, slot.actions)
+        return forfeit_record(
+            self.ctx, job, slot.seat, CRASH, f"{what}worker process died ({cause})", slot.moves, slot.actions
+        )
 
     def _forfeit(self, slot, reason, detail):
         job, seat, moves, actions = slot.job, slot.seat, slot.moves, slot.actions

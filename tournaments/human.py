@@ -48,7 +48,7 @@ class HumanAgent:
             self.out(f"You play {seat_name(game, seat)}.")
         here = state.tobytes()  # unique within a game: the state counts its plies
         if here in self._turns:  # back here after a takeback: later turns are gone
-            del self._turns[self._turns.index(here):]
+            del self._turns[self._turns.index(here) :]
         self._turns.append(here)
         while True:
             try:

@@ -52,8 +52,18 @@ class JournalError(RuntimeError):
 # the fields of a game record and their types (``tournaments.play.job_record`` writes them): those a
 # resume or a report reads must be there; the others, if there, must have their type. The outcome's
 # fields (code, result, winner, returns, reason, detail, end_reason, margin) are Outcome.from_record's.
-FIELDS = {"index": int, "black": str, "white": str, "black_id": int, "white_id": int, "seed": int,
-          "code": int, "result": str, "reason": str, "moves": list}
+FIELDS = {
+    "index": int,
+    "black": str,
+    "white": str,
+    "black_id": int,
+    "white_id": int,
+    "seed": int,
+    "code": int,
+    "result": str,
+    "reason": str,
+    "moves": list,
+}
 OPTIONAL = {"round": int, "match": int, "game": int, "plies": int, "seconds": float, "opening": int}
 
 
@@ -94,8 +104,9 @@ def check_record(path, idx, text: str, players: int | None) -> dict:
     try:
         record = json.loads(text)
     except (TypeError, json.JSONDecodeError) as exc:
-        raise JournalError(f"{path}: game row {idx!r} is not a JSON record ({exc}); "
-                           "the journal was edited or damaged") from None
+        raise JournalError(
+            f"{path}: game row {idx!r} is not a JSON record ({exc}); the journal was edited or damaged"
+        ) from None
     problem = _problem(record, players)
     if problem is None and record["index"] != idx:
         problem = f"index={record['index']!r} in the row of game {idx!r}"
@@ -107,8 +118,9 @@ def check_record(path, idx, text: str, players: int | None) -> dict:
 def check_config(path, meta: dict) -> dict:
     """The tournament configuration of a journal's ``meta`` rows, or ``JournalError``."""
     if meta.get("format") != FORMAT:
-        raise JournalError(f"{path} is not an Arbiter tournament journal "
-                           f"(format {meta.get('format')!r}, expected {FORMAT!r})")
+        raise JournalError(
+            f"{path} is not an Arbiter tournament journal (format {meta.get('format')!r}, expected {FORMAT!r})"
+        )
     if "config" not in meta:
         raise JournalError(f"{path}: the journal has no configuration row; it was edited or damaged")
     try:
@@ -116,15 +128,24 @@ def check_config(path, meta: dict) -> dict:
     except (TypeError, json.JSONDecodeError):
         config = None
     kinds = {"game": str, "game_params": dict, "system": str, "options": dict, "agents": list, "seed": int}
-    bad = next((k for k, kind in kinds.items() if not isinstance(config, dict)
-                or not isinstance(config.get(k), kind) or isinstance(config.get(k), bool)), None)
+    bad = next(
+        (
+            k
+            for k, kind in kinds.items()
+            if not isinstance(config, dict) or not isinstance(config.get(k), kind) or isinstance(config.get(k), bool)
+        ),
+        None,
+    )
     if bad is not None:
         shown = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
-        raise JournalError(f"{path}: the configuration row is not a tournament's ({bad!r} missing or of the "
-                           f"wrong type in {shown[:60]!r}); the journal was edited or damaged")
+        raise JournalError(
+            f"{path}: the configuration row is not a tournament's ({bad!r} missing or of the "
+            f"wrong type in {shown[:60]!r}); the journal was edited or damaged"
+        )
     if len(config["agents"]) < 2:
-        raise JournalError(f"{path}: the configuration names {len(config['agents'])} agents; "
-                           "the journal was edited or damaged")
+        raise JournalError(
+            f"{path}: the configuration names {len(config['agents'])} agents; the journal was edited or damaged"
+        )
     return config
 
 
@@ -158,8 +179,9 @@ def _lock(path: str) -> int | None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise JournalError(f"{path} is in use: another tournament has it open; "
-                           "wait for it to finish or stop it, then --resume") from None
+        raise JournalError(
+            f"{path} is in use: another tournament has it open; wait for it to finish or stop it, then --resume"
+        ) from None
     _LOCKS.add(fd)
     return fd
 
@@ -190,14 +212,17 @@ class Journal:
                 self._create()
             agents = json.loads(self.config_json).get("agents")
             players = len(agents) if isinstance(agents, list) else None
-            self.done = {idx: check_record(self.path, idx, rec, players)
-                         for idx, rec in self.db.execute("SELECT idx, record FROM games")}
+            self.done = {
+                idx: check_record(self.path, idx, rec, players)
+                for idx, rec in self.db.execute("SELECT idx, record FROM games")
+            }
         except sqlite3.DatabaseError as e:
             raise JournalError(f"{self.path} is not a readable tournament journal ({e})") from None
         if self.done and not resume:
             raise JournalError(
                 f"{self.path} already holds {len(self.done)} finished games of this tournament: "
-                "pass resume=True (--resume) to continue it, or choose a new journal file")
+                "pass resume=True (--resume) to continue it, or choose a new journal file"
+            )
 
     def _create(self):
         # one explicit transaction: Python's sqlite3 would run the CREATEs outside any, and a
@@ -206,15 +231,15 @@ class Journal:
             self.db.execute("BEGIN")
             self.db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             self.db.execute("CREATE TABLE games (idx INTEGER PRIMARY KEY, record TEXT NOT NULL)")
-            self.db.executemany("INSERT INTO meta VALUES (?, ?)",
-                                [("format", FORMAT), ("config", self.config_json)])
+            self.db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("config", self.config_json)])
 
     def _check(self) -> None:
         """Check an existing journal's format and configuration against this run's."""
         meta = dict(self.db.execute("SELECT key, value FROM meta"))
         if meta.get("format") != FORMAT:
-            raise JournalError(f"{self.path} is not an Arbiter tournament journal "
-                               f"(format {meta.get('format')!r}, expected {FORMAT!r})")
+            raise JournalError(
+                f"{self.path} is not an Arbiter tournament journal (format {meta.get('format')!r}, expected {FORMAT!r})"
+            )
         if "config" not in meta:
             raise JournalError(f"{self.path}: the journal has no configuration row; it was edited or damaged")
         if meta["config"] != self.config_json:
@@ -225,10 +250,15 @@ class Journal:
                 theirs = None
             if not isinstance(theirs, dict):
                 shown = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
-                raise JournalError(f"{self.path}: the configuration row is not a tournament's "
-                                   f"({shown[:60]!r}); the journal was edited or damaged")
-            diff = ", ".join(f"{k}: journal {theirs.get(k)!r} vs now {ours.get(k)!r}"
-                             for k in sorted(set(theirs) | set(ours)) if theirs.get(k) != ours.get(k))
+                raise JournalError(
+                    f"{self.path}: the configuration row is not a tournament's "
+                    f"({shown[:60]!r}); the journal was edited or damaged"
+                )
+            diff = ", ".join(
+                f"{k}: journal {theirs.get(k)!r} vs now {ours.get(k)!r}"
+                for k in sorted(set(theirs) | set(ours))
+                if theirs.get(k) != ours.get(k)
+            )
             raise JournalError(f"{self.path} belongs to another tournament ({diff})")
 
     def append(self, record: dict) -> None:

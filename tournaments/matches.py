@@ -56,9 +56,9 @@ class MatchResult:
     score: float
     se: float
     seconds: float
-    pentanomial: tuple = ()          # pairs in which A scored 0, 0.5, 1, 1.5, 2 points
-    sprt: SPRTStatus | None = None   # the sequential test's final state (a match with sprt=)
-    interval: tuple = ()             # (lo, hi): 95% interval of the score (``sprt.score_interval``)
+    pentanomial: tuple = ()  # pairs in which A scored 0, 0.5, 1, 1.5, 2 points
+    sprt: SPRTStatus | None = None  # the sequential test's final state (a match with sprt=)
+    interval: tuple = ()  # (lo, hi): 95% interval of the score (``sprt.score_interval``)
 
     @property
     def beats(self) -> bool:
@@ -69,8 +69,12 @@ class MatchResult:
         return self.score - 2 * self.se > 0.5
 
     def as_dict(self) -> dict:
-        out = {**asdict(self), "beats": self.beats, "pentanomial": list(self.pentanomial),
-               "interval": list(self.interval)}
+        out = {
+            **asdict(self),
+            "beats": self.beats,
+            "pentanomial": list(self.pentanomial),
+            "interval": list(self.interval),
+        }
         out["sprt"] = self.sprt.as_dict() if self.sprt is not None else None
         return out
 
@@ -80,8 +84,10 @@ class MatchResult:
             spread, rule = f"[{self.interval[0]:.3f}, {self.interval[1]:.3f}] (95%)", "its 95% interval above 0.5"
         else:
             spread, rule = f"± {self.se:.3f}", "score - 2SE > 0.5"
-        text = (f"score {self.score:.3f} {spread} (W/D/L {self.wins}/{self.draws}/{self.losses}"
-                f" of {self.games}); {verdict} (needs {rule})")
+        text = (
+            f"score {self.score:.3f} {spread} (W/D/L {self.wins}/{self.draws}/{self.losses}"
+            f" of {self.games}); {verdict} (needs {rule})"
+        )
         return text if self.sprt is None else text + "\n" + str(self.sprt)
 
 
@@ -90,8 +96,10 @@ def _checked(game, players, outcome: GameOutcome, what: str) -> GameOutcome:
     if outcome.forfeit:
         seat = outcome.loser
         name = getattr(players[seat], "name", "") or type(players[seat]).__name__
-        raise MatchError(f"{game.name} {what}: agent {name!r} (seat {seat}) forfeited after "
-                         f"{outcome.plies} plies ({outcome.reason}): {outcome.detail}")
+        raise MatchError(
+            f"{game.name} {what}: agent {name!r} (seat {seat}) forfeited after "
+            f"{outcome.plies} plies ({outcome.reason}): {outcome.detail}"
+        )
     return outcome
 
 
@@ -101,8 +109,10 @@ def _resolve_players(args, game, kwargs):
     args = list(args)
     if game is None:
         if len(args) < 3:
-            raise ParameterError(f"match: expected match(game, a, b, ...) or match(a, b, game=...), "
-                                 f"got {len(args)} positional arguments and no game=")
+            raise ParameterError(
+                f"match: expected match(game, a, b, ...) or match(a, b, game=...), "
+                f"got {len(args)} positional arguments and no game="
+            )
         game, args = args[0], args[1:]
     if len(args) < 2:
         raise ParameterError(f"match: expected two agents, got {len(args)}")
@@ -156,8 +166,9 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     elif game_params:
         raise ParameterError(f"game_params={game_params!r}: only with a game name, not a Game object")
     if game.num_players != 2:
-        raise ParameterError(f"match: {game.name} has {game.num_players} player(s); "
-                             "use solitaire() or duplicate() for it")
+        raise ParameterError(
+            f"match: {game.name} has {game.num_players} player(s); use solitaire() or duplicate() for it"
+        )
     if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 2 or games % 2:
         raise ParameterError(f"games={games!r}: expected an even number of at least 2 (colour pairs)")
     test = SPRT.of(sprt) if sprt is not None else None
@@ -188,9 +199,18 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
     _, lo, hi = score_interval(penta)
-    return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
-                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1),
-                       pentanomial=tuple(penta), sprt=status, interval=(lo, hi))
+    return MatchResult(
+        games=len(s),
+        wins=wins,
+        draws=draws,
+        losses=len(s) - wins - draws,
+        score=float(s.mean()),
+        se=_se(s),
+        seconds=round(time.perf_counter() - start, 1),
+        pentanomial=tuple(penta),
+        sprt=status,
+        interval=(lo, hi),
+    )
 
 
 @dataclass
@@ -209,8 +229,10 @@ class SolitaireResult:
 
     def __str__(self) -> str:
         spread = f"[{self.interval[0]:.3f}, {self.interval[1]:.3f}] (95%)" if self.interval else f"± {self.se:.3f}"
-        return (f"won {self.won} of {self.games} deals: {self.score:.3f} {spread}; "
-                f"cards on foundations {self.cards:.1f} ± {self.cards_se:.1f}")
+        return (
+            f"won {self.won} of {self.games} deals: {self.score:.3f} {spread}; "
+            f"cards on foundations {self.cards:.1f} ± {self.cards_se:.1f}"
+        )
 
 
 def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
@@ -232,9 +254,16 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
     cards = np.array([game.foundation_cards(end) for end in ends], dtype=np.float64)
     won = int(s.sum())
     _, lo, hi = score_interval([games - won, won], scores=[0.0, 1.0])
-    return SolitaireResult(games=games, won=won, score=float(s.mean()), se=_se(s),
-                           cards=float(cards.mean()), cards_se=_se(cards),
-                           seconds=round(time.perf_counter() - start, 1), interval=(lo, hi))
+    return SolitaireResult(
+        games=games,
+        won=won,
+        score=float(s.mean()),
+        se=_se(s),
+        cards=float(cards.mean()),
+        cards_se=_se(cards),
+        seconds=round(time.perf_counter() - start, 1),
+        interval=(lo, hi),
+    )
 
 
 def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
@@ -270,9 +299,16 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
     s = np.asarray(scores)
     wins, draws = int((s == 1).sum()), int((s == 0.5).sum())
     _, lo, hi = score_interval([len(s) - wins - draws, draws, wins], scores=[0.0, 0.5, 1.0])
-    return MatchResult(games=len(s), wins=wins, draws=draws, losses=len(s) - wins - draws,
-                       score=float(s.mean()), se=_se(s), seconds=round(time.perf_counter() - start, 1),
-                       interval=(lo, hi))
+    return MatchResult(
+        games=len(s),
+        wins=wins,
+        draws=draws,
+        losses=len(s) - wins - draws,
+        score=float(s.mean()),
+        se=_se(s),
+        seconds=round(time.perf_counter() - start, 1),
+        interval=(lo, hi),
+    )
 
 
 def _se(x: np.ndarray) -> float:

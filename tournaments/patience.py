@@ -37,8 +37,19 @@ from agents.tuning import tuned
 from .records import RecordError, read_json_lines
 
 # The study's wins per 100 deals at each playout budget (its table), shown next to ours.
-STUDY = {1000: 17, 2000: 28, 5000: 40, 10000: 53, 15000: 59, 20000: 65, 30000: 72, 40000: 69,
-         50000: 77, 100000: 80, 200000: 86}
+STUDY = {
+    1000: 17,
+    2000: 28,
+    5000: 40,
+    10000: 53,
+    15000: 59,
+    20000: 65,
+    30000: 72,
+    40000: 69,
+    50000: 77,
+    100000: 80,
+    200000: 86,
+}
 OPTIONS = ("playout", "c", "threshold")  # what a record must share with the run that resumes it
 C = 0.5  # the study's UCT exploration constant
 
@@ -67,9 +78,18 @@ def play_deal(job) -> dict:
         state = game.apply(state, bot.act(game, state))
         moves += 1
         seconds += bot.last_stats["seconds"]
-    return {"deal": deal, "playouts": playouts, "playout": playout, "c": c, "threshold": threshold,
-            "won": bool(game.returns(state)[0] == 1.0), "moves": moves, "seconds": seconds,
-            "cpu_seconds": time.process_time() - cpu, "cards": game.foundation_cards(state)}
+    return {
+        "deal": deal,
+        "playouts": playouts,
+        "playout": playout,
+        "c": c,
+        "threshold": threshold,
+        "won": bool(game.returns(state)[0] == 1.0),
+        "moves": moves,
+        "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu,
+        "cards": game.foundation_cards(state),
+    }
 
 
 def read_records(path, options: dict) -> list[dict]:
@@ -84,14 +104,18 @@ def read_records(path, options: dict) -> list[dict]:
     for n, record in read_json_lines(path, "a patience study"):
         theirs = {k: record.get(k) for k in OPTIONS}
         if theirs != options:
-            raise RecordError(f"{path}:{n}: deal {record.get('deal')} was played with other options "
-                              f"({theirs}, this run: {options}); resume with the original command")
+            raise RecordError(
+                f"{path}:{n}: deal {record.get('deal')} was played with other options "
+                f"({theirs}, this run: {options}); resume with the original command"
+            )
         records.append(record)
     return records
 
 
-HEADER = (f"{'playouts':>9} {'deals':>6} {'wins':>5} {'win %':>6} {'95% interval':>15} "
-          f"{'study /100':>10} {'cards':>6} {'s/move':>8} {'cpu s/move':>9}")
+HEADER = (
+    f"{'playouts':>9} {'deals':>6} {'wins':>5} {'win %':>6} {'95% interval':>15} "
+    f"{'study /100':>10} {'cards':>6} {'s/move':>8} {'cpu s/move':>9}"
+)
 
 
 def row(playouts: int, results: list[dict], partial: bool = False) -> str:
@@ -101,14 +125,27 @@ def row(playouts: int, results: list[dict], partial: bool = False) -> str:
     moves = max(sum(r["moves"] for r in results), 1)
     cards = sum(r["cards"] for r in results) / len(results)
     lo, hi = wilson(wins, len(results))
-    return (f"{playouts:>9} {len(results):>6} {wins:>5} {100 * wins / len(results):>6.1f} "
-            f"{f'{100 * lo:.1f}-{100 * hi:.1f}':>15} {STUDY.get(playouts, ''):>10} {cards:>6.1f} "
-            f"{sum(r['seconds'] for r in results) / moves:>8.3f} "
-            f"{sum(r['cpu_seconds'] for r in results) / moves:>9.3f}{'  (so far)' if partial else ''}")
+    return (
+        f"{playouts:>9} {len(results):>6} {wins:>5} {100 * wins / len(results):>6.1f} "
+        f"{f'{100 * lo:.1f}-{100 * hi:.1f}':>15} {STUDY.get(playouts, ''):>10} {cards:>6.1f} "
+        f"{sum(r['seconds'] for r in results) / moves:>8.3f} "
+        f"{sum(r['cpu_seconds'] for r in results) / moves:>9.3f}{'  (so far)' if partial else ''}"
+    )
 
 
-def run(deals: range, playouts, *, c: float = C, threshold: int | None = None, playout: str | None = None,
-        workers: int = 2, progress: int = 0, records=None, resume: bool = False, out=None) -> dict:
+def run(
+    deals: range,
+    playouts,
+    *,
+    c: float = C,
+    threshold: int | None = None,
+    playout: str | None = None,
+    workers: int = 2,
+    progress: int = 0,
+    records=None,
+    resume: bool = False,
+    out=None,
+) -> dict:
     """Play ``deals`` at every budget of ``playouts`` on ``workers`` processes, printing the
     table to ``out`` (default: standard output) a row per budget (and a running row every
     ``progress`` deals); return ``{playouts: [record, ...]}``. ``threshold`` and ``playout``
@@ -120,8 +157,12 @@ def run(deals: range, playouts, *, c: float = C, threshold: int | None = None, p
     out = sys.stdout if out is None else out
     options = {"playout": playout, "c": c, "threshold": threshold}
     done = {(r["playouts"], r["deal"]): r for r in read_records(records, options)} if resume else {}
-    print(f"Calculation, UCT with chance nodes: C={c}, threshold={threshold}, "
-          f"{playout} playouts, deals {deals.start}..{deals.stop - 1}", file=out, flush=True)
+    print(
+        f"Calculation, UCT with chance nodes: C={c}, threshold={threshold}, "
+        f"{playout} playouts, deals {deals.start}..{deals.stop - 1}",
+        file=out,
+        flush=True,
+    )
     if done:
         print(f"({len(done)} finished deals read back from {records})", file=out, flush=True)
     print(HEADER, file=out, flush=True)
@@ -131,8 +172,9 @@ def run(deals: range, playouts, *, c: float = C, threshold: int | None = None, p
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for budget in playouts:
                 results = [done[budget, d] for d in deals if (budget, d) in done]
-                futures = [pool.submit(play_deal, (d, budget, c, threshold, playout))
-                           for d in deals if (budget, d) not in done]
+                futures = [
+                    pool.submit(play_deal, (d, budget, c, threshold, playout)) for d in deals if (budget, d) not in done
+                ]
                 for future in as_completed(futures):
                     record = future.result()
                     if log is not None:

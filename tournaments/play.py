@@ -112,15 +112,34 @@ class GameOutcome(Outcome):
         return len(self.actions)
 
 
-def forfeit(seat: int, reason: str, detail: str, *, num_players: int = 2, moves=(), actions=(),
-            opening: int = 0, seconds: float = 0.0, state=None) -> GameOutcome:
+def forfeit(
+    seat: int,
+    reason: str,
+    detail: str,
+    *,
+    num_players: int = 2,
+    moves=(),
+    actions=(),
+    opening: int = 0,
+    seconds: float = 0.0,
+    state=None,
+) -> GameOutcome:
     """The outcome of a game lost by ``seat`` for ``reason`` (a forfeit or RESIGN) after the
     plies ``moves``/``actions``; ``reason`` must be one of the module's reasons but NORMAL."""
     if reason not in (RESIGN, CRASH, TIMEOUT, ILLEGAL):
         raise ParameterError(f"reason={reason!r}: expected one of {RESIGN!r}, {CRASH!r}, {TIMEOUT!r}, {ILLEGAL!r}")
     try:
-        return GameOutcome.loss(seat, reason, detail, num_players=num_players, moves=tuple(moves),
-                                actions=tuple(actions), opening=opening, seconds=seconds, state=state)
+        return GameOutcome.loss(
+            seat,
+            reason,
+            detail,
+            num_players=num_players,
+            moves=tuple(moves),
+            actions=tuple(actions),
+            opening=opening,
+            seconds=seconds,
+            state=state,
+        )
     except OutcomeError as e:
         raise ParameterError(str(e)) from None
 
@@ -139,9 +158,21 @@ def _silent(*msg) -> None:
     pass
 
 
-def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None, clock=None,
-              adjudicate=None, takebacks=False, watch=None, report=None,
-              resign=True) -> GameOutcome:
+def play_game(
+    game,
+    agents,
+    *,
+    seed=None,
+    state=None,
+    opening=(),
+    move_time=None,
+    clock=None,
+    adjudicate=None,
+    takebacks=False,
+    watch=None,
+    report=None,
+    resign=True,
+) -> GameOutcome:
     """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
 
     agents     one object per seat with ``act(game, state) -> action``; each is ``reset()`` first
@@ -183,13 +214,16 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
             raise ParameterError(f"agents[{seat}]={agent!r}: expected an object with act(game, state) -> action")
     if state is not None and seed is not None:
         raise ParameterError(f"seed={seed!r} and a state: give the deal (seed=) or the position (state=), not both")
-    if move_time is not None and (not isinstance(move_time, (int, float, np.integer, np.floating))
-                                  or isinstance(move_time, bool) or not move_time > 0):
+    if move_time is not None and (
+        not isinstance(move_time, (int, float, np.integer, np.floating))
+        or isinstance(move_time, bool)
+        or not move_time > 0
+    ):
         raise ParameterError(f"move_time={move_time!r}: expected a positive number of seconds or None")
     if isinstance(clock, str):
         clock = TimeControl.parse(clock)
     if clock is not None and not isinstance(clock, TimeControl):
-        raise ParameterError(f"clock={clock!r}: expected an agents.clock.TimeControl, its text (\"10+0.1\") or None")
+        raise ParameterError(f'clock={clock!r}: expected an agents.clock.TimeControl, its text ("10+0.1") or None')
     if clock is not None and move_time is not None and clock.move_time != move_time:
         if clock.move_time is not None:
             raise ParameterError(f"move_time={move_time!r} and clock={clock}: two different caps per move")
@@ -202,8 +236,10 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
         if isinstance(adjudicate, (str, list, tuple)):
             adjudicate = Adjudication.parse(adjudicate)
         if not isinstance(adjudicate, Adjudication):
-            raise ParameterError(f"adjudicate={adjudicate!r}: expected a tournaments.adjudication.Adjudication, "
-                                 "its rules as text, or None")
+            raise ParameterError(
+                f"adjudicate={adjudicate!r}: expected a tournaments.adjudication.Adjudication, "
+                "its rules as text, or None"
+            )
     report = report or _silent
     from_start = state is None
     state = game.initial_state(seed=seed) if from_start else game.check_state(state).copy()
@@ -212,8 +248,9 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
     actions: list[int] = []
     for i, action in enumerate(opening):
         if not _is_action(action) or not game.is_legal(state, int(action)):
-            raise IllegalActionError(f"opening[{i}]={action!r} is not a legal action after "
-                                     f"{' '.join(moves) or 'the start'}")
+            raise IllegalActionError(
+                f"opening[{i}]={action!r} is not a legal action after {' '.join(moves) or 'the start'}"
+            )
         moves.append(game.action_to_str(state, int(action)))
         actions.append(int(action))
         state = game.apply(state, int(action))
@@ -233,8 +270,17 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
 
     def lose(seat, reason, detail):
         unclock()
-        return forfeit(seat, reason, detail, num_players=game.num_players, moves=moves, actions=actions,
-                       opening=len(opening), seconds=time.perf_counter() - start, state=state)
+        return forfeit(
+            seat,
+            reason,
+            detail,
+            num_players=game.num_players,
+            moves=moves,
+            actions=actions,
+            opening=len(opening),
+            seconds=time.perf_counter() - start,
+            state=state,
+        )
 
     def show_history(history):
         """Tell agents that keep their own board the plies since the start; a failure forfeits."""
@@ -287,7 +333,7 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
                 why = "takebacks are not allowed here" if not takebacks else "it has not moved yet"
                 return lose(seat, ILLEGAL, f"move {len(moves) + 1}: asked to take back a move, but {why}")
             state = played[back][0]
-            del played[back:], moves[len(opening) + back:], actions[len(opening) + back:]
+            del played[back:], moves[len(opening) + back :], actions[len(opening) + back :]
             if (lost := show_history(actions)) is not None:
                 return lost
             if watch:
@@ -296,8 +342,12 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
         except Exception as e:  # noqa: BLE001
             spent = time.perf_counter() - t
             if left is not None and spent > left.limit:  # it gave up past its time: the clock decides
-                return lose(seat, TIMEOUT, f"lost on time: move {len(moves) + 1} took {spent:.3f} s with "
-                            f"{left.limit:.3f} s on its clock, then raised {_describe(e)}")
+                return lose(
+                    seat,
+                    TIMEOUT,
+                    f"lost on time: move {len(moves) + 1} took {spent:.3f} s with "
+                    f"{left.limit:.3f} s on its clock, then raised {_describe(e)}",
+                )
             return lose(seat, CRASH, _describe(e))
         spent = time.perf_counter() - t
         if move_time is not None and spent > move_time:
@@ -322,15 +372,38 @@ def play_game(game, agents, *, seed=None, state=None, opening=(), move_time=None
             ruling = referee.after(state, len(actions))
             if ruling is not None:
                 unclock()
-                returns = (0.0,) * game.num_players if ruling.winner is None else tuple(
-                    1.0 if s == ruling.winner else -1.0 for s in range(game.num_players))
-                return GameOutcome(ruling.winner, returns, ADJUDICATED, ruling.detail, tuple(moves),
-                                   tuple(actions), len(opening), time.perf_counter() - start, state,
-                                   margin=ruling.margin)
+                returns = (
+                    (0.0,) * game.num_players
+                    if ruling.winner is None
+                    else tuple(1.0 if s == ruling.winner else -1.0 for s in range(game.num_players))
+                )
+                return GameOutcome(
+                    ruling.winner,
+                    returns,
+                    ADJUDICATED,
+                    ruling.detail,
+                    tuple(moves),
+                    tuple(actions),
+                    len(opening),
+                    time.perf_counter() - start,
+                    state,
+                    margin=ruling.margin,
+                )
     unclock()
     end = game.outcome(state)
-    return GameOutcome(end.winner, end.returns, NORMAL, "", tuple(moves), tuple(actions), len(opening),
-                       time.perf_counter() - start, state, end_reason=end.end_reason, margin=end.margin)
+    return GameOutcome(
+        end.winner,
+        end.returns,
+        NORMAL,
+        "",
+        tuple(moves),
+        tuple(actions),
+        len(opening),
+        time.perf_counter() - start,
+        state,
+        end_reason=end.end_reason,
+        margin=end.margin,
+    )
 
 
 # -- the tournament side ---------------------------------------------------------------------------
@@ -340,14 +413,14 @@ class Context:
 
     game: str
     game_params: dict
-    agents: tuple          # spec strings or picklable agent objects
+    agents: tuple  # spec strings or picklable agent objects
     names: tuple
     move_time: float | None = None
-    setup_time: float = 60.0   # building an agent, its warm-up; a hung one forfeits on time
-    spec: object = None    # the game's GameSpec: a worker registers it if its process lacks it
-    clock: object = None   # an agents.clock.TimeControl: every game's clock (None: move_time alone)
+    setup_time: float = 60.0  # building an agent, its warm-up; a hung one forfeits on time
+    spec: object = None  # the game's GameSpec: a worker registers it if its process lacks it
+    clock: object = None  # an agents.clock.TimeControl: every game's clock (None: move_time alone)
     adjudicate: object = None  # a tournaments.adjudication.Adjudication (None: the rules end every game)
-    resign: bool = True    # search agents may resign a lost game (``play_game``'s ``resign``)
+    resign: bool = True  # search agents may resign a lost game (``play_game``'s ``resign``)
 
     def make_game(self):
         """The tournament's game, in any process: a worker that did not import the module that
@@ -369,7 +442,7 @@ class Job:
     white: int
     seed: int
     agent_seeds: tuple
-    opening: tuple = ()    # action ids played from the start before the agents move
+    opening: tuple = ()  # action ids played from the start before the agents move
 
 
 def check_players(entries, game) -> None:
@@ -430,20 +503,42 @@ def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict:
     the time; ``envs.core.outcome.Outcome.from_record`` reads the outcome back."""
     return {
         "opening": len(job.opening),
-        "index": job.index, "round": job.round, "match": job.match, "game": job.game,
-        "black": ctx.names[job.black], "white": ctx.names[job.white],
-        "black_id": job.black, "white_id": job.white, "seed": job.seed,
-        "code": outcome.code, "result": outcome.result, **outcome.to_record(),
-        "moves": list(outcome.moves), "plies": outcome.plies, "seconds": round(outcome.seconds, 4),
+        "index": job.index,
+        "round": job.round,
+        "match": job.match,
+        "game": job.game,
+        "black": ctx.names[job.black],
+        "white": ctx.names[job.white],
+        "black_id": job.black,
+        "white_id": job.white,
+        "seed": job.seed,
+        "code": outcome.code,
+        "result": outcome.result,
+        **outcome.to_record(),
+        "moves": list(outcome.moves),
+        "plies": outcome.plies,
+        "seconds": round(outcome.seconds, 4),
     }
 
 
-def forfeit_record(ctx: Context, job: Job, seat: int, reason: str, detail: str, moves=(), actions=(),
-                   seconds=0.0) -> dict:
+def forfeit_record(
+    ctx: Context, job: Job, seat: int, reason: str, detail: str, moves=(), actions=(), seconds=0.0
+) -> dict:
     """The record of ``job`` lost by ``seat`` for ``reason`` after ``moves`` (for a supervisor
     that had to kill the game: it knows the plies from the heartbeats)."""
-    return job_record(ctx, job, forfeit(seat, reason, detail, moves=moves, actions=actions,
-                                        opening=min(len(job.opening), len(moves)), seconds=seconds))
+    return job_record(
+        ctx,
+        job,
+        forfeit(
+            seat,
+            reason,
+            detail,
+            moves=moves,
+            actions=actions,
+            opening=min(len(job.opening), len(moves)),
+            seconds=seconds,
+        ),
+    )
 
 
 def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> dict:
@@ -474,7 +569,15 @@ def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> 
             except Exception as e:  # noqa: BLE001
                 return forfeit_record(ctx, job, seat, CRASH, "warm-up move: " + _describe(e))
             warmed.add(player)
-    outcome = play_game(game, players, seed=job.seed, opening=job.opening, move_time=ctx.move_time,
-                        clock=ctx.clock, adjudicate=ctx.adjudicate, report=report,
-                        resign=ctx.resign)
+    outcome = play_game(
+        game,
+        players,
+        seed=job.seed,
+        opening=job.opening,
+        move_time=ctx.move_time,
+        clock=ctx.clock,
+        adjudicate=ctx.adjudicate,
+        report=report,
+        resign=ctx.resign,
+    )
     return job_record(ctx, job, outcome)

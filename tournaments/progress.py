@@ -30,8 +30,10 @@ def compile_notice(spec, out=None) -> bool:
     out = out or sys.stderr
     if is_cached(spec) is not False:
         return False
-    out.write(f"compiling the numba code of {spec.name} and the agents: first run only, "
-              "about 15-75 s; later runs load it from the cache\n")
+    out.write(
+        f"compiling the numba code of {spec.name} and the agents: first run only, "
+        "about 15-75 s; later runs load it from the cache\n"
+    )
     out.flush()
     compiling.quiet(spec.name)  # this line says it all: no more lines per compiled part
     return True
@@ -65,8 +67,18 @@ class Progress:
     rating table of every game so far each time that many more are done.
     """
 
-    def __init__(self, enabled: bool, total: int | None = None, out=None, every: float = 10.0, *,
-                 unit: str = "game", earlier=(), work: float | None = None, ratings_every: int | None = None):
+    def __init__(
+        self,
+        enabled: bool,
+        total: int | None = None,
+        out=None,
+        every: float = 10.0,
+        *,
+        unit: str = "game",
+        earlier=(),
+        work: float | None = None,
+        ratings_every: int | None = None,
+    ):
         self.out = out or sys.stderr
         self.enabled = enabled
         self.total = total
@@ -115,8 +127,12 @@ class Progress:
             self.bar.update(1)
         elif time.monotonic() - self.last >= self.every:
             self._line()
-        if (record is not None and self.ratings_every and self.done % self.ratings_every == 0
-                and (self.total is None or self.done < self.total)):
+        if (
+            record is not None
+            and self.ratings_every
+            and self.done % self.ratings_every == 0
+            and (self.total is None or self.done < self.total)
+        ):
             self._ratings()
 
     def _count(self, record) -> None:
@@ -136,8 +152,7 @@ class Progress:
         ids = {name: i for i, name in enumerate(names)}
         games = [{**r, "black_id": ids[r["black"]], "white_id": ids[r["white"]]} for r in self.records]
         of = f" of {self.total}" if self.total else ""
-        text = "\n".join([f"ratings after {self.done}{of} {self.unit}s:",
-                          *statistics(names, games).rating_lines()[1:]])
+        text = "\n".join([f"ratings after {self.done}{of} {self.unit}s:", *statistics(names, games).rating_lines()[1:]])
         if self.bar is not None:
             self.bar.write(text, file=self.out)
         else:

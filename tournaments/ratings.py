@@ -121,7 +121,7 @@ def fit(scores, games, anchors=None, iterations=100) -> Fit:
         theta, hess = _newton(scores, games, np.zeros(n), np.arange(n), 0.0, lam, iterations)
         cov = np.linalg.inv(hess)
         if anchors:  # the anchor's Elo, the others their difference from it
-            (a, value), = anchors.items()
+            ((a, value),) = anchors.items()
             move = np.eye(n)
             move[:, a] -= 1.0
             return Fit(ELO * (theta - theta[a]) + value, ELO**2 * (move @ cov @ move.T))

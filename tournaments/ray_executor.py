@@ -87,20 +87,21 @@ class RayExecutor:
     often in a row an actor place may lose its actor before it is ready.
     """
 
-    def __init__(self, address: str | None = None, workers: int | None = None, retries: int = 3,
-                 num_cpus: int | None = None):
+    def __init__(
+        self, address: str | None = None, workers: int | None = None, retries: int = 3, num_cpus: int | None = None
+    ):
         require_ray()  # the install hint now, not at the first game
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise ExecutorError(f"workers={workers!r}: expected a positive number of Ray actors")
         self.address, self.workers, self.retries, self.num_cpus = address, workers, retries, num_cpus
         self._started_ray = False
-        self._actors: list = []     # per place: its actor, or None once the place is given up
+        self._actors: list = []  # per place: its actor, or None once the place is given up
         self._pids: list = []
-        self._ready: set = set()    # places whose actor answered and is not known to be lost
-        self._starting: dict = {}   # object ref of a new actor's first answer -> its place
-        self._failed: dict = {}     # place -> actors lost in a row before one was ready
+        self._ready: set = set()  # places whose actor answered and is not known to be lost
+        self._starting: dict = {}  # object ref of a new actor's first answer -> its place
+        self._failed: dict = {}  # place -> actors lost in a row before one was ready
         self._last_loss = None
-        self.replayed = 0   # games sent again because their actor was lost
+        self.replayed = 0  # games sent again because their actor was lost
         self.restarted = 0  # actors replaced after a loss (starting, warming up, idle or playing)
         self.ruled_out: dict = {}  # player -> why it loses its games without playing
 
@@ -161,8 +162,10 @@ class RayExecutor:
     def _no_place_left(self) -> None:
         if not self._ready and not self._starting:
             last = f" (last: {type(self._last_loss).__name__}: {self._last_loss})" if self._last_loss else ""
-            raise ExecutorError(f"no Ray worker left to play on: every actor was lost {self.retries + 1} "
-                                f"times in a row before it was ready{last}")
+            raise ExecutorError(
+                f"no Ray worker left to play on: every actor was lost {self.retries + 1} "
+                f"times in a row before it was ready{last}"
+            )
 
     def actor_pids(self) -> list:
         """The process ids of the ready actors (for fault-injection tests and monitoring)."""

@@ -55,8 +55,7 @@ def _outcome(game, record, state) -> Outcome:
         outcome = Outcome.from_record(record)
     except OutcomeError as e:
         raise RecordError(f"record {record.get('index', 0)}: {e}") from None
-    if "margin" not in record and outcome.reason == NORMAL and outcome.winner is not None \
-            and game.is_terminal(state):
+    if "margin" not in record and outcome.reason == NORMAL and outcome.winner is not None and game.is_terminal(state):
         outcome = dataclasses.replace(outcome, margin=game.margin(state))
     return outcome
 
@@ -106,4 +105,3 @@ def read_json_lines(path, what: str):
                 yield n, json.loads(line)
             except json.JSONDecodeError:
                 raise RecordError(f"{path}:{n}: not a JSON record; is this the --records file of {what}?") from None
-

@@ -39,7 +39,7 @@ class Config:
     avoid_rematches: bool = True
     rounds: int = 0
     depth: int = 0
-    games: int = 0       # games per encounter (round robin, gauntlet: 2 unless given; olympic: 0, first to k)
+    games: int = 0  # games per encounter (round robin, gauntlet: 2 unless given; olympic: 0, first to k)
     candidates: int = 0  # gauntlet: players 0..candidates-1 are the candidates, the others the field
 
     def arrays(self):
@@ -47,8 +47,17 @@ class Config:
             length = self.games // 2  # per ordered match: each colour plays half of the encounter
         else:
             length = self.games if self.system == "olympic" else -1
-        return S.new_arrays(S.SYSTEMS[self.system], self.n_players, self.k, self.recursive,
-                            self.avoid_rematches, self.rounds, self.depth, length, self.candidates)
+        return S.new_arrays(
+            S.SYSTEMS[self.system],
+            self.n_players,
+            self.k,
+            self.recursive,
+            self.avoid_rematches,
+            self.rounds,
+            self.depth,
+            length,
+            self.candidates,
+        )
 
     def options(self) -> dict:
         """The options that matter for this system (for journals and reports); a default that
@@ -103,8 +112,9 @@ def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None, games=None,
-              candidates=None) -> Config:
+def configure(
+    system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None, games=None, candidates=None
+) -> Config:
     """Validate a system name and its options for ``n_players``; raise ``ParameterError``.
 
     ``rounds=None`` is the study's table (``study_swiss_rounds``), which the simulator relies on;
@@ -125,18 +135,25 @@ def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, 
         raise ParameterError(f"rounds= applies to the swiss system, not {system!r}")
     if games is not None:
         if system not in ("round_robin", "olympic", "gauntlet"):
-            raise ParameterError(f"games= applies to round_robin, olympic and gauntlet, not {system!r} "
-                                 "(one game per pairing)")
+            raise ParameterError(
+                f"games= applies to round_robin, olympic and gauntlet, not {system!r} (one game per pairing)"
+            )
         if not _is_int(games) or not 2 <= games <= MAX_GAMES or games % 2:
-            raise ParameterError(f"games={games!r}: expected an even number of games per encounter from 2 to "
-                                 f"{MAX_GAMES} (each opening is played once with each colour)")
+            raise ParameterError(
+                f"games={games!r}: expected an even number of games per encounter from 2 to "
+                f"{MAX_GAMES} (each opening is played once with each colour)"
+            )
         if system == "olympic" and k != 1:
-            raise ParameterError(f"k={k} and games={games}: an olympic match is first to k wins or a match "
-                                 "of a number of games, not both")
+            raise ParameterError(
+                f"k={k} and games={games}: an olympic match is first to k wins or a match "
+                "of a number of games, not both"
+            )
     if system == "gauntlet":
         if not _is_int(candidates) or not 1 <= candidates < n:
-            raise ParameterError(f"candidates={candidates!r}: a gauntlet needs from 1 to {n - 1} candidates "
-                                 f"among its {n} players, and a field of at least one opponent")
+            raise ParameterError(
+                f"candidates={candidates!r}: a gauntlet needs from 1 to {n - 1} candidates "
+                f"among its {n} players, and a field of at least one opponent"
+            )
     elif candidates is not None:
         raise ParameterError(f"candidates= applies to the gauntlet system, not {system!r}")
     depth = 0
@@ -150,8 +167,17 @@ def configure(system, n_players, *, k=1, recursive=False, avoid_rematches=True, 
             raise ParameterError(f"rounds={rounds!r}: expected a positive integer")
     if games is None:
         games = 2 if system in ("round_robin", "gauntlet") else 0
-    return Config(system, n, int(k), bool(recursive), bool(avoid_rematches), int(rounds or 0), depth,
-                  int(games), int(candidates or 0))
+    return Config(
+        system,
+        n,
+        int(k),
+        bool(recursive),
+        bool(avoid_rematches),
+        int(rounds or 0),
+        depth,
+        int(games),
+        int(candidates or 0),
+    )
 
 
 @dataclass(frozen=True)

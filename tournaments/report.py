@@ -67,8 +67,10 @@ def load_journal(path) -> TournamentResult:
     try:
         configure(config["system"], n, **config["options"])
     except (envs.ArbiterError, TypeError) as e:
-        raise JournalError(f"{path}: the configuration's system {config['system']!r} with options "
-                           f"{config['options']!r} is not one Arbiter plays ({e})") from None
+        raise JournalError(
+            f"{path}: the configuration's system {config['system']!r} with options "
+            f"{config['options']!r} is not one Arbiter plays ({e})"
+        ) from None
     names = list(_names(config["agents"]))  # a spec's name is the spec; objects: from the records
     for g in records:
         names[g["black_id"]], names[g["white_id"]] = g["black"], g["white"]
@@ -81,8 +83,10 @@ def load_journal(path) -> TournamentResult:
         for p in batch:
             g = done[p.index]
             if (g["black_id"], g["white_id"]) != (p.black, p.white):
-                raise JournalError(f"{path}: game {p.index} in the journal is not the game the pairing "
-                                   "asks for (a journal from another version, or edited)")
+                raise JournalError(
+                    f"{path}: game {p.index} in the journal is not the game the pairing "
+                    "asks for (a journal from another version, or edited)"
+                )
             played.append(g)
         referee.record([Outcome.from_record(done[p.index]) for p in batch])
     byes = [(r, names[p]) for r, p in referee.byes]
@@ -159,11 +163,13 @@ def colour_stats(result: TournamentResult) -> dict:
         black[g["black_id"]] += (outcome.points(0), 1)
         white[g["white_id"]] += (outcome.points(1), 1)
     total = len(outcomes)
-    return {"black_wins": sum(o.winner == 0 for o in outcomes), "draws": sum(o.draw for o in outcomes),
-            "white_wins": sum(o.winner == 1 for o in outcomes),
-            "black_score": sum(o.points(0) for o in outcomes) / total if total else None,
-            "agents": [{"name": result.names[i], "black": black[i].tolist(), "white": white[i].tolist()}
-                       for i in range(n)]}
+    return {
+        "black_wins": sum(o.winner == 0 for o in outcomes),
+        "draws": sum(o.draw for o in outcomes),
+        "white_wins": sum(o.winner == 1 for o in outcomes),
+        "black_score": sum(o.points(0) for o in outcomes) / total if total else None,
+        "agents": [{"name": result.names[i], "black": black[i].tolist(), "white": white[i].tolist()} for i in range(n)],
+    }
 
 
 def _heat(fraction: float) -> str:
@@ -193,17 +199,23 @@ def _ratings_svg(ratings) -> str:
     def x(v):
         return left + (v - lo) / (hi - lo) * width
 
-    parts = [f'<svg id="ratings-plot" xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" '
-             f'height="{height}" font-family="sans-serif" font-size="12">']
+    parts = [
+        f'<svg id="ratings-plot" xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" '
+        f'height="{height}" font-family="sans-serif" font-size="12">'
+    ]
     for t in np.arange(lo, hi + step / 2, step):
-        parts.append(f'<line x1="{x(t):.1f}" y1="10" x2="{x(t):.1f}" y2="{height - 24}" stroke="#ddd"/>'
-                     f'<text x="{x(t):.1f}" y="{height - 8}" text-anchor="middle">{t:+.0f}</text>')
+        parts.append(
+            f'<line x1="{x(t):.1f}" y1="10" x2="{x(t):.1f}" y2="{height - 24}" stroke="#ddd"/>'
+            f'<text x="{x(t):.1f}" y="{height - 8}" text-anchor="middle">{t:+.0f}</text>'
+        )
     for i, (name, elo, half) in enumerate(ratings):
         y = 22 + i * row
-        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{html.escape(name)}</text>'
-                     f'<line x1="{x(elo - half):.1f}" y1="{y}" x2="{x(elo + half):.1f}" y2="{y}" '
-                     f'stroke="#36c" stroke-width="3"/><circle cx="{x(elo):.1f}" cy="{y}" r="5" fill="#124">'
-                     f'<title>{html.escape(name)}: {elo:+.0f} ± {half:.0f}</title></circle>')
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{html.escape(name)}</text>'
+            f'<line x1="{x(elo - half):.1f}" y1="{y}" x2="{x(elo + half):.1f}" y2="{y}" '
+            f'stroke="#36c" stroke-width="3"/><circle cx="{x(elo):.1f}" cy="{y}" r="5" fill="#124">'
+            f"<title>{html.escape(name)}: {elo:+.0f} ± {half:.0f}</title></circle>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -214,12 +226,25 @@ def _page_data(result: TournamentResult) -> dict:
     games = []
     for g, outcome in zip(result.games, result.outcomes()):
         # how the replay's last ply is captioned: "0-1, two_passes, by 12.5", "1-0, resign"
-        ending = ", ".join([outcome.result, outcome.end_reason or outcome.reason]
-                           + ([f"by {outcome.margin:g}"] if outcome.margin else []))
-        games.append({"index": g["index"], "round": g["round"], "black": g["black"], "white": g["white"],
-                      "result": outcome.result, "reason": outcome.reason, "ending": ending,
-                      "detail": outcome.detail, "opening": g.get("opening", 0), "moves": g["moves"],
-                      **replay(game, g)})
+        ending = ", ".join(
+            [outcome.result, outcome.end_reason or outcome.reason]
+            + ([f"by {outcome.margin:g}"] if outcome.margin else [])
+        )
+        games.append(
+            {
+                "index": g["index"],
+                "round": g["round"],
+                "black": g["black"],
+                "white": g["white"],
+                "result": outcome.result,
+                "reason": outcome.reason,
+                "ending": ending,
+                "detail": outcome.detail,
+                "opening": g.get("opening", 0),
+                "moves": g["moves"],
+                **replay(game, g),
+            }
+        )
     return {"board": _board_info(game), "games": games}
 
 
@@ -354,40 +379,58 @@ def _statistics_html(stats) -> list[str]:
     from .statistics import percent
 
     esc = html.escape
-    out = [("<table id='rating-table'><thead><tr><th>#</th><th class='name'>agent</th><th>Elo</th><th>±</th>"
+    out = [
+        (
+            "<table id='rating-table'><thead><tr><th>#</th><th class='name'>agent</th><th>Elo</th><th>±</th>"
             "<th>games</th><th>score</th><th>draws</th><th title='likelihood of being stronger than the next'>LOS</th>"
-            "<th title='probability of being the strongest'>P(best)</th></tr></thead><tbody>")]
+            "<th title='probability of being the strongest'>P(best)</th></tr></thead><tbody>"
+        )
+    ]
     for r in stats.ratings:
-        out.append(f"<tr><td>{r.rank}</td><td class='name'>{esc(r.name)}</td><td>{round(r.elo):+d}</td>"
-                   f"<td>{r.margin:.0f}</td><td>{r.games}</td><td>{100 * r.score:.1f}%</td><td>{100 * r.draws:.1f}%</td>"
-                   f"<td>{'' if r.los_next is None else esc(percent(r.los_next))}</td>"
-                   f"<td>{esc(percent(r.p_best))}</td></tr>")
-    out.append("</tbody></table><p>LOS: the likelihood that an agent is stronger than the next one in the "
-               "table; P(best): the probability that it is the strongest of all (draws from the ratings' "
-               "posterior, seeded).</p>")
+        out.append(
+            f"<tr><td>{r.rank}</td><td class='name'>{esc(r.name)}</td><td>{round(r.elo):+d}</td>"
+            f"<td>{r.margin:.0f}</td><td>{r.games}</td><td>{100 * r.score:.1f}%</td><td>{100 * r.draws:.1f}%</td>"
+            f"<td>{'' if r.los_next is None else esc(percent(r.los_next))}</td>"
+            f"<td>{esc(percent(r.p_best))}</td></tr>"
+        )
+    out.append(
+        "</tbody></table><p>LOS: the likelihood that an agent is stronger than the next one in the "
+        "table; P(best): the probability that it is the strongest of all (draws from the ratings' "
+        "posterior, seeded).</p>"
+    )
     n = len(stats.ratings)
     if 2 < n <= LOS_MATRIX_MAX:
-        out.append("<h3>Likelihood of superiority</h3><p>The probability that the row agent is stronger than "
-                   "the column agent, from every game (agents that never met compare through common "
-                   "opponents).</p><table id='los'><tr><th></th>"
-                   + "".join(f"<th title='{esc(r.name)}'>{i + 1}</th>" for i, r in enumerate(stats.ratings)) + "</tr>")
+        out.append(
+            "<h3>Likelihood of superiority</h3><p>The probability that the row agent is stronger than "
+            "the column agent, from every game (agents that never met compare through common "
+            "opponents).</p><table id='los'><tr><th></th>"
+            + "".join(f"<th title='{esc(r.name)}'>{i + 1}</th>" for i, r in enumerate(stats.ratings))
+            + "</tr>"
+        )
         for i, r in enumerate(stats.ratings):
-            cells = "".join("<td style='background:#eee'></td>" if i == j else
-                            f"<td style='background:{_heat(stats.los[i, j])}'>{esc(percent(stats.los[i, j]))}</td>"
-                            for j in range(n))
+            cells = "".join(
+                "<td style='background:#eee'></td>"
+                if i == j
+                else f"<td style='background:{_heat(stats.los[i, j])}'>{esc(percent(stats.los[i, j]))}</td>"
+                for j in range(n)
+            )
             out.append(f"<tr><th class='name'>{i + 1} {esc(r.name)}</th>{cells}</tr>")
         out.append("</table>")
     paired = [e for e in stats.encounters if e.pairs]
     if paired:
-        out.append("<h3>Colour pairs</h3><p>Two games from one opening with colours reversed make a pair; the "
-                   "pentanomial counts the pairs in which the first agent scored 0, ½, 1, 1½ and 2 points, and "
-                   "the Elo is the first agent's over the second from the pairs (95%).</p><table id='pairs'>"
-                   "<tr><th class='name'>encounter</th><th>games</th><th>points</th><th>pairs</th>"
-                   "<th>pentanomial</th><th>Elo</th></tr>")
+        out.append(
+            "<h3>Colour pairs</h3><p>Two games from one opening with colours reversed make a pair; the "
+            "pentanomial counts the pairs in which the first agent scored 0, ½, 1, 1½ and 2 points, and "
+            "the Elo is the first agent's over the second from the pairs (95%).</p><table id='pairs'>"
+            "<tr><th class='name'>encounter</th><th>games</th><th>points</th><th>pairs</th>"
+            "<th>pentanomial</th><th>Elo</th></tr>"
+        )
         for e in paired:
-            out.append(f"<tr><td class='name'>{esc(e.a)} vs {esc(e.b)}</td><td>{e.games}</td><td>{_fmt(e.points)}</td>"
-                       f"<td>{e.pairs}</td><td>{' '.join(map(str, e.pentanomial))}</td>"
-                       f"<td>{esc(format_elo(e.elo, e.elo_lo, e.elo_hi))}</td></tr>")
+            out.append(
+                f"<tr><td class='name'>{esc(e.a)} vs {esc(e.b)}</td><td>{e.games}</td><td>{_fmt(e.points)}</td>"
+                f"<td>{e.pairs}</td><td>{' '.join(map(str, e.pentanomial))}</td>"
+                f"<td>{esc(format_elo(e.elo, e.elo_lo, e.elo_hi))}</td></tr>"
+            )
         out.append("</table>")
     return out
 
@@ -404,25 +447,38 @@ def render_html(result: TournamentResult) -> str:
     params = ", ".join(f"{k}={v}" for k, v in cfg.get("game_params", {}).items())
     options = ", ".join(f"{k}={v}" for k, v in cfg.get("options", {}).items())
     title = f"{cfg['system']}{f' ({options})' if options else ''} on {cfg['game']}{f' ({params})' if params else ''}"
-    out = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>",
-           f"<style>{CSS}</style></head><body>", f"<h1>{esc(title)}</h1>",
-           f"<p>{len(result.games)} games, {len(result.names)} agents, seed {cfg.get('seed')}"
-           + (f", {cfg['move_time']} s per move" if cfg.get("move_time") else "")
-           + (f", {len(result.byes)} byes" if result.byes else "") + ".</p>"]
+    out = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>",
+        f"<style>{CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        f"<p>{len(result.games)} games, {len(result.names)} agents, seed {cfg.get('seed')}"
+        + (f", {cfg['move_time']} s per move" if cfg.get("move_time") else "")
+        + (f", {len(result.byes)} byes" if result.byes else "")
+        + ".</p>",
+    ]
     out += [f"<p class='conditions'>{esc(line)}</p>" for line in conditions_lines(cfg)]  # clock, adjudication
     if cfg.get("finished") is False:
-        out.append(f"<p class='warn' id='unfinished'>The tournament is not finished: the standings are "
-                   f"after the {len(result.games)} games played so far.</p>")
-    out.append("<h2>Standings</h2><table id='standings'><thead><tr><th>place</th><th class='name'>agent</th>"
-               "<th>points</th><th>games</th><th>W-D-L</th><th>forfeits</th></tr></thead><tbody>")
+        out.append(
+            f"<p class='warn' id='unfinished'>The tournament is not finished: the standings are "
+            f"after the {len(result.games)} games played so far.</p>"
+        )
+    out.append(
+        "<h2>Standings</h2><table id='standings'><thead><tr><th>place</th><th class='name'>agent</th>"
+        "<th>points</th><th>games</th><th>W-D-L</th><th>forfeits</th></tr></thead><tbody>"
+    )
     for s in result.standings():
-        out.append(f"<tr><td>{esc(place_text(s.place, s.tied))}</td><td class='name'>{esc(s.name)}</td><td>{_fmt(s.points)}</td>"
-                   f"<td>{s.games}</td><td>{s.wins}-{s.draws}-{s.losses}</td><td>{s.forfeits}</td></tr>")
+        out.append(
+            f"<tr><td>{esc(place_text(s.place, s.tied))}</td><td class='name'>{esc(s.name)}</td><td>{_fmt(s.points)}</td>"
+            f"<td>{s.games}</td><td>{s.wins}-{s.draws}-{s.losses}</td><td>{s.forfeits}</td></tr>"
+        )
     out.append("</tbody></table>")
 
-    out.append("<h2>Crosstable</h2><p>Points of the row agent against the column agent; the colour is its "
-               "share of the points (red: lost, white: even, green: won).</p><table id='crosstable'><tr><th></th>"
-               + "".join(f"<th title='{esc(nm)}'>{i + 1}</th>" for i, nm in enumerate(result.names)) + "</tr>")
+    out.append(
+        "<h2>Crosstable</h2><p>Points of the row agent against the column agent; the colour is its "
+        "share of the points (red: lost, white: even, green: won).</p><table id='crosstable'><tr><th></th>"
+        + "".join(f"<th title='{esc(nm)}'>{i + 1}</th>" for i, nm in enumerate(result.names))
+        + "</tr>"
+    )
     scores, played = result._matrix(result.outcomes())
     for i, name in enumerate(result.names):
         cells = []
@@ -430,9 +486,11 @@ def render_html(result: TournamentResult) -> str:
             if i == j or played[i, j] == 0:
                 cells.append("<td style='background:#eee'></td>")
             else:
-                cells.append(f"<td style='background:{_heat(scores[i, j] / played[i, j])}' "
-                             f"title='{esc(name)} vs {esc(result.names[j])}'>"
-                             f"{_fmt(scores[i, j])}/{_fmt(played[i, j])}</td>")
+                cells.append(
+                    f"<td style='background:{_heat(scores[i, j] / played[i, j])}' "
+                    f"title='{esc(name)} vs {esc(result.names[j])}'>"
+                    f"{_fmt(scores[i, j])}/{_fmt(played[i, j])}</td>"
+                )
         out.append(f"<tr><th class='name'>{i + 1} {esc(name)}</th>{''.join(cells)}</tr>")
     out.append("</table>")
 
@@ -445,26 +503,34 @@ def render_html(result: TournamentResult) -> str:
     stats = colour_stats(result)
     out.append("<h2>Colours</h2>")
     if stats["black_score"] is not None:
-        out.append(f"<p id='colour-summary'>Black won {stats['black_wins']}, drew {stats['draws']} and lost "
-                   f"{stats['white_wins']} games: Black's score {stats['black_score']:.3f}.</p>")
+        out.append(
+            f"<p id='colour-summary'>Black won {stats['black_wins']}, drew {stats['draws']} and lost "
+            f"{stats['white_wins']} games: Black's score {stats['black_score']:.3f}.</p>"
+        )
     out.append("<table id='colours'><tr><th class='name'>agent</th><th>with Black</th><th>with White</th></tr>")
     for a in stats["agents"]:
         cell = [f"{_fmt(p)}/{_fmt(g)} ({p / g:.2f})" if g else "–" for p, g in (a["black"], a["white"])]
         out.append(f"<tr><td class='name'>{esc(a['name'])}</td><td>{cell[0]}</td><td>{cell[1]}</td></tr>")
     out.append("</table>")
 
-    out.append("<h2>Games</h2><p>Click a game; step with the buttons or the arrow keys (Home, End). "
-               "Grey moves are the opening.</p><div id='games-list'><table><thead><tr><th>#</th><th>round</th>"
-               "<th class='name'>Black</th><th class='name'>White</th><th>result</th><th>plies</th>"
-               "<th class='name'>end</th></tr></thead><tbody>")
+    out.append(
+        "<h2>Games</h2><p>Click a game; step with the buttons or the arrow keys (Home, End). "
+        "Grey moves are the opening.</p><div id='games-list'><table><thead><tr><th>#</th><th>round</th>"
+        "<th class='name'>Black</th><th class='name'>White</th><th>result</th><th>plies</th>"
+        "<th class='name'>end</th></tr></thead><tbody>"
+    )
     for g in result.games:
-        out.append(f"<tr><td>{g['index'] + 1}</td><td>{g['round']}</td><td class='name'>{esc(g['black'])}</td>"
-                   f"<td class='name'>{esc(g['white'])}</td><td>{esc(g['result'])}</td><td>{len(g['moves'])}</td>"
-                   f"<td class='name'>{esc(g['reason'])}</td></tr>")
-    out.append("</tbody></table></div><div id='viewer'><div id='game-title'></div><canvas id='board'></canvas>"
-               "<div><button id='first' title='first (Home)'>|&lt;</button><button id='prev' title='previous (←)'>"
-               "&lt;</button><button id='next' title='next (→)'>&gt;</button><button id='last' title='last (End)'>"
-               "&gt;|</button> <span id='ply'></span></div><div id='moves'></div></div>")
+        out.append(
+            f"<tr><td>{g['index'] + 1}</td><td>{g['round']}</td><td class='name'>{esc(g['black'])}</td>"
+            f"<td class='name'>{esc(g['white'])}</td><td>{esc(g['result'])}</td><td>{len(g['moves'])}</td>"
+            f"<td class='name'>{esc(g['reason'])}</td></tr>"
+        )
+    out.append(
+        "</tbody></table></div><div id='viewer'><div id='game-title'></div><canvas id='board'></canvas>"
+        "<div><button id='first' title='first (Home)'>|&lt;</button><button id='prev' title='previous (←)'>"
+        "&lt;</button><button id='next' title='next (→)'>&gt;</button><button id='last' title='last (End)'>"
+        "&gt;|</button> <span id='ply'></span></div><div id='moves'></div></div>"
+    )
     # "<" escaped: no name or move can close the script element or open a comment inside it
     data = json.dumps(_page_data(result), separators=(",", ":")).replace("<", "\\u003c")
     out.append(f"<script type='application/json' id='report-data'>{data}</script>")

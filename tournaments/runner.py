@@ -81,9 +81,12 @@ def conditions_lines(config: dict) -> list[str]:
     the run had neither)."""
     lines = []
     if config.get("clock"):
-        lines.append(f"Clock: {TimeControl.from_config(config['clock'])} (seconds per game"
-                     + (" + increment per move" if config["clock"].get("increment") else "")
-                     + (", then byo-yomi periods/seconds" if config["clock"].get("periods") else "") + ")")
+        lines.append(
+            f"Clock: {TimeControl.from_config(config['clock'])} (seconds per game"
+            + (" + increment per move" if config["clock"].get("increment") else "")
+            + (", then byo-yomi periods/seconds" if config["clock"].get("periods") else "")
+            + ")"
+        )
     if config.get("adjudicate"):
         adj = config["adjudicate"]
         judge = f" (judge {adj['judge']})" if adj.get("judge") else ""
@@ -124,8 +127,8 @@ class TournamentResult:
     names: tuple
     places: list
     points: list
-    games: list = field(default_factory=list)   # every game record (dicts), in pairing order
-    byes: list = field(default_factory=list)    # (round, name)
+    games: list = field(default_factory=list)  # every game record (dicts), in pairing order
+    byes: list = field(default_factory=list)  # (round, name)
     warm_up: dict = field(default_factory=dict)  # name -> the time its warm-up took, or what went wrong
 
     def outcomes(self) -> list[Outcome]:
@@ -178,8 +181,20 @@ class TournamentResult:
         byes = self._byes()
         for i, name in enumerate(self.names):
             lo, hi = self.places[i]
-            rows.append(Standing(int(lo), hi > lo, name, self.points[i], games[i], won[i], drawn[i],
-                                 games[i] - won[i] - drawn[i], lost_forfeit[i], byes[i]))
+            rows.append(
+                Standing(
+                    int(lo),
+                    hi > lo,
+                    name,
+                    self.points[i],
+                    games[i],
+                    won[i],
+                    drawn[i],
+                    games[i] - won[i] - drawn[i],
+                    lost_forfeit[i],
+                    byes[i],
+                )
+            )
         order = sorted(range(len(rows)), key=lambda i: (self.places[i][0], -self.points[i], i))
         return [rows[i] for i in order]
 
@@ -190,16 +205,20 @@ class TournamentResult:
             raise ValueError(f"against_field: a gauntlet's results, not a {self.config['system']}'s")
         scores, played = self._matrix(self.outcomes())
         c = self.config["options"]["candidates"]
-        return {self.names[i]: {self.names[j]: (float(scores[i, j]), int(played[i, j]))
-                                for j in range(c, len(self.names))} for i in range(c)}
+        return {
+            self.names[i]: {self.names[j]: (float(scores[i, j]), int(played[i, j])) for j in range(c, len(self.names))}
+            for i in range(c)
+        }
 
     def _against_field(self, matrix, c) -> list[str]:
         scores, played = matrix
         opponents = self.names[c:]
         width = max(6, *(len(n) for n in self.names[:c]))
         cell = max(9, *(len(n) for n in opponents))
-        lines = ["Results against the field (the candidate's points/games against each opponent):",
-                 " " * (width + 3) + " ".join(f"{n:>{cell}}" for n in opponents)]
+        lines = [
+            "Results against the field (the candidate's points/games against each opponent):",
+            " " * (width + 3) + " ".join(f"{n:>{cell}}" for n in opponents),
+        ]
         for i, name in enumerate(self.names[:c]):
             cells = " ".join(f"{f'{scores[i, j]:g}/{int(played[i, j])}':>{cell}}" for j in range(c, len(self.names)))
             lines.append(f"{i + 1:>2} {name:<{width}} " + cells)
@@ -223,8 +242,7 @@ class TournamentResult:
 
         return statistics(self.names, self.games, seed=self.config.get("seed", 0) if seed is None else seed)
 
-    def trust(self, target: float = 0.9, seed: int | None = None, championships: int | None = None,
-              announce=None):
+    def trust(self, target: float = 0.9, seed: int | None = None, championships: int | None = None, announce=None):
         """How far to trust this ranking (``tournaments.trust.Trust``; ``print`` it for the trust
         line): the study's simulator run on this system, field and fitted spread of strength,
         and the games per pairing that would find the true best ``target`` of the time."""
@@ -239,8 +257,21 @@ class TournamentResult:
                 f.write(json.dumps(g) + "\n")
 
     def to_csv(self, path) -> None:
-        cols = ["index", "round", "match", "game", "black", "white", "result", "reason", "plies",
-                "seconds", "seed", "detail", "moves"]
+        cols = [
+            "index",
+            "round",
+            "match",
+            "game",
+            "black",
+            "white",
+            "result",
+            "reason",
+            "plies",
+            "seconds",
+            "seed",
+            "detail",
+            "moves",
+        ]
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(cols)
@@ -257,8 +288,10 @@ class TournamentResult:
     def __repr__(self) -> str:
         first = [s.name for s in self.standings() if s.place == 1]
         leader = first[0] if len(first) == 1 else " = ".join(first)
-        return (f"TournamentResult(system={self.config['system']!r}, game={self.config['game']!r}, "
-                f"players={len(self.names)}, games={len(self.games)}, leader={leader!r})")
+        return (
+            f"TournamentResult(system={self.config['system']!r}, game={self.config['game']!r}, "
+            f"players={len(self.names)}, games={len(self.games)}, leader={leader!r})"
+        )
 
     def __str__(self) -> str:
         return self.table()
@@ -269,19 +302,23 @@ class TournamentResult:
         P(best), colour pairs), and the crosstable (with a bye column when any). The trust line
         is ``trust()``, apart: it runs the study's simulator."""
         options = ", ".join(f"{k}={v}" for k, v in self.config["options"].items())
-        lines = [f"{self.config['system']}" + (f" ({options})" if options else "")
-                 + f" on {self.config['game']}: {len(self.games)} games"
-                 + (f", {len(self.byes)} byes" if self.byes else "")]
+        lines = [
+            f"{self.config['system']}"
+            + (f" ({options})" if options else "")
+            + f" on {self.config['game']}: {len(self.games)} games"
+            + (f", {len(self.byes)} byes" if self.byes else "")
+        ]
         if self.config.get("openings"):
             lines.append("Openings: " + openings_text(self.config["openings"]))
         lines += conditions_lines(self.config)
         lines.append("")
-        head = (f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}"
-                + (f" {'byes':>4}" if self.byes else ""))
+        head = f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}" + (
+            f" {'byes':>4}" if self.byes else ""
+        )
         outcomes = self.outcomes()
         standings = self._standings(outcomes)
         gauntlet = self.config["system"] == "gauntlet"
-        candidates = self.names[:self.config["options"]["candidates"]] if gauntlet else ()
+        candidates = self.names[: self.config["options"]["candidates"]] if gauntlet else ()
         if gauntlet:
             lines += ["Candidates, by points against the field:", head + f" {'score':>6}"]
         else:
@@ -291,10 +328,12 @@ class TournamentResult:
             if gauntlet and s.name not in candidates and not field_shown:
                 lines += ["", "The field, by points against the candidates:", head + f" {'score':>6}"]
                 field_shown = True
-            lines.append(f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
-                         f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
-                         + (f" {s.byes:>4}" if self.byes else "")
-                         + (f" {100 * s.points / max(s.games, 1):>5.1f}%" if gauntlet else ""))
+            lines.append(
+                f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
+                f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
+                + (f" {s.byes:>4}" if self.byes else "")
+                + (f" {100 * s.points / max(s.games, 1):>5.1f}%" if gauntlet else "")
+            )
         lines += forfeit_lines(self.games, outcomes=outcomes)
         troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
         if troubles:
@@ -306,10 +345,15 @@ class TournamentResult:
         cross = self._crosstable(matrix)
         byes = self._byes()
         width = max(6, *(len(n) for n in self.names))
-        lines += ["", "Crosstable (points of the row against the column"
-                  + ("; bye: points from byes" if self.byes else "") + "):",
-                  " " * (width + 3) + " ".join(f"{i + 1:>5}" for i in range(len(self.names)))
-                  + ("   bye" if self.byes else "")]
+        lines += [
+            "",
+            "Crosstable (points of the row against the column"
+            + ("; bye: points from byes" if self.byes else "")
+            + "):",
+            " " * (width + 3)
+            + " ".join(f"{i + 1:>5}" for i in range(len(self.names)))
+            + ("   bye" if self.byes else ""),
+        ]
         for i, name in enumerate(self.names):
             cells = " ".join("    ." if np.isnan(v) else f"{v:>5g}" for v in cross[i])
             if self.byes:
@@ -336,17 +380,20 @@ def make_executor(executor, workers=None):
             from .ray_executor import RayExecutor
 
             return RayExecutor(workers=workers or None)
-        raise envs.ParameterError(f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} "
-                                  "or an executor object")
+        raise envs.ParameterError(
+            f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} or an executor object"
+        )
     if not all(callable(getattr(executor, m, None)) for m in ("start", "run", "close")):
         raise envs.ParameterError(f"executor={executor!r}: expected a name or an object with start, run and close")
     return executor
 
 
 SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
-RUN_KEYWORDS = ("seed, workers, journal, resume, move_time, tc, byoyomi, adjudicate, adjudicator, game_params, "
-                "executor, progress, setup_time, openings, opening_plies, openings_order, openings_start, "
-                "ratings_every, resign")
+RUN_KEYWORDS = (
+    "seed, workers, journal, resume, move_time, tc, byoyomi, adjudicate, adjudicator, game_params, "
+    "executor, progress, setup_time, openings, opening_plies, openings_order, openings_start, "
+    "ratings_every, resign"
+)
 
 
 def _split_options(system, game, options) -> tuple[dict, dict]:
@@ -365,17 +412,18 @@ def _split_options(system, game, options) -> tuple[dict, dict]:
             raise envs.ParameterError(
                 f"unknown keyword {unknown[0]}={rest[unknown[0]]!r} for a {system} tournament of "
                 f"{spec.name}: expected a system option ({', '.join(SYSTEM_OPTIONS)}), a parameter "
-                f"of {spec.name} ({params}, rules) or one of run's ({RUN_KEYWORDS})")
+                f"of {spec.name} ({params}, rules) or one of run's ({RUN_KEYWORDS})"
+            )
     return ours, rest
 
 
-def make_book(game, seed, openings=None, opening_plies=None, openings_order="sequential",
-              openings_start=1) -> Book | None:
+def make_book(
+    game, seed, openings=None, opening_plies=None, openings_order="sequential", openings_start=1
+) -> Book | None:
     """The tournament's ``openings.Book``, every opening checked before the first game, or None
     (no openings: every game starts from the start position)."""
     if openings is not None and opening_plies is not None:
-        raise envs.ParameterError("openings= and opening_plies=: a suite of openings or random openings, "
-                                  "not both")
+        raise envs.ParameterError("openings= and opening_plies=: a suite of openings or random openings, not both")
     if openings is None and opening_plies is None:
         if openings_order != "sequential" or openings_start != 1:
             raise envs.ParameterError("openings_order= and openings_start= need a suite of openings (openings=)")
@@ -413,11 +461,31 @@ def adjudication(adjudicate=None, adjudicator=None) -> Adjudication | None:
     return Adjudication.parse(adjudicate, adjudicator)
 
 
-def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=False,
-        move_time=None, game_params=None, executor=None, progress=True, setup_time=60.0,
-        openings=None, opening_plies=None, openings_order="sequential", openings_start=1,
-        ratings_every=None, tc=None, byoyomi=None, adjudicate=None, adjudicator=None, resign=True,
-        **options) -> TournamentResult:
+def run(
+    system,
+    agents,
+    game="loa",
+    seed=0,
+    workers=None,
+    journal=None,
+    resume=False,
+    move_time=None,
+    game_params=None,
+    executor=None,
+    progress=True,
+    setup_time=60.0,
+    openings=None,
+    opening_plies=None,
+    openings_order="sequential",
+    openings_start=1,
+    ratings_every=None,
+    tc=None,
+    byoyomi=None,
+    adjudicate=None,
+    adjudicator=None,
+    resign=True,
+    **options,
+) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
     agents       specs for ``agents.make`` (``"alphabeta:depth=3"``; each game builds fresh agents
@@ -469,8 +537,9 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         raise envs.ParameterError(f"setup_time={setup_time!r}: expected a positive number of seconds")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise envs.ParameterError(f"seed={seed!r}: expected a non-negative integer")
-    if ratings_every is not None and (isinstance(ratings_every, bool) or not isinstance(ratings_every, (int, np.integer))
-                                      or ratings_every < 0):
+    if ratings_every is not None and (
+        isinstance(ratings_every, bool) or not isinstance(ratings_every, (int, np.integer)) or ratings_every < 0
+    ):
         raise envs.ParameterError(f"ratings_every={ratings_every!r}: expected a number of games (0: no table)")
     if system == "swiss" and options.get("rounds") is None:
         options["rounds"] = swiss_rounds(len(agents))
@@ -485,11 +554,27 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
     if rules is not None:
         rules.check(g)  # a rule that cannot apply, a judge without an evaluation: before the first game
     names = _names(agents)
-    ctx = Context(g.name, game_params, tuple(agents), names, move_time, setup_time, spec=g.spec,
-                  clock=clock, adjudicate=rules, resign=bool(resign))
-    meta = {"game": g.name, "game_params": game_params, "system": system, "options": config.options(),
-            "agents": [_identity(e) for e in agents], "seed": seed,
-            "move_time": move_time}
+    ctx = Context(
+        g.name,
+        game_params,
+        tuple(agents),
+        names,
+        move_time,
+        setup_time,
+        spec=g.spec,
+        clock=clock,
+        adjudicate=rules,
+        resign=bool(resign),
+    )
+    meta = {
+        "game": g.name,
+        "game_params": game_params,
+        "system": system,
+        "options": config.options(),
+        "agents": [_identity(e) for e in agents],
+        "seed": seed,
+        "move_time": move_time,
+    }
     if clock is not None:  # absent without, so journals of earlier versions still resume
         meta["clock"] = clock.to_config()
     if rules is not None:
@@ -518,10 +603,16 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
                 old = log.done.get(p.index) if log else None
                 if old is None:
                     jobs.append(job)
-                elif ((old["black_id"], old["white_id"], old["seed"], old.get("opening", 0))
-                      != (p.black, p.white, game_seed, len(opening))):
-                    raise JournalError(f"{journal}: game {p.index} in the journal is not the game the "
-                                       "pairing asks for (a journal from another version or edited)")
+                elif (old["black_id"], old["white_id"], old["seed"], old.get("opening", 0)) != (
+                    p.black,
+                    p.white,
+                    game_seed,
+                    len(opening),
+                ):
+                    raise JournalError(
+                        f"{journal}: game {p.index} in the journal is not the game the "
+                        "pairing asks for (a journal from another version or edited)"
+                    )
                 else:
                     results[p.index] = old
             for record in executor.run(jobs):
@@ -540,8 +631,15 @@ def run(system, agents, game="loa", seed=0, workers=None, journal=None, resume=F
         if log:
             log.close()
     byes = [(r, names[p]) for r, p in referee.byes]
-    return TournamentResult(meta, names, referee.places(), referee.points().tolist(), records, byes,
-                            dict(getattr(executor, "warm_up_report", {})))
+    return TournamentResult(
+        meta,
+        names,
+        referee.places(),
+        referee.points().tolist(),
+        records,
+        byes,
+        dict(getattr(executor, "warm_up_report", {})),
+    )
 
 
 def round_robin(agents, game="loa", games=2, **kwargs) -> TournamentResult:

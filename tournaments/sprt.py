@@ -53,8 +53,11 @@ PRIOR = np.array([0.5, 0.0, 0.0, 0.0, 0.5])
 
 
 def _number(name, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+    ):
         raise ParameterError(f"{name}={value!r}: expected a finite number")
     return float(value)
 
@@ -128,9 +131,22 @@ class SPRT:
         counts = tuple(int(c) for c in counts)
         llr = self.llr(counts)
         elo, lo, hi = elo_interval(counts)
-        return SPRTStatus(self.elo0, self.elo1, self.alpha, self.beta, self.model, sum(counts), counts,
-                          round(llr, 4), round(self.lower, 4), round(self.upper, 4), elo, lo, hi,
-                          self.decide(llr))
+        return SPRTStatus(
+            self.elo0,
+            self.elo1,
+            self.alpha,
+            self.beta,
+            self.model,
+            sum(counts),
+            counts,
+            round(llr, 4),
+            round(self.lower, 4),
+            round(self.upper, 4),
+            elo,
+            lo,
+            hi,
+            self.decide(llr),
+        )
 
 
 @dataclass(frozen=True)
@@ -152,18 +168,23 @@ class SPRTStatus:
     elo: float
     elo_lo: float
     elo_hi: float
-    decision: str       # H0, H1 or undecided
+    decision: str  # H0, H1 or undecided
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     def __str__(self) -> str:
-        verdict = {H0: f"H0 accepted (not {self.elo1:g} Elo better)", H1: f"H1 accepted ({self.elo1:g} Elo better)",
-                   UNDECIDED: "undecided"}[self.decision]
-        return (f"SPRT [{self.elo0:g}, {self.elo1:g}] alpha={self.alpha:g} beta={self.beta:g} ({self.model}): "
-                f"LLR {self.llr:+.2f} ({self.lower:.2f}, {self.upper:.2f}); Elo "
-                f"{format_elo(self.elo, self.elo_lo, self.elo_hi)}; pentanomial {list(self.pentanomial)} "
-                f"in {self.pairs} pairs; {verdict}")
+        verdict = {
+            H0: f"H0 accepted (not {self.elo1:g} Elo better)",
+            H1: f"H1 accepted ({self.elo1:g} Elo better)",
+            UNDECIDED: "undecided",
+        }[self.decision]
+        return (
+            f"SPRT [{self.elo0:g}, {self.elo1:g}] alpha={self.alpha:g} beta={self.beta:g} ({self.model}): "
+            f"LLR {self.llr:+.2f} ({self.lower:.2f}, {self.upper:.2f}); Elo "
+            f"{format_elo(self.elo, self.elo_lo, self.elo_hi)}; pentanomial {list(self.pentanomial)} "
+            f"in {self.pairs} pairs; {verdict}"
+        )
 
 
 def logistic_score(elo):
@@ -252,8 +273,10 @@ def pentanomial_probabilities(elo: float, draw_rate: float) -> np.ndarray:
     d = _number("draw_rate", draw_rate)
     w, lo = s - d / 2, 1 - s - d / 2
     if not 0 <= d < 1 or w < 0 or lo < 0:
-        raise ParameterError(f"draw_rate={draw_rate!r}: expected 0 <= draw rate < 1 leaving win and loss "
-                             f"probabilities >= 0 at {elo:g} Elo (score {s:.3f})")
+        raise ParameterError(
+            f"draw_rate={draw_rate!r}: expected 0 <= draw rate < 1 leaving win and loss "
+            f"probabilities >= 0 at {elo:g} Elo (score {s:.3f})"
+        )
     return np.array([lo * lo, 2 * lo * d, 2 * w * lo + d * d, 2 * w * d, w * w])
 
 
@@ -275,8 +298,15 @@ def _true_elo(test: SPRT, hypothesis_elo: float, draw_rate: float) -> float:
     return (lo + hi) / 2
 
 
-def simulate(test, elo: float, draw_rate: float = 0.3, runs: int = 2000, max_pairs: int = 100_000,
-             seed: int = 0, chunk: int = 256) -> dict:
+def simulate(
+    test,
+    elo: float,
+    draw_rate: float = 0.3,
+    runs: int = 2000,
+    max_pairs: int = 100_000,
+    seed: int = 0,
+    chunk: int = 256,
+) -> dict:
     """Run ``runs`` sequential matches whose pairs are drawn from ``pentanomial_probabilities(elo,
     draw_rate)`` until the LLR of ``test`` leaves its bounds (or ``max_pairs``); vectorised over the
     runs, ``chunk`` pairs at a time, seeded. Returns the fractions accepting H0 and H1, undecided,
@@ -306,9 +336,16 @@ def simulate(test, elo: float, draw_rate: float = 0.3, runs: int = 2000, max_pai
         counts[active] = cum[:, -1]
         active = active[~ended]
         done += k
-    return {"elo": elo, "draw_rate": draw_rate, "runs": runs, "h0": float((decision == -1).mean()),
-            "h1": float((decision == 1).mean()), "undecided": float((decision == 0).mean()),
-            "mean_pairs": float(pairs.mean()), "p90_pairs": float(np.percentile(pairs, 90))}
+    return {
+        "elo": elo,
+        "draw_rate": draw_rate,
+        "runs": runs,
+        "h0": float((decision == -1).mean()),
+        "h1": float((decision == 1).mean()),
+        "undecided": float((decision == 0).mean()),
+        "mean_pairs": float(pairs.mean()),
+        "p90_pairs": float(np.percentile(pairs, 90)),
+    }
 
 
 def error_rates(test, draw_rate: float = 0.3, runs: int = 2000, max_pairs: int = 100_000, seed: int = 0) -> dict:

@@ -42,8 +42,8 @@ from envs.core.outcome import Outcome
 from . import ratings
 from .sprt import format_elo, score_interval, score_to_elo
 
-LOS_MATRIX_MAX = 12   # agents up to which ``table`` prints the full LOS matrix
-ENCOUNTERS_MAX = 40   # encounters with colour pairs up to which ``table`` lists each
+LOS_MATRIX_MAX = 12  # agents up to which ``table`` prints the full LOS matrix
+ENCOUNTERS_MAX = 40  # encounters with colour pairs up to which ``table`` lists each
 
 
 class RatingsError(ArbiterError):
@@ -100,7 +100,7 @@ class Statistics:
     games: int
     anchors: dict = field(default_factory=dict)
     seed: int = 0
-    note: str = ""   # what a reader of the table must know (agents the games do not connect)
+    note: str = ""  # what a reader of the table must know (agents the games do not connect)
 
     def los_of(self, a: str, b: str) -> float:
         """P(agent ``a`` is stronger than agent ``b`` | the games)."""
@@ -113,25 +113,39 @@ class Statistics:
         return tuple(int(x) for x in np.sum([e.pentanomial for e in self.encounters] or [[0] * 5], axis=0))
 
     def as_dict(self) -> dict:
-        return {"games": self.games, "anchors": dict(self.anchors), "seed": self.seed,
-                "ratings": [vars(r) for r in self.ratings],
-                "los": {a.name: {b.name: float(self.los[i, j]) for j, b in enumerate(self.ratings) if i != j}
-                        for i, a in enumerate(self.ratings)},
-                "encounters": [{**vars(e), "pentanomial": list(e.pentanomial)} for e in self.encounters]}
+        return {
+            "games": self.games,
+            "anchors": dict(self.anchors),
+            "seed": self.seed,
+            "ratings": [vars(r) for r in self.ratings],
+            "los": {
+                a.name: {b.name: float(self.los[i, j]) for j, b in enumerate(self.ratings) if i != j}
+                for i, a in enumerate(self.ratings)
+            },
+            "encounters": [{**vars(e), "pentanomial": list(e.pentanomial)} for e in self.encounters],
+        }
 
     def rating_lines(self) -> list[str]:
         """The rating table alone: heading and one line per agent."""
         anchored = ", ".join(f"{name} at {elo:+g}" for name, elo in self.anchors.items())
         scale = f"anchored: {anchored}" if anchored else "mean 0"
         width = max([24] + [len(r.name) for r in self.ratings])
-        lines = [(f"Bradley–Terry ratings (Elo, {scale}; ± 95% margin; LOS: likelihood of being stronger "
-                  "than the next; P(best): of being the strongest):"),
-                 (f"  {'#':>3}  {'agent':<{width}} {'Elo':>7} {'±':>5} {'games':>6} {'score':>6} {'draws':>6}"
-                  f" {'LOS':>5} {'P(best)':>7}")]
+        lines = [
+            (
+                f"Bradley–Terry ratings (Elo, {scale}; ± 95% margin; LOS: likelihood of being stronger "
+                "than the next; P(best): of being the strongest):"
+            ),
+            (
+                f"  {'#':>3}  {'agent':<{width}} {'Elo':>7} {'±':>5} {'games':>6} {'score':>6} {'draws':>6}"
+                f" {'LOS':>5} {'P(best)':>7}"
+            ),
+        ]
         for r in self.ratings:
             los = "" if r.los_next is None else percent(r.los_next)
-            lines.append(f"  {r.rank:>3}  {r.name:<{width}} {round(r.elo):>+7d} {r.margin:>5.0f} {r.games:>6} "
-                         f"{100 * r.score:>5.1f}% {100 * r.draws:>5.1f}% {los:>5} {percent(r.p_best):>7}")
+            lines.append(
+                f"  {r.rank:>3}  {r.name:<{width}} {round(r.elo):>+7d} {r.margin:>5.0f} {r.games:>6} "
+                f"{100 * r.score:>5.1f}% {100 * r.draws:>5.1f}% {los:>5} {percent(r.p_best):>7}"
+            )
         return lines
 
     def table(self) -> str:
@@ -141,24 +155,35 @@ class Statistics:
         n = len(self.ratings)
         if 2 < n <= LOS_MATRIX_MAX:
             width = max(len(r.name) for r in self.ratings)
-            lines += ["", "Likelihood of superiority (%, the row agent stronger than the column agent):",
-                      " " * (width + 6) + " ".join(f"{i + 1:>4}" for i in range(n))]
+            lines += [
+                "",
+                "Likelihood of superiority (%, the row agent stronger than the column agent):",
+                " " * (width + 6) + " ".join(f"{i + 1:>4}" for i in range(n)),
+            ]
             for i, r in enumerate(self.ratings):
-                cells = " ".join("   ." if i == j else f"{percent(self.los[i, j], sign=False):>4}"
-                                 for j in range(n))
+                cells = " ".join("   ." if i == j else f"{percent(self.los[i, j], sign=False):>4}" for j in range(n))
                 lines.append(f"  {i + 1:>2} {r.name:<{width}} {cells}")
         paired = [e for e in self.encounters if e.pairs]
         if paired:
-            lines += ["", ("Colour pairs (two games from one opening, colours reversed; pentanomial: pairs in "
-                           "which the first agent scored 0, 1/2, 1, 3/2, 2 points; Elo from the pairs, 95%):")]
+            lines += [
+                "",
+                (
+                    "Colour pairs (two games from one opening, colours reversed; pentanomial: pairs in "
+                    "which the first agent scored 0, 1/2, 1, 3/2, 2 points; Elo from the pairs, 95%):"
+                ),
+            ]
             if len(paired) <= ENCOUNTERS_MAX:
                 width = max(len(f"{e.a} vs {e.b}") for e in paired)
                 for e in paired:
-                    lines.append(f"  {e.a + ' vs ' + e.b:<{width}} {e.pairs:>5} pair{'s' if e.pairs != 1 else ' '}  {list(e.pentanomial)}  "
-                                 f"Elo {format_elo(e.elo, e.elo_lo, e.elo_hi)}")
+                    lines.append(
+                        f"  {e.a + ' vs ' + e.b:<{width}} {e.pairs:>5} pair{'s' if e.pairs != 1 else ' '}  {list(e.pentanomial)}  "
+                        f"Elo {format_elo(e.elo, e.elo_lo, e.elo_hi)}"
+                    )
             else:
-                lines.append(f"  {len(paired)} encounters, {sum(e.pairs for e in paired)} pairs: "
-                             f"{list(self.pentanomial())} (each encounter: Statistics.encounters)")
+                lines.append(
+                    f"  {len(paired)} encounters, {sum(e.pairs for e in paired)} pairs: "
+                    f"{list(self.pentanomial())} (each encounter: Statistics.encounters)"
+                )
         if self.note:
             lines += ["", self.note]
         return "\n".join(lines)
@@ -179,7 +204,7 @@ def colour_pairs(records) -> list[tuple[dict, dict]]:
     waiting: dict = {}
     out = []
     for r in records:
-        opening = tuple(r.get("moves", ())[:r.get("opening", 0)])
+        opening = tuple(r.get("moves", ())[: r.get("opening", 0)])
         key = (r.get("source"), r.get("round"), frozenset((r["black_id"], r["white_id"])), opening)
         queue = waiting.setdefault(key, [])
         partner = next((k for k, other in enumerate(queue) if other["black_id"] == r["white_id"]), None)
@@ -224,12 +249,23 @@ def statistics(names, records, anchors=None, seed: int = 0) -> Statistics:
     half = result.half
     rows = []
     for rank, i in enumerate(order):
-        rows.append(Rating(rank + 1, names[i], float(result.elo[i]), float(half[i]), int(games[i]),
-                           float(points[i]), float(points[i] / games[i]) if games[i] else 0.0,
-                           float(draws[i] / games[i]) if games[i] else 0.0,
-                           float(los[rank, rank + 1]) if rank + 1 < n else None, float(p_best[i])))
-    return Statistics(rows, los, _encounters(names, records, black_points, scores, played, order), len(records),
-                      anchors, seed)
+        rows.append(
+            Rating(
+                rank + 1,
+                names[i],
+                float(result.elo[i]),
+                float(half[i]),
+                int(games[i]),
+                float(points[i]),
+                float(points[i] / games[i]) if games[i] else 0.0,
+                float(draws[i] / games[i]) if games[i] else 0.0,
+                float(los[rank, rank + 1]) if rank + 1 < n else None,
+                float(p_best[i]),
+            )
+        )
+    return Statistics(
+        rows, los, _encounters(names, records, black_points, scores, played, order), len(records), anchors, seed
+    )
 
 
 def _encounters(names, records, black_points, scores, played, order) -> list[Encounter]:
@@ -240,18 +276,28 @@ def _encounters(names, records, black_points, scores, played, order) -> list[Enc
     penta: dict = {}
     for first, second in colour_pairs(records):
         a, b = sorted((first["black_id"], first["white_id"]), key=rank.get)
-        got = sum(black_points[position[id(g)]] if g["black_id"] == a else 1 - black_points[position[id(g)]]
-                  for g in (first, second))
+        got = sum(
+            black_points[position[id(g)]] if g["black_id"] == a else 1 - black_points[position[id(g)]]
+            for g in (first, second)
+        )
         penta.setdefault((a, b), [0] * 5)[round(2 * got)] += 1
-    met = [(a, b) for k, a in enumerate(order) for b in order[k + 1:] if played[a, b] > 0]
+    met = [(a, b) for k, a in enumerate(order) for b in order[k + 1 :] if played[a, b] > 0]
     counts = np.array([penta.get(pair, [0] * 5) for pair in met], dtype=np.int64).reshape(-1, 5)
     mean, lo, hi = score_interval(counts) if len(met) else ((), (), ())
     out = []
     for k, (a, b) in enumerate(met):  # the pairs' Elo interval, as sprt.elo_interval reads it
         pairs = int(counts[k].sum())
         elo = (score_to_elo(mean[k]), score_to_elo(lo[k]), score_to_elo(hi[k])) if pairs else (0.0, -np.inf, np.inf)
-        out.append(Encounter(names[a], names[b], int(played[a, b]), float(scores[a, b]),
-                             tuple(int(c) for c in counts[k]), *(float(x) for x in elo)))
+        out.append(
+            Encounter(
+                names[a],
+                names[b],
+                int(played[a, b]),
+                float(scores[a, b]),
+                tuple(int(c) for c in counts[k]),
+                *(float(x) for x in elo),
+            )
+        )
     return out
 
 
@@ -274,8 +320,9 @@ def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
     for p in paths:
         real = os.path.realpath(p)
         if real in seen:
-            raise RatingsError(f"{p}: given twice{f' (as {seen[real]})' if seen[real] != p else ''}; "
-                               "each game would count twice")
+            raise RatingsError(
+                f"{p}: given twice{f' (as {seen[real]})' if seen[real] != p else ''}; each game would count twice"
+            )
         seen[real] = p
     identities, names, records, first, games_seen = [], [], [], None, {}
     for k, path in enumerate(paths):
@@ -285,11 +332,15 @@ def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
         if first is None:
             first = (path, conditions)
         elif conditions != first[1]:
+
             def shown(c):
                 params = ", ".join(f"{key}={value}" for key, value in (c["game_params"] or {}).items())
                 return c["game"] + (f" ({params})" if params else "")
-            raise RatingsError(f"{path}: {shown(conditions)} games, but {first[0]} holds {shown(first[1])} "
-                               "games; ratings of different games or rules share no scale (rate each apart)")
+
+            raise RatingsError(
+                f"{path}: {shown(conditions)} games, but {first[0]} holds {shown(first[1])} "
+                "games; ratings of different games or rules share no scale (rate each apart)"
+            )
         run = json.dumps({key: config.get(key) for key in ("system", "options", "agents", "seed")}, sort_keys=True)
         ids = []
         for identity, name in zip(config["agents"], result.names):
@@ -300,8 +351,10 @@ def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
         for g in result.games:
             key = (run, g["index"])
             if key in games_seen:
-                raise RatingsError(f"{path}: game {g['index']} of this tournament is also in {games_seen[key]}; "
-                                   "a copy of a journal would count its games twice")
+                raise RatingsError(
+                    f"{path}: game {g['index']} of this tournament is also in {games_seen[key]}; "
+                    "a copy of a journal would count its games twice"
+                )
             games_seen[key] = path
             records.append({**g, "black_id": ids[g["black_id"]], "white_id": ids[g["white_id"]], "source": k})
     unique = []
@@ -312,8 +365,9 @@ def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
     named = {}
     for spec, elo in (anchors or {}).items():
         if spec not in by_spec and spec not in unique:
-            raise RatingsError(f"--anchor {spec}={elo:g}: no agent {spec!r} in these journals "
-                               f"(agents: {', '.join(unique)})")
+            raise RatingsError(
+                f"--anchor {spec}={elo:g}: no agent {spec!r} in these journals (agents: {', '.join(unique)})"
+            )
         named[by_spec.get(spec, spec)] = elo
     stats = statistics(unique, records, anchors=named, seed=seed)
     groups = _groups(len(unique), records)
@@ -321,10 +375,13 @@ def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
         parts = "; ".join(", ".join(unique[i] for i in g) for g in groups)
         anchored = {i for i, name in enumerate(unique) if name in named}
         loose = sum(1 for g in groups if not anchored & set(g))
-        stats = replace(stats, note=f"Note: the games split the agents into {len(groups)} groups that never met "
-                                    f"({parts}); ratings compare across groups only through the prior"
-                                    + (f", and {loose} group{'s' * (loose != 1)} without an anchor float"
-                                       if named and loose else "") + ".")
+        stats = replace(
+            stats,
+            note=f"Note: the games split the agents into {len(groups)} groups that never met "
+            f"({parts}); ratings compare across groups only through the prior"
+            + (f", and {loose} group{'s' * (loose != 1)} without an anchor float" if named and loose else "")
+            + ".",
+        )
     return stats
 
 

@@ -83,8 +83,16 @@ def engine_command(label: str) -> list[str]:
         # Arbiter scores Go by Tromp-Taylor area (no dead-stone removal): GNU Go must use area
         # rules and capture every dead stone before it passes, or the stones it leaves on the
         # board count as alive; positional superko matches Arbiter's superko rule.
-        return [GNUGO, "--mode", "gtp", "--level", level, "--chinese-rules", "--capture-all-dead",
-                "--positional-superko"]
+        return [
+            GNUGO,
+            "--mode",
+            "gtp",
+            "--level",
+            level,
+            "--chinese-rules",
+            "--capture-all-dead",
+            "--positional-superko",
+        ]
     return [GRHINO, "-l", level]
 
 
@@ -124,13 +132,16 @@ class Row:
 GRHINO_LEVELS = (1, 2, 3)  # the table's default GRhino rows; ``--grhino-levels`` picks others (1-5)
 
 
-def table_rows(games: int, search_games: int, engine_games: int,
-               grhino_levels=GRHINO_LEVELS) -> list[Row]:
+def table_rows(games: int, search_games: int, engine_games: int, grhino_levels=GRHINO_LEVELS) -> list[Row]:
     """Every row of the table, in the order the document prints them. ``search_games``
     applies to the search agents on the games where their games take seconds (``SLOW``);
     ``grhino_levels`` are the GRhino levels played (level 5 takes minutes per game)."""
-    rows = [Row(a, b, g, search_games if (a, g) in SLOW else games)
-            for g in BASELINE_GAMES for b in BASELINES for a in AGENTS]
+    rows = [
+        Row(a, b, g, search_games if (a, g) in SLOW else games)
+        for g in BASELINE_GAMES
+        for b in BASELINES
+        for a in AGENTS
+    ]
     for size in ("7x7", "9x9"):
         rows += [Row(a, f"gnugo-{lv}", f"Go {size}", engine_games) for lv in (1, 10) for a in ENGINE_AGENTS]
     rows += [Row(a, f"grhino-{lv}", "Othello 8x8", engine_games) for lv in grhino_levels for a in ENGINE_AGENTS]
@@ -138,6 +149,7 @@ def table_rows(games: int, search_games: int, engine_games: int,
 
 
 # -- playing ---------------------------------------------------------------------------------------
+
 
 def engine_problem(label: str) -> tuple[str, str]:
     """``("", "name version")`` when the engine of ``label`` answers GTP, else ``(why, "")``."""
@@ -187,9 +199,18 @@ def group_jobs(game_label: str, rows: list[Row], seed: int, first_index: int, pl
     return players, jobs, owner
 
 
-def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_index: int, log,
-               plies=(2, 4), setup_time: float = SETUP_TIME, agents: dict = AGENTS,
-               move_time: float = ENGINE_MOVE_TIME) -> None:
+def play_group(
+    game_label: str,
+    rows: list[Row],
+    seed: int,
+    workers: int,
+    first_index: int,
+    log,
+    plies=(2, 4),
+    setup_time: float = SETUP_TIME,
+    agents: dict = AGENTS,
+    move_time: float = ENGINE_MOVE_TIME,
+) -> None:
     """Play every row of one game and board size in one process pool; fill ``row.records``.
     Games a row already holds (read back by ``resume``) are not played again. ``agents``
     holds the spec of each agent label, ``move_time`` is an engine's time per move."""
@@ -202,8 +223,14 @@ def play_group(game_label: str, rows: list[Row], seed: int, workers: int, first_
     if not jobs:
         return
     name, params = GAMES[game_label]
-    ctx = Context(name, params, tuple(player(p, agents, move_time) for p in players), tuple(players),
-                  move_time=2 * move_time, setup_time=setup_time)
+    ctx = Context(
+        name,
+        params,
+        tuple(player(p, agents, move_time) for p in players),
+        tuple(players),
+        move_time=2 * move_time,
+        setup_time=setup_time,
+    )
     executor = ProcessExecutor(workers)
     executor.start(ctx)
     try:
@@ -245,8 +272,10 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
         if key not in by_key:
             continue  # a row this run does not play (e.g. left out by --only)
         if expected.get((key, k)) != (record.get("seed"), record.get("opening")):
-            raise RecordError(f"{path}:{n}: game {k} of {key!r} was played with other options "
-                              "(seed, --seed or --opening-plies); resume with the original command")
+            raise RecordError(
+                f"{path}:{n}: game {k} of {key!r} was played with other options "
+                "(seed, --seed or --opening-plies); resume with the original command"
+            )
         row = by_key[key]
         if k < row.games and all(r["game"] != k for r in row.records):
             row.records.append(record)
@@ -255,6 +284,7 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
 
 
 # -- statistics and the document -------------------------------------------------------------------
+
 
 def outcome(row: Row, record: dict) -> float:
     """The row agent's result in one game: 1 win, 0.5 draw, 0 loss."""
@@ -301,9 +331,11 @@ def summary(row: Row) -> dict:
 
 
 def table(rows: list[Row]) -> list[str]:
-    lines = ["| agent | opponent | game | N | mean outcome ± SE | 95% Wilson | W/D/L | s/game | plies/game "
-             "| distinct games |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| agent | opponent | game | N | mean outcome ± SE | 95% Wilson | W/D/L | s/game | plies/game "
+        "| distinct games |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
         head = f"| {row.agent} | {row.opponent} | {row.game} | {row.games} |"
         if row.problem:
@@ -312,8 +344,10 @@ def table(rows: list[Row]) -> list[str]:
             lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | | |")
         else:
             s = summary(row)
-            lines.append(f"{head} {s['score']} | {s['wilson']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
-                         f"{s['distinct']} |")
+            lines.append(
+                f"{head} {s['score']} | {s['wilson']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
+                f"{s['distinct']} |"
+            )
     return lines
 
 
@@ -341,8 +375,13 @@ def environment() -> dict:
             model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return {"cpu": f"{model}, {os.cpu_count()} logical cores", "python": platform.python_version(),
-            "numba": numba.__version__, "numpy": np.__version__, "os": platform.platform()}
+    return {
+        "cpu": f"{model}, {os.cpu_count()} logical cores",
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "os": platform.platform(),
+    }
 
 
 def render(rows, meta) -> str:
@@ -382,10 +421,12 @@ def render(rows, meta) -> str:
         "|---|---|",
         budgets,
         "",
-        (f"External engines are driven through `agents.gtp.GTPAgent(command=[...], move_time={meta['engine_move_time']:g})`:"
-         " `gnugo-N` is `gnugo --mode gtp --level N --chinese-rules --capture-all-dead --positional-superko`"
-         " (area rules, and every dead stone captured before GNU Go passes: Arbiter scores the final"
-         " position by Tromp-Taylor, without dead-stone removal), `grhino-N` is `gtp-rhino -l N`."),
+        (
+            f"External engines are driven through `agents.gtp.GTPAgent(command=[...], move_time={meta['engine_move_time']:g})`:"
+            " `gnugo-N` is `gnugo --mode gtp --level N --chinese-rules --capture-all-dead --positional-superko`"
+            " (area rules, and every dead stone captured before GNU Go passes: Arbiter scores the final"
+            " position by Tromp-Taylor, without dead-stone removal), `grhino-N` is `gtp-rhino -l N`."
+        ),
         "",
         engines,
         "",
@@ -403,23 +444,45 @@ def render(rows, meta) -> str:
         "",
         "## Run",
         "",
-        (f"- Hardware: {meta['env']['cpu']}; {meta['env']['os']}; Python {meta['env']['python']}, "
-         f"numba {meta['env']['numba']}, numpy {meta['env']['numpy']}."),
-        (f"- Load: the machine is shared; 1-minute load average {meta['load_start']:.1f} at the start"
-         + (f" and {meta['load_end']:.1f} at the end" if done else "")
-         + f", run at nice {meta['nice']} with {meta['workers']} worker processes."),
-        (f"- Wall time: {done / 60:.1f} minutes for {meta['games_played'] - resumed} games" if done
-         else f"- Incomplete: {meta['games_played']} games played so far")
-        + (f"; {resumed} more games were read back from the records of an interrupted run "
-           "(`--resume`; their seconds are from that run)." if resumed else "."),
+        (
+            f"- Hardware: {meta['env']['cpu']}; {meta['env']['os']}; Python {meta['env']['python']}, "
+            f"numba {meta['env']['numba']}, numpy {meta['env']['numpy']}."
+        ),
+        (
+            f"- Load: the machine is shared; 1-minute load average {meta['load_start']:.1f} at the start"
+            + (f" and {meta['load_end']:.1f} at the end" if done else "")
+            + f", run at nice {meta['nice']} with {meta['workers']} worker processes."
+        ),
+        (
+            f"- Wall time: {done / 60:.1f} minutes for {meta['games_played'] - resumed} games"
+            if done
+            else f"- Incomplete: {meta['games_played']} games played so far"
+        )
+        + (
+            f"; {resumed} more games were read back from the records of an interrupted run "
+            "(`--resume`; their seconds are from that run)."
+            if resumed
+            else "."
+        ),
         "",
     ]
     return "\n".join(lines)
 
 
-def run(rows: list[Row], out: Path, *, records=None, resume_records: bool = False, seed: int = 0, workers: int = 2,
-        plies=(2, 4), setup_time: float = SETUP_TIME, agents: dict = AGENTS,
-        engine_move_time: float = ENGINE_MOVE_TIME, command: str = "") -> dict:
+def run(
+    rows: list[Row],
+    out: Path,
+    *,
+    records=None,
+    resume_records: bool = False,
+    seed: int = 0,
+    workers: int = 2,
+    plies=(2, 4),
+    setup_time: float = SETUP_TIME,
+    agents: dict = AGENTS,
+    engine_move_time: float = ENGINE_MOVE_TIME,
+    command: str = "",
+) -> dict:
     """Play ``rows`` and write the table to ``out`` (rewritten after every game group, so an
     interrupted run leaves the rows it finished); return the run's ``meta``.
 
@@ -437,9 +500,18 @@ def run(rows: list[Row], out: Path, *, records=None, resume_records: bool = Fals
             if r.opponent == label and problem:
                 r.problem = problem
     nice = os.nice(0)
-    meta = {"command": (f"nice -n {nice} " if nice else "") + command, "engines": engines, "env": environment(),
-            "load_start": os.getloadavg()[0], "nice": nice, "workers": workers, "games_played": 0,
-            "plies": tuple(plies), "agents": dict(agents), "engine_move_time": engine_move_time}
+    meta = {
+        "command": (f"nice -n {nice} " if nice else "") + command,
+        "engines": engines,
+        "env": environment(),
+        "load_start": os.getloadavg()[0],
+        "nice": nice,
+        "workers": workers,
+        "games_played": 0,
+        "plies": tuple(plies),
+        "agents": dict(agents),
+        "engine_move_time": engine_move_time,
+    }
     if resume_records:
         meta["resumed_games"] = resume(rows, Path(records), seed, tuple(plies))
         meta["games_played"] = sum(len(r.records) for r in rows)
@@ -452,8 +524,7 @@ def run(rows: list[Row], out: Path, *, records=None, resume_records: bool = Fals
                 continue
             todo = sum(r.games - len(r.records) for r in group)
             print(f"{game_label}: {len(group)} rows, {todo} games to play", file=sys.stderr)
-            play_group(game_label, group, seed, workers, first, log, tuple(plies), setup_time, agents,
-                       engine_move_time)
+            play_group(game_label, group, seed, workers, first, log, tuple(plies), setup_time, agents, engine_move_time)
             first += sum(r.games for r in group)
             meta["games_played"] = sum(len(r.records) for r in rows)
             Path(out).write_text(render(rows, meta))

@@ -56,8 +56,33 @@ TARGET = 0.9
 BUDGET = 2_000_000  # simulated games per simulation (about a third of a second on one core)
 CHAMPIONSHIPS = (200, 2000)  # the fewest and most championships a simulation runs
 SETTLE_FEWEST = 50  # below this many championships, a games-per-pairing estimate is noise: stop searching
-SETTLE_GRID = (2, 4, 6, 8, 10, 12, 16, 20, 24, 30, 40, 50, 60, 80, 100, 120, 160, 200, 250, 300, 400, 500,
-               600, 800, 1000)  # games per pairing tried when searching for the target
+SETTLE_GRID = (
+    2,
+    4,
+    6,
+    8,
+    10,
+    12,
+    16,
+    20,
+    24,
+    30,
+    40,
+    50,
+    60,
+    80,
+    100,
+    120,
+    160,
+    200,
+    250,
+    300,
+    400,
+    500,
+    600,
+    800,
+    1000,
+)  # games per pairing tried when searching for the target
 WIDTH = 100  # the printed trust line's width
 TINY = 1e-6  # the simulator's Elo spread for "no spread" (it needs a positive scale)
 # how the words follow the win rate: (win - chance) / (1 - chance) below each bound
@@ -74,8 +99,8 @@ class Trust:
     system: str
     players: int
     games: int
-    spread: float                 # σ beyond chance, Elo
-    rating_spread: float          # the standard deviation of the ratings themselves, Elo
+    spread: float  # σ beyond chance, Elo
+    rating_spread: float  # the standard deviation of the ratings themselves, Elo
     draw: float
     first_move_advantage: float
     target: float
@@ -86,12 +111,12 @@ class Trust:
     chance_win: float | None = None
     chance_displacement: float | None = None
     verdict: str | None = None
-    games_per_pairing: int | None = None   # to reach ``target``; None: not found (see settle_note)
+    games_per_pairing: int | None = None  # to reach ``target``; None: not found (see settle_note)
     settle_system: str | None = None
-    settle_games: int | None = None        # games the settling championship plays
+    settle_games: int | None = None  # games the settling championship plays
     settle_win: float | None = None
     settle_spread: float | None = None
-    at_least: bool = False                 # the count is a lower bound (searched at rating_spread)
+    at_least: bool = False  # the count is a lower bound (searched at rating_spread)
     settle_note: str = ""
     simulation: dict | None = None
     settle_simulation: dict | None = None
@@ -120,13 +145,20 @@ class Trust:
                 f"({self.simulation['championships']:,} seeded championships) puts the true best first "
                 f"{_pct(self.win)} of the time (chance {_pct(self.chance_win)}) and an agent "
                 f"{self.displacement:.2f} places from its true place on average (chance "
-                f"{self.chance_displacement:.2f}): this ranking is {self.verdict}.")
+                f"{self.chance_displacement:.2f}): this ranking is {self.verdict}."
+            )
         if self.games_per_pairing is not None:
-            where = (f"if the agents are as far apart as their ratings say (σ ≈ {self.settle_spread:.0f} Elo); "
-                     "closer agents need more" if self.at_least else "at that spread")
-            lines.append(f"To settle it: {self.settle_system} with {'at least ' if self.at_least else ''}"
-                         f"{self.games_per_pairing} games per pairing ({self.settle_games:,} games) finds the "
-                         f"true best {_pct(self.settle_win)} of the time, {where}.")
+            where = (
+                f"if the agents are as far apart as their ratings say (σ ≈ {self.settle_spread:.0f} Elo); "
+                "closer agents need more"
+                if self.at_least
+                else "at that spread"
+            )
+            lines.append(
+                f"To settle it: {self.settle_system} with {'at least ' if self.at_least else ''}"
+                f"{self.games_per_pairing} games per pairing ({self.settle_games:,} games) finds the "
+                f"true best {_pct(self.settle_win)} of the time, {where}."
+            )
         elif self.settle_note:
             lines.append(f"To settle it: {self.settle_note}")
         return lines
@@ -160,8 +192,12 @@ def fitted_model(names, records) -> dict:
         x = (black.mean() - 0.5) / (1 - draw)
         var = black.var(ddof=1) / black.size / (1 - draw) ** 2
         shift = math.copysign(math.sqrt(max(x * x - var, 0.0)), x)
-    return {"spread": spread, "rating_spread": rating_spread, "draw": draw,
-            "first_move_advantage": float(np.clip(shift, -1.0, 1.0))}
+    return {
+        "spread": spread,
+        "rating_spread": rating_spread,
+        "draw": draw,
+        "first_move_advantage": float(np.clip(shift, -1.0, 1.0)),
+    }
 
 
 def _championships(games_per_championship: float) -> int:
@@ -191,16 +227,18 @@ def _simulate(kwargs) -> dict:
     return simulate(**kwargs)
 
 
-def trust(result, target: float = TARGET, seed: int | None = None, championships: int | None = None,
-          announce=None) -> Trust:
+def trust(
+    result, target: float = TARGET, seed: int | None = None, championships: int | None = None, announce=None
+) -> Trust:
     """The trust of ``result`` (a ``TournamentResult``), see the module docstring. ``seed``:
     the simulations' (default: the tournament's); ``championships``: a fixed count instead of
     the budgeted one; ``announce``: called once before the first simulation when the simulator's
     compiled code is not in numba's cache yet (a command line says "compiling" there)."""
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 1:
         raise ParameterError(f"target={target!r}: expected a probability between 0 and 1")
-    if championships is not None and (isinstance(championships, bool) or not isinstance(championships, int)
-                                      or championships < 2):
+    if championships is not None and (
+        isinstance(championships, bool) or not isinstance(championships, int) or championships < 2
+    ):
         raise ParameterError(f"championships={championships!r}: expected an integer >= 2")
     config = result.config
     system, options = config["system"], dict(config.get("options", {}))
@@ -210,15 +248,25 @@ def trust(result, target: float = TARGET, seed: int | None = None, championships
     label = _system_label(system, options)
     base = dict(system=label, players=n, games=games, target=float(target), **model)
     if n < 3:
-        return Trust(**base, note="two agents: the study's accuracy metrics need three or more; the "
-                                  "likelihood of superiority in the rating table says how sure the order is")
+        return Trust(
+            **base,
+            note="two agents: the study's accuracy metrics need three or more; the "
+            "likelihood of superiority in the rating table says how sure the order is",
+        )
     if not games:
         return Trust(**base, note="no games were played: the order is drawn by lot")
     if system == "gauntlet":
         return _gauntlet(result, base, options, seed, target)
-    kwargs = dict(system=system, n_players=n, A=None, seed=seed,
-                  strengths=("normal", max(model["spread"], TINY)), draw=model["draw"],
-                  first_move_advantage=model["first_move_advantage"], **options)
+    kwargs = dict(
+        system=system,
+        n_players=n,
+        A=None,
+        seed=seed,
+        strengths=("normal", max(model["spread"], TINY)),
+        draw=model["draw"],
+        first_move_advantage=model["first_move_advantage"],
+        **options,
+    )
     kwargs["championships"] = championships or _championships(_expected_games(system, n, options))
     if announce is not None and simulator_cached() is False:
         announce()
@@ -232,9 +280,18 @@ def trust(result, target: float = TARGET, seed: int | None = None, championships
     skill = (win - chance) / (1 - chance)
     verdict = "reliable" if win >= target else next(words for bound, words in VERDICTS if skill < bound)
     found = _settle(system, n, options, model, seed, target, championships)
-    return Trust(**base, win=win, win_se=win_se, displacement=d / n, displacement_se=d_se / n,
-                 chance_win=chance, chance_displacement=(n * n - 1) / (3 * n), verdict=verdict,
-                 simulation=kwargs, **found)
+    return Trust(
+        **base,
+        win=win,
+        win_se=win_se,
+        displacement=d / n,
+        displacement_se=d_se / n,
+        chance_win=chance,
+        chance_displacement=(n * n - 1) / (3 * n),
+        verdict=verdict,
+        simulation=kwargs,
+        **found,
+    )
 
 
 def _settle(system, n, options, model, seed, target, championships) -> dict:
@@ -244,22 +301,33 @@ def _settle(system, n, options, model, seed, target, championships) -> dict:
     if spread <= 0:
         spread, at_least = model["rating_spread"], True
     if spread <= 0:
-        return {"settle_note": "the results show no difference of strength at all, so nothing says how "
-                               "many games would tell these agents apart"}
+        return {
+            "settle_note": "the results show no difference of strength at all, so nothing says how "
+            "many games would tell these agents apart"
+        }
     paired = system in PAIRED
     settle_system = system if paired else "round_robin"
     keep = {k: v for k, v in options.items() if k != "k"} if paired else {}
 
     def kwargs_for(games):
         opts = {**keep, "games": games}
-        return dict(system=settle_system, n_players=n, A=None, seed=seed, strengths=("normal", spread),
-                    draw=model["draw"], first_move_advantage=model["first_move_advantage"],
-                    championships=championships or _championships(_expected_games(settle_system, n, opts)),
-                    **opts)
+        return dict(
+            system=settle_system,
+            n_players=n,
+            A=None,
+            seed=seed,
+            strengths=("normal", spread),
+            draw=model["draw"],
+            first_move_advantage=model["first_move_advantage"],
+            championships=championships or _championships(_expected_games(settle_system, n, opts)),
+            **opts,
+        )
 
     def affordable(games):
-        return championships is not None or \
-            BUDGET // _expected_games(settle_system, n, {**keep, "games": games}) >= SETTLE_FEWEST
+        return (
+            championships is not None
+            or BUDGET // _expected_games(settle_system, n, {**keep, "games": games}) >= SETTLE_FEWEST
+        )
 
     grid = [g for g in SETTLE_GRID if affordable(g)]
     name = {"round_robin": "a round robin", "olympic": "olympic matches"}[settle_system]
@@ -274,16 +342,23 @@ def _settle(system, n, options, model, seed, target, championships) -> dict:
             lo = mid
     found = {"settle_spread": spread, "at_least": at_least, "settle_system": name}
     if best is None:
-        needs = (f"{name} needs more than {grid[-1] if grid else 0} games per pairing to find the true best "
-                 f"{_pct(target)} of the time at σ ≈ {spread:.0f} Elo")
+        needs = (
+            f"{name} needs more than {grid[-1] if grid else 0} games per pairing to find the true best "
+            f"{_pct(target)} of the time at σ ≈ {spread:.0f} Elo"
+        )
         if len(grid) < len(SETTLE_GRID):
             why = "; larger counts cost more to simulate than the trust line spends"
         else:
             why = ": these agents are too close to tell apart by games alone"
         return {**found, "settle_note": needs + why}
     games, kwargs, metrics = best
-    return {**found, "games_per_pairing": games, "settle_games": round(metrics["games"][0]),
-            "settle_win": metrics["win"][0], "settle_simulation": kwargs}
+    return {
+        **found,
+        "games_per_pairing": games,
+        "settle_games": round(metrics["games"][0]),
+        "settle_win": metrics["win"][0],
+        "settle_simulation": kwargs,
+    }
 
 
 def _gauntlet(result, base, options, seed, target) -> Trust:
@@ -300,8 +375,11 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
     stats = statistics(names, result.games, seed=seed)
     rows = [r for r in stats.ratings if names.index(r.name) < c]
     if len(rows) < 2:
-        return Trust(**base, note="one candidate: its result against the field is the rating table's "
-                                  "(its LOS over each opponent, the encounters' pairs)")
+        return Trust(
+            **base,
+            note="one candidate: its result against the field is the rating table's "
+            "(its LOS over each opponent, the encounters' pairs)",
+        )
     fit = ratings.fit(*_matrices(len(names), result.games)[:2])
     index = [names.index(r.name) for r in rows]
     best = ratings.Fit(fit.elo[index], fit.cov[np.ix_(index, index)]).p_best(seed=seed)
@@ -310,25 +388,30 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
     chance = 1.0 / len(rows)
     skill = (best[0] - chance) / (1 - chance)
     verdict = "reliable" if best[0] >= target else next(words for bound, words in VERDICTS if skill < bound)
-    note = (f"a gauntlet ranks its candidates, which the study's simulator (the true best of a whole field "
-            f"first) does not model; from these games, {leader.name} is the best of the {len(rows)} "
-            f"candidates with probability {_pct(best[0])} (chance {_pct(chance)}) and stronger than "
-            f"{second.name} with likelihood {_pct(los)}: this ranking of the candidates is {verdict}.")
+    note = (
+        f"a gauntlet ranks its candidates, which the study's simulator (the true best of a whole field "
+        f"first) does not model; from these games, {leader.name} is the best of the {len(rows)} "
+        f"candidates with probability {_pct(best[0])} (chance {_pct(chance)}) and stronger than "
+        f"{second.name} with likelihood {_pct(los)}: this ranking of the candidates is {verdict}."
+    )
     per = options.get("games", 2)
     z = _normal_quantile(target)
-    sd = math.sqrt(max(fit.cov[index[0], index[0]] + fit.cov[index[1], index[1]]
-                       - 2 * fit.cov[index[0], index[1]], 0.0))
+    sd = math.sqrt(
+        max(fit.cov[index[0], index[0]] + fit.cov[index[1], index[1]] - 2 * fit.cov[index[0], index[1]], 0.0)
+    )
     gap = leader.elo - second.elo
     if los >= target:
-        settle = (f"{leader.name}'s lead over {second.name} already has a likelihood of "
-                  f"{_pct(los)}, above {_pct(target)}.")
+        settle = (
+            f"{leader.name}'s lead over {second.name} already has a likelihood of {_pct(los)}, above {_pct(target)}."
+        )
     elif gap <= 0 or sd <= 0:
-        settle = (f"{leader.name} and {second.name} are level, so nothing says how many games would tell "
-                  "them apart.")
+        settle = f"{leader.name} and {second.name} are level, so nothing says how many games would tell them apart."
     else:
         needed = 2 * math.ceil(per * (z * sd / gap) ** 2 / 2)
-        settle = (f"about {needed} games per encounter would give {leader.name}'s lead over {second.name} a "
-                  f"likelihood of {_pct(target)}, if the gap stays at its present {gap:.0f} Elo.")
+        settle = (
+            f"about {needed} games per encounter would give {leader.name}'s lead over {second.name} a "
+            f"likelihood of {_pct(target)}, if the gap stays at its present {gap:.0f} Elo."
+        )
     return Trust(**base, note=note, settle_note=settle)
 
 

@@ -35,7 +35,18 @@ from .records import MAX_RECORD_BYTES
 from .server import COMMANDS, serve
 
 __all__ = [
-    "GTPAgent", "GTPEngine", "GTPEngineError", "GTPTimeout", "GTPResigned", "GTPSyncError",
-    "serve", "main", "COMMANDS", "COLOURS", "MAX_LINE", "MAX_RECORD_BYTES", "MIN_MOVE_SECONDS",
+    "GTPAgent",
+    "GTPEngine",
+    "GTPEngineError",
+    "GTPTimeout",
+    "GTPResigned",
+    "GTPSyncError",
+    "serve",
+    "main",
+    "COMMANDS",
+    "COLOURS",
+    "MAX_LINE",
+    "MAX_RECORD_BYTES",
+    "MIN_MOVE_SECONDS",
     "CLOCK_MARGIN",
 ]

@@ -22,19 +22,25 @@ from .server import komi_param, serve
 
 def main(argv=None) -> int:
     """Command line: ``arbiter gtp --game go --size 9 --agent mcts:simulations=5000``."""
-    parser = argparse.ArgumentParser(
-        prog="arbiter gtp", description="Serve an Arbiter agent over GTP on stdin/stdout.")
-    parser.add_argument("--game", required=True,
-                        choices=sorted(s.name for s in envs.specs() if s.num_players == 2),
-                        help="the game to play (GTP tools know Go; Othello works with GRhino's conventions)")
+    parser = argparse.ArgumentParser(prog="arbiter gtp", description="Serve an Arbiter agent over GTP on stdin/stdout.")
+    parser.add_argument(
+        "--game",
+        required=True,
+        choices=sorted(s.name for s in envs.specs() if s.num_players == 2),
+        help="the game to play (GTP tools know Go; Othello works with GRhino's conventions)",
+    )
     parser.add_argument("--size", type=int, help="board size (the game's default if omitted)")
     parser.add_argument("--komi", type=float, help="komi for Go")
     parser.add_argument("--rules", default="standard", help="rule preset, e.g. 'openspiel'")
-    parser.add_argument("--agent", default="mcts:seconds=5",
-                        help="agent spec (default %(default)s); 'arbiter agents --game G' lists those that play G")
+    parser.add_argument(
+        "--agent",
+        default="mcts:seconds=5",
+        help="agent spec (default %(default)s); 'arbiter agents --game G' lists those that play G",
+    )
     parser.add_argument("--seed", type=int, default=0, help="agent seed unless the spec sets one")
-    parser.add_argument("--no-resign", action="store_true",
-                        help="never answer genmove with resign: play every game out")
+    parser.add_argument(
+        "--no-resign", action="store_true", help="never answer genmove with resign: play every game out"
+    )
     args = parser.parse_args(argv)
     params = {"rules": args.rules}
     if args.size is not None:

@@ -71,15 +71,16 @@ class GTPAgent(Agent):
         if isinstance(command, str):
             command = shlex.split(command)
         if not command or not all(isinstance(part, str) for part in command):
-            raise AgentError(f"command={command!r}: expected the engine's argv, "
-                             "e.g. ['/usr/games/gnugo', '--mode', 'gtp']")
+            raise AgentError(
+                f"command={command!r}: expected the engine's argv, e.g. ['/usr/games/gnugo', '--mode', 'gtp']"
+            )
         self.command = list(command)
         self.move_time = check_option("move_time", move_time, float, 0.001)
         self._engine: GTPEngine | None = None
-        self._setup = None          # (game name, params) the engine's board was set up for
-        self._known = None          # the state the engine's board shows
-        self._told = None           # the TimeControl the engine was given with time_settings
-        self._japanese = False      # whether it took kgs-time_settings byoyomi
+        self._setup = None  # (game name, params) the engine's board was set up for
+        self._known = None  # the state the engine's board shows
+        self._told = None  # the TimeControl the engine was given with time_settings
+        self._japanese = False  # whether it took kgs-time_settings byoyomi
 
     # Agents travel to worker processes by pickling; the engine process does not travel.
     def __getstate__(self):
@@ -103,8 +104,9 @@ class GTPAgent(Agent):
             action = game.str_to_action(state, reply)
         except ArbiterError as exc:
             self._forget()
-            raise GTPEngineError(f"GTP engine {self.command[0]} answered genmove with "
-                                 f"{reply!r}, not a legal {game.name} move: {exc}") from None
+            raise GTPEngineError(
+                f"GTP engine {self.command[0]} answered genmove with {reply!r}, not a legal {game.name} move: {exc}"
+            ) from None
         self._known = game.apply(state, action)
         self.last_stats = {"seconds": time.perf_counter() - start}
         return action

@@ -7,8 +7,8 @@ engine's next move may take, which the server hands the agent through its ``cloc
 
 from __future__ import annotations
 
-MIN_MOVE_SECONDS = 0.05       # a move's time when the clock has none left
-CLOCK_MARGIN = 0.8            # the share of a move's time the agent thinks (the rest: overhead)
+MIN_MOVE_SECONDS = 0.05  # a move's time when the clock has none left
+CLOCK_MARGIN = 0.8  # the share of a move's time the agent thinks (the rest: overhead)
 
 
 class Clock:
@@ -22,9 +22,9 @@ class Clock:
     """
 
     def __init__(self):
-        self.main = None                      # None: no time_settings (or "no time limits")
+        self.main = None  # None: no time_settings (or "no time limits")
         self.byo_time, self.byo_stones = 0.0, 0
-        self.left = [None, None]              # per seat: (seconds, stones) from time_left or spent
+        self.left = [None, None]  # per seat: (seconds, stones) from time_left or spent
 
     def set(self, main, byo_time=0.0, byo_stones=0) -> None:
         self.main, self.byo_time, self.byo_stones = main, float(byo_time), int(byo_stones)

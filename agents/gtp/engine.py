@@ -53,7 +53,10 @@ class GTPEngine:
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
                 bufsize=0,
             )
         except OSError as exc:
@@ -94,13 +97,12 @@ class GTPEngine:
             self._buffer = self._buffer.lstrip(b"\n")
             end = self._buffer.find(RESPONSE_END)
             if end >= 0:
-                answer, self._buffer = self._buffer[:end], self._buffer[end + len(RESPONSE_END):]
+                answer, self._buffer = self._buffer[:end], self._buffer[end + len(RESPONSE_END) :]
                 return answer
             left = deadline - time.monotonic()
             if left <= 0:
                 self.close()
-                raise GTPTimeout(f"GTP engine {self._name()} gave no answer to {command!r} "
-                                 f"within {timeout:g} s")
+                raise GTPTimeout(f"GTP engine {self._name()} gave no answer to {command!r} within {timeout:g} s")
             if select.select([fd], [], [], left)[0]:
                 chunk = os.read(fd, 65536)
                 if not chunk:

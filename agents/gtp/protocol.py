@@ -33,6 +33,7 @@ class Refusal(Exception):
 
 # -- commands ------------------------------------------------------------------------------------
 
+
 def command_lines(infile):
     """``(line, complete)`` for each line of ``infile``; a line longer than MAX_LINE comes as its
     first characters with ``complete`` False, the rest read and dropped, never held whole."""
@@ -66,6 +67,7 @@ def parse_command(line: str):
 
 # -- responses -----------------------------------------------------------------------------------
 
+
 def response(ok: bool, ident: str, text: str) -> str:
     """The text of one response: ``=id text`` or ``?id text``, then the empty line."""
     return f"{'=' if ok else '?'}{ident} {text}".rstrip(" ") + RESPONSE_END.decode()
@@ -80,6 +82,7 @@ def parse_response(answer: bytes):
 
 
 # -- arguments -----------------------------------------------------------------------------------
+
 
 def colour(text: str) -> int:
     """The seat a GTP colour names; ``invalid color or coordinate`` for anything else."""

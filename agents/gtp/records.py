@@ -34,8 +34,10 @@ def read_record(path: str) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise Refusal(f"cannot load file: {path}: not a regular file")
         if info.st_size > MAX_RECORD_BYTES:
-            raise Refusal(f"cannot load file: {path}: {info.st_size} bytes, more than the "
-                          f"{MAX_RECORD_BYTES} an SGF record may have here")
+            raise Refusal(
+                f"cannot load file: {path}: {info.st_size} bytes, more than the "
+                f"{MAX_RECORD_BYTES} an SGF record may have here"
+            )
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(MAX_RECORD_BYTES + 1)
     finally:
@@ -60,10 +62,12 @@ def load(session, path: str, last=None) -> None:
         session.agent.check_game(record.game)
     except ArbiterError as exc:
         raise Refusal(f"cannot load file: {exc}") from None
-    moves = record.moves if last is None else record.moves[:max(0, last - 1)]
+    moves = record.moves if last is None else record.moves[: max(0, last - 1)]
     if len(moves) > record.game.max_moves:  # more than the rules' plies: no game of them
-        raise Refusal(f"cannot load file: {len(moves)} moves, more than the {record.game.max_moves} "
-                      f"plies a game of {record.game.name} lasts here")
+        raise Refusal(
+            f"cannot load file: {len(moves)} moves, more than the {record.game.max_moves} "
+            f"plies a game of {record.game.name} lasts here"
+        )
     saved = session.checkpoint()
     try:
         session.game = record.game

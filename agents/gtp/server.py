@@ -131,6 +131,7 @@ def answer(session, name, args) -> tuple[bool, str]:
 
 # -- the commands: each takes the session and the arguments, returns the response text -----------
 
+
 def _cmd_boardsize(session, args):
     """``boardsize n``: an empty board of side ``n``, the rules otherwise as they were; a game
     whose board side is not a rule parameter takes only its own (``unacceptable size``)."""
@@ -258,8 +259,9 @@ def _cmd_final_status_list(session, args):
         return ""
     planes = game.observation(state, 0)  # seat 0's view: Black's stones, then White's
     n = game.board_size
-    return " ".join(vertex(game, state, r * n + c) for k in (0, 1)
-                    for r in range(n) for c in range(n) if planes[k, r, c])
+    return " ".join(
+        vertex(game, state, r * n + c) for k in (0, 1) for r in range(n) for c in range(n) if planes[k, r, c]
+    )
 
 
 def _cmd_time_settings(session, args):

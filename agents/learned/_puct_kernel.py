@@ -84,7 +84,7 @@ def encode(s, p, n, encoding, moves, k, out):
     flat = out.reshape(-1)
     nn = n * n
     planes = out.shape[0] - (1 if encoding >= 2 else 0)
-    G.encode(s, p, s[C.H_PLAYER], moves, k, flat[:planes * nn])
+    G.encode(s, p, s[C.H_PLAYER], moves, k, flat[: planes * nn])
     if encoding >= 2:
         base = planes * nn
         flat[base:] = 0.0
@@ -146,8 +146,9 @@ def _backup(links, wsum, path, depth, value, seat, undo):
 
 
 @per_game
-def select(p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, fpu,
-           obs, masks, leaves, paths, depths, movers):
+def select(
+    p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, fpu, obs, masks, leaves, paths, depths, movers
+):
     """Pick up to ``batch`` leaves for evaluation; return (leaves picked, walks made).
 
     A walk that ends in a finished game is backed up at once and picks no leaf. The batch stops
@@ -238,4 +239,3 @@ def expand(links, wsum, prior, meta, count, logits, values, masks, leaves, paths
         links[node, PENDING] = 0
         meta[USED] = base + k
         _backup(links, wsum, paths[i], depths[i], values[i], seat, 1)
-

@@ -38,8 +38,17 @@ class AlphaZeroAgent(Agent):
     plays = "two-player placement games it has weights for (shipped: Othello and Gomoku; others with path=)"
     summary = "PUCT search guided by a size-independent policy-value network (shipped or path= weights)"
 
-    def __init__(self, path=None, simulations: int = 200, batch: int = 8, c_puct: float = 1.5,
-                 threads: int = 1, resign: float = 0.05, resign_moves: int = 3, seed=None):
+    def __init__(
+        self,
+        path=None,
+        simulations: int = 200,
+        batch: int = 8,
+        c_puct: float = 1.5,
+        threads: int = 1,
+        resign: float = 0.05,
+        resign_moves: int = 3,
+        seed=None,
+    ):
         super().__init__(seed=seed)
         self.resign = check_option("resign", resign, float, 0.0, 0.5)
         self.resign_moves = check_option("resign_moves", resign_moves, int, 1)
@@ -71,8 +80,10 @@ class AlphaZeroAgent(Agent):
                 return str(W.shipped(game.name)), None
             except W.WeightsError:
                 shipped = sorted(p.stem.split("_", 1)[1] for p in W.WEIGHTS_DIR.glob("alphazero_*.pt"))
-                return None, W.WeightsError(f"agent 'alphazero' has no shipped weights for {game.name} (shipped: "
-                                            f"{', '.join(shipped) or 'none'}); train some and pass path=")
+                return None, W.WeightsError(
+                    f"agent 'alphazero' has no shipped weights for {game.name} (shipped: "
+                    f"{', '.join(shipped) or 'none'}); train some and pass path="
+                )
         if self._meta is None:
             if not os.path.isfile(self.path):
                 return None, W.WeightsError(f"weights file {self.path!r} does not exist")
@@ -81,8 +92,9 @@ class AlphaZeroAgent(Agent):
             except W.WeightsError as exc:
                 return None, exc
         if self._meta.get("game") != game.name:
-            return None, W.WeightsError(f"weights {self.path!r} were trained for {self._meta.get('game')!r}, "
-                                        f"not {game.name}")
+            return None, W.WeightsError(
+                f"weights {self.path!r} were trained for {self._meta.get('game')!r}, not {game.name}"
+            )
         return self.path, None
 
     def applies_to(self, game) -> bool:
@@ -149,21 +161,34 @@ class AlphaZeroAgent(Agent):
         start = time.perf_counter()
         legal = game.legal_actions(state)
         if len(legal) == 1:
-            self.last_stats = {"simulations": 0, "seconds": time.perf_counter() - start, "nodes": 0,
-                               "value": float("nan")}
+            self.last_stats = {
+                "simulations": 0,
+                "seconds": time.perf_counter() - start,
+                "nodes": 0,
+                "value": float("nan"),
+            }
             return int(legal[0])
         net, encoding = self.net_for(game)
         evaluator = puct.Evaluator(net, game.num_actions)
-        result = puct.search(evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct,
-                             encoding=encoding)
+        result = puct.search(
+            evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct, encoding=encoding
+        )
         visits, priors = result.visits[0], result.priors[0]
         top = visits == visits.max()
         best = np.flatnonzero(top & (priors == priors[top].max()))
         action = int(best[R.randint(self.rng, len(best))])
         win = (float(result.values[0]) + 1) / 2
         if self.resign > 0:
-            self._resigner.judge(game, state, win < self.resign,
-                                 f"win rate {100 * win:.1f}% under {100 * self.resign:g}% for {self.resign_moves} moves")
-        self.last_stats = {"simulations": self.simulations, "seconds": time.perf_counter() - start,
-                           "nodes": result.evaluations, "value": float(result.values[0])}
+            self._resigner.judge(
+                game,
+                state,
+                win < self.resign,
+                f"win rate {100 * win:.1f}% under {100 * self.resign:g}% for {self.resign_moves} moves",
+            )
+        self.last_stats = {
+            "simulations": self.simulations,
+            "seconds": time.perf_counter() - start,
+            "nodes": result.evaluations,
+            "value": float(result.values[0]),
+        }
         return action

@@ -91,9 +91,17 @@ class _SelfPlayActor:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 for game in self.games.values():  # every kernel self-play calls, before any real game
-                    selfplay.play(puct.Evaluator(self.net, game.num_actions), game, 1, 3,
-                                  np.random.default_rng(0), batch=config["leaf_batch"],
-                                  encoding=config["encoding"], fast_simulations=2, full_fraction=0.5)
+                    selfplay.play(
+                        puct.Evaluator(self.net, game.num_actions),
+                        game,
+                        1,
+                        3,
+                        np.random.default_rng(0),
+                        batch=config["leaf_batch"],
+                        encoding=config["encoding"],
+                        fast_simulations=2,
+                        full_fraction=0.5,
+                    )
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
         self.warm_up_seconds = time.perf_counter() - start
@@ -111,12 +119,28 @@ class _SelfPlayActor:
         start = time.process_time()
         samples = []
         for game in self.games.values():
-            samples.append(selfplay.play(puct.Evaluator(self.net, game.num_actions), game, games,
-                                         c["simulations"], rng, batch=c["leaf_batch"], encoding=c["encoding"],
-                                         fast_simulations=c["fast_simulations"], full_fraction=c["full_fraction"]))
-        return {"actor": self.index, "pid": os.getpid(), "version": version, "weights": loaded,
-                "samples": samples, "positions": sum(len(s.value) for s in samples),
-                "cpu_seconds": time.process_time() - start}
+            samples.append(
+                selfplay.play(
+                    puct.Evaluator(self.net, game.num_actions),
+                    game,
+                    games,
+                    c["simulations"],
+                    rng,
+                    batch=c["leaf_batch"],
+                    encoding=c["encoding"],
+                    fast_simulations=c["fast_simulations"],
+                    full_fraction=c["full_fraction"],
+                )
+            )
+        return {
+            "actor": self.index,
+            "pid": os.getpid(),
+            "version": version,
+            "weights": loaded,
+            "samples": samples,
+            "positions": sum(len(s.value) for s in samples),
+            "cpu_seconds": time.process_time() - start,
+        }
 
 
 class RaySelfPlay:
@@ -128,8 +152,9 @@ class RaySelfPlay:
     lose its actor before the iteration fails.
     """
 
-    def __init__(self, address: str | None = None, actors: int | None = None, retries: int = 2,
-                 num_cpus: int | None = None):
+    def __init__(
+        self, address: str | None = None, actors: int | None = None, retries: int = 2, num_cpus: int | None = None
+    ):
         _ray()  # the install hint now, not at the first iteration
         if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
             raise SelfPlayError(f"actors={actors!r}: expected a positive number of self-play actors")
@@ -140,7 +165,9 @@ class RaySelfPlay:
         if address is not None and not isinstance(address, str):
             raise SelfPlayError(f"address={address!r}: expected 'auto' or 'host:port' of a running Ray cluster")
         if address is not None and num_cpus is not None:
-            raise SelfPlayError(f"num_cpus={num_cpus!r} sizes a local Ray; a cluster at address={address!r} has its own")
+            raise SelfPlayError(
+                f"num_cpus={num_cpus!r} sizes a local Ray; a cluster at address={address!r} has its own"
+            )
         self.address, self.actors, self.retries, self.num_cpus = address, actors, retries, num_cpus
         self._started_ray = False
         self._actors: list = []
@@ -156,10 +183,14 @@ class RaySelfPlay:
         n = self.actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         if config.games < n:
             self.close()
-            raise SelfPlayError(f"games={config.games} per size cannot give each of {n} actors a game: "
-                                f"ask for at least {n} games or fewer actors")
-        self._config = {k: getattr(config, k) for k in ("game", "sizes", "simulations", "fast_simulations",
-                                                         "full_fraction", "leaf_batch", "encoding")}
+            raise SelfPlayError(
+                f"games={config.games} per size cannot give each of {n} actors a game: "
+                f"ask for at least {n} games or fewer actors"
+            )
+        self._config = {
+            k: getattr(config, k)
+            for k in ("game", "sizes", "simulations", "fast_simulations", "full_fraction", "leaf_batch", "encoding")
+        }
         self._architecture = dict(architecture)
         self._remote = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_SelfPlayActor)
         self._actors = [self._new_actor(k) for k in range(n)]
@@ -186,19 +217,26 @@ class RaySelfPlay:
             del pending[k]
             try:
                 report = ray.get(ready[0])
-            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                    ray.exceptions.NodeDiedError) as exc:
+            except (
+                ray.exceptions.RayActorError,
+                ray.exceptions.WorkerCrashedError,
+                ray.exceptions.NodeDiedError,
+            ) as exc:
                 lost[k] += 1
                 if lost[k] > self.retries:
-                    raise SelfPlayError(f"self-play actor {k} was lost {lost[k]} times in iteration {version}; "
-                                        f"last: {type(exc).__name__}") from exc
+                    raise SelfPlayError(
+                        f"self-play actor {k} was lost {lost[k]} times in iteration {version}; "
+                        f"last: {type(exc).__name__}"
+                    ) from exc
                 self.replayed += 1
                 self._actors[k] = self._new_actor(k)  # the same seeds: the same games again
                 pending[k] = self._actors[k].play.remote(ref, version, seed, split[k])
                 continue
             if report["version"] != version or report["weights"] != sent:
-                raise SelfPlayError(f"self-play actor {k} played with weights {report['weights'][:12]} "
-                                    f"(version {report['version']}); the learner sent {sent[:12]} (version {version})")
+                raise SelfPlayError(
+                    f"self-play actor {k} played with weights {report['weights'][:12]} "
+                    f"(version {report['version']}); the learner sent {sent[:12]} (version {version})"
+                )
             reports[k] = report
         self.reports = [{key: v for key, v in reports[k].items() if key != "samples"} for k in sorted(reports)]
         return [s for k in sorted(reports) for s in reports[k]["samples"]]

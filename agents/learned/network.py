@@ -38,11 +38,17 @@ class ResidualBlock(nn.Module):
 class PolicyValueNet(nn.Module):
     """``forward(planes) -> (logits (B, N*N+1), value (B,))``; the last logit is the pass."""
 
-    def __init__(self, in_planes: int = 3, channels: int = 32, blocks: int = 4, head: int = 32,
-                 ownership: bool = False):
+    def __init__(
+        self, in_planes: int = 3, channels: int = 32, blocks: int = 4, head: int = 32, ownership: bool = False
+    ):
         super().__init__()
-        self.config = {"in_planes": in_planes, "channels": channels, "blocks": blocks, "head": head,
-                       "ownership": ownership}
+        self.config = {
+            "in_planes": in_planes,
+            "channels": channels,
+            "blocks": blocks,
+            "head": head,
+            "ownership": ownership,
+        }
         self.stem = nn.Conv2d(in_planes, channels, 3, padding=1)
         self.tower = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.policy_conv = nn.Conv2d(channels, 1, 1)

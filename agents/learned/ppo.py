@@ -36,17 +36,25 @@ def build_policy(game, architecture: dict):
 
     from envs.episode import observation_box
 
-    return MaskableActorCriticPolicy(observation_box(game), spaces.Discrete(game.num_actions),
-                                     lr_schedule=lambda _: 0.0, net_arch=list(architecture["net_arch"]))
+    return MaskableActorCriticPolicy(
+        observation_box(game),
+        spaces.Discrete(game.num_actions),
+        lr_schedule=lambda _: 0.0,
+        net_arch=list(architecture["net_arch"]),
+    )
 
 
 def policy_meta(game, architecture: dict, training: dict) -> dict:
     """The sidecar fields of a PPO policy for ``game`` (see ``weights``)."""
     return {
-        "kind": "ppo", "game": game.name, "params": dict(game.params), "architecture": architecture,
+        "kind": "ppo",
+        "game": game.name,
+        "params": dict(game.params),
+        "architecture": architecture,
         "observation_encoding": 1,  # game.observation as the Gymnasium env gives it
         "observation_shape": list(game.observation(game.initial_state(seed=0), 0).shape),
-        "training": training, "evaluation": {},
+        "training": training,
+        "evaluation": {},
     }
 
 
@@ -125,8 +133,10 @@ class PPOAgent(Agent):
         if not os.path.isfile(path) and self.path is not None:
             raise W.WeightsError(f"weights file {path!r} does not exist")
         if not os.path.isfile(path):
-            raise W.WeightsError(f"no shipped ppo weights for {game.name} {dict(game.params)} (expected "
-                                 f"{os.path.basename(path)}); train some and pass path=")
+            raise W.WeightsError(
+                f"no shipped ppo weights for {game.name} {dict(game.params)} (expected "
+                f"{os.path.basename(path)}); train some and pass path="
+            )
         meta = W.read_meta(path)
         return meta.get("game"), meta.get("params")
 
@@ -160,9 +170,7 @@ class PPOAgent(Agent):
 
     def _check_trained(self, game) -> None:
         if not self.applies_to(game):
-            raise AgentError(
-                f"ppo policy trained on {self._meta['game']} {self._meta['params']} cannot play {game!r}"
-            )
+            raise AgentError(f"ppo policy trained on {self._meta['game']} {self._meta['params']} cannot play {game!r}")
 
     def _act(self, game, state) -> int:
         if self._policy is None:
@@ -199,7 +207,7 @@ class OpponentPool(Agent):
         self.current = self.fixed[0]
 
     def add_copy(self, agent) -> None:
-        self.copies = (self.copies + [agent])[-self.max_copies:]
+        self.copies = (self.copies + [agent])[-self.max_copies :]
 
     def reset(self) -> None:
         members = self.fixed + self.copies

@@ -114,8 +114,9 @@ def _refuse(message: str):
     raise ConfigError(message)
 
 
-def train(config: Config, *, checkpoint, out, command: str,
-          evaluate: Callable[..., dict] | None = None) -> tuple[Path, dict]:
+def train(
+    config: Config, *, checkpoint, out, command: str, evaluate: Callable[..., dict] | None = None
+) -> tuple[Path, dict]:
     """Train (or resume from ``checkpoint``) as ``config`` says, export the policy to ``out``
     with the training in its sidecar (``command`` is how the run was started), then, with
     ``evaluate(game, out)``, record its results as the sidecar's ``evaluation``. Returns
@@ -143,9 +144,20 @@ def train(config: Config, *, checkpoint, out, command: str,
         model = MaskablePPO.load(checkpoint, env=env, device="cpu")
         print(f"resumed {checkpoint} at {model.num_timesteps} steps", flush=True)
     else:
-        model = MaskablePPO("MlpPolicy", env, n_steps=config.n_steps, batch_size=config.batch,
-                            n_epochs=config.epochs, learning_rate=config.lr, ent_coef=config.ent_coef, gamma=0.99,
-                            seed=config.seed, device="cpu", verbose=0, policy_kwargs={"net_arch": list(config.net)})
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            n_steps=config.n_steps,
+            batch_size=config.batch,
+            n_epochs=config.epochs,
+            learning_rate=config.lr,
+            ent_coef=config.ent_coef,
+            gamma=0.99,
+            seed=config.seed,
+            device="cpu",
+            verbose=0,
+            policy_kwargs={"net_arch": list(config.net)},
+        )
     # SB3's default logger makes a fresh SB3-<date> folder in the temp directory on every
     # learn(); the run reports for itself, so it logs nowhere.
     model.set_logger(Logger(folder=None, output_formats=[]))
@@ -174,17 +186,35 @@ def train(config: Config, *, checkpoint, out, command: str,
     seconds = time.perf_counter() - start
     rate = (model.num_timesteps - first) / seconds if seconds > 0 else 0.0
     architecture = {"policy": "MaskableActorCriticPolicy", "net_arch": list(config.net)}
-    training = {"command": command, "steps": int(model.num_timesteps), "seconds_this_run": round(seconds, 1),
-                "steps_per_second_this_run": round(rate), "torch_threads": torch.get_num_threads(),
-                "opponents": ("random, greedy, frozen copies" if config.opponent == "pool" else
-                              f"{config.opponent} (compiled vector env, {config.n_envs} games)") if two_players else None,
-                "hyper_parameters": {"n_envs": config.n_envs if vector else 1, "n_steps": config.n_steps,
-                                     "batch": config.batch, "epochs": config.epochs, "lr": config.lr,
-                                     "ent_coef": config.ent_coef, "opening_plies": config.opening_plies,
-                                     "progress_reward": None if two_players else config.progress_reward}}
+    training = {
+        "command": command,
+        "steps": int(model.num_timesteps),
+        "seconds_this_run": round(seconds, 1),
+        "steps_per_second_this_run": round(rate),
+        "torch_threads": torch.get_num_threads(),
+        "opponents": (
+            "random, greedy, frozen copies"
+            if config.opponent == "pool"
+            else f"{config.opponent} (compiled vector env, {config.n_envs} games)"
+        )
+        if two_players
+        else None,
+        "hyper_parameters": {
+            "n_envs": config.n_envs if vector else 1,
+            "n_steps": config.n_steps,
+            "batch": config.batch,
+            "epochs": config.epochs,
+            "lr": config.lr,
+            "ent_coef": config.ent_coef,
+            "opening_plies": config.opening_plies,
+            "progress_reward": None if two_players else config.progress_reward,
+        },
+    }
     weights.save(out, model.policy.state_dict(), ppo.policy_meta(game, architecture, training))
-    print(f"trained {model.num_timesteps} steps ({seconds:.0f} s this run, {rate:.0f} env-steps/s); "
-          f"weights in {out}", flush=True)
+    print(
+        f"trained {model.num_timesteps} steps ({seconds:.0f} s this run, {rate:.0f} env-steps/s); weights in {out}",
+        flush=True,
+    )
     evaluation = {}
     if evaluate is not None:
         evaluation = evaluate(game, out)
@@ -200,8 +230,17 @@ def _vector_env(config, game):
     from envs.sb3 import make_vec_env
 
     seat = {"agent_seat": "random"} if game.num_players == 2 else {}
-    env = VecMonitor(make_vec_env(game.name, n_envs=config.n_envs, seed=config.seed, opponent=config.opponent,
-                                  opening_plies=config.opening_plies, **seat, **config.params))
+    env = VecMonitor(
+        make_vec_env(
+            game.name,
+            n_envs=config.n_envs,
+            seed=config.seed,
+            opponent=config.opponent,
+            opening_plies=config.opening_plies,
+            **seat,
+            **config.params,
+        )
+    )
     if game.num_players == 1 and config.progress_reward:
         env = vec_progress_reward_wrapper()(env, config.progress_reward)
     return env
@@ -215,9 +254,11 @@ def _pool_env(config, game):
     from . import ppo
 
     if game.num_players == 2:
-        pool = ppo.OpponentPool([agents.make("random", seed=config.seed + 1),
-                                 agents.make("greedy", seed=config.seed + 2)],
-                                max_copies=config.pool, seed=config.seed + 3)
+        pool = ppo.OpponentPool(
+            [agents.make("random", seed=config.seed + 1), agents.make("greedy", seed=config.seed + 2)],
+            max_copies=config.pool,
+            seed=config.seed + 3,
+        )
         return ArbiterEnv(game.name, opponent=pool, agent_seat="random", **config.params), pool
     env = ArbiterEnv(game.name, **config.params)
     if config.progress_reward:
@@ -250,9 +291,11 @@ def _callbacks():
                 result = ""
                 if episodes:
                     r = np.asarray(episodes, dtype=np.float64)
-                    result = (f", last {len(r)} games vs the opponent: {np.mean(r > 0):.0%} won, "
-                              f"{np.mean(r < 0):.0%} lost"
-                              if self.two_players else f", last {len(r)} episodes: return {r.mean():.3f}")
+                    result = (
+                        f", last {len(r)} games vs the opponent: {np.mean(r > 0):.0%} won, {np.mean(r < 0):.0%} lost"
+                        if self.two_players
+                        else f", last {len(r)} episodes: return {r.mean():.3f}"
+                    )
                 print(f"{self.num_timesteps} steps, {elapsed:.0f} s, {rate:.0f} env-steps/s{result}", flush=True)
             return True
 

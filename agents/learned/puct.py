@@ -40,7 +40,7 @@ class Evaluator:
     def __call__(self, planes):
         with self.torch.inference_mode():
             logits, values = self.net(self.torch.from_numpy(planes))
-        return logits[:, :self.num_actions].double().numpy(), values.double().numpy()
+        return logits[:, : self.num_actions].double().numpy(), values.double().numpy()
 
 
 class Tree:
@@ -74,15 +74,15 @@ class Tree:
     def root_value(self) -> float:
         """Mean value of the root from the view of its mover (children store their movers' view)."""
         first, count = self.links[0, K.FIRST], self.links[0, K.COUNT]
-        n = self.links[first:first + count, K.VISITS].sum()
-        return float(self.wsum[first:first + count].sum() / n) if n > 0 else 0.0
+        n = self.links[first : first + count, K.VISITS].sum()
+        return float(self.wsum[first : first + count].sum() / n) if n > 0 else 0.0
 
     def add_noise(self, rng: np.random.Generator, alpha: float, fraction: float) -> None:
         """Mix Dirichlet noise into the root priors (self-play exploration, as in AlphaZero)."""
         first, count = self.links[0, K.FIRST], self.links[0, K.COUNT]
         noise = rng.dirichlet(np.full(count, alpha))
-        p = self.prior[first:first + count]
-        self.prior[first:first + count] = (1 - fraction) * p + fraction * noise
+        p = self.prior[first : first + count]
+        self.prior[first : first + count] = (1 - fraction) * p + fraction * noise
 
 
 @dataclass
@@ -93,9 +93,19 @@ class SearchResult:
     evaluations: int
 
 
-def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: float = 1.5,
-           fpu: float = -0.2, noise_rng=None, noise_alpha: float = 0.3, noise_fraction: float = 0.25,
-           encoding: int = K.ENCODINGS[-1]):
+def search(
+    evaluator,
+    game,
+    roots,
+    simulations: int,
+    batch: int = 8,
+    c_puct: float = 1.5,
+    fpu: float = -0.2,
+    noise_rng=None,
+    noise_alpha: float = 0.3,
+    noise_fraction: float = 0.25,
+    encoding: int = K.ENCODINGS[-1],
+):
     """Run ``simulations`` PUCT walks from each of ``roots`` (ongoing states of ``game``).
 
     ``fpu`` is the value assumed for an unvisited move (slightly pessimistic, so the search
@@ -129,9 +139,25 @@ def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: flo
             want = int(min(batch, simulations - done[r]))
             while True:
                 sl = slice(used, used + want)
-                picked, walks = select(p, roots[r], n, encoding, tree.links, tree.wsum, tree.prior,
-                                       tree.meta, want, c_puct, fpu, obs[sl], masks[sl],
-                                         leaves[sl], paths[sl], depths[sl], movers[sl])
+                picked, walks = select(
+                    p,
+                    roots[r],
+                    n,
+                    encoding,
+                    tree.links,
+                    tree.wsum,
+                    tree.prior,
+                    tree.meta,
+                    want,
+                    c_puct,
+                    fpu,
+                    obs[sl],
+                    masks[sl],
+                    leaves[sl],
+                    paths[sl],
+                    depths[sl],
+                    movers[sl],
+                )
                 if walks > 0 or picked > 0:
                     break
                 tree.grow()
@@ -146,8 +172,20 @@ def search(evaluator, game, roots, simulations: int, batch: int = 8, c_puct: flo
                 continue
             sl = slice(start, start + picked)
             tree = trees[r]
-            K.expand(tree.links, tree.wsum, tree.prior, tree.meta, picked, logits[sl],
-                     values[sl], masks[sl], leaves[sl], paths[sl], depths[sl], movers[sl])
+            K.expand(
+                tree.links,
+                tree.wsum,
+                tree.prior,
+                tree.meta,
+                picked,
+                logits[sl],
+                values[sl],
+                masks[sl],
+                leaves[sl],
+                paths[sl],
+                depths[sl],
+                movers[sl],
+            )
             if noise_rng is not None and not noised[r] and tree.links[0, K.FIRST] >= 0:
                 tree.add_noise(noise_rng, noise_alpha, noise_fraction)
                 noised[r] = True

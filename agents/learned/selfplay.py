@@ -38,9 +38,19 @@ class Samples:
     evaluations: int
 
 
-def play(evaluator, game, games: int, simulations: int, rng: np.random.Generator, batch: int = 8,
-         temperature_plies: int | None = None, c_puct: float = 1.5, encoding: int = 2,
-         fast_simulations: int | None = None, full_fraction: float = 1.0) -> Samples:
+def play(
+    evaluator,
+    game,
+    games: int,
+    simulations: int,
+    rng: np.random.Generator,
+    batch: int = 8,
+    temperature_plies: int | None = None,
+    c_puct: float = 1.5,
+    encoding: int = 2,
+    fast_simulations: int | None = None,
+    full_fraction: float = 1.0,
+) -> Samples:
     """Play ``games`` self-play games of ``game``; see the module docstring for the options."""
     if temperature_plies is None:
         temperature_plies = game.size * game.size // 4
@@ -64,18 +74,26 @@ def play(evaluator, game, games: int, simulations: int, rng: np.random.Generator
             group = [g for g, f in zip(choice, full) if f == is_full]
             if not group:
                 continue
-            result = puct.search(evaluator, game, [states[g] for g in group],
-                                 simulations if is_full else fast_simulations, batch=batch,
-                                 c_puct=c_puct, noise_rng=rng if is_full else None, noise_alpha=alpha,
-                                 encoding=encoding)
+            result = puct.search(
+                evaluator,
+                game,
+                [states[g] for g in group],
+                simulations if is_full else fast_simulations,
+                batch=batch,
+                c_puct=c_puct,
+                noise_rng=rng if is_full else None,
+                noise_alpha=alpha,
+                encoding=encoding,
+            )
             evaluations += result.evaluations
             for g, visits, priors in zip(group, result.visits, result.priors):
                 state = states[g]
                 if visits.sum() == 0:  # one walk only expands the root: play by the network's priors
                     visits = priors
                 pi = visits / visits.sum()
-                records[g].append((puct.encode(game, state, encoding), pi.astype(np.float32), is_full,
-                                   game.current_player(state)))
+                records[g].append(
+                    (puct.encode(game, state, encoding), pi.astype(np.float32), is_full, game.current_player(state))
+                )
                 if state[C.H_PLY] < temperature_plies:
                     action = int(rng.choice(len(pi), p=pi))
                 else:
@@ -93,6 +111,13 @@ def play(evaluator, game, games: int, simulations: int, rng: np.random.Generator
             weight.append(1.0 if is_full else 0.0)
             value.append(returns[mover])
             owner.append(owners[mover])
-    return Samples(np.stack(planes), np.stack(policy), np.asarray(weight, dtype=np.float32),
-                   np.asarray(value, dtype=np.float32), np.stack(owner), game.size, np.asarray(results),
-                   evaluations)
+    return Samples(
+        np.stack(planes),
+        np.stack(policy),
+        np.asarray(weight, dtype=np.float32),
+        np.asarray(value, dtype=np.float32),
+        np.stack(owner),
+        game.size,
+        np.asarray(results),
+        evaluations,
+    )

@@ -97,7 +97,7 @@ class ReplayBuffer:
         m = min(len(s.value), self.capacity)  # more samples than room: the newest ones
         idx = (d["next"] + np.arange(m)) % self.capacity  # the ring's next m slots
         for name in FIELDS:
-            d[name][idx] = getattr(s, name)[len(s.value) - m:]
+            d[name][idx] = getattr(s, name)[len(s.value) - m :]
         d["next"] = int((d["next"] + m) % self.capacity)
         d["count"] = min(d["count"] + m, self.capacity)
 
@@ -132,13 +132,13 @@ class ReplayBuffer:
 def symmetry(torch, planes, policy, ownership, n: int, k: int):
     """Apply symmetry ``k`` (0..7: k % 4 quarter turns, then a mirror if k >= 4) to a batch of
     planes (B, C, n, n), policies (B, A; the pass, if any, stays put) and ownership maps (B, n, n)."""
-    cells = policy[:, :n * n].reshape(-1, n, n)
+    cells = policy[:, : n * n].reshape(-1, n, n)
     planes = torch.rot90(planes, k % 4, dims=(2, 3))
     cells = torch.rot90(cells, k % 4, dims=(1, 2))
     ownership = torch.rot90(ownership, k % 4, dims=(1, 2))
     if k >= 4:
         planes, cells, ownership = planes.flip(3), cells.flip(2), ownership.flip(2)
-    return planes, torch.cat([cells.reshape(-1, n * n), policy[:, n * n:]], dim=1), ownership
+    return planes, torch.cat([cells.reshape(-1, n * n), policy[:, n * n :]], dim=1), ownership
 
 
 class Trainer:
@@ -151,13 +151,18 @@ class Trainer:
 
     def __init__(self, config: Config, checkpoint=None, executor="local"):
         if not (isinstance(executor, str) and executor in EXECUTORS or isinstance(executor, distributed.RaySelfPlay)):
-            raise ConfigError(f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} "
-                              "or a distributed.RaySelfPlay")
+            raise ConfigError(
+                f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} or a distributed.RaySelfPlay"
+            )
         self.torch = torch = weights.require_torch()
         self.config = config
         self.checkpoint = None if checkpoint is None else Path(checkpoint)
-        arch = {"in_planes": puct.K.num_planes(envs.make_game(config.game, size=config.sizes[0]), config.encoding), "channels": config.channels,
-                "blocks": config.blocks, "ownership": config.ownership_weight > 0}
+        arch = {
+            "in_planes": puct.K.num_planes(envs.make_game(config.game, size=config.sizes[0]), config.encoding),
+            "channels": config.channels,
+            "blocks": config.blocks,
+            "ownership": config.ownership_weight > 0,
+        }
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
@@ -189,12 +194,14 @@ class Trainer:
         state = self.torch.load(self.checkpoint, map_location="cpu", weights_only=True)
         saved = Config(**state["config"])
         fixed = ("game", "channels", "blocks", "encoding")  # what the net's shape depends on
-        if any(getattr(saved, f) != getattr(self.config, f) for f in fixed) or \
-                (saved.ownership_weight > 0) != (self.config.ownership_weight > 0):
+        if any(getattr(saved, f) != getattr(self.config, f) for f in fixed) or (saved.ownership_weight > 0) != (
+            self.config.ownership_weight > 0
+        ):
             have = ", ".join(f"{f}={getattr(saved, f)!r}" for f in fixed + ("ownership_weight",))
             want = ", ".join(f"{f}={getattr(self.config, f)!r}" for f in fixed + ("ownership_weight",))
             raise weights.WeightsError(
-                f"checkpoint {str(self.checkpoint)!r} holds a net of {have}; this run asks for {want}")
+                f"checkpoint {str(self.checkpoint)!r} holds a net of {have}; this run asks for {want}"
+            )
         self.net.load_state_dict(state["model"])
         self.opt.load_state_dict(state["optimizer"])
         self.buffer.load_state_dict(state["buffer"])
@@ -207,9 +214,13 @@ class Trainer:
             return
         self.checkpoint.parent.mkdir(parents=True, exist_ok=True)
         state = {
-            "config": dataclasses.asdict(self.config), "model": self.net.state_dict(),
-            "optimizer": self.opt.state_dict(), "buffer": self.buffer.state_dict(),
-            "iterations": self.iterations, "seconds": self.seconds, "games": self.games_played,
+            "config": dataclasses.asdict(self.config),
+            "model": self.net.state_dict(),
+            "optimizer": self.opt.state_dict(),
+            "buffer": self.buffer.state_dict(),
+            "iterations": self.iterations,
+            "seconds": self.seconds,
+            "games": self.games_played,
             "log": self.log,
         }
         tmp = self.checkpoint.with_suffix(".tmp")
@@ -237,13 +248,22 @@ class Trainer:
         losses = self.train_steps(steps, rng)
         self.iterations += 1
         self.seconds += time.perf_counter() - start
-        entry = {"iteration": self.iterations, "seconds": round(self.seconds, 1), "positions": new,
-                 "evaluations": evaluations, "steps": steps, "policy_loss": losses[0],
-                 "value_loss": losses[1], "ownership_loss": losses[2],
-                 "first_player_score": float(np.mean(np.asarray(results) + 1) / 2)}
+        entry = {
+            "iteration": self.iterations,
+            "seconds": round(self.seconds, 1),
+            "positions": new,
+            "evaluations": evaluations,
+            "steps": steps,
+            "policy_loss": losses[0],
+            "value_loss": losses[1],
+            "ownership_loss": losses[2],
+            "first_player_score": float(np.mean(np.asarray(results) + 1) / 2),
+        }
         if self.executor is not None:
-            entry["actors"] = [{"actor": r["actor"], "positions": r["positions"], "weights": r["weights"][:16]}
-                               for r in self.executor.reports]
+            entry["actors"] = [
+                {"actor": r["actor"], "positions": r["positions"], "weights": r["weights"][:16]}
+                for r in self.executor.reports
+            ]
         self.log.append(entry)
         return entry
 
@@ -254,9 +274,19 @@ class Trainer:
         for size in c.sizes:
             game = envs.make_game(c.game, size=size)
             evaluator = puct.Evaluator(self.net, game.num_actions)
-            played.append(selfplay.play(evaluator, game, c.games, c.simulations, rng, batch=c.leaf_batch,
-                                        encoding=c.encoding, fast_simulations=c.fast_simulations,
-                                        full_fraction=c.full_fraction))
+            played.append(
+                selfplay.play(
+                    evaluator,
+                    game,
+                    c.games,
+                    c.simulations,
+                    rng,
+                    batch=c.leaf_batch,
+                    encoding=c.encoding,
+                    fast_simulations=c.fast_simulations,
+                    full_fraction=c.full_fraction,
+                )
+            )
         return played
 
     def train_steps(self, steps: int, rng) -> tuple[float, float, float]:
@@ -288,11 +318,17 @@ class Trainer:
         """Write the current net as shipped weights with its sidecar (see ``weights``)."""
         c = self.config
         meta = {
-            "kind": "alphazero", "game": c.game, "architecture": self.net.config,
+            "kind": "alphazero",
+            "game": c.game,
+            "architecture": self.net.config,
             "observation_encoding": c.encoding,
             "training": {
-                "command": command, "seconds": round(self.seconds, 1), "iterations": self.iterations,
-                "games": self.games_played, "sizes": list(c.sizes), "config": dataclasses.asdict(c),
+                "command": command,
+                "seconds": round(self.seconds, 1),
+                "iterations": self.iterations,
+                "games": self.games_played,
+                "sizes": list(c.sizes),
+                "config": dataclasses.asdict(c),
                 "torch_threads": self.torch.get_num_threads(),
             },
             "evaluation": {},

@@ -109,9 +109,9 @@ def _first_line(exc: BaseException, limit: int = 120) -> str:
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     marker = next((i for i, line in enumerate(lines) if line.endswith("WeightsUnpickler error:")), None)
     if marker is not None and marker + 1 < len(lines):
-        lines = lines[marker + 1:]
+        lines = lines[marker + 1 :]
     line = lines[0] if lines else ""
-    line = line if len(line) <= limit else line[:limit - 3] + "..."
+    line = line if len(line) <= limit else line[: limit - 3] + "..."
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
@@ -140,10 +140,14 @@ def load(path, kind: str | None = None):
         # Whatever a file that is not torch's format makes the restricted unpickler raise: it
         # lets KeyError, IndexError and others out of its opcode tables (a text file: KeyError 101),
         # not only UnpicklingError. Nothing was built from the file, so every failure is the file's.
-        raise WeightsError(f"weights {str(path)!r} are not plain tensors; refusing to load them "
-                           f"({_first_line(exc)})") from None
-    if (not isinstance(tensors, dict) or not all(isinstance(k, str) for k in tensors)
-            or not all(isinstance(v, torch.Tensor) for v in tensors.values())):
+        raise WeightsError(
+            f"weights {str(path)!r} are not plain tensors; refusing to load them ({_first_line(exc)})"
+        ) from None
+    if (
+        not isinstance(tensors, dict)
+        or not all(isinstance(k, str) for k in tensors)
+        or not all(isinstance(v, torch.Tensor) for v in tensors.values())
+    ):
         raise WeightsError(f"weights {str(path)!r}: expected a dict of tensors named by strings")
     return tensors, meta
 
@@ -154,8 +158,9 @@ def architecture(path, meta: dict) -> dict:
     the network's constructor."""
     arch = meta.get("architecture")
     if not isinstance(arch, dict) or not all(isinstance(k, str) for k in arch):
-        raise WeightsError(f"weights {str(path)!r}: the sidecar's 'architecture' is {arch!r}, expected a dict "
-                           "of network options")
+        raise WeightsError(
+            f"weights {str(path)!r}: the sidecar's 'architecture' is {arch!r}, expected a dict of network options"
+        )
     return arch
 
 

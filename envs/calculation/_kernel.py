@@ -49,9 +49,9 @@ from numba import njit
 from ..core import kernel as C
 from ..core import rng as R
 
-NF = 4          # foundations
-NW = 4          # waste piles
-NSTOCK = 48     # cards dealt to the stock (52 minus the four bases)
+NF = 4  # foundations
+NW = 4  # waste piles
+NSTOCK = 48  # cards dealt to the stock (52 minus the four bases)
 FOUND = C.HEADER
 POS = FOUND + NF
 WLEN = POS + 1
@@ -85,14 +85,14 @@ STATE_ERRORS = {
     E_CARD: "a card cell is not a rank 1..13 where a card lies, or not 0 where none does",
     E_DECK: "the foundations, waste piles and stock are not one deck (4 cards of each rank)",
     E_WASTE_TOTAL: "the waste piles do not hold exactly the cards played from the stock that "
-                   "did not go to a foundation (sum of pile lengths = stock position - "
-                   "(foundation cards - 4))",
+    "did not go to a foundation (sum of pile lengths = stock position - "
+    "(foundation cards - 4))",
     E_PLY: "the ply count is not the cards played from the stock plus some waste-to-foundation "
-           "moves (stock position <= ply <= stock position + foundation cards - 4)",
+    "moves (stock position <= ply <= stock position + foundation cards - 4)",
     E_HASH: "the hash is not the hash of the visible position",
     E_END: "the status, winner or end reason is not what the cards give",
     E_LAST: "the last action is not -1 nor a move whose effect shows (a card on its waste pile "
-            "or above the base of its foundation)",
+    "or above the base of its foundation)",
 }
 
 # Zobrist keys: foundation (k, count), waste (w, depth, rank), face-up rank.

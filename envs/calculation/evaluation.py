@@ -59,24 +59,26 @@ for _f in range(4):
     for _i in range(1, 14):
         SEQ_POS[_f, (_i * (_f + 1) - 1) % 13 + 1] = _i
 
-PLAY_WASTE = 3000.0    # a waste top to a foundation
+PLAY_WASTE = 3000.0  # a waste top to a foundation
 PLAY_FACE_UP = 2000.0  # the face-up card to a foundation
 # Placement costs, chosen on deals 10000..15999 (the tests and docs use deals 0..1999).
-EMPTY = 2.0       # starting a pile
-BURY = 20.0       # any inversion ...
-SLOPE = 1.0       # ... plus this per step the card is needed after the top it buries
-SOON = 1.0        # ... plus this per step the buried top is needed before distance 13
-KING_PILE = 6.0   # a non-King on the King pile while Kings are still to come
+EMPTY = 2.0  # starting a pile
+BURY = 20.0  # any inversion ...
+SLOPE = 1.0  # ... plus this per step the card is needed after the top it buries
+SOON = 1.0  # ... plus this per step the buried top is needed before distance 13
+KING_PILE = 6.0  # a non-King on the King pile while Kings are still to come
 LAST_EMPTY = 6.0  # a non-King on the last empty pile while the Kings have no pile
-CHAIN = 2.0       # per step of a chain fit
-CROSS = 15.0      # a cross fit
-LOOKAHEAD = 1.0   # weight of the next cards' expected placement cost
-DEAD = 100.0      # a placement after which the piles can no longer unwind
+CHAIN = 2.0  # per step of a chain fit
+CROSS = 15.0  # a cross fit
+LOOKAHEAD = 1.0  # weight of the next cards' expected placement cost
+DEAD = 100.0  # a placement after which the piles can no longer unwind
 DEAD_NEXT = 100.0  # the same for the next card, in the lookahead
-WEIGHTS = np.array([EMPTY, BURY, SLOPE, SOON, KING_PILE, LAST_EMPTY, CHAIN, CROSS, LOOKAHEAD, DEAD,
-                    DEAD_NEXT], dtype=np.float64)
-(I_EMPTY, I_BURY, I_SLOPE, I_SOON, I_KING_PILE, I_LAST_EMPTY, I_CHAIN, I_CROSS, I_LOOKAHEAD,
- I_DEAD, I_DEAD_NEXT) = range(11)
+WEIGHTS = np.array(
+    [EMPTY, BURY, SLOPE, SOON, KING_PILE, LAST_EMPTY, CHAIN, CROSS, LOOKAHEAD, DEAD, DEAD_NEXT], dtype=np.float64
+)
+(I_EMPTY, I_BURY, I_SLOPE, I_SOON, I_KING_PILE, I_LAST_EMPTY, I_CHAIN, I_CROSS, I_LOOKAHEAD, I_DEAD, I_DEAD_NEXT) = (
+    range(11)
+)
 # MCTS playouts drop the lookahead and the unwinding checks (measured with exactly these weights;
 # the lookahead alone made a move about 10x dearer for half a point, the checks 15x more again).
 PLAYOUT_WEIGHTS = WEIGHTS.copy()
@@ -107,8 +109,7 @@ def _heights(s):
 def _weights(wts):
     """The weights array as a tuple, read once: the scoring helpers take tuples and scalars
     rather than arrays (see ``_placement`` on why)."""
-    return (wts[0], wts[1], wts[2], wts[3], wts[4], wts[5], wts[6], wts[7], wts[8], wts[9],
-            wts[10])
+    return (wts[0], wts[1], wts[2], wts[3], wts[4], wts[5], wts[6], wts[7], wts[8], wts[9], wts[10])
 
 
 @njit(cache=True)
@@ -203,14 +204,23 @@ def _placement(s, card, w, wts, on_piles, king_pile, empties, kings_to_come):
     """
     top = _top(s, w)
     found = _foundations(s)
-    return _placement_cost(card, w == king_pile, s[K.WLEN + w], top, found,
-                           _distance(found, card, on_piles[card]), on_piles[top], empties,
-                           king_pile, kings_to_come, _weights(wts))
+    return _placement_cost(
+        card,
+        w == king_pile,
+        s[K.WLEN + w],
+        top,
+        found,
+        _distance(found, card, on_piles[card]),
+        on_piles[top],
+        empties,
+        king_pile,
+        kings_to_come,
+        _weights(wts),
+    )
 
 
 @njit(cache=True, inline="always")
-def _placement_cost(card, on_king_pile, height, top, found, d, on_top, empties, king_pile,
-                    kings_to_come, wt):
+def _placement_cost(card, on_king_pile, height, top, found, d, on_top, empties, king_pile, kings_to_come, wt):
     """``_placement`` on scalars: ``card``, needed in ``d`` steps (``_distance``), onto a pile
     of ``height`` cards with ``top`` on top (0: empty) and ``on_top`` copies of that rank on the
     piles, the weights ``wt`` as a tuple (``_weights``). Inlined: the playout calls it for every
@@ -515,8 +525,19 @@ def _greedy_playout(s, p, rng, moves):
             if a >= K.TO_FOUND:
                 score = _foundation_score(found, tops, up, a)
             else:
-                score = _placement_cost(up, a == king_pile, heights[a], tops[a], found, d_up,
-                                        on_piles[tops[a]], empties, king_pile, kings_to_come, wt)
+                score = _placement_cost(
+                    up,
+                    a == king_pile,
+                    heights[a],
+                    tops[a],
+                    found,
+                    d_up,
+                    on_piles[tops[a]],
+                    empties,
+                    king_pile,
+                    kings_to_come,
+                    wt,
+                )
             if score > best:
                 best, choice, ties = score, a, 1
             elif score == best:

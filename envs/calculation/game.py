@@ -80,9 +80,7 @@ class Calculation(Game):
 
     def __init__(self, **params):
         if params.get("rules") == "openspiel":
-            raise ParameterError(
-                "rules='openspiel': OpenSpiel has no Calculation patience; expected rules='standard'"
-            )
+            raise ParameterError("rules='openspiel': OpenSpiel has no Calculation patience; expected rules='standard'")
         super().__init__(**params)
 
     def _configure(self, params):
@@ -98,18 +96,18 @@ class Calculation(Game):
         """Cards on the four foundations, 4 (the bases) to 52 (won): the patience's progress,
         what a study reports for lost deals and what a progress reward can count."""
         s = self.check_state(state)
-        return int(s[_kernel.FOUND:_kernel.FOUND + _kernel.NF].sum())
+        return int(s[_kernel.FOUND : _kernel.FOUND + _kernel.NF].sum())
 
     @staticmethod
     def foundation_cards_of(states: np.ndarray) -> np.ndarray:
         """``foundation_cards`` of a batch (N, state_len) of states that compiled code produced
         (a vector env's), read at once and unchecked: a progress reward over N games per step."""
-        return states[:, _kernel.FOUND:_kernel.FOUND + _kernel.NF].sum(axis=1)
+        return states[:, _kernel.FOUND : _kernel.FOUND + _kernel.NF].sum(axis=1)
 
     @staticmethod
     def observed_foundation_cards(observations: np.ndarray) -> np.ndarray:
         """(M,) the cards on the foundations of M observations (M, rows, 13), from their first
         four rows, the foundation tops: foundation k+1 holds the first n cards of k+1, 2(k+1),
         ... (mod 13), a permutation of the ranks, so its top card's rank tells n."""
-        tops = observations[:, :_kernel.NF, :].argmax(axis=2)
+        tops = observations[:, : _kernel.NF, :].argmax(axis=2)
         return _TOP_COUNT[np.arange(_kernel.NF), tops].sum(axis=1)

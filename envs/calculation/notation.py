@@ -30,8 +30,14 @@ from ..core import kernel as C
 from . import _kernel as K
 
 RANKS = "A23456789TJQK"
-KEYS = tuple(f"f{k + 1}" for k in range(K.NF)) + tuple(f"w{w + 1}" for w in range(K.NW)) + (
-    "face-up", "stock", "ply",
+KEYS = (
+    tuple(f"f{k + 1}" for k in range(K.NF))
+    + tuple(f"w{w + 1}" for w in range(K.NW))
+    + (
+        "face-up",
+        "stock",
+        "ply",
+    )
 )
 
 
@@ -99,9 +105,9 @@ def to_text(game, state):
     for k in range(K.NF):
         lines.append(f"f{k + 1}: " + _cards(K.card_on_foundation(k, i) for i in range(1, s[K.FOUND + k] + 1)))
     for w in range(K.NW):
-        lines.append(f"w{w + 1}: " + _cards(s[K.WASTE + w * K.NSTOCK:K.WASTE + w * K.NSTOCK + s[K.WLEN + w]]))
-    lines.append("face-up: " + _cards(s[K.STOCK + pos:K.STOCK + min(pos + 1, K.NSTOCK)]))
-    lines.append("stock: " + _cards(s[K.STOCK + pos + 1:K.STOCK + K.NSTOCK]))
+        lines.append(f"w{w + 1}: " + _cards(s[K.WASTE + w * K.NSTOCK : K.WASTE + w * K.NSTOCK + s[K.WLEN + w]]))
+    lines.append("face-up: " + _cards(s[K.STOCK + pos : K.STOCK + min(pos + 1, K.NSTOCK)]))
+    lines.append("stock: " + _cards(s[K.STOCK + pos + 1 : K.STOCK + K.NSTOCK]))
     lines.append(f"ply: {int(s[C.H_PLY])}")
     return "\n".join(lines) + "\n"
 
@@ -130,7 +136,9 @@ def _parse_lines(text):
         fields[key] = [] if tokens == ["-"] else tokens
     missing = [key for key in KEYS if key not in fields and key != "ply"]
     if missing:
-        raise TextBoardError(f"text has no line for {', '.join(missing)}: expected one line for each of {', '.join(KEYS)}")
+        raise TextBoardError(
+            f"text has no line for {', '.join(missing)}: expected one line for each of {', '.join(KEYS)}"
+        )
     return fields
 
 
@@ -153,28 +161,26 @@ def from_text(game, text):
     if wrong:
         raise TextBoardError(f"not one deck: every rank must appear exactly 4 times, got {', '.join(wrong)}")
     s = game.initial_state(0)
-    s[K.STOCK:K.STOCK + K.NSTOCK] = 0
+    s[K.STOCK : K.STOCK + K.NSTOCK] = 0
     for k in range(K.NF):
         pile = cards[f"f{k + 1}"]
         expected = [K.card_on_foundation(k, i) for i in range(1, 14)]
-        if not pile or pile != expected[:len(pile)]:
+        if not pile or pile != expected[: len(pile)]:
             raise TextBoardError(
                 f"f{k + 1}: {_cards(pile)} is not a start of foundation {k + 1}'s sequence {_cards(expected)}"
             )
         s[K.FOUND + k] = len(pile)
     for w in range(K.NW):
         pile = cards[f"w{w + 1}"]
-        s[K.WASTE + w * K.NSTOCK:K.WASTE + w * K.NSTOCK + len(pile)] = pile
+        s[K.WASTE + w * K.NSTOCK : K.WASTE + w * K.NSTOCK + len(pile)] = pile
         s[K.WLEN + w] = len(pile)
     up, stock = cards["face-up"], cards["stock"]
     if len(up) > 1 or (stock and not up):
-        raise TextBoardError(
-            f"face-up: {_cards(up)}: expected one card, or '-' only when the stock is empty too"
-        )
+        raise TextBoardError(f"face-up: {_cards(up)}: expected one card, or '-' only when the stock is empty too")
     pos = K.NSTOCK - len(stock) - len(up)
-    s[K.STOCK + pos:K.STOCK + K.NSTOCK] = up + stock
+    s[K.STOCK + pos : K.STOCK + K.NSTOCK] = up + stock
     s[K.POS] = pos
-    on_foundations = int(s[K.FOUND:K.FOUND + K.NF].sum()) - K.NF
+    on_foundations = int(s[K.FOUND : K.FOUND + K.NF].sum()) - K.NF
     s[C.H_PLY] = _parse_ply(fields.get("ply", [str(pos)]), pos, on_foundations)
     s[C.H_HASH] = K.full_hash(s)
     K.check_end(s)

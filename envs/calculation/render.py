@@ -14,8 +14,8 @@ SHOWN = 14  # waste cards drawn per pile; deeper ones are summarised as "+k"
 
 
 def _card(img, x, y, rank, label_only=False):
-    img[y:y + CARD_H, x:x + CARD_W] = INK
-    img[y + 1:y + CARD_H - 1, x + 1:x + CARD_W - 1] = (250, 250, 250)
+    img[y : y + CARD_H, x : x + CARD_W] = INK
+    img[y + 1 : y + CARD_H - 1, x + 1 : x + CARD_W - 1] = (250, 250, 250)
     colour = RED if rank in (1, 13) else INK  # Aces and Kings stand out: bases and goals
     draw_text(img, RANKS[rank - 1], x + 4, y + 4, colour)
     if not label_only:
@@ -50,7 +50,7 @@ def rgb(game, state, previous=None):
         frame(img, x_up, top, x_up + CARD_W, top + CARD_H, (200, 200, 200))
     for w in range(4):
         x = pad + w * (CARD_W + gap)
-        rows = obs[6 + 48 * w:6 + 48 * (w + 1)]
+        rows = obs[6 + 48 * w : 6 + 48 * (w + 1)]
         depth = int(rows.any(axis=1).sum())  # row d is the card d places below the top
         draw_text(img, f"W{w + 1}", x, waste_y - 14, (255, 255, 255))
         shown = min(depth, SHOWN)

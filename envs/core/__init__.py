@@ -36,6 +36,17 @@ from .errors import (
 )
 
 __all__ = [
-    "ArbiterError", "ParameterError", "StateError", "IllegalActionError", "NotationError", "TextBoardError",
-    "LITERAL_LIMIT", "UNBOUNDED", "check_choice", "check_int", "is_int", "literal", "shown",
+    "ArbiterError",
+    "ParameterError",
+    "StateError",
+    "IllegalActionError",
+    "NotationError",
+    "TextBoardError",
+    "LITERAL_LIMIT",
+    "UNBOUNDED",
+    "check_choice",
+    "check_int",
+    "is_int",
+    "literal",
+    "shown",
 ]

@@ -53,14 +53,18 @@ def connect(address: str | None, num_cpus: int | None, error=ConnectionError) ->
         try:
             socket.create_connection(target, timeout=REACH_SECONDS).close()
         except OSError as exc:
-            raise error(f"address={address!r}: no Ray cluster answers there ({exc.strerror or exc}); "
-                        "start its head with `ray start --head`, or leave the address out for a "
-                        "local Ray") from None
+            raise error(
+                f"address={address!r}: no Ray cluster answers there ({exc.strerror or exc}); "
+                "start its head with `ray start --head`, or leave the address out for a "
+                "local Ray"
+            ) from None
     try:
         ray.init(address=address, **options)
     except ConnectionError as exc:  # "auto" with no cluster running, say
-        raise error(f"address={address!r}: no Ray cluster to join there ({exc}); start one with "
-                    "`ray start --head`, or leave the address out for a local Ray") from None
+        raise error(
+            f"address={address!r}: no Ray cluster to join there ({exc}); start one with "
+            "`ray start --head`, or leave the address out for a local Ray"
+        ) from None
     return True
 
 
@@ -72,8 +76,16 @@ def lost(exc) -> bool:
     errors = ray.exceptions
     if isinstance(exc, errors.RayActorError):
         return not exc.actor_init_failed
-    return isinstance(exc, (errors.WorkerCrashedError, errors.NodeDiedError, errors.OutOfMemoryError,
-                            errors.LocalRayletDiedError, errors.ObjectLostError))
+    return isinstance(
+        exc,
+        (
+            errors.WorkerCrashedError,
+            errors.NodeDiedError,
+            errors.OutOfMemoryError,
+            errors.LocalRayletDiedError,
+            errors.ObjectLostError,
+        ),
+    )
 
 
 def release(actors, started: bool) -> None:

@@ -38,8 +38,8 @@ _PROJECT = ("envs.", "agents.")
 _lock = threading.Lock()
 _local = threading.local()
 _state = {"seconds": 0.0, "enabled": True}
-_announced: set = set()   # (game or None, module) pairs announced; (game, None): the whole game
-_quiet: set = set()       # games whose compiles the caller announced itself
+_announced: set = set()  # (game or None, module) pairs announced; (game, None): the whole game
+_quiet: set = set()  # games whose compiles the caller announced itself
 
 
 def compile_seconds() -> float:
@@ -97,8 +97,10 @@ class _Notice(event.Listener):
                 return
             _announced.add((game, module))
         whose = f"{game}'s numba code" if game else "numba code"
-        sys.stderr.write(f"arbiter: compiling {whose} ({module}.{name} and what it calls): first use "
-                         "only, can take 10-60 s; numba caches it for later runs\n")
+        sys.stderr.write(
+            f"arbiter: compiling {whose} ({module}.{name} and what it calls): first use "
+            "only, can take 10-60 s; numba caches it for later runs\n"
+        )
         sys.stderr.flush()
 
     def on_end(self, ev):

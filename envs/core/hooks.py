@@ -21,44 +21,51 @@ REJECTION_TRIES = 4  # random action ids tried per playout move before listing t
 # This module holds a default for every optional one.
 HOOKS = {
     # rules (``kernel``; the first five are required)
-    "init": "kernel",            # init(s, p, rng): fill a start position (rng: SplitMix64, for deals)
-    "legal_actions": "kernel",   # legal_actions(s, p, out) -> n: legal ids ascending into out[:n]
-    "is_legal": "kernel",        # is_legal(s, p, a) -> bool, for a in range(num_actions)
-    "apply": "kernel",           # apply(s, p, a): play legal action a in place
-    "encode": "kernel",          # encode(s, p, seat, legal, n_legal, out): observation, flat float32,
-                                 # every cell of ``out`` written (it may hold anything before)
+    "init": "kernel",  # init(s, p, rng): fill a start position (rng: SplitMix64, for deals)
+    "legal_actions": "kernel",  # legal_actions(s, p, out) -> n: legal ids ascending into out[:n]
+    "is_legal": "kernel",  # is_legal(s, p, a) -> bool, for a in range(num_actions)
+    "apply": "kernel",  # apply(s, p, a): play legal action a in place
+    # encode(s, p, seat, legal, n_legal, out): observation, flat float32,
+    # every cell of ``out`` written (it may hold anything before)
+    "encode": "kernel",
     "random_playout": "kernel",  # random_playout(s, p, rng, moves): finish s with uniform legal moves
-    "determinise": "kernel",     # determinise(s, p, rng): redraw what the mover cannot see
-    "reveals": "kernel",         # reveals(s, p, a) -> bool: playing a turns up a hidden card
-    "revealed": "kernel",        # revealed(s, p) -> slot in [0, chance_outcomes): what turned up
-    "owners": "kernel",          # owners(s, p, out): final owner of each cell, 0/1/2 (board games)
-    "validate": "kernel",        # validate(s, p) -> 0 or C.error(code, cell): every invariant the
-                                 # kernel relies on (default: the common header, C.check_header)
+    "determinise": "kernel",  # determinise(s, p, rng): redraw what the mover cannot see
+    "reveals": "kernel",  # reveals(s, p, a) -> bool: playing a turns up a hidden card
+    "revealed": "kernel",  # revealed(s, p) -> slot in [0, chance_outcomes): what turned up
+    "owners": "kernel",  # owners(s, p, out): final owner of each cell, 0/1/2 (board games)
+    # validate(s, p) -> 0 or C.error(code, cell): every invariant the
+    # kernel relies on (default: the common header, C.check_header)
+    "validate": "kernel",
     # search knowledge (``evaluation``)
-    "evaluate": "evaluation",    # evaluate(s, p, w) -> int: static value for the side to move
-    "hint": "evaluation",        # hint(s, p, a) -> int: move ordering, higher searched first
-    "tactical": "evaluation",    # tactical(s, child, p, a, w) -> float: greedy score of move a
+    "evaluate": "evaluation",  # evaluate(s, p, w) -> int: static value for the side to move
+    "hint": "evaluation",  # hint(s, p, a) -> int: move ordering, higher searched first
+    "tactical": "evaluation",  # tactical(s, child, p, a, w) -> float: greedy score of move a
     "live_length": "evaluation",  # live_length(s) -> int: leading cells a search copy must carry
     "filter_moves": "evaluation",  # filter_moves(s, p, moves, n) -> n': moves search considers
-    "playout": "evaluation",     # playout(s, p, rng, moves, policy): finish s with a named policy
-    "traced_playout": "evaluation",  # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
-                                 # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
-    "priors": "evaluation",      # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
-                                 # new MCTS node, as virtual simulations out[i, 0] of mean value
-                                 # out[i, 1] for the mover (RAVE starts from them; default none: 0)
-    "solve": "evaluation",       # solve(s, p, limit, deadline, out) -> 1 solved (out[0]: 1 won, 0
-                                 # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
-                                 # attempted (more than ``limit`` left to play), -1 out of time;
-                                 # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
-    "threats": "evaluation",     # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
-                                 # by forcing moves within ``limit`` of its own (out[0]: its first
-                                 # move, out[1]: its moves in the line, out[2]: nodes), 0 none found
-                                 # (Gomoku's VCF; alpha-beta's attack and defence at the root)
+    "playout": "evaluation",  # playout(s, p, rng, moves, policy): finish s with a named policy
+    # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
+    # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
+    "traced_playout": "evaluation",
+    # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
+    # new MCTS node, as virtual simulations out[i, 0] of mean value
+    # out[i, 1] for the mover (RAVE starts from them; default none: 0)
+    "priors": "evaluation",
+    # solve(s, p, limit, deadline, out) -> 1 solved (out[0]: 1 won, 0
+    # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
+    # attempted (more than ``limit`` left to play), -1 out of time;
+    # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
+    "solve": "evaluation",
+    # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
+    # by forcing moves within ``limit`` of its own (out[0]: its first
+    # move, out[1]: its moves in the line, out[2]: nodes), 0 none found
+    # (Gomoku's VCF; alpha-beta's attack and defence at the root)
+    "threats": "evaluation",
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")
 
 
 # -- the uniformly random move, which the default playout plays ---------------------------------
+
 
 @per_game(inline=True)
 def uniform_move(s, p, rng, moves):
@@ -79,6 +86,7 @@ def uniform_move(s, p, rng, moves):
 
 
 # -- defaults of the optional hooks -----------------------------------------------------------------
+
 
 @per_game
 def default_random_playout(s, p, rng, moves):

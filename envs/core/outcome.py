@@ -63,8 +63,13 @@ FORFEITS = (CRASH, TIMEOUT, ILLEGAL)
 SCORED = (NORMAL, ADJUDICATED)  # the reasons under which a game may have a margin
 
 # how a person is told why the loser lost (``describe``)
-LOST = {RESIGN: "resigned", TIMEOUT: "lost on time", CRASH: "forfeited: the agent failed",
-        ILLEGAL: "forfeited: an illegal move", ADJUDICATED: "lost by adjudication"}
+LOST = {
+    RESIGN: "resigned",
+    TIMEOUT: "lost on time",
+    CRASH: "forfeited: the agent failed",
+    ILLEGAL: "forfeited: an illegal move",
+    ADJUDICATED: "lost by adjudication",
+}
 
 # the two-player result codes of the championship kernels and the journal: the winner's seat, or DRAW
 BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2
@@ -87,8 +92,11 @@ def _is_int(value) -> bool:
 
 
 def _is_number(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, (bool, np.bool_))
         and math.isfinite(value)
+    )
 
 
 def winner_of(returns) -> int | None:
@@ -140,21 +148,27 @@ class Outcome:
             if not 0 <= winner < len(returns):
                 raise OutcomeError(f"winner={winner!r}: expected None or a seat from 0 to {len(returns) - 1}")
         if winner != winner_of(returns):
-            raise OutcomeError(f"winner={winner!r} with returns={list(returns)}: the winner is the seat with "
-                               f"the highest return ({winner_of(returns)!r})")
+            raise OutcomeError(
+                f"winner={winner!r} with returns={list(returns)}: the winner is the seat with "
+                f"the highest return ({winner_of(returns)!r})"
+            )
         if self.reason not in REASONS:
             raise OutcomeError(f"reason={self.reason!r}: expected one of {', '.join(REASONS)}")
         if not isinstance(self.detail, str):
             raise OutcomeError(f"detail={self.detail!r}: expected a string")
         if self.end_reason is not None and (not isinstance(self.end_reason, str) or self.reason != NORMAL):
-            raise OutcomeError(f"end_reason={self.end_reason!r}: expected None, or a rule's name for a "
-                               f"{NORMAL!r} end (reason={self.reason!r})")
+            raise OutcomeError(
+                f"end_reason={self.end_reason!r}: expected None, or a rule's name for a "
+                f"{NORMAL!r} end (reason={self.reason!r})"
+            )
         margin = self.margin
         if margin is not None:
             if not _is_number(margin) or margin < 0 or self.reason not in SCORED or winner is None:
-                raise OutcomeError(f"margin={margin!r}: expected None, or a finite number >= 0 for a game "
-                                   f"won under the rules or by adjudication (reason={self.reason!r}, "
-                                   f"winner={winner!r})")
+                raise OutcomeError(
+                    f"margin={margin!r}: expected None, or a finite number >= 0 for a game "
+                    f"won under the rules or by adjudication (reason={self.reason!r}, "
+                    f"winner={winner!r})"
+                )
             object.__setattr__(self, "margin", int(margin) if _is_int(margin) else float(margin))
 
     # -- constructors ------------------------------------------------------------------------------
@@ -166,8 +180,7 @@ class Outcome:
         if int(state[H_STATUS]) != TERMINAL:
             return None
         winner = int(state[H_WINNER])
-        return cls(None if winner == NO_WINNER else winner, returns, NORMAL,
-                   end_reason=end_reason, margin=margin)
+        return cls(None if winner == NO_WINNER else winner, returns, NORMAL, end_reason=end_reason, margin=margin)
 
     @classmethod
     def loss(cls, seat: int, reason: str, detail: str = "", *, num_players: int = 2, **more):
@@ -267,8 +280,14 @@ class Outcome:
     def to_record(self) -> dict:
         """The outcome as a JSON-ready dict: ``winner``, ``returns`` (a list), ``reason``,
         ``detail``, ``end_reason`` and ``margin``; ``from_record`` reads it back equal."""
-        return {"winner": self.winner, "returns": list(self.returns), "reason": self.reason,
-                "detail": self.detail, "end_reason": self.end_reason, "margin": self.margin}
+        return {
+            "winner": self.winner,
+            "returns": list(self.returns),
+            "reason": self.reason,
+            "detail": self.detail,
+            "end_reason": self.end_reason,
+            "margin": self.margin,
+        }
 
     @classmethod
     def from_record(cls, record) -> Outcome:
@@ -297,11 +316,19 @@ class Outcome:
             returns = _RETURNS[winner]
         else:
             raise OutcomeError("no 'winner' and 'returns' (nor an older record's 'code' or 'result') field")
-        outcome = cls(winner, returns, record.get("reason", NORMAL), record.get("detail", ""),
-                      end_reason=record.get("end_reason"), margin=record.get("margin"))
+        outcome = cls(
+            winner,
+            returns,
+            record.get("reason", NORMAL),
+            record.get("detail", ""),
+            end_reason=record.get("end_reason"),
+            margin=record.get("margin"),
+        )
         if "code" in record and code != outcome.code:
             raise OutcomeError(f"code={code!r} does not match winner={outcome.winner!r}")
         if "result" in record and result != outcome.result:
-            raise OutcomeError(f"result={result!r} does not match " + (
-                f"code={code!r}" if "code" in record else f"winner={outcome.winner!r}"))
+            raise OutcomeError(
+                f"result={result!r} does not match "
+                + (f"code={code!r}" if "code" in record else f"winner={outcome.winner!r}")
+            )
         return outcome

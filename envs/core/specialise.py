@@ -36,8 +36,8 @@ from . import hooks as _defaults
 from .generic import PER_GAME
 from .hooks import HOOKS
 
-_NAMESPACES: dict = {}   # (spec name, id(spec)) -> hook namespace
-_COMPILED: dict = {}     # (module name, spec name, id(spec)) -> module of specialised functions
+_NAMESPACES: dict = {}  # (spec name, id(spec)) -> hook namespace
+_COMPILED: dict = {}  # (module name, spec name, id(spec)) -> module of specialised functions
 # Both tables are filled in steps (a namespace, then its functions); the lock keeps a thread from
 # reading one half built (MCTS's ``threads`` may ask for the same game's code at once).
 _LOCK = threading.RLock()
@@ -65,8 +65,7 @@ def _hooks(spec) -> types.ModuleType:
             missing.append(hook)
         else:
             setattr(ns, hook, fn)
-    ns.__digest__ = _digest([getattr(ns, h) for h in HOOKS if hasattr(ns, h)]
-                            + [spec.kernel, spec.evaluation])
+    ns.__digest__ = _digest([getattr(ns, h) for h in HOOKS if hasattr(ns, h)] + [spec.kernel, spec.evaluation])
     _NAMESPACES[key] = ns
     defaults = _specialise(_defaults, spec, ns)
     for hook in missing:
@@ -164,8 +163,9 @@ def _ours(path) -> bool:
         return False
     if any(p.is_relative_to(package) for package in _PACKAGES):
         return True
-    return not any(part in ("site-packages", "dist-packages") for part in p.parts) and \
-        not p.is_relative_to(Path(sys.base_prefix).resolve())
+    return not any(part in ("site-packages", "dist-packages") for part in p.parts) and not p.is_relative_to(
+        Path(sys.base_prefix).resolve()
+    )
 
 
 def on_disk(function) -> bool | None:

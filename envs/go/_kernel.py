@@ -110,15 +110,15 @@ STATE_ERRORS = {
     E_PLY: "more stones on the board than plies played (a ply adds at most one stone)",
     E_DEAD: "a chain has no liberty (captures and suicides remove such chains)",
     E_CHAIN: "a chain record does not link the chain's stones: HEAD is not the head of the stone's "
-             "chain, or NEXT is not one cycle through exactly its stones",
+    "chain, or NEXT is not one cycle through exactly its stones",
     E_RECORD: "a chain's size, pseudo-liberty counts or stone hash differ from its stones'",
     E_BOARD_HASH: "the board hash is not the Zobrist hash of the stones",
     E_HASH: "the hash is not the board hash with the side to move, pass and ko keys",
     E_PASSES: "the consecutive pass count is not 0..2 within the plies played (2 exactly when "
-              "the game ended by two passes)",
+    "the game ended by two passes)",
     E_KO: "the ko point is neither -1 nor an empty point with no pass since",
     E_HISTORY: "the superko history does not hold 1 to ply + 1 board hashes, ending with the "
-               "current board while the game goes on",
+    "current board while the game goes on",
     E_FILTER: "a board hash of the history is missing from the history filter",
     E_LAST: "the last action is neither -1, a pass after a pass, nor a point with no pass since",
     E_END: "the status, winner or end reason is not what the rules give for this position",
@@ -232,7 +232,7 @@ def rehash(s, p):
 def reset_history(s, p):
     """Start a fresh history holding only the current board (start of game, or from text)."""
     g = fields(p)
-    s[g + O_HIST:g + O_HIST + p[P_HISTORY] + p[P_WORDS]] = 0
+    s[g + O_HIST : g + O_HIST + p[P_HISTORY] + p[P_WORDS]] = 0
     s[g + O_COUNT] = 0
     _remember(s, p, s[g + O_BOARD])
 
@@ -396,8 +396,8 @@ def place(s, p, a, colour):
 def rebuild_chains(s, p):
     """Recompute every chain record and the board hash from the stones (after reading a text)."""
     nn = p[P_SIZE] * p[P_SIZE]
-    stones = s[C.HEADER:C.HEADER + nn].copy()
-    s[C.HEADER:C.HEADER + nn] = 0
+    stones = s[C.HEADER : C.HEADER + nn].copy()
+    s[C.HEADER : C.HEADER + nn] = 0
     s[fields(p) + O_BOARD] = 0
     for a in range(nn):
         if stones[a] != 0:
@@ -466,8 +466,7 @@ def _outcome(s, p, a, colour):
 def _allowed(s, p, a):
     """Whether a stone on empty point ``a`` is legal for the side to move."""
     g = fields(p)
-    return _allowed_in(s, p, a, s[g + O_KO], s[C.H_PLAYER] + 1, p[P_SUPERKO] == SUPERKO_DRAW,
-                       s[g + O_BOARD])
+    return _allowed_in(s, p, a, s[g + O_KO], s[C.H_PLAYER] + 1, p[P_SUPERKO] == SUPERKO_DRAW, s[g + O_BOARD])
 
 
 @inlined

@@ -246,8 +246,9 @@ PATTERN_TABLE = _pattern_table()
 # The same table packed 64 entries to an int64 word, for compiled code (``_is_pattern``): numba
 # embeds a global array in the code of every function reading it, and of every function linking
 # that one, where 65,536 booleans were a fifth of the code LLVM had to optimise again each time.
-_PATTERN_WORDS = np.bitwise_or.reduce(PATTERN_TABLE.reshape(-1, 64).astype(np.int64)
-                                      << np.arange(64, dtype=np.int64), axis=1)
+_PATTERN_WORDS = np.bitwise_or.reduce(
+    PATTERN_TABLE.reshape(-1, 64).astype(np.int64) << np.arange(64, dtype=np.int64), axis=1
+)
 
 
 @njit(cache=True, inline="always")
@@ -378,7 +379,7 @@ def liberties_after(s, p, a, colour, most):
 # the defender extends or takes an attacking chain left in atari, until the chain has three
 # liberties (escaped) or one it cannot get out of (captured).
 _LADDER_PLIES = 300  # stones a reading may play (replays included); past it the chain escapes
-_LADDER_DEPTH = 32   # attacker moves deep a ladder may run before it counts as escaped
+_LADDER_DEPTH = 32  # attacker moves deep a ladder may run before it counts as escaped
 
 
 @K.called
@@ -442,13 +443,13 @@ def ladder_escapes(s, p, a):
     if count != 2:
         return count == 3
     size, d = K.fields(p), _LADDER_DEPTH  # the board and chain records: what ``_place`` reads
-    room = size + K.O_BOARD + 1            # ``_place`` also updates the board hash after them
+    room = size + K.O_BOARD + 1  # ``_place`` also updates the board hash after them
     scratch = np.empty(2 * room + 5 * d + 3, dtype=np.int64)  # one allocation: a read is hot
-    work, base = scratch[:room], scratch[room:2 * room]
-    seq = scratch[2 * room:2 * room + 2 * d + 1]            # a, then (atari, extension) per depth
-    opts = scratch[2 * room + 2 * d + 1:2 * room + 4 * d + 1]  # the two ataris at depth k: 2k, 2k+1
-    tried = scratch[2 * room + 4 * d + 1:2 * room + 5 * d + 1]  # how many of them were read
-    libs = scratch[2 * room + 5 * d + 1:]
+    work, base = scratch[:room], scratch[room : 2 * room]
+    seq = scratch[2 * room : 2 * room + 2 * d + 1]  # a, then (atari, extension) per depth
+    opts = scratch[2 * room + 2 * d + 1 : 2 * room + 4 * d + 1]  # the two ataris at depth k: 2k, 2k+1
+    tried = scratch[2 * room + 4 * d + 1 : 2 * room + 5 * d + 1]  # how many of them were read
+    libs = scratch[2 * room + 5 * d + 1 :]
     tried[0] = 0
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     x = C.HEADER + nn
@@ -665,7 +666,7 @@ def traced_playout(s, p, rng, moves, policy, trace):
     is left, so the end is scored as a Go player would count it."""
     nn = p[K.P_SIZE] * p[K.P_SIZE]
     scratch = np.empty(3 * nn, dtype=np.int64)  # answers are distinct points: at most nn
-    empty, where, cands = scratch[:nn], scratch[nn:2 * nn], scratch[2 * nn:]
+    empty, where, cands = scratch[:nn], scratch[nn : 2 * nn], scratch[2 * nn :]
     n = K._list_empty(s, p, empty, where)
     length = 0
     while s[C.H_STATUS] == C.ONGOING:
@@ -696,17 +697,19 @@ def playout(s, p, rng, moves, policy):
 # for what a Go player sees at once. In virtual simulations (real AMAF counts of a node's children
 # reach such numbers after a few dozen simulations through it, so priors steer young nodes and
 # fade from the old ones):
-PRIOR_EVEN = 20.0        # every move but pass, at 1/2 (no move looks better than the others untried)
-PRIOR_EYE = 200.0        # losses: filling an own true eye (never, unless nothing else is left)
-PRIOR_CAPTURE = 30.0     # wins: capturing a chain
-PRIOR_ANSWER = 20.0      # wins: the light playout's answers to the last move (capture it, save
-                         # the chain it put in atari)
-PRIOR_ESCAPE = 20.0      # wins: saving an own chain in atari (to two liberties or more and
-                         # out of a ladder; extending into a ladder counts as a self-atari)
+PRIOR_EVEN = 20.0  # every move but pass, at 1/2 (no move looks better than the others untried)
+PRIOR_EYE = 200.0  # losses: filling an own true eye (never, unless nothing else is left)
+PRIOR_CAPTURE = 30.0  # wins: capturing a chain
+# wins: the light playout's answers to the last move (capture it, save
+# the chain it put in atari)
+PRIOR_ANSWER = 20.0
+# wins: saving an own chain in atari (to two liberties or more and
+# out of a ladder; extending into a ladder counts as a self-atari)
+PRIOR_ESCAPE = 20.0
 PRIOR_SELF_ATARI = 40.0  # losses: putting a group of two stones or more into atari
-PRIOR_LADDER = 30.0      # wins: an atari on a two-liberty chain that captures it in a ladder
-PRIOR_NEAR = 10.0        # wins: one of the eight points around the last move
-PRIOR_SHAPE = 15.0       # wins: a ``PATTERNS`` shape
+PRIOR_LADDER = 30.0  # wins: an atari on a two-liberty chain that captures it in a ladder
+PRIOR_NEAR = 10.0  # wins: one of the eight points around the last move
+PRIOR_SHAPE = 15.0  # wins: a ``PATTERNS`` shape
 PRIOR_EDGE = (20.0, 10.0)  # losses: a first- or second-line move with no stone two points around
 
 

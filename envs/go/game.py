@@ -69,8 +69,15 @@ class Go(Game):
         max_moves = params["max_moves"]
         max_moves = 2 * n * n if max_moves is None else check_int("max_moves", max_moves, 1, 8 * n * n)
         history, words = max_moves + 1, _kernel.filter_words(max_moves)
-        kernel_params = [n, komi2, ("illegal", "draw").index(params["superko"]), int(params["suicide"]),
-                         history, words, *_kernel.neighbour_table(n)]
+        kernel_params = [
+            n,
+            komi2,
+            ("illegal", "draw").index(params["superko"]),
+            int(params["suicide"]),
+            history,
+            words,
+            *_kernel.neighbour_table(n),
+        ]
         state_len = C.HEADER + (1 + _kernel.CHAIN_FIELDS) * n * n + _kernel.O_HIST + history + words
         return kernel_params, n * n + 1, state_len, max_moves
 

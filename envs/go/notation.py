@@ -41,20 +41,21 @@ def parse_move(game, state, text):
     square = T.parse_square(text, _columns(n), n, bottom_up=True)
     if square is None:
         last = _columns(n)[-1].upper()
-        raise NotationError(
-            f"move {text!r}: expected a GTP point A1..{last}{n} (columns skip I) or 'pass'"
-        )
+        raise NotationError(f"move {text!r}: expected a GTP point A1..{last}{n} (columns skip I) or 'pass'")
     return square[0] * n + square[1]
 
 
 def to_text(game, state):
     n = game.size
-    grid = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
+    grid = state[C.HEADER : C.HEADER + n * n].reshape(n, n)
     g = K.fields(game._p)
     ko = state[g + K.O_KO]
-    status = {"to_move": "xo"[state[C.H_PLAYER]], "ply": int(state[C.H_PLY]),
-              "passes": int(state[g + K.O_PASSES]),
-              "ko": "-" if ko < 0 else T.square_name(ko // n, ko % n, _columns(n), n, bottom_up=True)}
+    status = {
+        "to_move": "xo"[state[C.H_PLAYER]],
+        "ply": int(state[C.H_PLY]),
+        "passes": int(state[g + K.O_PASSES]),
+        "ko": "-" if ko < 0 else T.square_name(ko // n, ko % n, _columns(n), n, bottom_up=True),
+    }
     return T.format_board(grid, _columns(n), _rows(n), status)
 
 
@@ -75,9 +76,9 @@ def from_text(game, text):
         )
     ko = _parse_ko(status["ko"], grid, seat, passes, columns)
     s = game.initial_state()
-    s[C.HEADER:C.HEADER + n * n] = grid.ravel()
+    s[C.HEADER : C.HEADER + n * n] = grid.ravel()
     K.rebuild_chains(s, game._p)
-    _check_liberties(grid, s[C.HEADER:C.HEADER + n * n].reshape(n, n), columns)
+    _check_liberties(grid, s[C.HEADER : C.HEADER + n * n].reshape(n, n), columns)
     g = K.fields(game._p)
     s[C.H_PLAYER] = seat
     s[C.H_PLY] = ply
@@ -122,14 +123,19 @@ def _parse_ko(value, grid, seat, passes, columns):
     taker = 2 - seat  # the colour that moved last
 
     def around(r, c):
-        return [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                if 0 <= r + dr < n and 0 <= c + dc < n]
+        return [
+            (r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)) if 0 <= r + dr < n and 0 <= c + dc < n
+        ]
 
     def took_it(r, c):
         return all(grid[q] == 3 - taker for q in around(r, c) if q != square)
 
-    if (passes or grid[square] != 0 or any(grid[q] != taker for q in around(*square))
-            or not any(took_it(*q) for q in around(*square))):
+    if (
+        passes
+        or grid[square] != 0
+        or any(grid[q] != taker for q in around(*square))
+        or not any(took_it(*q) for q in around(*square))
+    ):
         raise TextBoardError(
             f"ko={value!r}: expected the empty point where {'xo'[taker - 1]} just took a single "
             "stone (its neighbours all theirs, one of them in atari there) with passes=0"

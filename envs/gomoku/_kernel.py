@@ -49,12 +49,12 @@ E_END = C.GAME_ERRORS + 5
 STATE_ERRORS = {
     E_CELL: "a board cell is not 0 (empty), 1 (Black) or 2 (White)",
     E_TURN: "the stone counts do not fit the side to move (Black moves first: black minus white "
-            "stones is 0 with Black to move, 1 with White)",
+    "stones is 0 with Black to move, 1 with White)",
     E_PLY: "the ply count is not the number of stones on the board",
     E_HASH: "the hash is not the Zobrist hash of the stones and the side to move",
     E_LAST: "the last action is not a point holding a stone of the side that just moved",
     E_END: "the status does not fit the board (a line of five ends the game, won by its maker, "
-           "who just moved; a full board without one is a draw; otherwise the game goes on)",
+    "who just moved; a full board without one is a draw; otherwise the game goes on)",
 }
 
 

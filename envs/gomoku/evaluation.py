@@ -159,9 +159,9 @@ WEIGHTS = np.zeros(1, dtype=np.float64)
 
 PLAYOUTS = ("random", "threats")  # the spec's playout names; code = index
 THREATS = 1
-NEAR = 2          # a random playout move is drawn among the points this close to a stone
-NEAR_TRIES = 12   # random draws tried for a near point before any empty point is accepted
-BORDER = 3        # off-board cells of the playout's bordered board (two cells wide)
+NEAR = 2  # a random playout move is drawn among the points this close to a stone
+NEAR_TRIES = 12  # random draws tried for a near point before any empty point is accepted
+BORDER = 3  # off-board cells of the playout's bordered board (two cells wide)
 
 # Priors (virtual simulations for RAVE, mean value for the mover), as Go's are used: a five, a
 # block of the opponent's five and an open four of one's own decide at once; a point near the
@@ -173,7 +173,7 @@ PRIOR_BLOCK = 200.0
 PRIOR_NEAR = 20.0
 PRIOR_FAR = 40.0
 PRIOR_SCALE = 200.0  # the score at which a near point's prior value is halfway from 0.45 to 0.95
-PRIOR_STOP = 0.8     # at least this for a point where the opponent would make an open four
+PRIOR_STOP = 0.8  # at least this for a point where the opponent would make an open four
 
 
 @njit(cache=True)
@@ -357,14 +357,15 @@ def _threat_playout(s, p, rng, trace):
         colour = seat + 1
         at, npoints[seat] = _take_five(board, colour, w, exact, points[seat], npoints[seat], flag[seat])
         if at < 0:
-            at, npoints[1 - seat] = _take_five(board, 3 - colour, w, exact, points[1 - seat],
-                                               npoints[1 - seat], flag[1 - seat])
+            at, npoints[1 - seat] = _take_five(
+                board, 3 - colour, w, exact, points[1 - seat], npoints[1 - seat], flag[1 - seat]
+            )
         if at < 0:
-            at, npoints4[seat] = _take_open_four(board, colour, w, exact, points4[seat], npoints4[seat],
-                                                 flag4[seat])
+            at, npoints4[seat] = _take_open_four(board, colour, w, exact, points4[seat], npoints4[seat], flag4[seat])
         if at < 0:
-            at, npoints4[1 - seat] = _take_open_four(board, 3 - colour, w, exact, points4[1 - seat],
-                                                     npoints4[1 - seat], flag4[1 - seat])
+            at, npoints4[1 - seat] = _take_open_four(
+                board, 3 - colour, w, exact, points4[1 - seat], npoints4[1 - seat], flag4[1 - seat]
+            )
         if at < 0:
             at = empty[R.randint(rng, count)]
             for _ in range(NEAR_TRIES):
@@ -391,10 +392,12 @@ def _threat_playout(s, p, rng, trace):
         if _five_at(board, at, colour, w, exact):  # (reads the lines through ``at``, not ``at``)
             winner = colour - 1
             break
-        npoints[colour - 1] = _new_fives(board, at, colour, w, exact, flag[colour - 1],
-                                         points[colour - 1], npoints[colour - 1])
-        npoints4[colour - 1] = _new_open_fours(board, at, colour, w, exact, flag4[colour - 1],
-                                               points4[colour - 1], npoints4[colour - 1])
+        npoints[colour - 1] = _new_fives(
+            board, at, colour, w, exact, flag[colour - 1], points[colour - 1], npoints[colour - 1]
+        )
+        npoints4[colour - 1] = _new_open_fours(
+            board, at, colour, w, exact, flag4[colour - 1], points4[colour - 1], npoints4[colour - 1]
+        )
     s[C.H_PLAYER] = seat
     s[C.H_HASH] = h
     s[C.H_PLY] = ply

@@ -34,7 +34,6 @@ A winning line, or a full board (draw). ``max_moves`` is N*N, which the board re
 * v0: initial release.
 """
 
-
 from ..core import kernel as C
 from ..game import Game
 from . import _kernel

@@ -32,7 +32,7 @@ def parse_move(game, state, text):
 
 def to_text(game, state):
     n = game.size
-    grid = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
+    grid = state[C.HEADER : C.HEADER + n * n].reshape(n, n)
     return T.format_board(grid, _columns(n), _rows(n), {"to_move": "xo"[state[C.H_PLAYER]]})
 
 
@@ -47,7 +47,7 @@ def from_text(game, text):
             "Black moves first, so black stones must equal white (x to move) or exceed by one (o to move)"
         )
     s = game.initial_state()
-    s[C.HEADER:C.HEADER + n * n] = grid.ravel()
+    s[C.HEADER : C.HEADER + n * n] = grid.ravel()
     s[C.H_PLAYER] = seat
     s[C.H_PLY] = black + white
     stones = np.flatnonzero(grid.ravel())

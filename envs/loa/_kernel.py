@@ -155,7 +155,7 @@ def _tables():
     for r in range(N):
         for c in range(N):
             cell = r * N + c
-            line[cell * 4:cell * 4 + 4] = (c, 16 + r + c, 8 + r, 31 + r - c + 7)
+            line[cell * 4 : cell * 4 + 4] = (c, 16 + r + c, 8 + r, 31 + r - c + 7)
             for d in range(8):
                 between = 0
                 for dist in range(1, 9):
@@ -396,7 +396,7 @@ def setup(s, p):
     s[C.H_WINNER] = C.NO_WINNER
     s[C.H_REASON] = 0
     s[C.H_LAST] = -1
-    s[S_COUNT:S_COUNT + NUM_LINES] = 0
+    s[S_COUNT : S_COUNT + NUM_LINES] = 0
     h = SIDE_KEY if s[C.H_PLAYER] == 1 else 0
     for seat in range(2):
         rest = s[S_BB + seat]
@@ -464,8 +464,13 @@ def validate(s, p):
     them = connected(s[S_BB + player])
     winner = s[C.H_WINNER]
     if s[C.H_STATUS] == C.ONGOING:
-        ok = (not me and not them and ply < p[C.P_MAX_MOVES] and not _repeated(s, p)
-              and (p[P_NO_MOVE] == 0 or _has_move(s, player)))
+        ok = (
+            not me
+            and not them
+            and ply < p[C.P_MAX_MOVES]
+            and not _repeated(s, p)
+            and (p[P_NO_MOVE] == 0 or _has_move(s, player))
+        )
     else:
         reason = s[C.H_REASON]
         if reason == CONNECTED:

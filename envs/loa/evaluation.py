@@ -32,8 +32,7 @@ from ..core import kernel as C
 from ..core import rng as R
 from . import _kernel as K
 
-FEATURES = ("concentration", "centralisation", "com_position", "quads", "mobility",
-            "uniformity", "connectedness")
+FEATURES = ("concentration", "centralisation", "com_position", "quads", "mobility", "uniformity", "connectedness")
 WEIGHTS = np.array([6.0, 2.0, 0.25, 2.0, 3.0, 1.0, 1.0], dtype=np.float64)
 TEMPO = 10  # the side to move is a tempo ahead
 
@@ -76,9 +75,15 @@ def _bit_tables():
             k -= take
             ring += 1
         least[n] = total
-    return (pst, values.astype(np.int64), np.array([_signed(m) for m in masks], dtype=np.int64),
-            np.array([_signed(m) for m in row_bit], dtype=np.int64),
-            np.array([_signed(m) for m in col_bit], dtype=np.int64), window, least)
+    return (
+        pst,
+        values.astype(np.int64),
+        np.array([_signed(m) for m in masks], dtype=np.int64),
+        np.array([_signed(m) for m in row_bit], dtype=np.int64),
+        np.array([_signed(m) for m in col_bit], dtype=np.int64),
+        window,
+        least,
+    )
 
 
 PST, PST_VALUE, PST_MASK, ROW_BIT, COL_BIT, WINDOW, LEAST = _bit_tables()
@@ -107,8 +112,12 @@ def _line_gathers():
             lo.append(0)
             kind.append(9 if k in (0, 7) else 8)
             continue
-        cells = [r * 8 + c for r in range(8) for c in range(8)
-                 if (i < 31 and r + c == i - 16) or (i >= 31 and r - c + 7 == i - 31)]
+        cells = [
+            r * 8 + c
+            for r in range(8)
+            for c in range(8)
+            if (i < 31 and r + c == i - 16) or (i >= 31 and r - c + 7 == i - 31)
+        ]
         cols = [cell % 8 for cell in cells]
         pre.append(0)
         mask.append(sum(1 << cell for cell in cells))
@@ -124,11 +133,11 @@ def _line_mobility():
     coded 1 (low byte) and 2 (high byte), for a line of ``kind`` squares whose two ends are edge
     squares (1..8) or a line along the edge (9). Built with numpy over all 3**8 contents, every
     piece of a content at once (a content of a shorter line leaves the squares past it empty)."""
-    code = np.arange(3 ** 8)
+    code = np.arange(3**8)
     cells = ((code[:, None] // 3 ** np.arange(8)) % 3).astype(np.int8)  # 0 empty, 1 own, 2 opp
     count = (cells > 0).sum(axis=1, keepdims=True, dtype=np.int8)  # distance every piece moves
     square = np.arange(8, dtype=np.int8)
-    table = np.zeros((10, 3 ** 8), dtype=np.int64)
+    table = np.zeros((10, 3**8), dtype=np.int64)
     for side in (1, 2):
         for step in (1, -1):
             target = square + step * count  # [content, start]
@@ -137,9 +146,9 @@ def _line_mobility():
             for j in range(1, 8):  # no opponent piece strictly between start and target
                 ahead = np.zeros_like(ok)
                 if step > 0:
-                    ahead[:, :8 - j] = cells[:, j:] == 3 - side
+                    ahead[:, : 8 - j] = cells[:, j:] == 3 - side
                 else:
-                    ahead[:, j:] = cells[:, :8 - j] == 3 - side
+                    ahead[:, j:] = cells[:, : 8 - j] == 3 - side
                 ok &= (j >= count) | ~ahead
             worth = (2 + 2 * (lands == 3 - side)).astype(np.int8)
             for kind in range(1, 10):
@@ -153,8 +162,7 @@ def _line_mobility():
 
 def _base3():
     """T3[b]: the byte b read as base-3 digits (bit i is digit i)."""
-    return np.array([sum(3 ** i for i in range(8) if (b >> i) & 1) for b in range(256)],
-                    dtype=np.int64)
+    return np.array([sum(3**i for i in range(8) if (b >> i) & 1) for b in range(256)], dtype=np.int64)
 
 
 LINE_PRE, LINE_MASK, LINE_MUL, LINE_LO, LINE_KIND = _line_gathers()
@@ -192,9 +200,12 @@ def _weighted_sum(bb, masks):
 @njit(cache=True)
 def _pairs(own):
     """Adjacent pairs of pieces (each pair once, in the E, S, SE and SW directions)."""
-    return (C.popcount(own & (own >> 1) & NOT_H) + C.popcount(own & (own >> 8) & LOW56)
-            + C.popcount(own & (own >> 9) & NOT_H & LOW56)
-            + C.popcount(own & (own >> 7) & NOT_A & LOW56))
+    return (
+        C.popcount(own & (own >> 1) & NOT_H)
+        + C.popcount(own & (own >> 8) & LOW56)
+        + C.popcount(own & (own >> 9) & NOT_H & LOW56)
+        + C.popcount(own & (own >> 7) & NOT_A & LOW56)
+    )
 
 
 @njit(cache=True)
@@ -299,9 +310,9 @@ def tactical(s, child, p, a, w):
 
 PLAYOUTS = ("random", "evaluation")  # the spec's playout names; code = index
 EVALUATION = 1
-CUTOFF = 700          # |evaluation| (side to move, x100) that decides a playout
-PLAYOUT_PLIES = 12    # the longest playout before the evaluation's sign decides
-MOVE_BASE = 12        # a playout move's weight is MOVE_BASE + its ``hint``, at least 1
+CUTOFF = 700  # |evaluation| (side to move, x100) that decides a playout
+PLAYOUT_PLIES = 12  # the longest playout before the evaluation's sign decides
+MOVE_BASE = 12  # a playout move's weight is MOVE_BASE + its ``hint``, at least 1
 
 
 @njit(cache=True)

@@ -53,7 +53,6 @@ repetition-hash slot per ply, so its length is about ``max_moves + 60``.
 * v0: initial release.
 """
 
-
 from ..game import Game
 from . import _kernel
 
@@ -68,9 +67,12 @@ CHOICES = {
 
 class LinesOfAction(Game):
     end_reasons = {
-        _kernel.CONNECTED: "connected", _kernel.OPPONENT_CONNECTED: "opponent_connected",
-        _kernel.BOTH_CONNECTED: "both_connected", _kernel.REPETITION: "repetition",
-        _kernel.MAX_MOVES: "max_moves", _kernel.NO_MOVE: "no_move",
+        _kernel.CONNECTED: "connected",
+        _kernel.OPPONENT_CONNECTED: "opponent_connected",
+        _kernel.BOTH_CONNECTED: "both_connected",
+        _kernel.REPETITION: "repetition",
+        _kernel.MAX_MOVES: "max_moves",
+        _kernel.NO_MOVE: "no_move",
     }
     board_size = 8  # always 8x8: GTP's boardsize, SGF's SZ (no size parameter to read it from)
 

@@ -104,7 +104,7 @@ STATE_ERRORS = {
     E_COUNT: "a disc count differs from the number of that colour's discs on the board",
     E_TURN: "the side to move is not the ply's parity (every ply, a pass too, alternates)",
     E_PLY: "the ply count does not fit the discs: each placement adds one disc and a pass is "
-           "always followed by a placement, so discs - 4 <= ply <= 2 * (discs - 4)",
+    "always followed by a placement, so discs - 4 <= ply <= 2 * (discs - 4)",
     E_HASH: "the hash is not the Zobrist hash of the discs and the side to move",
     E_LAST: "the last action is neither -1, the pass, nor a disc of the side that just moved",
     E_DERIVED: "the bitboards or the cached placements disagree with the cells",
@@ -139,6 +139,7 @@ def kernel_params(n: int) -> list:
 # -- one-word generator (N <= 8) ----------------------------------------------------------------
 # numba caveat: a uint64 mixed with an int64 promotes to float64, so every operand below is cast
 # to uint64 explicitly; int64 <-> uint64 casts keep the bit pattern.
+
 
 @njit(cache=True, inline="always")
 def _shift(x, k):
@@ -195,6 +196,7 @@ def _bb_flips(own, opp, bit, p):
 
 # -- ray walking (flips for the row generator) -----------------------------------------------------------------
 
+
 @njit(cache=True)
 def _run(s, p, a, d, colour):
     """Number of opponent discs a placement of ``colour`` at ``a`` flips in direction ``d``."""
@@ -212,6 +214,7 @@ def _run(s, p, a, d, colour):
 
 # -- row generator (any N) ----------------------------------------------------------------------
 # Row r of a colour is one int64 whose bit c is column c (N <= 16 bits, so no sign trouble).
+
 
 @njit(cache=True, inline="always")
 def _shift_row(x, dc, full):
@@ -283,6 +286,7 @@ def _can_place(s, p, seat):
 
 
 # -- rules shared by both generators ----------------------------------------------------------------
+
 
 @njit(cache=True)
 def _set(s, p, cell, seat):
@@ -463,6 +467,7 @@ def apply(s, p, a):
 # cells, counts and hash, which ``apply`` keeps for search and the Game API, are rebuilt once at the
 # end (``_write_back``), not touched per disc.
 
+
 @njit(cache=True, inline="always")
 def _fill_up(gen, pro, k):
     """``_fill`` for a shift towards higher squares by ``k`` (``pro``: masked opponent discs)."""
@@ -594,8 +599,12 @@ def _line_tables():
         for r in range(n):
             for c in range(n):
                 at = n * 1024 + (r * n + c) * 4
-                table[at:at + 4] = (64 * r + c, 64 * (32 + c) + r, 64 * (64 + r - c + n - 1) + c,
-                                    64 * (96 + r + c) + c)
+                table[at : at + 4] = (
+                    64 * r + c,
+                    64 * (32 + c) + r,
+                    64 * (64 + r - c + n - 1) + c,
+                    64 * (96 + r + c) + c,
+                )
     return table
 
 

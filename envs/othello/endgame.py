@@ -66,8 +66,7 @@ def _count(x):
 
 
 @njit(cache=True)
-def _open(own, opp, p, alpha, beta, ply, moves, keys, counts, index, best, best_move, info,
-          deadline, pass_move):
+def _open(own, opp, p, alpha, beta, ply, moves, keys, counts, index, best, best_move, info, deadline, pass_move):
     """Enter node ``ply``; True when it is resolved at once (its value in ``best[ply]``): game
     over or out of time. Otherwise its moves are listed, with ordering keys, for the main loop."""
     info[0] += 1
@@ -137,8 +136,9 @@ def _search(own, opp, p, alpha, beta, deadline, info):
     hi = np.zeros(depth, dtype=np.int64)
     S_own[0], S_opp[0], lo[0], hi[0] = own, opp, alpha, beta
     ply = 0
-    resolved = _open(own, opp, p, alpha, beta, 0, moves, keys, counts, index, best, best_move,
-                     info, deadline, pass_move)
+    resolved = _open(
+        own, opp, p, alpha, beta, 0, moves, keys, counts, index, best, best_move, info, deadline, pass_move
+    )
     while True:
         if resolved:
             if ply == 0:
@@ -176,8 +176,23 @@ def _search(own, opp, p, alpha, beta, deadline, info):
             S_own[ply + 1], S_opp[ply + 1] = x & ~flips, o | flips | bit
         lo[ply + 1], hi[ply + 1] = -hi[ply], -lo[ply]
         ply += 1
-        resolved = _open(S_own[ply], S_opp[ply], p, lo[ply], hi[ply], ply, moves, keys, counts,
-                         index, best, best_move, info, deadline, pass_move)
+        resolved = _open(
+            S_own[ply],
+            S_opp[ply],
+            p,
+            lo[ply],
+            hi[ply],
+            ply,
+            moves,
+            keys,
+            counts,
+            index,
+            best,
+            best_move,
+            info,
+            deadline,
+            pass_move,
+        )
 
 
 @njit(cache=True)

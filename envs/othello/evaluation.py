@@ -215,8 +215,7 @@ def _bitboard_terms(s, p, n, me):
     o, t = np.uint64(own), np.uint64(opp)
     occ = o | t
     board = ~np.uint64(0) if n == 8 else (np.uint64(1) << np.uint64(n * n)) - np.uint64(1)
-    stable = (C.popcount(np.int64(_stable(o, occ, board, p, n)))
-              - C.popcount(np.int64(_stable(t, occ, board, p, n))))
+    stable = C.popcount(np.int64(_stable(o, occ, board, p, n))) - C.popcount(np.int64(_stable(t, occ, board, p, n)))
     empty = board & ~occ
     near_empty = _neighbours(empty, p)
     frontier = C.popcount(np.int64(t & near_empty)) - C.popcount(np.int64(o & near_empty))
@@ -365,8 +364,14 @@ def evaluate(s, p, w):
     total = my_moves + their_moves
     mobility = 0.0 if total == 0 else 100.0 * (my_moves - their_moves) / total
     phase = (mine + theirs) / (n * n)
-    value = (w[0] * squares + w[1] * mobility / 10.0 + w[2] * phase * phase * discs
-             + w[3] * stable + w[4] * frontier + w[5] * parity)
+    value = (
+        w[0] * squares
+        + w[1] * mobility / 10.0
+        + w[2] * phase * phase * discs
+        + w[3] * stable
+        + w[4] * frontier
+        + w[5] * parity
+    )
     return np.int64(10.0 * value)
 
 

@@ -42,7 +42,6 @@ can place, no double pass needed).
 * v0: initial release.
 """
 
-
 from ..core import kernel as C
 from ..game import Game
 from . import _kernel

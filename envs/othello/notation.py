@@ -43,7 +43,7 @@ def parse_move(game, state, text):
 
 def to_text(game, state):
     n = game.size
-    grid = state[C.HEADER:C.HEADER + n * n].reshape(n, n)
+    grid = state[C.HEADER : C.HEADER + n * n].reshape(n, n)
     status = {"to_move": "xo"[state[C.H_PLAYER]], "ply": int(state[C.H_PLY])}
     return T.format_board(grid, _columns(n), _rows(n), status)
 
@@ -58,7 +58,7 @@ def from_text(game, text):
     seat = T.parse_seat(status["to_move"])
     ply = T.parse_count("ply", status["ply"], game.max_moves)
     m = n // 2
-    if not grid[m - 1:m + 1, m - 1:m + 1].all():
+    if not grid[m - 1 : m + 1, m - 1 : m + 1].all():
         centre = " ".join(action_to_str(game, None, r * n + c) for r in (m - 1, m) for c in (m - 1, m))
         raise TextBoardError(f"centre squares {centre} must all hold a disc: they are never emptied")
     if ply % 2 != seat:

@@ -107,10 +107,22 @@ def _check(name: str, body: Callable) -> Callable:
 
 
 # name -> check, in the order ``check_game`` runs them (cheap and basic first)
-CHECKS: dict[str, Callable] = {name: _check(name, body) for name, body in (
-    ("seeding", G.seeding), ("protocol", G.protocol), ("notation", G.notation), ("observation", G.observation),
-    ("errors", G.errors), ("playouts", G.playouts), ("pickling", G.pickling), ("perft", G.perft_check),
-    ("gymnasium", F.gymnasium_check), ("pettingzoo", F.pettingzoo_check), ("vector", F.vector_check))}
+CHECKS: dict[str, Callable] = {
+    name: _check(name, body)
+    for name, body in (
+        ("seeding", G.seeding),
+        ("protocol", G.protocol),
+        ("notation", G.notation),
+        ("observation", G.observation),
+        ("errors", G.errors),
+        ("playouts", G.playouts),
+        ("pickling", G.pickling),
+        ("perft", G.perft_check),
+        ("gymnasium", F.gymnasium_check),
+        ("pettingzoo", F.pettingzoo_check),
+        ("vector", F.vector_check),
+    )
+}
 check_protocol = CHECKS["protocol"]
 check_notation = CHECKS["notation"]
 check_observation = CHECKS["observation"]
@@ -155,10 +167,16 @@ def variants(game) -> list:
     s = game.spec if isinstance(game, Game) else game if isinstance(game, GameSpec) else spec(game)
     candidates = [{}]
     candidates += [{"rules": name} for name in s.presets if name != "standard"]
-    candidates += [{p.name: p.low} for p in s.params
-                   if p.choices is None and not p.number and p.low is not None and p.low != p.default]
-    others = {p.name: next(c for c in p.choices if c != p.default) for p in s.params
-              if p.choices is not None and any(c != p.default for c in p.choices)}
+    candidates += [
+        {p.name: p.low}
+        for p in s.params
+        if p.choices is None and not p.number and p.low is not None and p.low != p.default
+    ]
+    others = {
+        p.name: next(c for c in p.choices if c != p.default)
+        for p in s.params
+        if p.choices is not None and any(c != p.default for c in p.choices)
+    }
     if others:
         candidates.append(others)
     registered = s.name in names() and spec(s.name) is s
@@ -216,7 +234,24 @@ def variant_id(params: dict) -> str:
     return "-".join(f"{k}={v}" for k, v in params.items()) or "standard"
 
 
-__all__ = ["CHECKS", "GAMES", "ContractError", "as_game", "check_errors", "check_game", "check_gymnasium",
-           "check_notation", "check_observation", "check_perft", "check_pettingzoo", "check_pickling",
-           "check_playouts", "check_protocol", "check_seeding", "check_vector", "small_params", "variant_id",
-           "variants"]
+__all__ = [
+    "CHECKS",
+    "GAMES",
+    "ContractError",
+    "as_game",
+    "check_errors",
+    "check_game",
+    "check_gymnasium",
+    "check_notation",
+    "check_observation",
+    "check_perft",
+    "check_pettingzoo",
+    "check_pickling",
+    "check_playouts",
+    "check_protocol",
+    "check_seeding",
+    "check_vector",
+    "small_params",
+    "variant_id",
+    "variants",
+]

@@ -31,17 +31,34 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m envs.testing",
         description="Run the contract checks of envs.testing on registered games.",
         epilog="Checks, in order: " + ", ".join(CHECKS) + ". Exit status: 0 all passed, 1 a check failed, "
-               "2 usage error.")
+        "2 usage error.",
+    )
     parser.add_argument("names", nargs="+", metavar="game", help="registered game names")
-    parser.add_argument("--module", action="append", default=[], metavar="MODULE",
-                        help="import MODULE first: one that registers your game, or a game package whose "
-                             "SPEC is then registered; repeatable")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="a rule parameter (VALUE read as a Python literal, else as a string); repeatable")
-    parser.add_argument("--variants", action="store_true",
-                        help="check every configuration envs.testing.variants derives from the spec")
-    parser.add_argument("--check", action="append", choices=list(CHECKS), metavar="CHECK",
-                        help=f"run only this check ({', '.join(CHECKS)}); repeatable")
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first: one that registers your game, or a game package whose "
+        "SPEC is then registered; repeatable",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule parameter (VALUE read as a Python literal, else as a string); repeatable",
+    )
+    parser.add_argument(
+        "--variants", action="store_true", help="check every configuration envs.testing.variants derives from the spec"
+    )
+    parser.add_argument(
+        "--check",
+        action="append",
+        choices=list(CHECKS),
+        metavar="CHECK",
+        help=f"run only this check ({', '.join(CHECKS)}); repeatable",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the seed of the games played (default 0)")
     parser.add_argument("--games", type=int, default=GAMES, help=f"random games per check (default {GAMES})")
     return parser
@@ -71,8 +88,7 @@ def main(argv=None) -> int:
             register(declared)
     try:
         params = dict(_param(p) for p in args.param)
-        runs = [(name, config) for name in args.names
-                for config in (variants(name) if args.variants else [params])]
+        runs = [(name, config) for name in args.names for config in (variants(name) if args.variants else [params])]
         configured = [(as_game(name, config), variant_id(config)) for name, config in runs]
     except (ArbiterError, ValueError) as error:
         parser.error(str(error))

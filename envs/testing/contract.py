@@ -92,9 +92,15 @@ class Trace:
 
     def fail(self, reason: str) -> ContractError:
         """The error to raise for ``reason`` at the current position."""
-        return ContractError(self.check, repr(self.game), self.seed, reason,
-                             episode=None if self.episode is None else self.episode + 1,
-                             moves=self._moves(), position=self._position())
+        return ContractError(
+            self.check,
+            repr(self.game),
+            self.seed,
+            reason,
+            episode=None if self.episode is None else self.episode + 1,
+            moves=self._moves(),
+            position=self._position(),
+        )
 
     def _moves(self) -> list:
         """The actions from the start, each in notation if the game writes it from the position

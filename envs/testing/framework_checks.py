@@ -22,8 +22,9 @@ from ..core.rng import SEED_BOUND
 from ..game import Game
 from .contract import Trace
 
-API_CYCLES = 60      # PettingZoo api_test cycles (halved for seed_test and the classic layout): more
-                     # is slower, hardly stricter, as the episodes below play whole games
+# PettingZoo api_test cycles (halved for seed_test and the classic layout): more
+# is slower, hardly stricter, as the episodes below play whole games
+API_CYCLES = 60
 VECTOR_ENVS = 4
 RENDER_STEPS = 4
 
@@ -56,6 +57,7 @@ class UniformRandom:
 
 
 # -- Gymnasium ---------------------------------------------------------------------------------------
+
 
 def gymnasium_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     """Gymnasium's ``check_env`` passes with no warning of its own, on the compiled opponent path
@@ -116,10 +118,16 @@ def _spaces(trace, game, env) -> None:
     if env.action_space != gymnasium.spaces.Discrete(game.num_actions):
         raise trace.fail(f"the Gymnasium action space is {env.action_space}: expected Discrete({game.num_actions})")
     box = env.observation_space
-    if box.shape != game.observation_shape or box.dtype != np.float32 or \
-            box.low.min() != game.observation_bounds[0] or box.high.max() != game.observation_bounds[1]:
-        raise trace.fail(f"the Gymnasium observation space is {box}: expected float32 {game.observation_shape} "
-                         f"within {game.observation_bounds}")
+    if (
+        box.shape != game.observation_shape
+        or box.dtype != np.float32
+        or box.low.min() != game.observation_bounds[0]
+        or box.high.max() != game.observation_bounds[1]
+    ):
+        raise trace.fail(
+            f"the Gymnasium observation space is {box}: expected float32 {game.observation_shape} "
+            f"within {game.observation_bounds}"
+        )
 
 
 def _gym_episodes(trace, game, env, games, opponent) -> None:
@@ -163,8 +171,10 @@ def _same_end(trace, game, path, state, seat, reward, terminated, truncated) -> 
         raise trace.fail(f"{path} ended the episode with the game going on")
     by_cap = game.end_reason(state) == "max_moves"
     if (terminated, truncated) != (not by_cap, by_cap):
-        raise trace.fail(f"{path} reports terminated={terminated}, truncated={truncated} for a game ended by "
-                         f"{game.end_reason(state)!r} (truncated exactly when ended at max_moves)")
+        raise trace.fail(
+            f"{path} reports terminated={terminated}, truncated={truncated} for a game ended by "
+            f"{game.end_reason(state)!r} (truncated exactly when ended at max_moves)"
+        )
     if reward != game.returns(state)[seat]:
         raise trace.fail(f"{path}'s last reward is {reward}, the learner's return {game.returns(state)[seat]}")
 
@@ -172,13 +182,21 @@ def _same_end(trace, game, path, state, seat, reward, terminated, truncated) -> 
 def _check_picture(trace, what, mode, picture) -> None:
     if mode == "ansi" and not (isinstance(picture, str) and picture.strip()):
         raise trace.fail(f"{what} returned {type(picture).__name__}: expected a text board")
-    if mode == "rgb_array" and not (isinstance(picture, np.ndarray) and picture.dtype == np.uint8
-                                    and picture.ndim == 3 and picture.shape[2] == 3 and picture.size):
-        raise trace.fail(f"{what} returned {getattr(picture, 'dtype', type(picture).__name__)} of shape "
-                         f"{getattr(picture, 'shape', None)}: expected an (H, W, 3) uint8 picture")
+    if mode == "rgb_array" and not (
+        isinstance(picture, np.ndarray)
+        and picture.dtype == np.uint8
+        and picture.ndim == 3
+        and picture.shape[2] == 3
+        and picture.size
+    ):
+        raise trace.fail(
+            f"{what} returned {getattr(picture, 'dtype', type(picture).__name__)} of shape "
+            f"{getattr(picture, 'shape', None)}: expected an (H, W, 3) uint8 picture"
+        )
 
 
 # -- PettingZoo ----------------------------------------------------------------------------------------
+
 
 def pettingzoo_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     """PettingZoo's ``api_test`` and ``seed_test`` pass (``api_test`` in the classic layout too,
@@ -198,8 +216,13 @@ def pettingzoo_check(trace: Trace, game: Game, seed: int, games: int) -> None:
         _framework(trace, "PettingZoo's api_test", api_test, make(), num_cycles=API_CYCLES)
         _framework(trace, "PettingZoo's seed_test", seed_test, make, num_cycles=API_CYCLES // 2)
         if game.spec.pettingzoo is not None:
-            _framework(trace, "PettingZoo's api_test in the classic layout", api_test, make(layout="classic"),
-                       num_cycles=API_CYCLES // 2)
+            _framework(
+                trace,
+                "PettingZoo's api_test in the classic layout",
+                api_test,
+                make(layout="classic"),
+                num_cycles=API_CYCLES // 2,
+            )
     _aec_episodes(trace, game, make(), games)
     for mode in ("ansi", "rgb_array") if _has_picture(game) else ("ansi",):
         env = make(render_mode=mode)
@@ -254,8 +277,9 @@ def _aec_episodes(trace, game, env, games) -> None:
             to_move = not over and game.current_player(state) == seat
             expected = game.legal_mask(state) if to_move else np.zeros(game.num_actions, dtype=bool)
             if not np.array_equal(obs["action_mask"], expected.astype(np.int8)):
-                raise trace.fail(f"{path}'s action mask of {agent} differs from its legal actions "
-                                 "(zeros when not to move)")
+                raise trace.fail(
+                    f"{path}'s action mask of {agent} differs from its legal actions (zeros when not to move)"
+                )
             if terminated or truncated:
                 ended[agent] = (reward, terminated, truncated)
                 env.step(None)
@@ -268,11 +292,13 @@ def _aec_episodes(trace, game, env, games) -> None:
         if set(ended) != set(env.possible_agents):
             raise trace.fail(f"{path} ended the game without every agent's last turn: {sorted(ended)}")
         for agent, (reward, terminated, truncated) in ended.items():
-            _same_end(trace, game, f"{path} ({agent})", state, env.possible_agents.index(agent), reward,
-                      terminated, truncated)
+            _same_end(
+                trace, game, f"{path} ({agent})", state, env.possible_agents.index(agent), reward, terminated, truncated
+            )
 
 
 # -- the vector env ------------------------------------------------------------------------------------
+
 
 def vector_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     """The compiled vector env (``vector_entry_point``) plays what the Game API plays: against the
@@ -295,8 +321,16 @@ def vector_check(trace: Trace, game: Game, seed: int, games: int) -> None:
                 raise trace.fail(f"{path}'s observations are outside its observation space")
             for i in range(vec.num_envs):
                 trace.at(states[i])
-                _same_view(trace, game, f"{path}, slot {i}", states[i], int(info["agent_seat"][i]), obs[i],
-                           info["action_mask"][i], bool(over[i]))
+                _same_view(
+                    trace,
+                    game,
+                    f"{path}, slot {i}",
+                    states[i],
+                    int(info["agent_seat"][i]),
+                    obs[i],
+                    info["action_mask"][i],
+                    bool(over[i]),
+                )
             if finished.min() >= 1 and finished.sum() >= games:
                 break
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in info["action_mask"]], dtype=np.int64)
@@ -309,8 +343,16 @@ def vector_check(trace: Trace, game: Game, seed: int, games: int) -> None:
             states = vec.states()
             for i in np.flatnonzero(over):
                 trace.at(states[i])
-                _same_end(trace, game, f"{path}, slot {i}", states[i], int(info["agent_seat"][i]), reward[i],
-                          bool(terminated[i]), bool(truncated[i]))
+                _same_end(
+                    trace,
+                    game,
+                    f"{path}, slot {i}",
+                    states[i],
+                    int(info["agent_seat"][i]),
+                    reward[i],
+                    bool(terminated[i]),
+                    bool(truncated[i]),
+                )
             finished += over
         else:
             raise trace.fail(f"{path}: a slot played no game to its end in {2 * game.max_moves + 2} steps")
@@ -318,9 +360,9 @@ def vector_check(trace: Trace, game: Game, seed: int, games: int) -> None:
 
 def _vector_env(game, **kwargs):
     if game.spec.gym_id is not None:
-        return gymnasium.make_vec(game.spec.gym_id, num_envs=VECTOR_ENVS, vectorization_mode="vector_entry_point",
-                                  **kwargs, **_params(game))
+        return gymnasium.make_vec(
+            game.spec.gym_id, num_envs=VECTOR_ENVS, vectorization_mode="vector_entry_point", **kwargs, **_params(game)
+        )
     from ..vector_env import ArbiterVectorEnv
 
     return ArbiterVectorEnv(num_envs=VECTOR_ENVS, game=game.name, **kwargs, **_params(game))
-

@@ -28,8 +28,8 @@ from ..core.rng import SEED_BOUND
 from ..game import Game, perft
 from .contract import Trace
 
-SAMPLED = 12          # actions sampled per position (``is_legal``, notation) where there are more
-PLAYOUTS = 200        # compiled random playouts per seed
+SAMPLED = 12  # actions sampled per position (``is_legal``, notation) where there are more
+PLAYOUTS = 200  # compiled random playouts per seed
 PERFT_LEAVES = 100_000  # depth 3 is compared where it has at most about this many leaves
 
 
@@ -47,14 +47,17 @@ def positions(trace: Trace, game: Game, games: int):
             if len(legal) == 0:
                 break
             if int(state[C.H_PLY]) >= game.max_moves:
-                raise trace.fail(f"the game has legal moves at ply {int(state[C.H_PLY])}, which is "
-                                 f"max_moves={game.max_moves}: max_moves must bound every game")
+                raise trace.fail(
+                    f"the game has legal moves at ply {int(state[C.H_PLY])}, which is "
+                    f"max_moves={game.max_moves}: max_moves must bound every game"
+                )
             action = int(legal[rng.integers(len(legal))])
             state = game.apply(state, action)
             trace.played(action, state)
 
 
 # -- the Game protocol ---------------------------------------------------------------------------
+
 
 def protocol(trace: Trace, game: Game, seed: int, games: int) -> None:
     """Random games keep the protocol: legal actions ascending int64 ids, empty exactly when the
@@ -74,19 +77,27 @@ def protocol(trace: Trace, game: Game, seed: int, games: int) -> None:
             game.check_state(state)
             legal = game.legal_actions(state)
             if not (isinstance(legal, np.ndarray) and legal.dtype == np.int64 and legal.ndim == 1):
-                raise trace.fail(f"legal_actions returned {type(legal).__name__} "
-                                 f"{getattr(legal, 'dtype', '')}: expected a 1-D int64 array")
+                raise trace.fail(
+                    f"legal_actions returned {type(legal).__name__} "
+                    f"{getattr(legal, 'dtype', '')}: expected a 1-D int64 array"
+                )
             if len(legal) and (np.any(np.diff(legal) <= 0) or legal[0] < 0 or legal[-1] >= game.num_actions):
-                raise trace.fail(f"legal_actions is not strictly ascending within [0, {game.num_actions}): "
-                                 f"{legal.tolist()}")
+                raise trace.fail(
+                    f"legal_actions is not strictly ascending within [0, {game.num_actions}): {legal.tolist()}"
+                )
             mask = game.legal_mask(state)
-            if mask.dtype != np.bool_ or mask.shape != (game.num_actions,) or \
-                    not np.array_equal(np.flatnonzero(mask), legal):
+            if (
+                mask.dtype != np.bool_
+                or mask.shape != (game.num_actions,)
+                or not np.array_equal(np.flatnonzero(mask), legal)
+            ):
                 raise trace.fail("legal_mask disagrees with legal_actions")
             terminal = game.is_terminal(state)
             if terminal != (len(legal) == 0):
-                raise trace.fail(f"is_terminal is {terminal} but there are {len(legal)} legal actions: "
-                                 "the legal set must be empty exactly when the game is over")
+                raise trace.fail(
+                    f"is_terminal is {terminal} but there are {len(legal)} legal actions: "
+                    "the legal set must be empty exactly when the game is over"
+                )
             illegal = np.flatnonzero(~mask)
             asked = [*_sample(rng, legal), *_sample(rng, illegal)]
             for a in asked:
@@ -97,8 +108,10 @@ def protocol(trace: Trace, game: Game, seed: int, games: int) -> None:
             _compare_in_place(trace, game, in_place, state, legal)
             ply = int(state[C.H_PLY])
             if ply > game.max_moves or (ply == game.max_moves and not terminal):
-                raise trace.fail(f"ply {ply} with the game {'over' if terminal else 'going on'}: "
-                                 f"max_moves={game.max_moves} must bound every game")
+                raise trace.fail(
+                    f"ply {ply} with the game {'over' if terminal else 'going on'}: "
+                    f"max_moves={game.max_moves} must bound every game"
+                )
             _check_end(trace, game, state, terminal)
             if terminal:
                 break
@@ -115,8 +128,10 @@ def protocol(trace: Trace, game: Game, seed: int, games: int) -> None:
             except StateError as error:
                 raise trace.fail(f"apply(state, {action}) made a state the game's validate refuses: {error}") from error
             if int(after[C.H_PLY]) != ply + 1 or int(after[C.H_LAST]) != action:
-                raise trace.fail(f"after apply(state, {action}) the header says ply {int(after[C.H_PLY])}, last "
-                                 f"action {int(after[C.H_LAST])}: expected ply {ply + 1}, last action {action}")
+                raise trace.fail(
+                    f"after apply(state, {action}) the header says ply {int(after[C.H_PLY])}, last "
+                    f"action {int(after[C.H_LAST])}: expected ply {ply + 1}, last action {action}"
+                )
             in_place.apply_action(action)
             state = after
 
@@ -145,8 +160,9 @@ def _check_end(trace, game, state, terminal) -> None:
             raise trace.fail(f"end_reason is {reason!r} while the game goes on: expected None")
         return
     if reason not in game.end_reasons.values():
-        raise trace.fail(f"end_reason is {reason!r}: expected one of the game's end_reasons "
-                         f"{sorted(game.end_reasons.values())}")
+        raise trace.fail(
+            f"end_reason is {reason!r}: expected one of the game's end_reasons {sorted(game.end_reasons.values())}"
+        )
     if game.num_players == 2:
         if not (set(returns.tolist()) <= {-1.0, 0.0, 1.0} and returns.sum() == 0):
             raise trace.fail(f"returns {returns.tolist()}: a two-player game ends +1/-1 or 0/0")
@@ -160,6 +176,7 @@ def _check_end(trace, game, state, terminal) -> None:
 
 
 # -- notation and text boards ----------------------------------------------------------------------
+
 
 def notation(trace: Trace, game: Game, seed: int, games: int) -> None:
     """Legal moves are written in notation and read back (ignoring case and surrounding
@@ -180,8 +197,10 @@ def notation(trace: Trace, game: Game, seed: int, games: int) -> None:
             for written in (text, f"  {text.swapcase()} "):
                 back = game.str_to_action(state, written)
                 if back != a:
-                    raise trace.fail(f"action {a} is written {text!r}, and str_to_action({written!r}) reads "
-                                     f"{back!r}: notation must read back what it writes, ignoring case and spaces")
+                    raise trace.fail(
+                        f"action {a} is written {text!r}, and str_to_action({written!r}) reads "
+                        f"{back!r}: notation must read back what it writes, ignoring case and spaces"
+                    )
         text = game.to_text(state)
         if not isinstance(text, str):
             raise trace.fail(f"to_text returned {type(text).__name__}: expected str")
@@ -190,8 +209,10 @@ def notation(trace: Trace, game: Game, seed: int, games: int) -> None:
         if again != text:
             raise trace.fail(f"from_text(to_text(state)) is written differently:\n{again}")
         if back[C.H_HASH] != state[C.H_HASH]:
-            raise trace.fail("from_text(to_text(state)) has another hash (H_HASH): the hash must be a "
-                             "function of what the text board shows")
+            raise trace.fail(
+                "from_text(to_text(state)) has another hash (H_HASH): the hash must be a "
+                "function of what the text board shows"
+            )
         if game.current_player(back) != game.current_player(state) or game.is_terminal(back) != game.is_terminal(state):
             raise trace.fail("from_text(to_text(state)) has another side to move or status")
         if not np.array_equal(game.returns(back), game.returns(state)):
@@ -214,11 +235,14 @@ def _same_moves(trace, game, state, legal, back, boards) -> None:
         raise trace.fail(f"from_text(to_text(state)) loses legal actions {lost}")
     for a in sorted(set(back_legal.tolist()) - set(legal.tolist())):
         if _board(game.to_text(game.apply(back, a))) not in boards:
-            raise trace.fail(f"from_text(to_text(state)) allows action {a}, which the state forbids and which "
-                             "repeats no earlier board of the game")
+            raise trace.fail(
+                f"from_text(to_text(state)) allows action {a}, which the state forbids and which "
+                "repeats no earlier board of the game"
+            )
 
 
 # -- observations --------------------------------------------------------------------------------
+
 
 def observation(trace: Trace, game: Game, seed: int, games: int) -> None:
     """Every seat's observation of every position is a float32 array of ``observation_shape``
@@ -231,11 +255,15 @@ def observation(trace: Trace, game: Game, seed: int, games: int) -> None:
         for seat in range(game.num_players):
             obs = game.observation(state, seat)
             if not isinstance(obs, np.ndarray) or obs.dtype != np.float32 or obs.shape != game.observation_shape:
-                raise trace.fail(f"observation(state, {seat}) is {getattr(obs, 'dtype', type(obs).__name__)} of shape "
-                                 f"{getattr(obs, 'shape', None)}: expected float32 of shape {game.observation_shape}")
+                raise trace.fail(
+                    f"observation(state, {seat}) is {getattr(obs, 'dtype', type(obs).__name__)} of shape "
+                    f"{getattr(obs, 'shape', None)}: expected float32 of shape {game.observation_shape}"
+                )
             if not np.all(np.isfinite(obs)) or obs.min() < low or obs.max() > high:
-                raise trace.fail(f"observation(state, {seat}) holds values from {obs.min()} to {obs.max()}: "
-                                 f"expected finite values within observation_bounds {game.observation_bounds}")
+                raise trace.fail(
+                    f"observation(state, {seat}) holds values from {obs.min()} to {obs.max()}: "
+                    f"expected finite values within observation_bounds {game.observation_bounds}"
+                )
             if not np.array_equal(game.observation(state, seat), obs):
                 raise trace.fail(f"observation(state, {seat}) differs when asked twice")
         if not np.array_equal(state, before):
@@ -244,19 +272,22 @@ def observation(trace: Trace, game: Game, seed: int, games: int) -> None:
             mover = game.current_player(state)
             redrawn = game.sample_hidden(state, rng=int(state[C.H_PLY]) + seed)
             if not np.array_equal(game.observation(redrawn, mover), game.observation(state, mover)):
-                raise trace.fail(f"the observation of seat {mover} (to move) changes when sample_hidden redraws "
-                                 "what that seat cannot see: it shows hidden information")
+                raise trace.fail(
+                    f"the observation of seat {mover} (to move) changes when sample_hidden redraws "
+                    "what that seat cannot see: it shows hidden information"
+                )
             if not np.array_equal(game.legal_actions(redrawn), legal):
-                raise trace.fail(f"the legal actions of seat {mover} (to move) change when sample_hidden redraws "
-                                 "what that seat cannot see")
+                raise trace.fail(
+                    f"the legal actions of seat {mover} (to move) change when sample_hidden redraws "
+                    "what that seat cannot see"
+                )
 
 
 # -- typed errors for bad input ---------------------------------------------------------------------
 
 BAD_ACTIONS = (-1, "num_actions", 10**12, 1.0, True, "3", None)
 BAD_MOVES = ("", "?", "no such move!!", None, 3)
-_STATE_READERS = ("current_player", "is_terminal", "legal_actions", "legal_mask", "returns", "to_text",
-                  "end_reason")
+_STATE_READERS = ("current_player", "is_terminal", "legal_actions", "legal_mask", "returns", "to_text", "end_reason")
 
 
 def errors(trace: Trace, game: Game, seed: int, games: int) -> None:
@@ -296,12 +327,14 @@ def _bad_actions(trace, game, state, legal) -> None:
     illegal = np.flatnonzero(~game.legal_mask(state))
     if len(illegal):
         a = int(illegal[-1])
-        _refused(trace, IllegalActionError, game.apply, f"apply(state, {a}) (not legal here)", state, a,
-                 match=f"action {a}")
+        _refused(
+            trace, IllegalActionError, game.apply, f"apply(state, {a}) (not legal here)", state, a, match=f"action {a}"
+        )
 
 
 def _damaged(game, state):
     """(what, array) pairs: arrays that are not states of ``game``, each a different way."""
+
     def edited(index, value):
         s = state.copy()
         s[index] = value
@@ -331,10 +364,14 @@ def _bad_seats_moves_and_texts(trace, game, state) -> None:
     for move in BAD_MOVES:
         _refused(trace, NotationError, game.str_to_action, f"str_to_action(state, {move!r})", state, move)
     lines = game.to_text(state).splitlines(keepends=True)
-    for what, text in (("None", None), ("an empty text", ""), ("a text of one newline", "\n"),
-                       ("the text board without its first line", "".join(lines[1:])),
-                       ("the text board's last two lines alone", "".join(lines[-2:])),
-                       ("binary garbage", "\x00\xff garbage")):
+    for what, text in (
+        ("None", None),
+        ("an empty text", ""),
+        ("a text of one newline", "\n"),
+        ("the text board without its first line", "".join(lines[1:])),
+        ("the text board's last two lines alone", "".join(lines[-2:])),
+        ("binary garbage", "\x00\xff garbage"),
+    ):
         _refused(trace, TextBoardError, game.from_text, f"from_text of {what}", text)
 
 
@@ -363,6 +400,7 @@ def _bad_values(param) -> list:
 
 # -- seeds ---------------------------------------------------------------------------------------------
 
+
 def seeding(trace: Trace, game: Game, seed: int, games: int) -> None:
     """A seed decides everything random: the start position (``initial_state`` and
     ``new_initial_state``) and ``sample_hidden``'s redraw are the same for the same seed; without
@@ -385,6 +423,7 @@ def seeding(trace: Trace, game: Game, seed: int, games: int) -> None:
 
 # -- compiled random playouts -------------------------------------------------------------------------
 
+
 def playouts(trace: Trace, game: Game, seed: int, games: int) -> None:
     """``random_playouts`` (compiled) returns ``(n, num_players)`` returns and ``(n,)`` lengths,
     games of 1 to ``max_moves`` plies ending as games end (+1/-1 or 0/0; 1 or 0 alone), the same
@@ -395,8 +434,9 @@ def playouts(trace: Trace, game: Game, seed: int, games: int) -> None:
         raise trace.fail(f"random_playouts({n}) returned shapes {a['returns'].shape} and {a['lengths'].shape}")
     lengths, returns = a["lengths"], a["returns"]
     if lengths.min() < 1 or lengths.max() > game.max_moves:
-        raise trace.fail(f"random playouts lasted {lengths.min()} to {lengths.max()} plies: expected 1 to "
-                         f"max_moves={game.max_moves}")
+        raise trace.fail(
+            f"random playouts lasted {lengths.min()} to {lengths.max()} plies: expected 1 to max_moves={game.max_moves}"
+        )
     if game.num_players == 2:
         if not (np.all(returns.sum(axis=1) == 0) and np.isin(returns, (-1.0, 0.0, 1.0)).all()):
             raise trace.fail("random playouts' returns are not +1/-1 or 0/0")
@@ -412,6 +452,7 @@ def playouts(trace: Trace, game: Game, seed: int, games: int) -> None:
 
 
 # -- pickling ----------------------------------------------------------------------------------------
+
 
 def pickling(trace: Trace, game: Game, seed: int, games: int) -> None:
     """A game pickles (tournaments send it to worker processes) and copies: the copy is the same
@@ -443,6 +484,7 @@ def pickling(trace: Trace, game: Game, seed: int, games: int) -> None:
 
 # -- perft -----------------------------------------------------------------------------------------------
 
+
 def perft_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     """``envs.game.perft`` (compiled) counts what the Game API plays: at the start and along
     random games, perft(s, 1) is the number of legal actions and perft(s, d) the sum of
@@ -458,18 +500,23 @@ def perft_check(trace: Trace, game: Game, seed: int, games: int) -> None:
         if not len(legal):
             for d in (1, 2):
                 if perft(game, state, d) != 1:
-                    raise trace.fail(f"perft of a finished game at depth {d} is {perft(game, state, d)}: "
-                                     "expected 1 (it is a leaf)")
+                    raise trace.fail(
+                        f"perft of a finished game at depth {d} is {perft(game, state, d)}: expected 1 (it is a leaf)"
+                    )
             continue
         if perft(game, state, 1) != len(legal):
             raise trace.fail(f"perft(state, 1) is {perft(game, state, 1)}, but there are {len(legal)} legal actions")
         children = [game.apply(state, int(a)) for a in legal]
         below = [len(game.legal_actions(child)) or 1 for child in children]
         if perft(game, state, 2) != sum(below):
-            raise trace.fail(f"perft(state, 2) is {perft(game, state, 2)}, the legal actions of the positions "
-                             f"after each legal action add up to {sum(below)}")
+            raise trace.fail(
+                f"perft(state, 2) is {perft(game, state, 2)}, the legal actions of the positions "
+                f"after each legal action add up to {sum(below)}"
+            )
         if ply == 0 and trace.episode == 0 and len(legal) * sum(below) <= PERFT_LEAVES:
             total = sum(perft(game, child, 2) for child in children)
             if perft(game, state, 3) != total:
-                raise trace.fail(f"perft(state, 3) is {perft(game, state, 3)}, perft(child, 2) over the "
-                                 f"positions after each legal action adds up to {total}")
+                raise trace.fail(
+                    f"perft(state, 3) is {perft(game, state, 3)}, perft(child, 2) over the "
+                    f"positions after each legal action adds up to {total}"
+                )

@@ -15,14 +15,20 @@ from . import _kernel, evaluation, notation
 from .game import ConnectFour, render
 
 SPEC = envs.GameSpec(
-    name="connect_four", title="Connect Four", game=ConnectFour,
-    kernel=_kernel, notation=notation, evaluation=evaluation,
+    name="connect_four",
+    title="Connect Four",
+    game=ConnectFour,
+    kernel=_kernel,
+    notation=notation,
+    evaluation=evaluation,
     params=(
         envs.Param("columns", 7, "board columns", low=4, high=10),
         envs.Param("rows", 6, "board rows", low=4, high=10),
         envs.Param("connect", 4, "discs in a row that win", low=3, high=6),
     ),
-    render=render, gym_id="ConnectFour-v0", pettingzoo="connect_four_v0",
+    render=render,
+    gym_id="ConnectFour-v0",
+    pettingzoo="connect_four_v0",
     summary="four in a row; discs drop to the lowest free cell",
 )
 

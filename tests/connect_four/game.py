@@ -69,9 +69,9 @@ def render(game, state, previous=None):
     height, width = rows * cell, columns * cell
     img = np.empty((height + 2 * margin, width + 2 * margin, 3), dtype=np.uint8)
     img[:] = R.MARGIN_BG
-    area = img[margin:margin + height, margin:margin + width]
+    area = img[margin : margin + height, margin : margin + width]
     area[:] = BOARD_BLUE
-    grid = state[C.HEADER:C.HEADER + rows * columns].reshape(rows, columns)
+    grid = state[C.HEADER : C.HEADER + rows * columns].reshape(rows, columns)
     for r in range(rows):
         for c in range(columns):
             cx, cy = c * cell + (cell - 1) / 2, r * cell + (cell - 1) / 2

@@ -26,11 +26,11 @@ from envs.core import kernel as C
 
 from . import _kernel as K
 
-SYMBOLS = ".xo"   # empty, seat 0, seat 1
+SYMBOLS = ".xo"  # empty, seat 0, seat 1
 
 
 def _columns(game):
-    return "abcdefghij"[:game.columns]
+    return "abcdefghij"[: game.columns]
 
 
 def _row_labels(game):
@@ -51,7 +51,7 @@ def parse_move(game, state, text):
 
 def to_text(game, state):
     rows, columns = game.rows, game.columns
-    grid = state[C.HEADER:C.HEADER + rows * columns].reshape(rows, columns)
+    grid = state[C.HEADER : C.HEADER + rows * columns].reshape(rows, columns)
     labels = _row_labels(game)
     width = max(len(label) for label in labels)
     lines = [f"{label.rjust(width)} " + " ".join(SYMBOLS[v] for v in row) for label, row in zip(labels, grid)]
@@ -66,8 +66,9 @@ def _parse_grid(game, text):
     labels, letters = _row_labels(game), _columns(game)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) != rows + 2:
-        raise envs.TextBoardError(f"text board has {len(lines)} non-empty lines: expected {rows} board "
-                                  "rows, a column line and a status line")
+        raise envs.TextBoardError(
+            f"text board has {len(lines)} non-empty lines: expected {rows} board rows, a column line and a status line"
+        )
     grid = np.zeros((rows, columns), dtype=np.int64)
     for r, label in enumerate(labels):
         parts = lines[r].split()
@@ -92,17 +93,18 @@ def from_text(game, text):
     for c in range(columns):
         filled = grid[:, c] != 0
         height = int(filled.sum())
-        if filled[rows - height:].sum() != height:  # the discs of a column are its lowest cells
+        if filled[rows - height :].sum() != height:  # the discs of a column are its lowest cells
             raise envs.TextBoardError(f"column {letters[c]}: a disc floats above an empty cell")
     x, o = int((grid == 1).sum()), int((grid == 2).sum())
     if x - o != seat:
         raise envs.TextBoardError(
             f"{x} x and {o} o discs with {'xo'[seat]} to move: x moves first, so x must equal o "
-            "(x to move) or exceed it by one (o to move)")
+            "(x to move) or exceed it by one (o to move)"
+        )
     s = game.initial_state()
     p = game.kernel_params
-    s[C.HEADER:C.HEADER + rows * columns] = grid.ravel()
-    s[C.HEADER + rows * columns:C.HEADER + rows * columns + columns] = (grid != 0).sum(axis=0)
+    s[C.HEADER : C.HEADER + rows * columns] = grid.ravel()
+    s[C.HEADER + rows * columns : C.HEADER + rows * columns + columns] = (grid != 0).sum(axis=0)
     s[C.H_PLAYER] = seat
     s[C.H_PLY] = x + o
     cells = np.flatnonzero(grid.ravel())
@@ -117,8 +119,9 @@ def from_text(game, text):
         if colour - 1 == seat:
             raise envs.TextBoardError(f"{'xo'[colour - 1]} has a line but is the side to move")
         if not _last_move_exists(s, p, grid, colour):
-            raise envs.TextBoardError(f"{'xo'[colour - 1]} has lines that no single last move made: "
-                                      "the game ended at the first one")
+            raise envs.TextBoardError(
+                f"{'xo'[colour - 1]} has lines that no single last move made: the game ended at the first one"
+            )
         C.finish(s, colour - 1, K.LINE)
     if s[C.H_STATUS] == C.ONGOING and x + o == rows * columns:
         C.finish(s, C.NO_WINNER, K.FULL)
@@ -127,8 +130,12 @@ def from_text(game, text):
 
 def _line_cells(s, p, rows, columns, colour):
     """The cells of ``colour`` that lie on a winning line."""
-    return [(r, c) for r in range(rows) for c in range(columns)
-            if s[C.HEADER + r * columns + c] == colour and K.wins_at(s, p, r, c)]
+    return [
+        (r, c)
+        for r in range(rows)
+        for c in range(columns)
+        if s[C.HEADER + r * columns + c] == colour and K.wins_at(s, p, r, c)
+    ]
 
 
 def _last_move_exists(s, p, grid, colour):

@@ -93,8 +93,9 @@ def suite_name(game) -> str:
 
 def shipped() -> dict:
     """``{suite name: path}`` of the suites shipped in this package."""
-    return {os.path.splitext(f)[0]: os.path.join(HERE, f) for f in sorted(os.listdir(HERE))
-            if f.endswith((".txt", ".sgf"))}
+    return {
+        os.path.splitext(f)[0]: os.path.join(HERE, f) for f in sorted(os.listdir(HERE)) if f.endswith((".txt", ".sgf"))
+    }
 
 
 def load(source, game) -> Suite:
@@ -109,8 +110,10 @@ def load(source, game) -> Suite:
         name = suite_name(game)
         suites = shipped()
         if name not in suites:
-            raise OpeningError(f"openings {BUILTIN}: no suite is shipped for {name} "
-                               f"(shipped: {', '.join(suites) or 'none'}); pass a file of openings")
+            raise OpeningError(
+                f"openings {BUILTIN}: no suite is shipped for {name} "
+                f"(shipped: {', '.join(suites) or 'none'}); pass a file of openings"
+            )
         path, shown = suites[name], f"{BUILTIN}:{name}"
     try:
         with open(path, "rb") as f:
@@ -146,8 +149,9 @@ def _play(game, tokens, where) -> tuple:
         state = game.apply(state, action)
         actions.append(action)
         if game.is_terminal(state):
-            raise OpeningError(f"{where}, move {i} {token!r}: the game ends there (an opening must leave "
-                               "a game to play)")
+            raise OpeningError(
+                f"{where}, move {i} {token!r}: the game ends there (an opening must leave a game to play)"
+            )
     return tuple(actions)
 
 
@@ -181,7 +185,7 @@ def _trees(data: bytes):
         elif c == 0x29 and depth > 0:  # )
             depth -= 1
             if depth == 0:
-                trees.append((start, data[start:i + 1]))
+                trees.append((start, data[start : i + 1]))
         i += 1
     if depth > 0 or inside:
         trees.append((start, data[start:]))  # unterminated: the parser says what is wrong
@@ -200,11 +204,15 @@ def _read_sgf(data: bytes, game, shown):
         except envs_sgf.RecordError as e:
             raise OpeningError(f"{where}: {e}") from None
         if envs_sgf.side(record.game) != n:
-            raise OpeningError(f"{where}: a record of {record.game.name} on {envs_sgf.side(record.game)}x"
-                               f"{envs_sgf.side(record.game)}, not on the tournament's {n}x{n} board")
+            raise OpeningError(
+                f"{where}: a record of {record.game.name} on {envs_sgf.side(record.game)}x"
+                f"{envs_sgf.side(record.game)}, not on the tournament's {n}x{n} board"
+            )
         if record.game.to_text(record.start) != start_text:
-            raise OpeningError(f"{where}: the record starts from another position (setup stones or PL); "
-                               f"an opening starts from {game.name}'s own start")
+            raise OpeningError(
+                f"{where}: the record starts from another position (setup stones or PL); "
+                f"an opening starts from {game.name}'s own start"
+            )
         state, actions = game.initial_state(seed=0), []
         for move in record.moves:
             label = f"{where}, move {move.number} {str(move)!r}"
@@ -232,10 +240,11 @@ def check_plies(plies) -> tuple[int, int]:
         lo, hi = pair
     except (TypeError, ValueError):
         lo = hi = None
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lo, hi)) \
-            or not 0 < lo <= hi <= MAX_PLIES:
-        raise ParameterError(f"opening_plies={plies!r}: expected K or (MIN, MAX) plies, "
-                             f"0 < MIN <= MAX <= {MAX_PLIES}")
+    if (
+        not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (lo, hi))
+        or not 0 < lo <= hi <= MAX_PLIES
+    ):
+        raise ParameterError(f"opening_plies={plies!r}: expected K or (MIN, MAX) plies, 0 < MIN <= MAX <= {MAX_PLIES}")
     return int(lo), int(hi)
 
 
@@ -260,8 +269,11 @@ class Book:
         self.plies = None if plies is None else check_plies(plies)
         self._random: dict = {}
         if suite is not None:
-            self._sequence = (np.random.default_rng([self.seed, _SHUFFLE]).permutation(len(suite))
-                              if order == "random" else np.arange(len(suite)))
+            self._sequence = (
+                np.random.default_rng([self.seed, _SHUFFLE]).permutation(len(suite))
+                if order == "random"
+                else np.arange(len(suite))
+            )
 
     def opening(self, pair: int) -> tuple[int, tuple]:
         """``(number, action ids)`` of the opening of colour pair ``pair`` (from 0)."""
@@ -278,12 +290,16 @@ class Book:
         be resumed from elsewhere), size and digest, order and start, or the random openings' plies."""
         if self.suite is None:
             return {"random_plies": list(self.plies)}
-        return {"suite": os.path.basename(self.suite.source), "count": len(self.suite),
-                "digest": self.suite.digest(), "order": self.order, "start": self.start}
+        return {
+            "suite": os.path.basename(self.suite.source),
+            "count": len(self.suite),
+            "digest": self.suite.digest(),
+            "order": self.order,
+            "start": self.start,
+        }
 
     def __repr__(self) -> str:
         if self.suite is None:
             lo, hi = self.plies
             return f"random openings of {lo if lo == hi else f'{lo}-{hi}'} plies"
         return f"{self.suite.source} ({len(self.suite)} openings, {self.order}, from {self.start})"
-

@@ -47,8 +47,7 @@ def run_specs(specs, executor=None, progress=None) -> list[dict]:
     try:
         for i, sums, seconds, cpu in runner.run(cells):
             result = cells[i].summary(sums)
-            row = {**specs[i][0], "championships": cells[i].championships,
-                   "seconds": seconds, "cpu_seconds": cpu}
+            row = {**specs[i][0], "championships": cells[i].championships, "seconds": seconds, "cpu_seconds": cpu}
             for m in METRICS:
                 row[m], row[m + "_se"] = result[m]
             rows[i] = row
@@ -67,14 +66,18 @@ def grid_specs(sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, **mod
         count = championships or (1_000_000 if n == 8 else 100_000)
         for label, system, options in grid_systems():
             for A in strengths:
-                specs.append(({"system": label, "n": n, "A": A},
-                              dict(system=system, n_players=n, A=A, championships=count, seed=seed,
-                                   **model, **options)))
+                specs.append(
+                    (
+                        {"system": label, "n": n, "A": A},
+                        dict(system=system, n_players=n, A=A, championships=count, seed=seed, **model, **options),
+                    )
+                )
     return specs
 
 
-def run_grid(sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, progress=None, executor=None,
-             **model) -> list[dict]:
+def run_grid(
+    sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, progress=None, executor=None, **model
+) -> list[dict]:
     """Every cell of the grid. ``championships`` defaults to the study's (1e6 for Np=8, else 1e5);
     ``model`` passes player-model arguments to every cell (``draw=0.3``, ``placing="ratings"``...).
 
@@ -129,7 +132,8 @@ def to_markdown(rows) -> str:
             games = f"{lo:.1f}" if hi - lo < 0.05 else f"{lo:.1f}–{hi:.1f}"
             vals = " | ".join(
                 f"{by_a[a]['win']:.3f} / {by_a[a]['d']:.1f} / {by_a[a]['mid']:.2f} / {by_a[a]['tri']:.2f}"
-                for a in strengths)
+                for a in strengths
+            )
             out.append(f"| {label} | {games} | {vals} |")
         out.append("")
     return "\n".join(out)
@@ -160,9 +164,11 @@ def pareto(rows, m) -> list[dict]:
     """The rows on the games–accuracy front by metric ``m``: no row with at most as many games is
     more accurate. In order of games."""
     lower = LOWER_IS_BETTER[m]
-    return [r for r in sorted(rows, key=lambda r: r["games"])
-            if not any(o is not r and o["games"] <= r["games"] and (o[m] < r[m] if lower else o[m] > r[m])
-                       for o in rows)]
+    return [
+        r
+        for r in sorted(rows, key=lambda r: r["games"])
+        if not any(o is not r and o["games"] <= r["games"] and (o[m] < r[m] if lower else o[m] > r[m]) for o in rows)
+    ]
 
 
 def efficiency(rows, A=0.75) -> str:
@@ -171,30 +177,46 @@ def efficiency(rows, A=0.75) -> str:
     most accurate for its cost"."""
     out = []
     for n in sorted({r["n"] for r in rows}):
-        here = sorted((r for r in rows if r["n"] == n and r["A"] == A and r["system"] != "no rules"),
-                      key=lambda r: r["games"])
+        here = sorted(
+            (r for r in rows if r["n"] == n and r["A"] == A and r["system"] != "no rules"), key=lambda r: r["games"]
+        )
         fronts = {m: {id(r) for r in pareto(here, m)} for m in ACCURACY}
-        out += [f"**Np = {n}, A = {A:g}**", "",
-                "| system | games | Win | D | Mid | Tri | best for its cost by |",
-                "|---|---:|---:|---:|---:|---:|---|"]
+        out += [
+            f"**Np = {n}, A = {A:g}**",
+            "",
+            "| system | games | Win | D | Mid | Tri | best for its cost by |",
+            "|---|---:|---:|---:|---:|---:|---|",
+        ]
         for r in here:
             front = [METRIC_NAMES[m] for m in ACCURACY if id(r) in fronts[m]]
-            out.append(f"| {r['system']} | {r['games']:.1f} | {r['win']:.3f} | {r['d']:.1f} | "
-                       f"{r['mid']:.2f} | {r['tri']:.2f} | {', '.join(front)} |")
+            out.append(
+                f"| {r['system']} | {r['games']:.1f} | {r['win']:.3f} | {r['d']:.1f} | "
+                f"{r['mid']:.2f} | {r['tri']:.2f} | {', '.join(front)} |"
+            )
         out.append("")
     return "\n".join(out)
 
 
 # -- other player models ---------------------------------------------------------------------------
-MODELS = (("study", {}), ("draw 0.3", {"draw": 0.3}), ("first move +0.05", {"first_move_advantage": 0.05}),
-          ("draw 0.3, first move +0.05", {"draw": 0.3, "first_move_advantage": 0.05}))
+MODELS = (
+    ("study", {}),
+    ("draw 0.3", {"draw": 0.3}),
+    ("first move +0.05", {"first_move_advantage": 0.05}),
+    ("draw 0.3, first move +0.05", {"draw": 0.3, "first_move_advantage": 0.05}),
+)
 
 
 def model_specs(sizes=GRID_N, A=0.75, championships=100_000, seed=0, models=MODELS):
     """Every system of the grid at one A under each of ``models`` ((label, simulate arguments))."""
-    return [({"model": label, "system": sys_label, "n": n, "A": A},
-             dict(system=system, n_players=n, A=A, championships=championships, seed=seed, **extra, **options))
-            for n in sizes for label, extra in models for sys_label, system, options in grid_systems()]
+    return [
+        (
+            {"model": label, "system": sys_label, "n": n, "A": A},
+            dict(system=system, n_players=n, A=A, championships=championships, seed=seed, **extra, **options),
+        )
+        for n in sizes
+        for label, extra in models
+        for sys_label, system, options in grid_systems()
+    ]
 
 
 def models_table(rows) -> str:
@@ -205,18 +227,30 @@ def models_table(rows) -> str:
     for n in sorted({r["n"] for r in rows}):
         here = [r for r in rows if r["n"] == n]
         by = {(r["model"], r["system"]): r for r in here}
-        fronts = {mod: {r["system"] for r in pareto([r for r in here if r["model"] == mod
-                                                     and r["system"] != "no rules"], "d")} for mod in models}
-        out += [f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
-                "cell; D (games) and Win per model; `*`: on the D front for its cost)", "",
-                "| system | " + " | ".join(f"D: {m}" for m in models) + " | "
-                + " | ".join(f"Win: {m}" for m in models) + " |",
-                "|---|" + "---:|" * (2 * len(models))]
+        fronts = {
+            mod: {
+                r["system"] for r in pareto([r for r in here if r["model"] == mod and r["system"] != "no rules"], "d")
+            }
+            for mod in models
+        }
+        out += [
+            f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
+            "cell; D (games) and Win per model; `*`: on the D front for its cost)",
+            "",
+            "| system | "
+            + " | ".join(f"D: {m}" for m in models)
+            + " | "
+            + " | ".join(f"Win: {m}" for m in models)
+            + " |",
+            "|---|" + "---:|" * (2 * len(models)),
+        ]
         for label in dict.fromkeys(r["system"] for r in here):
             if label == "no rules":
                 continue
-            d = " | ".join(f"{by[m, label]['d']:.1f}{'*' if label in fronts[m] else ''} ({by[m, label]['games']:.0f})"
-                           for m in models)
+            d = " | ".join(
+                f"{by[m, label]['d']:.1f}{'*' if label in fronts[m] else ''} ({by[m, label]['games']:.0f})"
+                for m in models
+            )
             w = " | ".join(f"{by[m, label]['win']:.3f}" for m in models)
             out.append(f"| {label} | {d} | {w} |")
         out.append("")
@@ -226,11 +260,16 @@ def models_table(rows) -> str:
 # -- points against ratings ------------------------------------------------------------------------
 def placing_specs(sizes=GRID_N, A=0.75, championships=20_000, seed=0):
     """Every system of the grid (but no rules) at one A, placed by points and by ratings."""
-    return [({"placing": placing, "system": label, "n": n, "A": A},
-             dict(system=system, n_players=n, A=A, championships=championships, seed=seed,
-                  placing=placing, **options))
-            for n in sizes for label, system, options in grid_systems() if system != "random_order"
-            for placing in ("points", "ratings")]
+    return [
+        (
+            {"placing": placing, "system": label, "n": n, "A": A},
+            dict(system=system, n_players=n, A=A, championships=championships, seed=seed, placing=placing, **options),
+        )
+        for n in sizes
+        for label, system, options in grid_systems()
+        if system != "random_order"
+        for placing in ("points", "ratings")
+    ]
 
 
 def placing_table(rows) -> str:
@@ -240,9 +279,13 @@ def placing_table(rows) -> str:
     for n in sorted({r["n"] for r in rows}):
         here = [r for r in rows if r["n"] == n]
         by = {(r["placing"], r["system"]): r for r in here}
-        out += [f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
-                "cell; points → ratings, bold: better by more than 2 standard errors)", "",
-                "| system | games | Win | D | Mid | Tri |", "|---|---:|---|---|---|---|"]
+        out += [
+            f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
+            "cell; points → ratings, bold: better by more than 2 standard errors)",
+            "",
+            "| system | games | Win | D | Mid | Tri |",
+            "|---|---:|---|---|---|---|",
+        ]
         for label in dict.fromkeys(r["system"] for r in here):
             p, r = by["points", label], by["ratings", label]
             cells = []
@@ -270,8 +313,10 @@ def budget_systems(n):
         rows.append(("olympic recursive", k, "olympic", {"k": k, "recursive": True}))
     most = 2 * study_swiss_rounds(n)
     rows += [("swiss (study)", r, "swiss_study", {"rounds": r}) for r in range(1, most + 1)]
-    rows += [("swiss (no rematches)", r, "swiss", {"rounds": r})
-             for r in range(1, min(most, n - 1, MAX_REMATCH_FREE_ROUNDS) + 1)]
+    rows += [
+        ("swiss (no rematches)", r, "swiss", {"rounds": r})
+        for r in range(1, min(most, n - 1, MAX_REMATCH_FREE_ROUNDS) + 1)
+    ]
     return rows
 
 
@@ -279,16 +324,31 @@ def budget_systems(n):
 # many before it allows a rematch: 32 players take 1.4 s of CPU per 20,000 championships at 14
 # rounds, 49 s at 17. The study's Swiss covers the longer tournaments.
 MAX_REMATCH_FREE_ROUNDS = 15
-BUDGET_PARAMETER = {"round robin": "cycles", "olympic": "k", "olympic recursive": "k",
-                    "swiss (study)": "rounds", "swiss (no rematches)": "rounds"}
+BUDGET_PARAMETER = {
+    "round robin": "cycles",
+    "olympic": "k",
+    "olympic recursive": "k",
+    "swiss (study)": "rounds",
+    "swiss (no rematches)": "rounds",
+}
 
 
 def budget_specs(sizes=GRID_N, A=0.75, championships=20_000, seed=0):
     """The equal-budget comparison's specs: every family and parameter of ``budget_systems``."""
-    return [({"family": family, "parameter": param, "system": f"{family} {BUDGET_PARAMETER[family]}={param}",
-              "n": n, "A": A},
-             dict(system=system, n_players=n, A=A, championships=championships, seed=seed, **options))
-            for n in sizes for family, param, system, options in budget_systems(n)]
+    return [
+        (
+            {
+                "family": family,
+                "parameter": param,
+                "system": f"{family} {BUDGET_PARAMETER[family]}={param}",
+                "n": n,
+                "A": A,
+            },
+            dict(system=system, n_players=n, A=A, championships=championships, seed=seed, **options),
+        )
+        for n in sizes
+        for family, param, system, options in budget_systems(n)
+    ]
 
 
 def budget_table(rows) -> str:
@@ -298,15 +358,20 @@ def budget_table(rows) -> str:
     for n in sorted({r["n"] for r in rows}):
         here = [r for r in rows if r["n"] == n]
         fronts = {m: {id(r) for r in pareto(here, m)} for m in ACCURACY}
-        out += [f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
-                f"configuration; {len(here)} configurations, those on a front listed)", "",
-                "| configuration | games | Win | D | Mid | Tri | on the front by |",
-                "|---|---:|---:|---:|---:|---:|---|"]
+        out += [
+            f"**Np = {n}, A = {here[0]['A']:g}** ({int(here[0]['championships']):,} championships per "
+            f"configuration; {len(here)} configurations, those on a front listed)",
+            "",
+            "| configuration | games | Win | D | Mid | Tri | on the front by |",
+            "|---|---:|---:|---:|---:|---:|---|",
+        ]
         for r in sorted(here, key=lambda r: (r["games"], r["system"])):
             front = [METRIC_NAMES[m] for m in ACCURACY if id(r) in fronts[m]]
             if front:
-                out.append(f"| {r['system']} | {r['games']:.1f} | {r['win']:.3f} | {r['d']:.1f} | "
-                           f"{r['mid']:.2f} | {r['tri']:.2f} | {', '.join(front)} |")
+                out.append(
+                    f"| {r['system']} | {r['games']:.1f} | {r['win']:.3f} | {r['d']:.1f} | "
+                    f"{r['mid']:.2f} | {r['tri']:.2f} | {', '.join(front)} |"
+                )
         out.append("")
     return "\n".join(out)
 
@@ -331,22 +396,37 @@ def log_rows(log, progress=None):
     """A progress callback printing each finished row; with ``progress`` (a
     ``tournaments.progress.Progress`` of the cells), each line ends with cells done of the
     total and the time left."""
+
     def show(r):
         label = " ".join(str(r[k]) for k in ("model", "placing", "system") if k in r)
         where = ""
         if progress is not None:
             progress.tick(work=work(r["championships"], r["n"]))
             where = f" [{progress.status()}]"
-        log(f"Np={r['n']:>2} A={r['A']:<4} {label:<34} D={r['d']:9.2f} win={r['win']:.4f} "
-            f"({r['seconds']:.1f}s, cpu {r['cpu_seconds']:.1f}s){where}")
+        log(
+            f"Np={r['n']:>2} A={r['A']:<4} {label:<34} D={r['d']:9.2f} win={r['win']:.4f} "
+            f"({r['seconds']:.1f}s, cpu {r['cpu_seconds']:.1f}s){where}"
+        )
+
     return show
 
 
 PARTS = ("grid", "models", "placing", "budget")
 
 
-def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, log=print,
-                executor=None, plot_dir=None, rows=None, parts=("grid",), **model) -> dict:
+def write_study(
+    outdir,
+    sizes=GRID_N,
+    strengths=GRID_A,
+    championships=None,
+    seed=0,
+    log=print,
+    executor=None,
+    plot_dir=None,
+    rows=None,
+    parts=("grid",),
+    **model,
+) -> dict:
     """Run the study's ``parts`` and write each one's ``<part>.md`` and ``<part>.csv`` into
     ``outdir``, and with ``plot_dir`` the plots (PNG and SVG; the plot extra). Returns {"rows"
     (the grid's), "seconds", "cpu_seconds", "files"}.
@@ -383,8 +463,10 @@ def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed
     from ..progress import Progress
 
     if cells:
-        log(f"simulating {len(cells)} cells ({', '.join(planned)}: "
-            f"{sum(k['championships'] for k in cells):,} championships); a line per cell with the time left")
+        log(
+            f"simulating {len(cells)} cells ({', '.join(planned)}: "
+            f"{sum(k['championships'] for k in cells):,} championships); a line per cell with the time left"
+        )
     files = []
     total = sum(work(k["championships"], k["n_players"]) for k in cells)
     progress = log_rows(log, Progress(False, total=len(cells), unit="cell", work=total))
@@ -403,8 +485,15 @@ def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed
     if "grid" in parts:
         if rows is None:
             rows = run_specs(planned["grid"], executor, progress)
-        write("grid.md", f"Seed {seed}.\n\n## Most accurate system per metric\n\n" + best_systems(rows)
-              + "\n\n## Accuracy against games\n\n" + efficiency(rows) + "\n## The grid\n\n" + to_markdown(rows))
+        write(
+            "grid.md",
+            f"Seed {seed}.\n\n## Most accurate system per metric\n\n"
+            + best_systems(rows)
+            + "\n\n## Accuracy against games\n\n"
+            + efficiency(rows)
+            + "\n## The grid\n\n"
+            + to_markdown(rows),
+        )
         write("grid.csv", to_csv(rows))
         plots("plot_metrics", rows)
     if "models" in parts:
@@ -420,5 +509,4 @@ def write_study(outdir, sizes=GRID_N, strengths=GRID_A, championships=None, seed
         write("budget.md", budget_table(found))
         write("budget.csv", to_csv(found, labels=("family", "parameter", "system", "n", "A")))
         plots("plot_budget", found)
-    return {"rows": rows, "seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
-            "files": files}
+    return {"rows": rows, "seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu, "files": files}

@@ -115,7 +115,7 @@ def fit_ratings(W, G, iterations=100):
     ``G[i, j]``: ``tournaments.ratings.bradley_terry``'s Newton iteration and weak Gaussian prior,
     compiled (no standard errors: placing needs only the order)."""
     n = W.shape[0]
-    lam = 1.0 / PRIOR_SD ** 2
+    lam = 1.0 / PRIOR_SD**2
     theta = np.zeros(n)
     grad = np.empty(n)
     M = np.empty((n, n))

@@ -39,8 +39,12 @@ PLACINGS = {"points": K.POINTS, "ratings": K.RATINGS}
 
 
 def _number(name, value, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or not lo <= value <= hi:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or not lo <= value <= hi
+    ):
         raise ParameterError(f"{name}={value!r}: expected a number in [{lo:g}, {hi:g}]")
     return float(value)
 
@@ -72,8 +76,17 @@ class Model:
         return model, elo
 
 
-def make_model(n_players, A=None, *, strengths="study", draw=0.0, first_move_advantage=0.0,
-               placing="points", cycles=1, system="round_robin") -> Model:
+def make_model(
+    n_players,
+    A=None,
+    *,
+    strengths="study",
+    draw=0.0,
+    first_move_advantage=0.0,
+    placing="points",
+    cycles=1,
+    system="round_robin",
+) -> Model:
     """Check every parameter of the model; raise ``ParameterError`` naming a bad one."""
     draw = _number("draw", draw, 0.0, 1.0)
     shift = _number("first_move_advantage", first_move_advantage, -1.0, 1.0)
@@ -90,8 +103,10 @@ def make_model(n_players, A=None, *, strengths="study", draw=0.0, first_move_adv
         A = _number("A", A, 0.5, 1.0)
         return Model(K.STUDY, A, draw, shift, 0.0, placing, int(cycles), ())
     if A is not None:
-        raise ParameterError(f"A={A!r} applies to the study's strengths only; Elo strengths set the "
-                             "win probabilities themselves (pass A=None)")
+        raise ParameterError(
+            f"A={A!r} applies to the study's strengths only; Elo strengths set the "
+            "win probabilities themselves (pass A=None)"
+        )
     if isinstance(strengths, tuple) and len(strengths) == 2 and isinstance(strengths[0], str):
         name, scale = strengths
         if name not in DISTRIBUTIONS:
@@ -99,8 +114,10 @@ def make_model(n_players, A=None, *, strengths="study", draw=0.0, first_move_adv
         scale = _number(f"strengths=({name!r}, scale)", scale, 1e-9, 1e5)
         return Model(DISTRIBUTIONS[name], None, draw, shift, scale, placing, int(cycles), ())
     if isinstance(strengths, str):
-        raise ParameterError(f"strengths={strengths!r}: expected 'study', a (distribution, scale) pair "
-                             f"with a distribution in {', '.join(DISTRIBUTIONS)}, or {n_players} Elo ratings")
+        raise ParameterError(
+            f"strengths={strengths!r}: expected 'study', a (distribution, scale) pair "
+            f"with a distribution in {', '.join(DISTRIBUTIONS)}, or {n_players} Elo ratings"
+        )
     try:
         elo = np.asarray(strengths, dtype=np.float64)
     except (TypeError, ValueError):

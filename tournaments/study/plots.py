@@ -12,8 +12,12 @@ import os
 from .grid import ACCURACY, LOWER_IS_BETTER, pareto
 
 INSTALL_HINT = 'plotting needs matplotlib: pip install -e ".[plot]"'
-LABELS = {"win": "Win: P(strongest is first)", "d": "D: total discrepancy", "mid": "Mid: place of the strongest",
-          "tri": "Tri: places of the top 3 − 6"}
+LABELS = {
+    "win": "Win: P(strongest is first)",
+    "d": "D: total discrepancy",
+    "mid": "Mid: place of the strongest",
+    "tri": "Tri: places of the top 3 − 6",
+}
 
 
 def _pyplot():
@@ -46,17 +50,25 @@ def plot_metrics(rows, plot_dir, name="study_metrics") -> list[str]:
     sizes = sorted({r["n"] for r in rows})
     systems = list(dict.fromkeys(r["system"] for r in rows))
     cmap = plt.get_cmap("tab10")
-    fig, axes = plt.subplots(len(ACCURACY), len(sizes), figsize=(3.4 * len(sizes) + 2.6, 2.7 * len(ACCURACY)),
-                             squeeze=False, sharex=True)
+    fig, axes = plt.subplots(
+        len(ACCURACY), len(sizes), figsize=(3.4 * len(sizes) + 2.6, 2.7 * len(ACCURACY)), squeeze=False, sharex=True
+    )
     for col, n in enumerate(sizes):
         for row, m in enumerate(ACCURACY):
             ax = axes[row, col]
             for s, system in enumerate(systems):
                 cells = sorted((r for r in rows if r["n"] == n and r["system"] == system), key=lambda r: r["A"])
-                ax.errorbar([r["A"] for r in cells], [r[m] for r in cells],
-                            yerr=[1.96 * r[m + "_se"] for r in cells], color=cmap(s % 10),
-                            linestyle="--" if "swiss" in system else "-", marker="o", markersize=3,
-                            linewidth=1.2, label=system)
+                ax.errorbar(
+                    [r["A"] for r in cells],
+                    [r[m] for r in cells],
+                    yerr=[1.96 * r[m + "_se"] for r in cells],
+                    color=cmap(s % 10),
+                    linestyle="--" if "swiss" in system else "-",
+                    marker="o",
+                    markersize=3,
+                    linewidth=1.2,
+                    label=system,
+                )
             if row == 0:
                 ax.set_title(f"Np = {n}", fontsize=11)
             if col == 0:
@@ -80,19 +92,36 @@ def plot_budget(rows, plot_dir, name="study_budget") -> list[str]:
     sizes = sorted({r["n"] for r in rows})
     families = list(dict.fromkeys(r["family"] for r in rows))
     cmap = plt.get_cmap("tab10")
-    fig, axes = plt.subplots(len(ACCURACY), len(sizes), figsize=(3.4 * len(sizes) + 2.6, 2.7 * len(ACCURACY)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(ACCURACY), len(sizes), figsize=(3.4 * len(sizes) + 2.6, 2.7 * len(ACCURACY)), squeeze=False
+    )
     for col, n in enumerate(sizes):
         here = [r for r in rows if r["n"] == n]
         for row, m in enumerate(ACCURACY):
             ax = axes[row, col]
             front = pareto(here, m)
-            ax.step([r["games"] for r in front], [r[m] for r in front], where="post", color="0.6",
-                    linewidth=4, alpha=0.5, label="Pareto front", zorder=1)
+            ax.step(
+                [r["games"] for r in front],
+                [r[m] for r in front],
+                where="post",
+                color="0.6",
+                linewidth=4,
+                alpha=0.5,
+                label="Pareto front",
+                zorder=1,
+            )
             for f, family in enumerate(families):
                 cells = sorted((r for r in here if r["family"] == family), key=lambda r: r["parameter"])
-                ax.plot([r["games"] for r in cells], [r[m] for r in cells], color=cmap(f % 10), marker="o",
-                        markersize=2.5, linewidth=1.1, label=family, zorder=2)
+                ax.plot(
+                    [r["games"] for r in cells],
+                    [r[m] for r in cells],
+                    color=cmap(f % 10),
+                    marker="o",
+                    markersize=2.5,
+                    linewidth=1.1,
+                    label=family,
+                    zorder=2,
+                )
             ax.set_xscale("log")
             if row == 0:
                 ax.set_title(f"Np = {n}", fontsize=11)

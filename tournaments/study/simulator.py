@@ -35,8 +35,9 @@ def system_config(system, n_players, **options) -> Config:
     """
     if system == "swiss_study":
         if options.get("avoid_rematches", False):
-            raise ParameterError("system='swiss_study' allows rematches; for the rematch-avoiding "
-                                 "Swiss use system='swiss'")
+            raise ParameterError(
+                "system='swiss_study' allows rematches; for the rematch-avoiding Swiss use system='swiss'"
+            )
         options = {**options, "avoid_rematches": False}
         system = "swiss"
     elif system not in SYSTEMS:
@@ -70,15 +71,34 @@ class Cell:
         return {m: (float(mean[j]), float(se[j])) for j, m in enumerate(METRICS)}
 
 
-def plan(system, n_players, A=None, championships=10_000, seed=0, *, strengths="study", draw=0.0,
-         first_move_advantage=0.0, placing="points", cycles=1, **options) -> Cell:
+def plan(
+    system,
+    n_players,
+    A=None,
+    championships=10_000,
+    seed=0,
+    *,
+    strengths="study",
+    draw=0.0,
+    first_move_advantage=0.0,
+    placing="points",
+    cycles=1,
+    **options,
+) -> Cell:
     """Validate a simulation's parameters and cut it into seeded chunks."""
     config = system_config(system, n_players, **options)
     if n_players < 3:
         raise ParameterError(f"{n_players} players: the study's metrics need at least 3")
-    model = make_model(config.n_players, A, strengths=strengths, draw=draw,
-                       first_move_advantage=first_move_advantage, placing=placing, cycles=cycles,
-                       system=config.system)
+    model = make_model(
+        config.n_players,
+        A,
+        strengths=strengths,
+        draw=draw,
+        first_move_advantage=first_move_advantage,
+        placing=placing,
+        cycles=cycles,
+        system=config.system,
+    )
     if isinstance(championships, bool) or not isinstance(championships, (int, np.integer)) or championships < 2:
         raise ParameterError(f"championships={championships!r}: expected an integer >= 2")
     nchunks = -(-int(championships) // CHUNK)
@@ -118,8 +138,21 @@ def make_executor(executor):
     return executor
 
 
-def simulate(system, n_players, A=None, championships=10_000, seed=0, *, strengths="study", draw=0.0,
-             first_move_advantage=0.0, placing="points", cycles=1, executor=None, **options) -> dict:
+def simulate(
+    system,
+    n_players,
+    A=None,
+    championships=10_000,
+    seed=0,
+    *,
+    strengths="study",
+    draw=0.0,
+    first_move_advantage=0.0,
+    placing="points",
+    cycles=1,
+    executor=None,
+    **options,
+) -> dict:
     """Simulate ``championships`` championships of ``system`` among ``n_players`` model players.
 
     ``system``: ``round_robin`` (``cycles=`` all-play-all cycles), ``olympic`` (``k=``,
@@ -132,11 +165,22 @@ def simulate(system, n_players, A=None, championships=10_000, seed=0, *, strengt
     Returns ``{"win", "d", "mid", "tri", "games", "black"}`` mapped to ``(mean, standard_error)``;
     ``black`` is the first mover's share of the points.
     """
-    cell = plan(system, n_players, A, championships, seed, strengths=strengths, draw=draw,
-                first_move_advantage=first_move_advantage, placing=placing, cycles=cycles, **options)
+    cell = plan(
+        system,
+        n_players,
+        A,
+        championships,
+        seed,
+        strengths=strengths,
+        draw=draw,
+        first_move_advantage=first_move_advantage,
+        placing=placing,
+        cycles=cycles,
+        **options,
+    )
     runner = make_executor(executor)
     try:
-        (_, sums, _, _), = runner.run([cell])
+        ((_, sums, _, _),) = runner.run([cell])
     finally:
         if runner is not executor:
             runner.close()
