@@ -7,7 +7,8 @@
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
 playouts, finishes the game with a playout policy (the game's default: uniformly random moves,
-pattern playouts on Go, the greedy waste-pile rule on Calculation) and backs the result up. The
+pattern playouts on Go, threat playouts on Gomoku, evaluation playouts on LOA, the greedy waste-pile
+rule on Calculation) and backs the result up. The
 tree and the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
 watches the clock and reads the answer: the root child with the most visits in a two-player game,
 the one of highest value in a one-player game with chance (as the patience study plays).
@@ -110,8 +111,8 @@ class MCTSAgent(Agent):
     """
 
     summary = (
-        "UCT Monte-Carlo tree search with the game's playouts; RAVE, prior knowledge and "
-        "pattern playouts on Go; chance nodes in the patience"
+        "UCT Monte-Carlo tree search with the game's playouts and priors (Go patterns, Gomoku "
+        "threats, LOA's evaluation), RAVE and proven wins and losses; chance nodes in the patience"
     )
     time_option = "seconds"
 

@@ -236,7 +236,7 @@ def test_engine_game_from_an_opening_completes_in_a_tournament_job():
     ctx = Context("go", {"size": 5}, ("mcts:simulations=200", engine), ("mcts", "gnugo"), move_time=60)
     for k in (0, 1):
         record = play_job(ctx, Job(k, 0, 0, k, k, 1 - k, 0, (1, 2), tuple(opening)))
-        assert record["reason"] == "normal" or "resigned" in record["detail"], record
+        assert record["reason"] in ("normal", "resign"), record  # either side may resign a lost game
         assert record["opening"] == 4 and record["moves"][:4] == ["C3", "C4", "D3", "D4"]
 
 

@@ -297,7 +297,10 @@ def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
     assert all(len(line.split(": ", 1)[1]) > 20 and "module docstring" not in line for line in descriptions)
     assert cli.main(["agents"]) == 0
     out = capsys.readouterr().out  # without --game: per game where the values differ
-    assert "playout: 'random' on loa, othello, gomoku; 'pattern' on go; 'greedy' on calculation" in out
+    assert (
+        "playout: 'evaluation' on loa; 'random' on othello; 'threats' on gomoku; 'pattern' on go; 'greedy' on calculation"
+        in out
+    )
     alphazero = out.split("alphazero:")[1]
     assert "plays: othello, gomoku" in alphazero.splitlines()[1]  # shipped weights only: not Go
 
