@@ -176,20 +176,27 @@ PRIOR_SCALE = 200.0  # the score at which a near point's prior value is halfway 
 PRIOR_STOP = 0.8  # at least this for a point where the opponent would make an open four
 
 
+@njit(cache=True, inline="always")
+def _five_along(board, at, colour, k, exact):
+    """Whether ``colour`` placing on the empty bordered cell ``at`` makes a winning line along
+    direction ``k``: five exactly, or more where overlines win (not ``exact``)."""
+    length = 1
+    x = at + k
+    while board[x] == colour:
+        length += 1
+        x += k
+    x = at - k
+    while board[x] == colour:
+        length += 1
+        x -= k
+    return length == 5 or (length > 5 and not exact)
+
+
 @njit(cache=True)
 def _five_at(board, at, colour, w, exact):
     """Whether ``colour`` placing on the empty bordered cell ``at`` makes a winning line."""
     for k in (1, w, w + 1, w - 1):
-        length = 1
-        x = at + k
-        while board[x] == colour:
-            length += 1
-            x += k
-        x = at - k
-        while board[x] == colour:
-            length += 1
-            x -= k
-        if length == 5 or (length > 5 and not exact):
+        if _five_along(board, at, colour, k, exact):
             return True
     return False
 
@@ -234,18 +241,8 @@ def _fours_along(board, y, colour, k, exact):
         x = y + step
         while board[x] == colour:
             x += step
-        if board[x] == 0:
-            length = 1
-            z = x + k
-            while board[z] == colour:
-                length += 1
-                z += k
-            z = x - k
-            while board[z] == colour:
-                length += 1
-                z -= k
-            if length == 5 or (length > 5 and not exact):
-                count += 1
+        if board[x] == 0 and _five_along(board, x, colour, k, exact):
+            count += 1
     board[y] = 0
     return count
 
