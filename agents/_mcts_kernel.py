@@ -256,12 +256,6 @@ def _playout(s, p, moves, rng, policy, trace, traced):
     return 0
 
 
-@per_game
-def threats_root(s, p, seat, limit, out):
-    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF)."""
-    return G.threats(s, p, seat, limit, out)
-
-
 @per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
 def run(
     p,

@@ -37,6 +37,7 @@ from envs.core.generic import per_game
 from envs.core.specialise import compiled
 
 from . import evaluation as E
+from . import tactics
 from .base import Agent, AgentError, Resigner, check_option, register
 from .tuning import tuned
 
@@ -265,14 +266,7 @@ def solve_root(s, p, limit, deadline, out):
     return G.solve(s, p, limit, deadline, out)
 
 
-@per_game
-def threats_root(s, p, seat, limit, out):
-    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF)."""
-    return G.threats(s, p, seat, limit, out)
-
-
 SOLVED, OUT_OF_TIME = 1, -1
-THREAT_DEPTH = 16  # attacker moves a threat-space search may chain (each one forces the answer)
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 
 
@@ -453,7 +447,7 @@ class AlphaBetaAgent(SearchAgent):
                     "solved": True,
                 }
                 return int(out[1])
-        if self.threats and getattr(game.spec.evaluation, "threats", None) is not None:
+        if self.threats and tactics.has_threats(game):
             move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)
             if move is not None:
                 return move
@@ -473,25 +467,21 @@ class AlphaBetaAgent(SearchAgent):
         to move is played at once; against a forced win of the opponent, the moves after which
         the opponent has none are searched (each to one ply less) and the best is played. None
         when neither side has one, or no move stops the opponent's (the usual search decides)."""
-        p, rules = game.kernel_params, game.unchecked  # ``act`` checked ``state``
-        out = np.zeros(3, dtype=np.int64)
+        rules = game.unchecked  # ``act`` checked ``state``
         me = rules.current_player(state)
-        threats = code.threats_root
-        if threats(state, p, me, THREAT_DEPTH, out):
+        win = tactics.forced_win(game, state)
+        if win is not None:
             self.last_stats = {
-                "nodes": max(int(out[2]), 1),
-                "depth": 2 * int(out[1]) - 1,
+                "nodes": max(win.nodes, 1),
+                "depth": 2 * win.moves - 1,
                 "seconds": time.perf_counter() - start,
                 "budget": seconds,
-                "score": E.INF - (2 * int(out[1]) - 1),
+                "score": E.INF - (2 * win.moves - 1),
                 "threat": "win",
             }
-            return int(out[0])
-        if not threats(state, p, 1 - me, THREAT_DEPTH, out):
-            return None
-        legal = rules.legal_actions(state)
-        defences = [int(a) for a in legal if not threats(rules.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
-        if not defences or len(defences) == len(legal):
+            return win.move
+        defences = tactics.defences(game, state, rules.legal_actions(state))
+        if defences is None:
             return None
         best, best_score, nodes = defences[0], -E.INF - 1, 0
         for i, a in enumerate(defences):

@@ -43,6 +43,7 @@ from envs.core.specialise import compiled
 from envs.game import Game
 
 from . import _mcts_kernel as K
+from . import tactics
 from .base import Agent, AgentError, Resigner, check_option, register
 from .tuning import tuned
 
@@ -277,9 +278,7 @@ class MCTSAgent(Agent):
             return int(legal[0])
         defences = None
         if not self._chance(game):
-            win, defences = _wins_at_once(game, state, legal), None
-            if win is None:
-                win, defences = _threats(game, state, legal)
+            win, defences = tactics.root_tactics(game, state, legal)
             if win is not None:  # never missed, and no search needed to see it
                 self._memory = None
                 self.last_stats = {
@@ -316,7 +315,7 @@ class MCTSAgent(Agent):
                 stop = np.flatnonzero(np.isin(keys, defences) & (values > -K.PROVEN_AT))
                 open_ = stop if len(stop) else open_
             ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
-            best = next((i for i in ranked if not _loses_at_once(game, state, int(keys[i]))), ranked[0])
+            best = next((i for i in ranked if not tactics.loses_at_once(game, state, int(keys[i]))), ranked[0])
         if not self._chance(game):
             best = self._keep_living(game, state, keys, visits, values, best)
         action = int(keys[best])
@@ -353,11 +352,11 @@ class MCTSAgent(Agent):
         if not sound:
             return best
         if best not in sound:
-            best = next((i for i in sound if not _loses_at_once(game, state, int(keys[i]))), sound[0])
+            best = next((i for i in sound if not tactics.loses_at_once(game, state, int(keys[i]))), sound[0])
         if not _counted(game) or values[ranked[0]] >= max(LOSING, self.resign):
             return best
         candidates = [i for i in sound if visits[i] > 0][:AREA_CANDIDATES]
-        candidates = [i for i in candidates if not _loses_at_once(game, state, int(keys[i]))] or candidates
+        candidates = [i for i in candidates if not tactics.loses_at_once(game, state, int(keys[i]))] or candidates
         if len(candidates) < 2:
             return best
         code = compiled(__name__, game.spec)
@@ -621,54 +620,6 @@ def _result(value) -> float:
     if K.is_proven(value):
         return 1.0 if value > 0 else 0.0
     return float(value)
-
-
-def _wins_at_once(game, state, legal):
-    """A legal move that ends the game won for the side to move, or None."""
-    rules = game.unchecked  # ``act`` checked ``state``; the rest are positions played from it
-    me = rules.current_player(state)
-    for a in legal:
-        child = rules.apply(state, int(a))
-        if rules.is_terminal(child) and rules.returns(child)[me] > 0:
-            return int(a)
-    return None
-
-
-THREAT_DEPTH = 16  # attacker moves a threat-space search may chain (each one forces the answer)
-
-
-def _threats(game, state, legal):
-    """The game's threat-space search at the root (its ``threats`` hook; Gomoku's VCF), as
-    (winning move or None, defences or None): a forced win of the side to move is its first
-    move; against one of the opponent, the legal moves after which the opponent has none (None
-    when no move stops it, or every move does)."""
-    if getattr(game.spec.evaluation, "threats", None) is None:
-        return None, None
-    threats = compiled(K, game.spec).threats_root
-    p, out, me = game.kernel_params, np.zeros(3, dtype=np.int64), game.unchecked.current_player(state)
-    if threats(state, p, me, THREAT_DEPTH, out):
-        return int(out[0]), None
-    if not threats(state, p, 1 - me, THREAT_DEPTH, out):
-        return None, None
-    stops = [int(a) for a in legal if not threats(game.unchecked.apply(state, int(a)), p, 1 - me, THREAT_DEPTH, out)]
-    return None, (stops if 0 < len(stops) < len(legal) else None)
-
-
-def _loses_at_once(game, state, action) -> bool:
-    """Whether after ``action`` the opponent has a move that ends the game won for it (in Go:
-    after our pass, passing ends the game, and the position is counted as it stands, dead
-    stones and all). A tree of a few thousand simulations usually sees this, but a robust-child
-    choice among nearly equal moves late in a won game can still pick such a pass."""
-    rules = game.unchecked  # ``act`` checked ``state``; the rest are positions played from it
-    me = rules.current_player(state)
-    child = rules.apply(state, action)
-    if rules.is_terminal(child):
-        return rules.returns(child)[me] < 0
-    for reply in rules.legal_actions(child):
-        after = rules.apply(child, int(reply))
-        if rules.is_terminal(after) and rules.returns(after)[me] < 0:
-            return True
-    return False
 
 
 class _Tree:

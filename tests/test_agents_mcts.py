@@ -5,6 +5,7 @@ import pytest
 
 import agents
 import agents.mcts
+import agents.tactics
 import envs
 from agents import _mcts_kernel as K
 from agents.base import AgentError
@@ -565,8 +566,8 @@ def test_never_passes_into_a_lost_count():
     # by komi. Any stone keeps the game going.
     game = envs.make_game("go", size=5)
     s = game.initial_state()
-    assert agents.mcts._loses_at_once(game, s, game.str_to_action(s, "pass"))
-    assert not agents.mcts._loses_at_once(game, s, game.str_to_action(s, "C3"))
+    assert agents.tactics.loses_at_once(game, s, game.str_to_action(s, "pass"))
+    assert not agents.tactics.loses_at_once(game, s, game.str_to_action(s, "C3"))
 
 
 # -- Calculation: the rule-based playout policy ---------------------------------------------------

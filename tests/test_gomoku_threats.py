@@ -103,3 +103,39 @@ def test_forced_defence_found(spec):
     move = GAME.action_to_str(state, bot.act(GAME, state))
     assert move in DEFENCES
     assert threats(GAME.apply(state, GAME.str_to_action(state, move)), 0)[0] == 0
+
+
+def _needs_torch(spec):
+    marks = []
+    if spec.startswith("alphazero"):
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is None:
+            marks = [pytest.mark.skip(reason='needs the learn extra: pip install "arbiter-games[learn]"')]
+    return pytest.param(spec, marks=marks)
+
+
+@pytest.mark.parametrize("spec", [_needs_torch(s) for s in ["mcts:simulations=16", "alphazero:simulations=1"]])
+def test_a_forced_win_is_played_without_a_search(spec):
+    state = GAME.from_text(VCF3)
+    bot = agents.make(spec, seed=0)
+    assert GAME.action_to_str(state, bot.act(GAME, state)) == "e5"
+    assert bot.last_stats["simulations"] == 0 and bot.last_stats["value"] == 1.0
+
+
+@pytest.mark.parametrize("spec", [_needs_torch(s) for s in ["alphazero:simulations=1", "alphazero:simulations=32"]])
+def test_alphazero_stops_a_forced_win_of_the_opponent(spec):
+    state = GAME.from_text(DEFEND)
+    move = GAME.action_to_str(state, agents.make(spec, seed=0).act(GAME, state))
+    assert move in DEFENCES
+
+
+@pytest.mark.parametrize("spec", [_needs_torch(s) for s in ["alphazero:simulations=1", "alphabeta:depth=1"]])
+def test_threats_off_gives_the_plain_search(spec):
+    state = GAME.from_text(VCF3)  # a forced win, but no five in one
+    bot = agents.make(spec + ",threats=False", seed=0)
+    bot.act(GAME, state)
+    assert "threat" not in bot.last_stats
+    assert bot.last_stats.get("simulations", 1) == 1 and bot.last_stats["nodes"] > 0
+    with pytest.raises(ValueError, match="threats"):
+        agents.make(spec.split(":")[0] + ":threats=2")

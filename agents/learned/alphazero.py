@@ -22,6 +22,7 @@ import numpy as np
 from envs.core import rng as R
 from envs.game import Game
 
+from .. import tactics
 from ..base import Agent, AgentError, Resigner, check_option, register
 from . import _puct_kernel as K
 from . import weights as W
@@ -33,7 +34,13 @@ class AlphaZeroAgent(Agent):
     ``simulations`` per move, leaf ``batch`` per network call, ``c_puct``, torch ``threads``;
     ``resign`` and ``resign_moves`` as MCTS's (``agents.mcts``): the root value read as a win
     rate, ``(value + 1) / 2``, under ``resign`` for ``resign_moves`` moves gives the game up where
-    its runner records resignations (self-play never does: it plays every game out)."""
+    its runner records resignations (self-play never does: it plays every game out).
+
+    Root tactics (``agents.tactics``), as ``mcts`` has them: a win in one is played without a
+    search, and the chosen move is never one after which the opponent wins at once when another
+    is open; ``threats`` (default True) adds the game's threat-space search (Gomoku's VCF): a
+    forced win is played at once, and against the opponent's only the moves that stop it are
+    chosen. A small net misses such lines on a large board, where one move decides."""
 
     plays = "two-player placement games it has weights for (shipped: Othello and Gomoku; others with path=)"
     summary = "PUCT search guided by a size-independent policy-value network (shipped or path= weights)"
@@ -47,6 +54,7 @@ class AlphaZeroAgent(Agent):
         threads: int = 1,
         resign: float = 0.05,
         resign_moves: int = 3,
+        threats: bool = True,
         seed=None,
     ):
         super().__init__(seed=seed)
@@ -60,6 +68,9 @@ class AlphaZeroAgent(Agent):
         self.batch = check_option("batch", batch, int, 1, 256)
         self.c_puct = check_option("c_puct", c_puct, float, 0.0)
         self.threads = check_option("threads", threads, int, 1)
+        if not isinstance(threats, (bool, np.bool_)):
+            raise AgentError(f"threats={threats!r}: expected True or False")
+        self.threats = bool(threats)
         self._nets: dict = {}
         self._meta = None  # the sidecar of ``path``, read once to tell which game it plays
 
@@ -159,24 +170,22 @@ class AlphaZeroAgent(Agent):
         from . import puct
 
         start = time.perf_counter()
-        legal = game.legal_actions(state)
+        legal = game.unchecked.legal_actions(state)  # ``act`` checked the state
         if len(legal) == 1:
-            self.last_stats = {
-                "simulations": 0,
-                "seconds": time.perf_counter() - start,
-                "nodes": 0,
-                "value": float("nan"),
-            }
-            return int(legal[0])
+            return self._played(int(legal[0]), start, simulations=0, nodes=0, value=float("nan"))
+        if self.threats:
+            win, defences = tactics.root_tactics(game, state, legal)
+        else:
+            win, defences = tactics.wins_at_once(game, state, legal), None
+        if win is not None:  # never missed, and no search needed to see it
+            return self._played(win, start, simulations=0, nodes=0, value=1.0)
         net, encoding = self.net_for(game)
         evaluator = puct.Evaluator(net, game.num_actions)
         result = puct.search(
             evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct, encoding=encoding
         )
         visits, priors = result.visits[0], result.priors[0]
-        top = visits == visits.max()
-        best = np.flatnonzero(top & (priors == priors[top].max()))
-        action = int(best[R.randint(self.rng, len(best))])
+        action = self._choose(game, state, defences or legal, visits, priors)
         win = (float(result.values[0]) + 1) / 2
         if self.resign > 0:
             self._resigner.judge(
@@ -185,10 +194,25 @@ class AlphaZeroAgent(Agent):
                 win < self.resign,
                 f"win rate {100 * win:.1f}% under {100 * self.resign:g}% for {self.resign_moves} moves",
             )
-        self.last_stats = {
-            "simulations": self.simulations,
-            "seconds": time.perf_counter() - start,
-            "nodes": result.evaluations,
-            "value": float(result.values[0]),
-        }
+        return self._played(
+            action, start, simulations=self.simulations, nodes=result.evaluations, value=float(result.values[0])
+        )
+
+    def _choose(self, game, state, moves, visits, priors) -> int:
+        """The most visited of ``moves``, ties to the higher prior, then to the seeded generator;
+        but not a move after which the opponent wins at once while another is open."""
+        moves = np.asarray(moves, dtype=np.int64)
+        ranked = moves[np.lexsort((-priors[moves], -visits[moves]))]
+        best = next((int(a) for a in ranked if not tactics.loses_at_once(game, state, int(a))), int(ranked[0]))
+        tied = [
+            int(a)
+            for a in ranked
+            if visits[a] == visits[best]
+            and priors[a] == priors[best]
+            and (a == best or not tactics.loses_at_once(game, state, int(a)))
+        ]
+        return tied[R.randint(self.rng, len(tied))]
+
+    def _played(self, action, start, **stats) -> int:
+        self.last_stats = {**stats, "seconds": time.perf_counter() - start}
         return action

@@ -1,0 +1,108 @@
+"""Root tactics the two-player search agents share: a win in one, a move that loses at once, and
+the game's threat-space search (its ``threats`` hook; Gomoku's VCF).
+
+A search of a few hundred simulations, or a net's prior, can miss a five in a row or leave one
+open; these checks cannot. ``mcts``, ``alphabeta`` and ``alphazero`` run them at the root, before
+and after their own search, on positions ``Agent.act`` has already checked (hence
+``game.unchecked``). The threat-space search is compiled once per game here, whichever agents a
+process uses.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from envs.core.generic import per_game
+from envs.core.specialise import compiled
+
+G = None  # the game's hook namespace, bound per game by envs.core.specialise
+THREAT_DEPTH = 16  # attacker moves a threat-space search may chain (each one forces the answer)
+
+
+@per_game
+def threats_root(s, p, seat, limit, out):
+    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF)."""
+    return G.threats(s, p, seat, limit, out)
+
+
+class ForcedWin(NamedTuple):
+    """A forced win found by the threat-space search: its first ``move``, the attacker's
+    ``moves`` in the sequence and the ``nodes`` searched."""
+
+    move: int
+    moves: int
+    nodes: int
+
+
+def has_threats(game) -> bool:
+    """Whether ``game`` has a threat-space search (a ``threats`` hook)."""
+    return getattr(game.spec.evaluation, "threats", None) is not None
+
+
+def wins_at_once(game, state, legal):
+    """A legal move that ends the game won for the side to move, or None."""
+    rules = game.unchecked
+    me = rules.current_player(state)
+    for a in legal:
+        child = rules.apply(state, int(a))
+        if rules.is_terminal(child) and rules.returns(child)[me] > 0:
+            return int(a)
+    return None
+
+
+def loses_at_once(game, state, action) -> bool:
+    """Whether after ``action`` the opponent has a move that ends the game won for it (in Go:
+    after our pass, passing ends the game, and the position is counted as it stands, dead
+    stones and all). A tree of a few thousand simulations usually sees this, but a robust-child
+    choice among nearly equal moves late in a won game can still pick such a pass."""
+    rules = game.unchecked
+    me = rules.current_player(state)
+    child = rules.apply(state, action)
+    if rules.is_terminal(child):
+        return rules.returns(child)[me] < 0
+    for reply in rules.legal_actions(child):
+        after = rules.apply(child, int(reply))
+        if rules.is_terminal(after) and rules.returns(after)[me] < 0:
+            return True
+    return False
+
+
+def forced_win(game, state, seat=None):
+    """The ``ForcedWin`` of ``seat`` (default: the side to move, as if to move) found by the
+    game's threat-space search, or None (also when the game has none)."""
+    if not has_threats(game):
+        return None
+    out = np.zeros(3, dtype=np.int64)
+    if seat is None:
+        seat = game.unchecked.current_player(state)
+    if not compiled(__name__, game.spec).threats_root(state, game.kernel_params, seat, THREAT_DEPTH, out):
+        return None
+    return ForcedWin(int(out[0]), int(out[1]), int(out[2]))
+
+
+def defences(game, state, legal):
+    """Against a forced win of the opponent, the legal moves after which it has none; None when
+    the opponent has no forced win, when no move stops it, or when every move does (then the
+    search decides)."""
+    if not has_threats(game):
+        return None
+    rules = game.unchecked
+    them = 1 - rules.current_player(state)
+    if forced_win(game, state, them) is None:
+        return None
+    stops = [int(a) for a in legal if forced_win(game, rules.apply(state, int(a)), them) is None]
+    return stops if 0 < len(stops) < len(legal) else None
+
+
+def root_tactics(game, state, legal):
+    """``(winning move or None, defences or None)`` at the root: a win in one, else a forced win
+    of the threat-space search; when neither, the moves that stop the opponent's forced win."""
+    win = wins_at_once(game, state, legal)
+    if win is not None:
+        return win, None
+    found = forced_win(game, state)
+    if found is not None:
+        return found.move, None
+    return None, defences(game, state, legal)
