@@ -149,3 +149,27 @@ def test_a_cold_start_announces_each_part_and_times_the_search_alone(tmp_path):
     assert seconds < compile_s
     assert "arbiter: compiling" not in warm_err  # loaded from the cache: nothing to announce
     assert np.isclose(warm[1], 0.0, atol=1.0)  # loading the cached code: well under a second
+
+
+CLOCKED = """
+import agents, envs
+game = envs.make_game("loa")
+state = game.initial_state(seed=0)
+game.legal_actions(state)
+bot = agents.make("alphabeta:time=1.0", seed=0)
+bot.act(game, state)
+print(bot.last_stats["depth"], bot.last_stats["seconds"])
+"""
+
+
+@pytest.mark.slow
+def test_a_first_compile_does_not_eat_an_alphabeta_clock(tmp_path):
+    """On a 1 s clock with an empty cache, the first move compiles first and then searches its
+    full second: deeper than the depth 1-2 a clock spent on compiling leaves."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", CLOCKED], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900, check=True
+    )
+    depth, seconds = proc.stdout.split()
+    assert int(depth) >= 3
+    assert 0.5 < float(seconds) < 5.0  # the search's own second, the compile left out
