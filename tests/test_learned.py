@@ -558,3 +558,21 @@ def test_a_directory_or_an_impossible_name_is_no_weights_file(tmp_path):
         weights.load(tmp_path)
     with pytest.raises(weights.WeightsError, match="does not exist"):
         weights.load(str(tmp_path / "a\0b.pt"))
+
+
+def test_the_evaluation_command_writes_and_refreshes_its_table(tmp_path, run_script):
+    """``examples/evaluate.py --json R --table F`` keeps F's prose and rewrites only its table,
+    one row per agent, opponent and size, the latest result of each."""
+    doc, results = tmp_path / "learned.md", tmp_path / "eval.jsonl"
+    doc.write_text("# Learned\n\nProse stays.\n")
+    argv = ["examples/evaluate.py", "--game", "othello", "--agent", "greedy", "--opponents", "random"]
+    argv += ["--sizes", "6", "--games", "4", "--json", results, "--table", doc]
+    first = run_script(*argv)
+    assert first.returncode == 0, first.stderr
+    run_script(*argv[:-4], "--sizes", "6", "8", "--games", "2", "--json", results, "--table", doc)
+    text = doc.read_text()
+    assert text.startswith("# Learned\n\nProse stays.\n") and text.count("<!-- evaluate: begin -->") == 1
+    rows = [line for line in text.splitlines() if line.startswith("| `greedy`")]
+    assert [row.split(" | ")[2:4] for row in rows] == [["othello 6x6", "2"], ["othello 8x8", "2"]]
+    assert len(results.read_text().splitlines()) == 3  # every result is kept in the results file
+    assert run_script(*argv[:-2]).returncode == 0 and run_script("examples/evaluate.py", "--table", doc).returncode == 2

@@ -59,6 +59,7 @@ class MatchResult:
     pentanomial: tuple = ()  # pairs in which A scored 0, 0.5, 1, 1.5, 2 points
     sprt: SPRTStatus | None = None  # the sequential test's final state (a match with sprt=)
     interval: tuple = ()  # (lo, hi): 95% interval of the score (``sprt.score_interval``)
+    move_seconds: float = 0.0  # mean wall seconds of a move, both agents, openings left out
 
     @property
     def beats(self) -> bool:
@@ -180,6 +181,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     scores = []
     penta = [0] * 5
     status = None
+    thought, moved = 0.0, 0
     for pair in range(games // 2):
         opening = random_opening(game, rng, min_plies, max_plies)
         points = 0.0
@@ -187,6 +189,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
             players = [a, b] if a_seat == 0 else [b, a]
             outcome = play_game(game, players, seed=0, opening=opening)
             _checked(game, players, outcome, f"match, game {2 * pair + a_seat + 1} of {games}")
+            thought, moved = thought + outcome.seconds, moved + outcome.plies - outcome.opening
             scores.append(outcome.points(a_seat))
             points += scores[-1]
         penta[int(round(points * 2))] += 1
@@ -210,6 +213,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
         pentanomial=tuple(penta),
         sprt=status,
         interval=(lo, hi),
+        move_seconds=thought / max(moved, 1),
     )
 
 
