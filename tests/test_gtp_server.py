@@ -13,6 +13,7 @@ import pytest
 
 import agents
 import envs
+from agents.base import resignation_allowed
 from agents.gtp import GTPAgent, GTPEngine, serve
 
 GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)
@@ -528,6 +529,28 @@ def test_a_fault_inside_a_command_is_an_answer_and_resigning_is_a_move():
     assert status(replies[2][1]) == "to_move=o ply=1 passes=0 ko=-" and replies[3][0]
     replies = talk(_Faulty(agents.Resign()), ["genmove b", "showboard"])
     assert replies[0] == (True, "resign") and status(replies[1][1]) == "to_move=x ply=0 passes=0 ko=-"
+
+
+class _Resigner(agents.Agent):
+    """Resigns wherever its runner allows it, else plays the first legal move."""
+
+    name = "resigner"
+
+    def _act(self, game, state):
+        if resignation_allowed():
+            raise agents.Resign()
+        return int(game.legal_actions(state)[0])
+
+
+def test_arbiter_resign_turns_resignation_off_and_on():
+    commands = ["arbiter-resign", "genmove b", "arbiter-resign off", "genmove b", "arbiter-resign"]
+    commands += ["arbiter-resign ON", "genmove w", "arbiter-resign maybe", "arbiter-resign on off"]
+    replies = talk(_Resigner(), commands)
+    assert replies[:3] == [(True, "on"), (True, "resign"), (True, "off")]
+    assert replies[3][0] and replies[3][1] != "resign" and replies[4] == (True, "off")
+    assert replies[5:7] == [(True, "on"), (True, "resign")]
+    assert replies[7] == replies[8] == (False, "syntax error")
+    assert talk(_Resigner(), ["known_command arbiter-resign"]) == [(True, "true")]
 
 
 def test_version_answers_the_installed_distributions_version():

@@ -4,7 +4,7 @@
 ``agents.gtp.cli``, runs it on stdin and stdout). It answers the commands those tools send:
 ``protocol_version name version known_command list_commands boardsize clear_board komi play
 genmove undo showboard final_score final_status_list time_settings kgs-time_settings time_left
-loadsgf quit``, failing with GTP's own texts (``unknown command``, ``syntax error``, ``invalid
+loadsgf quit``, and ``arbiter-resign``, failing with GTP's own texts (``unknown command``, ``syntax error``, ``invalid
 color or coordinate``, ``illegal move``, ``cannot undo``, ``unacceptable size``, ``cannot load
 file``, ``cannot score``).
 
@@ -38,8 +38,9 @@ placement game (``GameSpec.placement``) from its observation.
   ``genmove``'s time off its own clock between ``time_left`` commands. Other agents play as
   configured.
 * ``genmove`` answers ``resign`` when the agent gives the game up (a search agent's ``resign``
-  option, on by default; ``serve(..., resign=False)``, ``arbiter gtp --no-resign``, has every game
-  played out). The position stays as it was: a controller that declines the resignation may go
+  option, on by default; ``serve(..., resign=False)``, ``arbiter gtp --no-resign`` or the
+  extension command ``arbiter-resign off`` has every game played out, ``arbiter-resign on``
+  allows it again, ``arbiter-resign`` alone answers the setting). The position stays as it was: a controller that declines the resignation may go
   on with ``play``, ``genmove``, ``final_score`` and ``final_status_list`` as before.
 * ``final_status_list``: Tromp-Taylor area scoring counts every stone on the board, so every
   stone is ``alive`` and the ``dead`` and ``seki`` lists are empty.
@@ -304,6 +305,17 @@ def _cmd_time_left(session, args):
     return ""
 
 
+def _cmd_arbiter_resign(session, args):
+    """``arbiter-resign [on|off]``: whether ``genmove`` may answer ``resign`` (the agent's own
+    ``resign`` option still decides when); no argument answers the current setting. A controller
+    that wants every game played out (an analysis, a rated series) turns it off."""
+    if len(args) > 1 or (args and args[0].lower() not in ("on", "off")):
+        raise Refusal("syntax error")
+    if args:
+        session.resign = args[0].lower() == "on"
+    return "on" if session.resign else "off"
+
+
 def _cmd_loadsgf(session, args):
     """``loadsgf file [move_number]``: the position of a record of the engine's game before
     move ``move_number`` (default: after its last move); see ``records.load``."""
@@ -332,5 +344,6 @@ COMMANDS = {
     "kgs-time_settings": _cmd_kgs_time_settings,
     "time_left": _cmd_time_left,
     "loadsgf": _cmd_loadsgf,
+    "arbiter-resign": _cmd_arbiter_resign,
     "quit": lambda session, args: "",
 }
