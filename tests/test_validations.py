@@ -171,3 +171,31 @@ def test_the_vector_and_sb3_envs_report_a_game_over_at_reset_on_the_next_step():
     _, rewards, dones, infos = venv.step(np.zeros(2, dtype=np.int64))
     assert dones.all() and (rewards != 0).all() and all(i["TimeLimit.truncated"] for i in infos)
     assert venv.action_masks().all()  # the next episode is over at its start too
+
+
+def test_the_aec_env_ends_every_agent_of_a_game_over_at_reset(monkeypatch):
+    """A start position that is already over (here a Gomoku board with a five on it, as a custom
+    ``initial_state`` could give): reset ends every agent at once with its return, and each
+    takes its one dead step."""
+    env = aec_env("gomoku", size=9)
+    game = env.unwrapped.game
+    won = game.from_text(
+        "\n".join(
+            [
+                f"{9 - r} " + " ".join("x" if r == 4 and c < 5 else "o" if r == 5 and c < 4 else "." for c in range(9))
+                for r in range(9)
+            ]
+        )
+        + "\n  a b c d e f g h i\nto_move=o\n"
+    )
+    assert game.is_terminal(won)
+    monkeypatch.setattr(game, "initial_state", lambda seed=None: won.copy())
+    env.reset(seed=0)
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+    seen = []
+    for agent in env.agent_iter():
+        _, reward, termination, _, _ = env.last()
+        seen.append((agent, reward, termination))
+        env.step(None)
+    assert sorted(seen) == [("player_0", 1.0, True), ("player_1", -1.0, True)] and env.agents == []
