@@ -576,3 +576,26 @@ def test_the_evaluation_command_writes_and_refreshes_its_table(tmp_path, run_scr
     assert [row.split(" | ")[2:4] for row in rows] == [["othello 6x6", "2"], ["othello 8x8", "2"]]
     assert len(results.read_text().splitlines()) == 3  # every result is kept in the results file
     assert run_script(*argv[:-2]).returncode == 0 and run_script("examples/evaluate.py", "--table", doc).returncode == 2
+
+
+@needs_torch
+def test_the_learning_curve_plays_each_snapshot_once_and_draws_the_plot(tmp_path, run_script):
+    pytest.importorskip("matplotlib")
+    import shutil
+
+    from agents.learned import weights
+
+    shipped = weights.shipped("gomoku")
+    for minutes in (20, 40):  # two "snapshots" of a run: copies of the shipped net and its sidecar
+        shutil.copy(shipped, tmp_path / f"alphazero_gomoku_{minutes}min.pt")
+        shutil.copy(weights.sidecar_path(shipped), weights.sidecar_path(tmp_path / f"alphazero_gomoku_{minutes}min.pt"))
+    argv = ["examples/learning_curve.py", "--game", "gomoku", "--sizes", "7", "--games", "2", "--simulations", "2"]
+    argv += ["--runs", tmp_path, "--out", tmp_path / "curve.png"]
+    first = run_script(*argv)
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    results = (tmp_path / "curve.jsonl").read_text().splitlines()
+    assert len(results) == 1  # the two copies are the same weights: played once
+    second = run_script(*argv)
+    assert second.returncode == 0 and "on 7x7" not in second.stdout  # nothing new to play
+    assert run_script(*argv[:-4], "--runs", tmp_path / "none", "--out", tmp_path / "x.png").returncode == 2
