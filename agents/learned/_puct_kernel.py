@@ -30,10 +30,21 @@ Observation planes (``encoding``; a weights sidecar records which one its net re
        hook: for the placement games the mover's stones, the opponent's stones, a plane of ones
        (the mover is to move; it also marks the board inside the zero padding of the
        convolutions), and for Go a fourth plane of empty points where the mover may not play.
-    2  encoding 1 plus a plane of the mover's legal placements. Mobility decides Othello, and a
-       flip can reach across the whole board: on 16x16 that is further than a small net sees,
-       so the kernels' own move generation is handed to it (for Gomoku the plane is the empty
-       points; for Go the empty points the mover may play).
+    2  encoding 1 plus a plane of the cells the mover's legal moves start from. Mobility decides
+       Othello, and a flip can reach across the whole board: on 16x16 that is further than a
+       small net sees, so the kernels' own move generation is handed to it (for Gomoku the plane
+       is the empty points; for Go the empty points the mover may play). In LOA it is the
+       squares holding a piece that can move: a move's length is the count of pieces on a whole
+       line, which a 3x3 tower sees only after many layers, and a blocked piece is what LOA's
+       evaluation calls poor mobility. A 0/1 plane rather than the number of moves per square
+       (scaled to [0, 1]): the replay buffer stores planes as uint8 0/1, and the policy head
+       already spreads each square's logits over its directions.
+
+Actions and policy planes (``policy_planes``): a game the nets play numbers its actions
+``cell * P + plane`` on an N x N board, plus at most one last action (the pass), and the policy
+head writes P logits per cell in that order. A placement game has P = 1 (the cell is the move);
+LOA has P = 8, the compass directions (``COMPASS``): the line fixes the distance, so
+(from-square, direction) names every move, on any board size.
 
 """
 
@@ -71,16 +82,48 @@ def num_planes(game, encoding: int) -> int:
     return game.observation_shape[0] + (1 if encoding >= 2 else 0)
 
 
+# What the policy planes of a cell mean, by their number P (``policy_planes``): a symmetry of the
+# board must move the planes along with the cells. One plane is the cell itself; eight are the
+# compass directions as (row, column) steps, 0 N (towards row 0), then clockwise: 1 NE, 2 E,
+# 3 SE, 4 S, 5 SW, 6 W, 7 NW (LOA's numbering, ``envs/loa/_kernel.py``).
+COMPASS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+PLANE_LAYOUTS = {1: None, len(COMPASS): COMPASS}
+
+
+def policy_planes(game) -> int:
+    """The policy planes P per cell of ``game``'s actions, or 0 if its actions are not cells x
+    planes (see the module docstring).
+
+    One rule for every game, read off the game itself: its board is N x N (``board_size``),
+    its observation planes are N x N, and ``num_actions`` is N*N*P plus 0 or 1 (the pass) for a
+    P the symmetries know (``PLANE_LAYOUTS``): Othello and Go N*N + 1, Gomoku N*N, LOA
+    64 * 8 + 1."""
+    n = game.board_size
+    if n is None or tuple(game.observation_shape[1:]) != (n, n):
+        return 0
+    planes, rest = divmod(game.num_actions, n * n)
+    return planes if planes in PLANE_LAYOUTS and rest in (0, 1) else 0
+
+
 def applies_to(game) -> bool:
-    """The nets read board planes and write one policy logit per cell (and pass): two-player
-    placement games (``GameSpec.placement``)."""
-    return game.spec.placement and game.num_players == 2
+    """The nets read N x N board planes and write ``policy_planes`` logits per cell (and the
+    pass): two-player games whose actions are cells x planes (the placement games, LOA)."""
+    return game.num_players == 2 and policy_planes(game) > 0
+
+
+def has_ownership(game) -> bool:
+    """Whether a finished game says who owns each point (the ownership head's target): in a
+    placement game a stone owns its point (in Go, an empty area its colour walls in). LOA is won
+    by the shape of the pieces, not by the squares they hold, so it gets no such target rather
+    than an invented one."""
+    return bool(game.spec.placement)
 
 
 @per_game
-def encode(s, p, n, encoding, moves, k, out):
+def encode(s, p, n, per_cell, encoding, moves, k, out):
     """Write the planes of ``encoding`` for ``s`` from the mover's view into ``out`` (C, n, n);
-    ``moves[:k]`` are the mover's legal actions (a pass, id n*n, has no plane)."""
+    ``moves[:k]`` are the mover's legal actions, ``cell * per_cell + plane`` (a pass, id
+    n*n*per_cell, has no cell)."""
     flat = out.reshape(-1)
     nn = n * n
     planes = out.shape[0] - (1 if encoding >= 2 else 0)
@@ -89,16 +132,16 @@ def encode(s, p, n, encoding, moves, k, out):
         base = planes * nn
         flat[base:] = 0.0
         for j in range(k):
-            if moves[j] < nn:
-                flat[base + moves[j]] = 1.0
+            if moves[j] < nn * per_cell:
+                flat[base + moves[j] // per_cell] = 1.0
 
 
 @per_game
-def encode_state(s, p, n, encoding, out):
+def encode_state(s, p, n, per_cell, encoding, out):
     """``encode`` for a lone state: finds the legal moves itself (self-play's training planes)."""
-    moves = np.empty(n * n + 1, dtype=np.int64)
+    moves = np.empty(n * n * per_cell + 1, dtype=np.int64)
     k = G.legal_actions(s, p, moves) if s[C.H_STATUS] == C.ONGOING else 0
-    encode(s, p, n, encoding, moves, k, out)
+    encode(s, p, n, per_cell, encoding, moves, k, out)
 
 
 @per_game
@@ -157,6 +200,7 @@ def select(
     caller to grow the tree when nothing was picked).
     """
     num_actions = masks.shape[1]
+    per_cell = num_actions // (n * n)
     s = np.empty_like(root)
     moves = np.empty(num_actions, dtype=np.int64)
     ret = np.zeros(2, dtype=np.float64)
@@ -189,7 +233,7 @@ def select(
                 wsum[nd] -= 1.0
         links[node, PENDING] = 1
         k = G.legal_actions(s, p, moves)
-        encode(s, p, n, encoding, moves, k, obs[picked])
+        encode(s, p, n, per_cell, encoding, moves, k, obs[picked])
         masks[picked, :] = 0
         for j in range(k):
             masks[picked, moves[j]] = 1

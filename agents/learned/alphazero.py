@@ -42,7 +42,7 @@ class AlphaZeroAgent(Agent):
     forced win is played at once, and against the opponent's only the moves that stop it are
     chosen. A small net misses such lines on a large board, where one move decides."""
 
-    plays = "two-player placement games it has weights for (shipped: Othello and Gomoku; others with path=)"
+    plays = "two-player placement games and LOA, given weights (shipped: Othello and Gomoku; others with path=)"
     summary = "PUCT search guided by a size-independent policy-value network (shipped or path= weights)"
 
     def __init__(
@@ -81,8 +81,8 @@ class AlphaZeroAgent(Agent):
 
     def _weights_for(self, game):
         """``(path, None)`` of the weights this agent would play ``game`` with, or ``(None, the
-        error saying why not)``: the network reads two-player placement games only, and needs
-        weights trained on that game, shipped or given by ``path`` (only the sidecar is read
+        error saying why not)``: the network reads two-player games whose actions are cells x
+        planes (``K.applies_to``: the placement games, LOA), and needs weights trained on that game, shipped or given by ``path`` (only the sidecar is read
         here, so this needs no torch)."""
         if not K.applies_to(game):
             return None, AgentError(f"agent 'alphazero' does not apply to {game.name}: it plays {self.plays}")
@@ -153,6 +153,12 @@ class AlphaZeroAgent(Agent):
                 raise W.WeightsError(
                     f"weights {str(path)!r}: a net of {arch.get('in_planes')!r} input planes "
                     f"cannot read encoding {encoding} of {game_name} ({K.num_planes(game, encoding)} planes)"
+                )
+            per_cell = arch.get("policy_planes", 1)  # sidecars older than the option: one plane
+            if per_cell != K.policy_planes(game):
+                raise W.WeightsError(
+                    f"weights {str(path)!r}: a net of {per_cell!r} policy planes per cell cannot name the "
+                    f"moves of {game_name} ({K.policy_planes(game)} per cell)"
                 )
             try:
                 net = network.build(arch)

@@ -114,7 +114,7 @@ def search(
     evaluator reads (``_puct_kernel``).
     """
     p = game.kernel_params
-    n = game.size
+    n = game.board_size
     planes = K.num_planes(game, encoding)
     select = compiled(K, game.spec).select
     num_actions = game.num_actions
@@ -201,13 +201,18 @@ def is_ongoing(state) -> bool:
 
 def encode(game, state, encoding: int = K.ENCODINGS[-1]) -> np.ndarray:
     """The input planes of ``state`` from its mover's view, as the search feeds them to the net."""
-    out = np.zeros((K.num_planes(game, encoding), game.size, game.size), dtype=np.float32)
-    compiled(K, game.spec).encode_state(state, game.kernel_params, game.size, encoding, out)
+    n = game.board_size
+    out = np.zeros((K.num_planes(game, encoding), n, n), dtype=np.float32)
+    compiled(K, game.spec).encode_state(state, game.kernel_params, n, K.policy_planes(game), encoding, out)
     return out
 
 
 def ownership(game, state, seat: int) -> np.ndarray:
-    """(N, N) int8: who owns each point of finished ``state``, from ``seat``'s view (+1/-1/0)."""
-    out = np.zeros((game.size, game.size), dtype=np.int8)
-    compiled(K, game.spec).ownership(state, game.kernel_params, game.size, seat, out)
+    """(N, N) int8: who owns each point of finished ``state``, from ``seat``'s view (+1/-1/0);
+    only for a game that has an ownership target (``K.has_ownership``)."""
+    if not K.has_ownership(game):
+        raise ValueError(f"{game.name} has no ownership target: its points are not owned at the end")
+    n = game.board_size
+    out = np.zeros((n, n), dtype=np.int8)
+    compiled(K, game.spec).ownership(state, game.kernel_params, n, seat, out)
     return out
