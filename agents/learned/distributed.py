@@ -42,7 +42,6 @@ import time
 
 import numpy as np
 
-import envs
 from envs.core import cluster as ray_cluster
 
 from ..base import AgentError
@@ -84,7 +83,7 @@ class _SelfPlayActor:
         self.config = config
         self.net = network.build(architecture)
         self.net.eval()
-        self.games = {size: envs.make_game(config["game"], size=size) for size in config["sizes"]}
+        self.games = {size: selfplay.make_game(config["game"], size) for size in config["sizes"]}
         start = time.perf_counter()
         lock = os.path.join(tempfile.gettempdir(), "arbiter-warm-up.lock")
         with open(lock, "a") as handle:  # one actor per node compiles; the others load the cache

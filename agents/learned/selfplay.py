@@ -3,7 +3,7 @@
 Every position with a real choice becomes a training sample: its input planes from the mover's
 view (``puct.encode``), ``pi`` the root visit distribution of the search, ``z`` the final result
 for the mover (+1, 0, -1) and the final ownership of every point from the mover's view
-(``puct.ownership``). Forced moves (a lone pass) are played without a search and give no sample.
+(``puct.ownership``; an empty (0, 0) map for a game without one, LOA: ``K.has_ownership``). Forced moves (a lone pass) are played without a search and give no sample.
 Moves are drawn in proportion to the visits for the first ``temperature_plies`` plies (opening
 variety), then the most visited move is played.
 
@@ -21,8 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import envs
 from envs.core import kernel as C
 
+from ..base import AgentError
 from . import puct
 
 
@@ -32,10 +34,21 @@ class Samples:
     policy: np.ndarray  # (S, num_actions) float32
     policy_weight: np.ndarray  # (S,) float32: 1 where ``policy`` comes from a full search, else 0
     value: np.ndarray  # (S,) float32
-    ownership: np.ndarray  # (S, N, N) int8
+    ownership: np.ndarray  # (S, N, N) int8; (S, 0, 0) for a game without ownership
     size: int
     results: np.ndarray  # (games,) return of seat 0 per game
     evaluations: int
+
+
+def make_game(name: str, size: int):
+    """Game ``name`` on a ``size`` x ``size`` board: its ``size`` rule where it has one; a game
+    of one fixed board (LOA, 8x8) trains on that size only, and another is an ``AgentError``."""
+    game = envs.make_game(name)
+    if "size" in game.params:
+        return envs.make_game(name, size=size)
+    if game.board_size != size:
+        raise AgentError(f"size={size!r}: {name} is played on {game.board_size}x{game.board_size} only")
+    return game
 
 
 def play(
@@ -52,11 +65,12 @@ def play(
     full_fraction: float = 1.0,
 ) -> Samples:
     """Play ``games`` self-play games of ``game``; see the module docstring for the options."""
+    n = game.board_size
     if temperature_plies is None:
-        temperature_plies = game.size * game.size // 4
+        temperature_plies = n * n // 4
     if fast_simulations is None:
         fast_simulations = simulations
-    alpha = 10.0 / (game.size * game.size)  # about 10 / typical number of legal moves
+    alpha = 10.0 / (n * n)  # about 10 / typical number of legal moves
     states = [game.initial_state(seed=int(rng.integers(2**62))) for _ in range(games)]
     records: list[list[tuple]] = [[] for _ in range(games)]
     evaluations = 0
@@ -104,7 +118,10 @@ def play(
     for g in range(games):
         returns = game.returns(states[g])
         results.append(returns[0])
-        owners = [puct.ownership(game, states[g], seat) for seat in range(2)]
+        if puct.K.has_ownership(game):
+            owners = [puct.ownership(game, states[g], seat) for seat in range(2)]
+        else:  # no target to learn: an empty map, which the trainer's ownership head never sees
+            owners = [np.zeros((0, 0), dtype=np.int8)] * 2
         for obs, pi, is_full, mover in records[g]:
             planes.append(obs.astype(np.uint8))
             policy.append(pi)
@@ -117,7 +134,7 @@ def play(
         np.asarray(weight, dtype=np.float32),
         np.asarray(value, dtype=np.float32),
         np.stack(owner),
-        game.size,
+        n,
         np.asarray(results),
         evaluations,
     )

@@ -12,9 +12,10 @@ ring buffers, and takes enough gradient steps that each new position is seen abo
 times. A batch holds one size (convolutions need a common shape); sizes take turns. Loss:
 cross-entropy to the search's visit distribution (positions that had a full search only) plus
 the squared error of the value to the game result, as in AlphaZero, plus ``ownership_weight``
-times the mean squared error of the ownership map (KataGo's auxiliary target). With ``augment``
-every batch is turned by a random symmetry of the square (the pass logit is unchanged); the net
-is not symmetric by construction, so this is a cheap 8x data multiplier.
+times the mean squared error of the ownership map (KataGo's auxiliary target; a game without
+one, LOA, gets no ownership head whatever the weight). With ``augment`` every batch is turned by
+a random symmetry of the square (the pass logit is unchanged; LOA's direction planes turn with
+the board); the net is not symmetric by construction, so this is a cheap 8x data multiplier.
 
 Self-play runs in this process by default; ``Trainer(config, executor="ray")`` (or a
 ``distributed.RaySelfPlay`` with a cluster address and an actor count) plays it on Ray actors
@@ -34,9 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-import envs
-
 from ..base import AgentError
+from . import _puct_kernel as K
 from . import distributed, network, puct, selfplay, weights
 
 EXECUTORS = ("local", "ray")
@@ -129,16 +129,47 @@ class ReplayBuffer:
             self.data[int(key)] = d
 
 
-def symmetry(torch, planes, policy, ownership, n: int, k: int):
-    """Apply symmetry ``k`` (0..7: k % 4 quarter turns, then a mirror if k >= 4) to a batch of
-    planes (B, C, n, n), policies (B, A; the pass, if any, stays put) and ownership maps (B, n, n)."""
-    cells = policy[:, : n * n].reshape(-1, n, n)
-    planes = torch.rot90(planes, k % 4, dims=(2, 3))
-    cells = torch.rot90(cells, k % 4, dims=(1, 2))
-    ownership = torch.rot90(ownership, k % 4, dims=(1, 2))
+def _turn(array, k: int, rows: int):
+    """Symmetry ``k`` of the square on the axes ``rows`` and ``rows + 1`` of a numpy array or a
+    torch tensor (both ``rot90`` turn the first axis towards the second, and ``flip`` mirrors)."""
+    array = (
+        array.rot90(k % 4, dims=(rows, rows + 1)) if hasattr(array, "dim") else np.rot90(array, k % 4, (rows, rows + 1))
+    )
     if k >= 4:
-        planes, cells, ownership = planes.flip(3), cells.flip(2), ownership.flip(2)
-    return planes, torch.cat([cells.reshape(-1, n * n), policy[:, n * n :]], dim=1), ownership
+        array = array.flip(rows + 1) if hasattr(array, "dim") else np.flip(array, rows + 1)
+    return array
+
+
+def plane_order(per_cell: int, k: int) -> list:
+    """Where symmetry ``k`` takes the policy planes of a cell: plane ``e`` of the turned policy is
+    plane ``order[e]`` of the original. One plane stays; a compass direction (``K.COMPASS``) is
+    a step from the cell, so it is turned as the board is, as a mark one step from the centre
+    of a 3x3 square, and read off where the mark lands (a quarter turn takes north to west)."""
+    if per_cell == 1:
+        return [0]
+    steps = K.PLANE_LAYOUTS.get(per_cell)
+    if steps is None:
+        raise ValueError(f"per_cell={per_cell!r}: expected one of {sorted(K.PLANE_LAYOUTS)} policy planes per cell")
+    order = [0] * per_cell
+    for d, (dr, dc) in enumerate(steps):
+        mark = np.zeros((3, 3), dtype=np.int8)
+        mark[1 + dr, 1 + dc] = 1
+        r, c = np.argwhere(_turn(mark, k, 0))[0]
+        order[steps.index((int(r) - 1, int(c) - 1))] = d
+    return order
+
+
+def symmetry(torch, planes, policy, ownership, n: int, k: int, per_cell: int = 1):
+    """Apply symmetry ``k`` (0..7: k % 4 quarter turns, then a mirror if k >= 4) to a batch of
+    planes (B, C, n, n), policies (B, A: ``per_cell`` planes per cell, cell-major, then the pass,
+    if any, which stays put) and ownership maps (B, n, n; (B, 0, 0), a game without them, stays
+    empty). A cell's policy planes move with it and swap among themselves (``plane_order``)."""
+    m = n * n * per_cell
+    cells = _turn(policy[:, :m].reshape(-1, n, n, per_cell), k, 1)[..., plane_order(per_cell, k)]
+    planes = _turn(planes, k, 2)
+    if ownership.shape[-1]:
+        ownership = _turn(ownership, k, 1)
+    return planes, torch.cat([cells.reshape(-1, m), policy[:, m:]], dim=1), ownership
 
 
 class Trainer:
@@ -157,11 +188,13 @@ class Trainer:
         self.torch = torch = weights.require_torch()
         self.config = config
         self.checkpoint = None if checkpoint is None else Path(checkpoint)
+        game = self._games()[0]
         arch = {
-            "in_planes": puct.K.num_planes(envs.make_game(config.game, size=config.sizes[0]), config.encoding),
+            "in_planes": K.num_planes(game, config.encoding),
             "channels": config.channels,
             "blocks": config.blocks,
-            "ownership": config.ownership_weight > 0,
+            "ownership": config.ownership_weight > 0 and K.has_ownership(game),
+            "policy_planes": K.policy_planes(game),
         }
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)
@@ -177,6 +210,16 @@ class Trainer:
         if executor != "local":
             self.executor = distributed.RaySelfPlay() if executor == "ray" else executor
             self.executor.start(config, self.net.config)
+
+    def _games(self) -> list:
+        """The game on each training size; ``ConfigError`` for a game the nets cannot play."""
+        c = self.config
+        if not isinstance(c.sizes, (list, tuple)) or not c.sizes:
+            raise ConfigError(f"sizes={c.sizes!r}: expected a non-empty list of board sizes")
+        games = [selfplay.make_game(c.game, size) for size in c.sizes]
+        if not K.applies_to(games[0]):
+            raise ConfigError(f"game={c.game!r}: AlphaZero plays two-player games whose actions are cells x planes")
+        return games
 
     def close(self) -> None:
         """Stop the self-play actors (if any); the net, buffer and counters stay usable."""
@@ -271,8 +314,7 @@ class Trainer:
         """``Config.games`` games on each training size, in this process."""
         c = self.config
         played = []
-        for size in c.sizes:
-            game = envs.make_game(c.game, size=size)
+        for game in self._games():
             evaluator = puct.Evaluator(self.net, game.num_actions)
             played.append(
                 selfplay.play(
@@ -293,7 +335,8 @@ class Trainer:
         """``steps`` gradient steps on batches from the buffer; returns the mean policy, value and
         ownership losses."""
         torch, c = self.torch, self.config
-        own = c.ownership_weight > 0
+        own = self.net.ownership_conv is not None  # off for a game without ownership (``K.has_ownership``)
+        per_cell = self.net.policy_planes
         self.net.train()
         totals = np.zeros(3)
         for _ in range(steps):
@@ -301,7 +344,8 @@ class Trainer:
             planes, policy, ownership = (torch.from_numpy(batch[f]).float() for f in ("planes", "policy", "ownership"))
             weight, value = torch.from_numpy(batch["policy_weight"]), torch.from_numpy(batch["value"])
             if c.augment:
-                planes, policy, ownership = symmetry(torch, planes, policy, ownership, size, int(rng.integers(8)))
+                k = int(rng.integers(8))
+                planes, policy, ownership = symmetry(torch, planes, policy, ownership, size, k, per_cell)
             out = network.policy_logits(self.net, planes, policy.shape[1], ownership=own)
             cross_entropy = -(policy * torch.log_softmax(out[0], dim=1)).sum(dim=1)
             loss_p = (weight * cross_entropy).sum() / weight.sum().clamp(min=1.0)
