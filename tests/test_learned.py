@@ -90,6 +90,22 @@ def test_compiled_encodings_match_observation_and_legal_moves(name, size):
         K.num_planes(game, 3)
 
 
+def test_loa_encodings_are_its_observation_and_the_squares_a_piece_can_move_from():
+    game = make_game("loa")
+    assert K.applies_to(game) and K.policy_planes(game) == 8 and not K.has_ownership(game)
+    for seed in range(4):
+        state = random_position(game, 2 + 7 * seed, seed)
+        observation = game.observation(state, game.current_player(state))
+        np.testing.assert_array_equal(puct.encode(game, state, encoding=1), observation)
+        v2 = puct.encode(game, state, encoding=2)
+        assert v2.shape == (4, 8, 8)
+        np.testing.assert_array_equal(v2[:3], observation)
+        movable = np.zeros(64)
+        movable[[a // 8 for a in game.legal_actions(state) if a < 512]] = 1
+        np.testing.assert_array_equal(v2[3].reshape(-1), movable)  # action = from_cell * 8 + direction
+        assert (v2[3] <= v2[0]).all()  # only the mover's own pieces move
+
+
 def test_ownership_targets_follow_stones_and_tromp_taylor_areas():
     othello = make_game("othello", size=6)
     end = play_game(othello, [agents.make("random", seed=0)] * 2).state
@@ -322,6 +338,130 @@ def test_one_alphazero_iteration_end_to_end_and_resume(tmp_path):
     with pytest.raises(weights.WeightsError, match="trained for 'othello'"):
         gomoku = make_game("gomoku", size=9)
         bot.act(gomoku, gomoku.initial_state())
+
+
+def _loa_turned(game, state, k):
+    """``state``'s board turned by symmetry ``k`` of ``train.symmetry`` (same side to move, ply)."""
+    from agents.learned import train
+
+    grid = train._turn(game.observation(state, 0)[:2], k, 1)  # Black's pieces, White's
+    rows = [
+        f"{8 - r} " + " ".join("x" if grid[0, r, c] else "o" if grid[1, r, c] else "." for c in range(8))
+        for r in range(8)
+    ]
+    status = game.to_text(state).splitlines()[-1]  # to_move=... ply=...
+    return game.from_text("\n".join(rows + ["  a b c d e f g h", status]))
+
+
+@needs_torch
+def test_loa_symmetry_moves_the_policy_target_to_the_turned_move():
+    from agents.learned import train
+
+    game = make_game("loa")
+    state = random_position(game, 9, seed=3)  # the start is symmetric; this position is not
+    legal = [int(a) for a in game.legal_actions(state)]
+    seat = game.current_player(state)
+    planes = torch.from_numpy(np.stack([puct.encode(game, state)] * len(legal)))
+    policy = torch.zeros(len(legal), game.num_actions)
+    policy[range(len(legal)), legal] = 1.0  # one target per legal move, all of its mass on it
+    empty = torch.zeros(len(legal), 0, 0)
+    for k in range(8):
+        turned = _loa_turned(game, state, k)
+        assert k == 0 or not np.array_equal(game.observation(turned, 0), game.observation(state, 0))
+        t_planes, t_policy, t_empty = train.symmetry(torch, planes, policy, empty, 8, k, per_cell=8)
+        np.testing.assert_array_equal(t_planes[0].numpy(), puct.encode(game, turned))  # the from-squares too
+        assert t_empty.shape == (len(legal), 0, 0)
+        # where each move goes: the turned move gives the turned position
+        after = {
+            int(b): game.observation(game.apply(turned, int(b)), seat).tobytes() for b in game.legal_actions(turned)
+        }
+        assert len(after) == len(legal)
+        for row, a in enumerate(legal):
+            target = int(t_policy[row].argmax())
+            assert float(t_policy[row, target]) == 1.0 and float(t_policy[row].sum()) == 1.0
+            moved = train._turn(game.observation(game.apply(state, a), seat), k, 1)
+            assert after.get(target) == np.ascontiguousarray(moved).tobytes(), (
+                f"k={k}: {game.action_to_str(state, a)} became {game.action_to_str(turned, target)}"
+            )
+    quarter = train.plane_order(8, 1)
+    assert quarter[6] == 0  # a quarter turn (torch.rot90: counter-clockwise) takes north to west
+
+
+def _loa_net_file(tmp_path, direction):
+    """A LOA net, built from a sidecar-like architecture dict, whose policy says only: move
+    towards ``direction`` (the bias of that plane of the 1x1 policy conv)."""
+    from agents.learned import network
+
+    arch = {"in_planes": 4, "channels": 4, "blocks": 1, "head": 4, "ownership": False, "policy_planes": 8}
+    net = network.build(arch)
+    with torch.no_grad():
+        net.policy_conv.weight.zero_()
+        net.policy_conv.bias.zero_()
+        net.policy_conv.bias[direction] = 4.0
+    meta = {"kind": "alphazero", "game": "loa", "architecture": arch, "observation_encoding": 2}
+    return net, weights.save(tmp_path / "loa.pt", net.state_dict(), meta)
+
+
+@needs_torch
+def test_a_loa_net_s_direction_plane_gives_that_direction_s_moves_the_highest_prior(tmp_path):
+    game = make_game("loa")
+    east = 2  # LOA's direction 2 is E, towards file h
+    net, path = _loa_net_file(tmp_path, east)
+    state = random_position(game, 5, seed=1)
+    logits, _ = net(torch.from_numpy(puct.encode(game, state)[None]))
+    assert logits.shape == (1, game.num_actions)  # 64 cells x 8 directions + the pass
+    priors = puct.search(puct.Evaluator(net, game.num_actions), game, [state], simulations=1).priors[0]
+    legal = game.legal_actions(state)
+    eastward = [int(a) for a in legal if a % 8 == east]
+    assert eastward and len(eastward) < len(legal)
+    top = priors.max()
+    assert sorted(np.flatnonzero(np.isclose(priors, top)).tolist()) == sorted(eastward)
+    assert all(game.action_to_str(state, a)[0] < game.action_to_str(state, a)[3] for a in eastward)  # file rises
+    bot = agents.make("alphazero", path=str(path), simulations=1, seed=0)
+    assert bot.act(game, state) % 8 == east  # simulations=1 plays the raw policy
+    with pytest.raises(weights.WeightsError, match="1 policy planes per cell cannot name the moves of loa"):
+        meta = json.loads(weights.sidecar_path(path).read_text())
+        meta["architecture"]["policy_planes"] = 1
+        weights.sidecar_path(path).write_text(json.dumps(meta))
+        agents.make("alphazero", path=str(path), simulations=1).act(game, state)
+
+
+@needs_torch
+def test_one_loa_alphazero_iteration_end_to_end_then_a_game_against_random(tmp_path):
+    from agents.learned import train
+
+    config = train.Config(
+        game="loa",
+        sizes=[8],
+        channels=8,
+        blocks=1,
+        simulations=6,
+        fast_simulations=2,
+        full_fraction=0.5,
+        games=2,
+        batch_size=32,
+        buffer=2000,
+        seed=5,
+    )
+    trainer = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
+    assert trainer.net.config["policy_planes"] == 8 and trainer.net.ownership_conv is None  # no ownership in LOA
+    entry = trainer.iteration()
+    assert entry["positions"] > 2 * 10 and entry["steps"] >= 1
+    assert np.isfinite(entry["policy_loss"]) and entry["policy_loss"] > 0 and entry["ownership_loss"] == 0
+    stored = trainer.buffer.data[8]
+    assert stored["planes"].shape[1:] == (4, 8, 8) and stored["policy"].shape[1] == 513
+    assert stored["ownership"].shape[1:] == (0, 0)
+    trainer.save_checkpoint()
+    out = trainer.export(tmp_path / "az_loa.pt", command="test")
+    assert weights.read_meta(out)["architecture"]["policy_planes"] == 8
+    resumed = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
+    assert (resumed.iterations, len(resumed.buffer)) == (1, len(trainer.buffer))
+    with pytest.raises(agents.AgentError, match="size=9: loa is played on 8x8 only"):
+        train.Trainer(train.Config(**{**config.__dict__, "sizes": [9]}))
+    game = make_game("loa")
+    bot = agents.make("alphazero", path=str(out), simulations=4, seed=0)
+    outcome = play_game(game, [bot, agents.make("random", seed=0)])  # an illegal action would forfeit
+    assert outcome.reason == "normal" and sum(outcome.returns) == 0, outcome.detail
 
 
 SHIPPED_AZ = {"othello": [6, 8, 10, 12, 14, 16], "gomoku": list(range(7, 20))}
