@@ -3,6 +3,7 @@
     python examples/train_alphazero.py --game othello --sizes 6 8 --hours 2
     python examples/train_alphazero.py --game gomoku --sizes 7 9 --hours 2
     python examples/train_alphazero.py --game go --sizes 5 7 --hours 2
+    python examples/train_alphazero.py --game loa --hours 2                           # 8x8 only
     python examples/train_alphazero.py --game othello --executor ray                  # a local Ray
     python examples/train_alphazero.py --game othello --executor ray --address auto --actors 16
 
@@ -27,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DEFAULT_SIZES = {"othello": [6, 8], "gomoku": [7, 9], "go": [5, 7]}
+DEFAULT_SIZES = {"othello": [6, 8], "gomoku": [7, 9], "go": [5, 7], "loa": [8]}  # LOA's board is 8x8
 
 
 def main(argv=None):
@@ -62,7 +63,9 @@ def main(argv=None):
         choices=[1, 2],
         help="input planes: 2 adds the legal moves to the observation planes",
     )
-    parser.add_argument("--ownership-weight", type=float, default=1.0, help="0 turns the ownership head off")
+    parser.add_argument(
+        "--ownership-weight", type=float, default=1.0, help="0 turns the ownership head off (LOA has none: no target)"
+    )
     parser.add_argument("--no-augment", action="store_true", help="no random board symmetries in training")
     parser.add_argument(
         "--snapshot-minutes",
