@@ -132,12 +132,11 @@ class ReplayBuffer:
 def _turn(array, k: int, rows: int):
     """Symmetry ``k`` of the square on the axes ``rows`` and ``rows + 1`` of a numpy array or a
     torch tensor (both ``rot90`` turn the first axis towards the second, and ``flip`` mirrors)."""
-    array = (
-        array.rot90(k % 4, dims=(rows, rows + 1)) if hasattr(array, "dim") else np.rot90(array, k % 4, (rows, rows + 1))
-    )
-    if k >= 4:
-        array = array.flip(rows + 1) if hasattr(array, "dim") else np.flip(array, rows + 1)
-    return array
+    if isinstance(array, np.ndarray):
+        array = np.rot90(array, k % 4, (rows, rows + 1))
+        return np.flip(array, rows + 1) if k >= 4 else array
+    array = array.rot90(k % 4, dims=(rows, rows + 1))
+    return array.flip(rows + 1) if k >= 4 else array
 
 
 def plane_order(per_cell: int, k: int) -> list:
