@@ -3,6 +3,7 @@ and on (docs/strength.md, "Go: losing like an engine").
 
     python benchmarks/resign_gnugo.py                       # 8 openings, mcts:simulations=200, level 10
     python benchmarks/resign_gnugo.py --openings 20 --agent mcts:seconds=2 --size 19 --out games.jsonl
+    python benchmarks/resign_gnugo.py --openings 20 --resign off     # the lost games' margins only
 
 Opening k is ``random_opening`` of 2 plies drawn with seed k, MCTS Black in the even ones. Each
 game prints one JSON line: the result and its reason, the plies, the final Tromp-Taylor margin
@@ -34,6 +35,12 @@ def main(argv=None) -> int:
     parser.add_argument("--level", type=int, default=10, help="GNU Go's level")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--out", help="append the JSON lines to this file too")
+    parser.add_argument(
+        "--resign",
+        choices=["both", "off", "on"],
+        default="both",
+        help="play each opening with resignation off, on or both",
+    )
     args = parser.parse_args(argv)
     gnugo_path = shutil.which("gnugo") or "/usr/games/gnugo"
     command = [
@@ -54,7 +61,7 @@ def main(argv=None) -> int:
         for k in range(args.openings):
             opening = random_opening(game, np.random.default_rng(k), 2, 2)
             seat = k % 2
-            for resign in (False, True):
+            for resign in {"both": (False, True), "off": (False,), "on": (True,)}[args.resign]:
                 bot = agents.make(args.agent, seed=k)
                 outcome = play_game(game, [bot, gnugo] if seat == 0 else [gnugo, bot], opening=opening, resign=resign)
                 hooks(game.spec).owners(outcome.state, game.kernel_params, owners)
