@@ -9,6 +9,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -739,3 +740,19 @@ def test_the_learning_curve_plays_each_snapshot_once_and_draws_the_plot(tmp_path
     second = run_script(*argv)
     assert second.returncode == 0 and "on 7x7" not in second.stdout  # nothing new to play
     assert run_script(*argv[:-4], "--runs", tmp_path / "none", "--out", tmp_path / "x.png").returncode == 2
+
+
+@needs_torch
+def test_alphazero_on_a_time_budget_stops_near_it_and_a_clock_replaces_the_default_count():
+    game = make_game("gomoku", size=9)
+    state = game.initial_state(seed=0)
+    bot = agents.make("alphazero:seconds=0.2", seed=0)
+    bot.act(game, state)  # loads the net: not part of a move's time
+    start = time.perf_counter()
+    bot.act(game, state)
+    assert time.perf_counter() - start < 1.5 and bot.last_stats["simulations"] >= 8
+    assert agents.make("alphazero", seed=0).simulations == 200  # neither given: the default count
+    assert agents.make("alphazero", seed=0).clock_options(0.5) == {"seconds": 0.5, "simulations": None}
+    assert agents.make("alphazero:simulations=50").clock_options(0.5) == {"seconds": 0.5}
+    with pytest.raises(agents.AgentError, match="seconds"):
+        agents.make("alphazero:seconds=-1")

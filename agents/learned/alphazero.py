@@ -27,11 +27,15 @@ from ..base import Agent, AgentError, Resigner, check_option, register
 from . import _puct_kernel as K
 from . import weights as W
 
+DEFAULT_SIMULATIONS = 200  # a move's budget when neither simulations nor seconds is given
+MAX_SIMULATIONS = 1 << 22  # a time budget's cap: the tree's memory, not a limit met in practice
+
 
 @register("alphazero")
 class AlphaZeroAgent(Agent):
     """PUCT + network. Options: ``path`` to weights (default: the shipped net of the game),
-    ``simulations`` per move, leaf ``batch`` per network call, ``c_puct``, torch ``threads``;
+    ``simulations`` per move and/or ``seconds`` per move (the first reached stops; 200
+    simulations when neither is given), leaf ``batch`` per network call, ``c_puct``, torch ``threads``;
     ``resign`` and ``resign_moves`` as MCTS's (``agents.mcts``): the root value read as a win
     rate, ``(value + 1) / 2``, under ``resign`` for ``resign_moves`` moves gives the game up where
     its runner records resignations (self-play never does: it plays every game out).
@@ -45,10 +49,13 @@ class AlphaZeroAgent(Agent):
     plays = "two-player placement games and LOA, given weights (shipped: Othello and Gomoku; others with path=)"
     summary = "PUCT search guided by a size-independent policy-value network (shipped or path= weights)"
 
+    time_option = "seconds"
+
     def __init__(
         self,
         path=None,
-        simulations: int = 200,
+        simulations: int | None = None,
+        seconds: float | None = None,
         batch: int = 8,
         c_puct: float = 1.5,
         threads: int = 1,
@@ -64,7 +71,10 @@ class AlphaZeroAgent(Agent):
         if path is not None and not isinstance(path, str) and not hasattr(path, "__fspath__"):
             raise AgentError(f"path={path!r}: expected a path to a .pt weights file or None")
         self.path = None if path is None else str(path)
-        self.simulations = check_option("simulations", simulations, int, 1)
+        if simulations is None and seconds is None:
+            simulations = DEFAULT_SIMULATIONS
+        self.simulations = None if simulations is None else check_option("simulations", simulations, int, 1)
+        self.seconds = None if seconds is None else check_option("seconds", seconds, float, 0.0)
         self.batch = check_option("batch", batch, int, 1, 256)
         self.c_puct = check_option("c_puct", c_puct, float, 0.0)
         self.threads = check_option("threads", threads, int, 1)
@@ -125,6 +135,14 @@ class AlphaZeroAgent(Agent):
         self.check_game(game)
         if importlib.util.find_spec("torch") is None:
             W.require_torch()  # the install hint
+
+    def clock_options(self, seconds):
+        """A clock's share caps ``seconds``; the default 200 simulations, meant for an agent given
+        no time, give way to it, while a count set on purpose caps it (as MCTS's)."""
+        options = super().clock_options(seconds)
+        if self.seconds is None and self.simulations == DEFAULT_SIMULATIONS:
+            options["simulations"] = None
+        return options
 
     def settings(self, game):
         return {**super().settings(game), "path": self._weights_for(game)[0]}
@@ -188,7 +206,14 @@ class AlphaZeroAgent(Agent):
         net, encoding = self.net_for(game)
         evaluator = puct.Evaluator(net, game.num_actions)
         result = puct.search(
-            evaluator, game, [state], self.simulations, batch=self.batch, c_puct=self.c_puct, encoding=encoding
+            evaluator,
+            game,
+            [state],
+            self.simulations if self.simulations is not None else MAX_SIMULATIONS,
+            batch=self.batch,
+            c_puct=self.c_puct,
+            encoding=encoding,
+            deadline=None if self.seconds is None else time.perf_counter() + self.seconds,  # the net is loaded
         )
         visits, priors = result.visits[0], result.priors[0]
         action = self._choose(game, state, defences or legal, visits, priors)
@@ -201,7 +226,11 @@ class AlphaZeroAgent(Agent):
                 f"win rate {100 * win:.1f}% under {100 * self.resign:g}% for {self.resign_moves} moves",
             )
         return self._played(
-            action, start, simulations=self.simulations, nodes=result.evaluations, value=float(result.values[0])
+            action,
+            start,
+            simulations=int(visits.sum()) + 1,  # the first walk expands the root itself
+            nodes=result.evaluations,
+            value=float(result.values[0]),
         )
 
     def _choose(self, game, state, moves, visits, priors) -> int:

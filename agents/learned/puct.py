@@ -15,6 +15,7 @@ a handful of leaves per tree. This module needs numpy only; the evaluator is any
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,8 +106,11 @@ def search(
     noise_alpha: float = 0.3,
     noise_fraction: float = 0.25,
     encoding: int = K.ENCODINGS[-1],
+    deadline: float | None = None,
 ):
-    """Run ``simulations`` PUCT walks from each of ``roots`` (ongoing states of ``game``).
+    """Run ``simulations`` PUCT walks from each of ``roots`` (ongoing states of ``game``), or
+    fewer when ``deadline`` (a ``time.perf_counter()`` time) comes first: the search stops after
+    the first batch that ends past it (so every root gets at least one batch).
 
     ``fpu`` is the value assumed for an unvisited move (slightly pessimistic, so the search
     deepens good lines before it tries every move); with ``noise_rng`` the root priors get
@@ -131,6 +135,8 @@ def search(
     movers = np.zeros(rows, dtype=np.int64)
     evaluations = 0
     while (done < simulations).any():
+        if deadline is not None and evaluations and time.perf_counter() >= deadline:
+            break
         spans = []
         used = 0
         for r, tree in enumerate(trees):
