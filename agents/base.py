@@ -58,8 +58,11 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import inspect
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from envs.core import ArbiterError, literal, shown
 from envs.core import kernel as C
@@ -67,7 +70,11 @@ from envs.core import rng as R
 from envs.core.compiling import compile_seconds
 from envs.game import Game
 
-REGISTRY: dict[str, type] = {}
+if TYPE_CHECKING:
+    from .clock import TimeLeft
+
+REGISTRY: dict[str, type[Agent]] = {}
+_A = TypeVar("_A", bound="type[Agent]")
 
 
 class AgentError(ArbiterError):
@@ -90,7 +97,7 @@ _RESIGNING = contextvars.ContextVar("arbiter_resigning", default=False)
 
 
 @contextlib.contextmanager
-def resignation(allowed: bool = True):
+def resignation(allowed: bool = True) -> Iterator[None]:
     """Within the block, search agents whose ``resign`` option is on may give up a lost game by
     raising ``Resign`` (``allowed=False``: they play every game out, whatever their options)."""
     token = _RESIGNING.set(bool(allowed))
@@ -112,11 +119,11 @@ class Resigner:
     than the last one judged means a new game, or a take-back) and with every move not lost; the
     same position asked again (a GTP controller that declined the resignation) counts once."""
 
-    def __init__(self, moves: int = 1):
+    def __init__(self, moves: int = 1) -> None:
         self.moves = moves
         self.streak, self.ply = 0, -1
 
-    def judge(self, game, state, lost: bool, why: str) -> None:
+    def judge(self, game: Game, state: np.ndarray, lost: bool, why: str) -> None:
         """Count this move's verdict; raise ``Resign`` (saying ``why``) when the game is given up."""
         from envs.core import kernel as C  # the state header: the ply of the position
 
@@ -136,7 +143,7 @@ class Resigner:
 _NOT_IN_NAMES = set(":,=()[]{}'\"") | {" ", "\t", "\n"}
 
 
-def register(name: str):
+def register(name: str) -> Callable[[_A], _A]:
     """Class decorator: make ``cls`` buildable as ``agents.make(name)`` and set ``cls.name``.
 
     The name is stored lower-cased, as ``parse_spec`` reads every spec's name; it must be a
@@ -148,7 +155,7 @@ def register(name: str):
         )
     key = name.strip().lower()
 
-    def decorate(cls):
+    def decorate(cls: _A) -> _A:
         if key in REGISTRY and REGISTRY[key] is not cls:
             raise AgentError(f"agent name {key!r} is already registered by {REGISTRY[key].__name__}")
         if not (isinstance(cls, type) and issubclass(cls, Agent)):
@@ -160,7 +167,15 @@ def register(name: str):
     return decorate
 
 
-def check_option(name, value, kind, lo=None, hi=None):
+@overload
+def check_option(name: str, value: Any, kind: type[int], lo: float | None = None, hi: float | None = None) -> int: ...
+@overload
+def check_option(
+    name: str, value: Any, kind: type[float], lo: float | None = None, hi: float | None = None
+) -> float: ...
+def check_option(
+    name: str, value: Any, kind: type[int] | type[float], lo: float | None = None, hi: float | None = None
+) -> int | float:
     """Validate one agent option of type ``kind`` (int or float) in ``[lo, hi]``; return it."""
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if kind is float:
@@ -176,20 +191,20 @@ class Agent:
     """Base class of every agent. Subclasses implement ``_act``; see the module docstring."""
 
     name: str = ""
-    games: tuple | None = None  # game names the agent applies to; None: every game it ``applies_to``
+    games: tuple[str, ...] | None = None  # game names the agent applies to; None: every game it ``applies_to``
     plays: str = ""  # the games it applies to, in words, when ``applies_to`` is overridden
     summary: str = ""  # what the agent is, in one line (``arbiter agents``); default: the docstring's
     # the option holding its seconds per move (MCTS ``seconds``,
     # alpha-beta ``time``), which a clock sets; None: it has none
     time_option: str | None = None
-    clock = None  # an agents.clock.TimeLeft during a move on a game clock (``set_clock``), else None
+    clock: TimeLeft | None = None  # an agents.clock.TimeLeft during a move on a game clock (``set_clock``), else None
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None) -> None:
         if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
             raise AgentError(f"seed={seed!r}: expected an integer or None")
         self.seed = None if seed is None else int(seed)
         self.rng = R.new_rng(self.seed)
-        self.last_stats: dict = {}
+        self.last_stats: dict[str, Any] = {}
 
     def applies_to(self, game: Game) -> bool:
         """Whether this agent can play ``game`` (game name and parameters are both available)."""
@@ -209,7 +224,7 @@ class Agent:
         and matches call it before the first game. Default: ``check_game``."""
         self.check_game(game)
 
-    def settings(self, game: Game) -> dict:
+    def settings(self, game: Game) -> dict[str, Any]:
         """Every option (but ``seed``) with the value this agent plays ``game`` with: the value
         given, or the default that applies to ``game`` where the default depends on the game
         (``None`` in the signature). ``arbiter agents`` prints these. The default implementation
@@ -217,7 +232,7 @@ class Agent:
         override it."""
         return {k: _plain(getattr(self, k, v)) for k, v in options_of(type(self)).items() if k != "seed"}
 
-    def clock_options(self, seconds: float) -> dict:
+    def clock_options(self, seconds: float) -> dict[str, float]:
         """The options under which this agent spends at most ``seconds`` on its next move, for a
         controller that hands out time move by move (a GTP clock): ``time_option`` set to
         ``seconds``, or left at the agent's own setting where that is lower; ``{}`` for an agent
@@ -228,7 +243,7 @@ class Agent:
         own = getattr(self, self.time_option)
         return {self.time_option: min(own, seconds) if own else seconds}
 
-    def set_clock(self, clock) -> None:
+    def set_clock(self, clock: TimeLeft | None) -> None:
         """The referee's word on this agent's clock before its move: an ``agents.clock.TimeLeft``,
         or None (no clock, or the game is over). It is kept in ``self.clock`` for ``_act`` to read;
         an agent that plans its own time overrides this to see every update."""
@@ -242,7 +257,7 @@ class Agent:
         doc = " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
         return doc.split(". ")[0].rstrip(".")
 
-    def act(self, game: Game, state) -> int:
+    def act(self, game: Game, state: ArrayLike) -> int:
         """The action this agent plays in ``state`` (an ongoing position of ``game``).
 
         The state is validated here, once (``game.check_state``), and ``_act`` gets the checked
@@ -260,7 +275,7 @@ class Agent:
             stats["seconds"] = max(stats["seconds"] - compiling, 0.0)
         return action
 
-    def _act(self, game: Game, state) -> int:
+    def _act(self, game: Game, state: np.ndarray) -> int:
         raise NotImplementedError
 
     def reset(self) -> None:
@@ -343,14 +358,14 @@ def _plain(value):
     return value
 
 
-def options_of(cls) -> dict:
+def options_of(cls: type[Agent]) -> dict[str, Any]:
     """The keyword options of an agent class with their defaults (``inspect.Parameter.empty`` if required)."""
     params = inspect.signature(cls.__init__).parameters
     kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     return {k: v.default for k, v in params.items() if k != "self" and v.kind in kinds}
 
 
-def make(spec: str, **kwargs) -> Agent:
+def make(spec: str, **kwargs: object) -> Agent:
     """Build an agent from a spec (``"alphabeta:depth=6,time=1.5"``) and/or keyword options.
 
     Keyword options override spec options of the same name and are passed without coercion.

@@ -28,10 +28,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from numpy.typing import ArrayLike
 
 from envs.core import ParameterError
+
+if TYPE_CHECKING:
+    from envs.game import Game
 
 CLOCK_MARGIN = 0.8  # the share of a move's time an agent is told to think (the rest: overhead)
 MIN_SHARE = 0.01  # the least a move's share is, even with no time left
@@ -59,7 +66,7 @@ class TimeControl:
     period: float = 0.0
     move_time: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("base", "increment", "period"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
@@ -82,7 +89,9 @@ class TimeControl:
             raise ParameterError(f"move_time={self.move_time!r}: expected a positive number of seconds or None")
 
     @classmethod
-    def parse(cls, tc=None, byoyomi=None, move_time=None) -> TimeControl:
+    def parse(
+        cls, tc: str | float | None = None, byoyomi: str | None = None, move_time: float | None = None
+    ) -> TimeControl:
         """A time control from the command line's texts: ``tc`` is ``BASE`` or ``BASE+INC``
         (seconds; None: no main time, byo-yomi only), ``byoyomi`` is ``PERIODS/SECONDS``."""
         base = increment = period = 0.0
@@ -108,7 +117,7 @@ class TimeControl:
                 )
         return cls(base, increment, periods, period, move_time)
 
-    def to_config(self) -> dict:
+    def to_config(self) -> dict[str, float | None]:
         """The JSON form journals keep (``from_config`` reads it back)."""
         return {
             "base": self.base,
@@ -119,7 +128,7 @@ class TimeControl:
         }
 
     @classmethod
-    def from_config(cls, config: dict) -> TimeControl:
+    def from_config(cls, config: Mapping[str, Any]) -> TimeControl:
         return cls(**config)
 
     def __str__(self) -> str:
@@ -179,7 +188,7 @@ class TimeLeft:
 class GameClock:
     """Both sides' clocks in one game under ``control`` (see the module docstring)."""
 
-    def __init__(self, control: TimeControl, seats: int = 2):
+    def __init__(self, control: TimeControl, seats: int = 2) -> None:
         self.control = control
         self.seconds = [control.base] * seats
         self.periods = [control.periods] * seats
@@ -210,20 +219,21 @@ class GameClock:
         return f"took {spent:.3f} s with {left:.3f} s left on its clock (clock {c})"
 
 
-def moves_to_go(game, state) -> int:
+def moves_to_go(game: Game, state: ArrayLike) -> int:
     """The moves the side to move still expects to make, for sharing out its time: half the legal
     moves, at least 10 (the GTP server's estimate too)."""
     return max(10, len(game.legal_actions(state)) // 2)
 
 
 @contextmanager
-def held_to(agent, seconds):
+def held_to(agent: object, seconds: float | None) -> Iterator[None]:
     """While this lasts, ``agent`` plays its move in at most ``seconds`` (None: as configured): it
     is given the options its ``clock_options`` names for that time (none for an agent without a
     time option, or an object without ``clock_options``), and its own values back afterwards."""
-    options = {}
-    if seconds is not None and callable(getattr(agent, "clock_options", None)):
-        options = agent.clock_options(seconds)
+    options: dict[str, object] = {}
+    clock_options = getattr(agent, "clock_options", None)
+    if seconds is not None and callable(clock_options):
+        options = clock_options(seconds)
     own = {name: getattr(agent, name) for name in options}
     try:
         for name, value in options.items():

@@ -11,9 +11,12 @@ the vector and Gymnasium envs also run as their compiled ``opponent="greedy"``.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
 
-from envs import policies
+import numpy as np
+from numpy.typing import ArrayLike
+
+from envs import Game, policies
 from envs.core.specialise import compiled
 
 from . import evaluation as E
@@ -26,19 +29,19 @@ class GreedyAgent(Agent):
 
     summary = "one ply of lookahead, moves scored by the game's tactical evaluation"
 
-    def __init__(self, weights=None, seed=None):
+    def __init__(self, weights: ArrayLike | None = None, seed: int | None = None) -> None:
         super().__init__(seed=seed)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
-    def warm_up(self, game):
+    def warm_up(self, game: Game) -> None:
         self.act(game, game.initial_state(seed=0))
 
-    def settings(self, game):
+    def settings(self, game: Game) -> dict[str, Any]:
         """``weights``: the ones given, else the game's default evaluation weights."""
         weights = self.weights if self.weights is not None else E.default_weights(game)
         return {**super().settings(game), "weights": [round(float(x), 6) for x in weights]}
 
-    def _act(self, game, state):
+    def _act(self, game: Game, state: np.ndarray) -> int:
         w = self.weights if self.weights is not None else E.default_weights(game)
         moves = np.empty(game.num_actions, dtype=np.int64)
         return compiled(policies, game.spec).greedy(state, game.kernel_params, w, self.rng, moves, np.empty_like(state))

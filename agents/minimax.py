@@ -12,9 +12,12 @@ move, even when every move loses (the first of the best, in ascending action ord
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from envs import Game
 from envs.core import kernel as C
 from envs.core.generic import per_game
 from envs.core.specialise import compiled
@@ -91,23 +94,25 @@ class MinimaxAgent(SearchAgent):
 
     summary = "full-width minimax to a fixed depth with the game's evaluation (the reference search)"
 
-    def __init__(self, depth: int = 2, weights=None, resign: bool = True, seed=None):
+    def __init__(
+        self, depth: int = 2, weights: ArrayLike | None = None, resign: bool = True, seed: int | None = None
+    ) -> None:
         super().__init__(seed=seed)
         self.resign = _flag("resign", resign)
         self._resigner = Resigner(1)
         self.depth = check_option("depth", depth, int, 1, MAX_PLY)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
 
-    def warm_up(self, game):
+    def warm_up(self, game: Game) -> None:
         if self.applies_to(game):
             MinimaxAgent(depth=1, weights=self.weights, seed=0).act(game, game.initial_state(seed=0))
 
-    def settings(self, game):
+    def settings(self, game: Game) -> dict[str, Any]:
         """``weights``: the ones given, else the game's default evaluation weights."""
         weights = self.weights if self.weights is not None else E.default_weights(game)
         return {**super().settings(game), "weights": [round(float(x), 6) for x in weights]}
 
-    def _act(self, game, state):
+    def _act(self, game: Game, state: np.ndarray) -> int:
         p = game.kernel_params
         w = self.weights if self.weights is not None else E.default_weights(game)
         states, moves, _ = self._stack(game, self.depth)

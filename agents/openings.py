@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import ParameterError
+from envs import Game, ParameterError
 
 
-def random_opening(game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple:
+def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple[int, ...]:
     """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
     uniformly too) that leave the game unfinished, as a tuple of action ids; the deal, if any, is
     ``initial_state(seed=0)``. Positions that end the game are redrawn from scratch."""

@@ -1,5 +1,10 @@
 """The uniform random agent: every legal move with equal probability (the weakest baseline)."""
 
+from __future__ import annotations
+
+import numpy as np
+
+from envs import Game
 from envs.core import rng as R
 
 from .base import Agent, register
@@ -11,9 +16,9 @@ class RandomAgent(Agent):
 
     summary = "a uniformly random legal move (the weakest baseline)"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None) -> None:
         super().__init__(seed=seed)
 
-    def _act(self, game, state) -> int:
+    def _act(self, game: Game, state: np.ndarray) -> int:
         moves = game.unchecked.legal_actions(state)  # ``act`` checked the state
         return int(moves[R.randint(self.rng, len(moves))])

@@ -29,6 +29,7 @@ The keys each agent reads:
 from __future__ import annotations
 
 import math
+from typing import Any, Literal
 
 from envs.core.checks import check_int, shown
 
@@ -38,7 +39,7 @@ KEYS = {"mcts": ("playout", "rave", "threshold", "time_profile", "c"), "alphabet
 _TUNING: dict[tuple[str, str], dict] = {}
 
 
-def tune(agent: str, game: str, **values) -> None:
+def tune(agent: Literal["mcts", "alphabeta"], game: str, **values: object) -> None:
     """Declare ``agent``'s defaults for the game named ``game`` (replacing earlier ones for the
     same keys). The values are checked here, so a bad tuning fails where it is written."""
     if agent not in KEYS:
@@ -53,7 +54,7 @@ def tune(agent: str, game: str, **values) -> None:
     _TUNING.setdefault((agent, game), {}).update(values)
 
 
-def tuned(agent: str, game: str, key: str, default):
+def tuned(agent: str, game: str, key: str, default: Any) -> Any:
     """``agent``'s default ``key`` for the game named ``game``, or ``default`` if none was tuned."""
     return _TUNING.get((agent, game), {}).get(key, default)
 
