@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 
 import envs
 from envs.core import ArbiterError
@@ -20,7 +21,7 @@ from ..base import make, parse_spec
 from .server import komi_param, serve
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``arbiter gtp --game go --size 9 --agent mcts:simulations=5000``."""
     parser = argparse.ArgumentParser(prog="arbiter gtp", description="Serve an Arbiter agent over GTP on stdin/stdout.")
     parser.add_argument(

@@ -41,10 +41,12 @@ from __future__ import annotations
 
 import shlex
 import time
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from envs.core import ArbiterError
+from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
 from .engine import GTPEngine, GTPEngineError, GTPResigned, GTPSyncError
@@ -63,10 +65,12 @@ class GTPAgent(Agent):
     plays = "games whose spec says they speak GTP (Go, Othello)"
     summary = "an external engine over the Go Text Protocol (GNU Go, GRhino); command= is its argv"
 
-    def applies_to(self, game) -> bool:
+    def applies_to(self, game: Game) -> bool:
         return game.spec.gtp
 
-    def __init__(self, command=None, move_time: float = 30.0, seed=None):
+    def __init__(
+        self, command: str | Sequence[str] | None = None, move_time: float = 30.0, seed: int | None = None
+    ) -> None:
         super().__init__(seed=seed)
         if isinstance(command, str):
             command = shlex.split(command)
@@ -138,7 +142,7 @@ class GTPAgent(Agent):
         (the engine gets slightly less than the deadline it is held to)."""
         return max(1, int(self.move_time))
 
-    def set_history(self, game, actions) -> None:
+    def set_history(self, game: Game, actions: Iterable[int]) -> None:
         """Show the engine the game from its start through ``actions`` (clearing its board)."""
         self.check_game(game)
         self._new_game(game)

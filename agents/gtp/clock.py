@@ -21,19 +21,19 @@ class Clock:
     sends ``time_left`` still gets an engine that spends its time and no more.
     """
 
-    def __init__(self):
-        self.main = None  # None: no time_settings (or "no time limits")
+    def __init__(self) -> None:
+        self.main: float | None = None  # None: no time_settings (or "no time limits")
         self.byo_time, self.byo_stones = 0.0, 0
-        self.left = [None, None]  # per seat: (seconds, stones) from time_left or spent
+        self.left: list[tuple[float, int] | None] = [None, None]  # per seat: (seconds, stones) from time_left or spent
 
-    def set(self, main, byo_time=0.0, byo_stones=0) -> None:
+    def set(self, main: float | None, byo_time: float = 0.0, byo_stones: int = 0) -> None:
         self.main, self.byo_time, self.byo_stones = main, float(byo_time), int(byo_stones)
         self.left = [None, None]
 
-    def tell(self, seat, seconds, stones) -> None:
+    def tell(self, seat: int, seconds: float, stones: int) -> None:
         self.left[seat] = (seconds, stones)
 
-    def _now(self, seat):
+    def _now(self, seat: int) -> tuple[float, int] | None:
         """``(seconds, stones)`` left to ``seat``; None where nothing limits it."""
         if self.left[seat] is not None:
             return self.left[seat]
@@ -43,7 +43,7 @@ class Clock:
             return self.main, 0
         return self.byo_time, self.byo_stones
 
-    def spend(self, seat, seconds) -> None:
+    def spend(self, seat: int, seconds: float) -> None:
         """Take ``seconds`` of thinking off ``seat``'s clock: main time, then byo-yomi periods."""
         if self._now(seat) is None:
             return
@@ -57,7 +57,7 @@ class Clock:
                 left, stones = self.byo_time, self.byo_stones
         self.left[seat] = (max(left, 0.0), stones)
 
-    def share(self, seat, moves_to_go):
+    def share(self, seat: int, moves_to_go: int) -> float | None:
         """Seconds for ``seat``'s next move (None: no clock): a period's time over its stones, or
         the main time over the moves still to come plus a byo-yomi move's time, less a margin
         for the controller's overhead; at least MIN_MOVE_SECONDS."""

@@ -17,6 +17,7 @@ import select
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable
 
 from ..base import AgentError, Resign
 from .protocol import RESPONSE_END, parse_response
@@ -47,7 +48,7 @@ class GTPEngine:
     caller; the engine's stderr goes to a temporary file whose tail explains a crash.
     """
 
-    def __init__(self, command, timeout: float = 10.0):
+    def __init__(self, command: Iterable[str], timeout: float = 10.0) -> None:
         self.command = list(command)
         self.timeout = timeout
         self._stderr = tempfile.TemporaryFile()

@@ -17,8 +17,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, TextIO
 
 from envs.core import ArbiterError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from envs.game import Game
 
 COLOURS = ("black", "white")  # by seat: GTP's names of seat 0 and seat 1
 MAX_LINE = 16384  # characters of a command line; the longest real command is loadsgf with a long path
@@ -34,7 +41,7 @@ class Refusal(Exception):
 # -- commands ------------------------------------------------------------------------------------
 
 
-def command_lines(infile):
+def command_lines(infile: TextIO) -> Iterator[tuple[str, bool]]:
     """``(line, complete)`` for each line of ``infile``; a line longer than MAX_LINE comes as its
     first characters with ``complete`` False, the rest read and dropped, never held whole."""
     while True:
@@ -51,7 +58,7 @@ def command_lines(infile):
         yield line[:64], False
 
 
-def parse_command(line: str):
+def parse_command(line: str) -> tuple[str, str, list[str]] | None:
     """``(id, name, args)`` of a command line (``id`` "" when it has none, ``name`` lower-case);
     None for a line that holds no command (empty, a comment, an id alone)."""
     words = _CONTROL.sub("", line.split("#", 1)[0]).replace("\t", " ").split()
@@ -73,7 +80,7 @@ def response(ok: bool, ident: str, text: str) -> str:
     return f"{'=' if ok else '?'}{ident} {text}".rstrip(" ") + RESPONSE_END.decode()
 
 
-def parse_response(answer: bytes):
+def parse_response(answer: bytes) -> tuple[bool, str] | None:
     """``(success, text)`` of one response's bytes (without the empty line that ends it); None
     for anything that is not a GTP response (it starts with neither ``=`` nor ``?``)."""
     if answer[:1] not in (b"=", b"?"):
@@ -94,14 +101,14 @@ def colour(text: str) -> int:
     raise Refusal("invalid color or coordinate")
 
 
-def vertex(game, state, action) -> str:
+def vertex(game: Game, state: ArrayLike, action: int) -> str:
     """``action`` as a GTP vertex: the game's notation upper-case (``C3``), its pass ``pass``."""
     if action == game.pass_action:
         return "pass"
     return game.action_to_str(state, action).upper()
 
 
-def read_vertex(game, state, text: str) -> int:
+def read_vertex(game: Game, state: ArrayLike, text: str) -> int:
     """The action a GTP vertex names in ``state`` (legal or not, which is for the caller to say);
     ``invalid color or coordinate`` if it names none."""
     try:

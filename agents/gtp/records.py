@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +19,9 @@ from envs import sgf as sgf_format
 from envs.core import ArbiterError
 
 from .protocol import Refusal
+
+if TYPE_CHECKING:
+    from .session import Session
 
 MAX_RECORD_BYTES = 4 << 20  # a 19x19 game's record is about 10 KB
 
@@ -47,7 +51,7 @@ def read_record(path: str) -> bytes:
     return data
 
 
-def load(session, path: str, last=None) -> None:
+def load(session: Session, path: str, last: int | None = None) -> None:
     """Set ``session`` to the position of the record at ``path`` before move ``last`` (None:
     after its last move): the record's size and komi (as ``boardsize`` and ``komi`` would set
     them), the engine's own rules otherwise, its setup stones, then its main line. A record of

@@ -62,11 +62,12 @@ from __future__ import annotations
 import math
 import sys
 import time
+from typing import TextIO
 
 import envs
 from envs.core import ArbiterError
 
-from ..base import Resign, resignation
+from ..base import Agent, Resign, resignation
 from . import records
 from .protocol import (
     MAX_LINE,
@@ -84,7 +85,9 @@ from .protocol import (
 from .session import Session
 
 
-def serve(game, agent, infile=None, outfile=None, resign=True) -> None:
+def serve(
+    game: envs.Game, agent: Agent, infile: TextIO | None = None, outfile: TextIO | None = None, resign: bool = True
+) -> None:
     """Answer GTP version 2 commands from ``infile`` on ``outfile`` until ``quit`` or end of input.
 
     ``game`` sets the game and its rules (``boardsize`` and ``komi`` change only those
@@ -112,7 +115,7 @@ def serve(game, agent, infile=None, outfile=None, resign=True) -> None:
             return
 
 
-def answer(session, name, args) -> tuple[bool, str]:
+def answer(session: Session, name: str, args: list[str]) -> tuple[bool, str]:
     """``(success, text)`` of one command. No command ends the session but ``quit``: a refusal
     is a ``?`` answer, and so is anything unforeseen inside a command (the position is put
     back as it was)."""
@@ -151,7 +154,7 @@ def _cmd_boardsize(session, args):
     return ""
 
 
-def komi_param(value: float):
+def komi_param(value: float) -> int | float:
     """``value`` as a game's ``komi`` parameter: an int when whole (``komi=7``), else the float."""
     return int(value) if math.isfinite(value) and value == int(value) else value
 

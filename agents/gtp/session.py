@@ -9,15 +9,21 @@ to exactly; the commands that do it are in ``agents.gtp.server``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
+
+import numpy as np
 
 import envs
 from envs.core import ArbiterError
 
-from ..base import AgentError
+from ..base import Agent, AgentError
 from ..clock import held_to, moves_to_go
 from .clock import Clock
 from .protocol import Refusal
+
+# what ``Session.checkpoint`` saves: the game, the start, the moves and the undo snapshots
+Checkpoint = tuple[envs.Game, str | None, list[int], list[tuple[str | None, list[int]]]]
 
 
 class Session:
@@ -29,20 +35,20 @@ class Session:
     other rules and ``undo`` can restore any earlier position exactly (``snapshots``).
     """
 
-    def __init__(self, game, agent):
+    def __init__(self, game: envs.Game, agent: Agent) -> None:
         if game.num_players != 2:
             raise AgentError(f"GTP needs a two-player game, not {game.name}")
         agent.check_game(game)
         self.game, self.agent = game, agent
         self.start_text: str | None = None
         self.moves: list[int] = []
-        self.snapshots: list[tuple] = []
+        self.snapshots: list[tuple[str | None, list[int]]] = []
         self.state = game.initial_state()
         self.clock = Clock()
         self.resign = True  # a search agent may answer genmove with resign (``serve``'s ``resign``)
 
     @contextmanager
-    def budget(self, seat: int):
+    def budget(self, seat: int) -> Iterator[float | None]:
         """The agent holds to the clock's share of time for ``seat``'s move while this lasts: it
         is given the options its ``clock_options`` names for that share (none without a clock,
         or for an agent without a time option), and its own values back afterwards, so it
@@ -55,10 +61,10 @@ class Session:
         """The moves the side to move still expects to make: half the legal moves, at least 10."""
         return moves_to_go(self.game, self.state)
 
-    def _start(self, game):
+    def _start(self, game: envs.Game) -> np.ndarray:
         return game.initial_state() if self.start_text is None else game.from_text(self.start_text)
 
-    def replay(self, game=None) -> None:
+    def replay(self, game: envs.Game | None = None) -> None:
         """Recompute the state from the start and the moves (in ``game``, default the current)."""
         game = self.game if game is None else game
         state = self._start(game)
@@ -66,22 +72,22 @@ class Session:
             state = game.apply(state, a)
         self.game, self.state = game, state
 
-    def rebuild(self, **changes) -> None:
+    def rebuild(self, **changes: object) -> None:
         """Switch to the same game with other parameters, replaying the moves so far."""
         game = envs.make_game(self.game.name, rules=self.game.rules, **{**self.game.params, **changes})
         self.agent.check_game(game)
         self.replay(game)
 
-    def clear(self, start_text=None) -> None:
+    def clear(self, start_text: str | None = None) -> None:
         self.start_text, self.moves, self.snapshots = start_text, [], []
         self.state = self._start(self.game)
         self.agent.reset()
 
-    def checkpoint(self) -> tuple:
+    def checkpoint(self) -> Checkpoint:
         """Everything a command may change in the position, for ``rollback``."""
         return self.game, self.start_text, list(self.moves), list(self.snapshots)
 
-    def rollback(self, saved) -> None:
+    def rollback(self, saved: Checkpoint) -> None:
         game, self.start_text, moves, snapshots = saved
         self.moves, self.snapshots = list(moves), list(snapshots)
         self.replay(game)
@@ -90,7 +96,7 @@ class Session:
         self.start_text, self.moves = self.snapshots.pop()
         self.replay()
 
-    def push(self, action) -> None:
+    def push(self, action: int) -> None:
         self.state = self.game.apply(self.state, action)
         self.moves.append(action)
 
