@@ -71,10 +71,12 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from multiprocessing import reduction
 from multiprocessing.connection import wait
+from typing import Any, Protocol
 
-from .play import CRASH, TIMEOUT, Context, build_agent, forfeit_record, play_job
+from .play import CRASH, TIMEOUT, Context, Job, build_agent, forfeit_record, play_job
 
 # Deaths by these signals are taken as kills from outside the agent (OOM killer, operator, a
 # terminal closing): the game is replayed. Any other signal or exit code is the agent's crash.
@@ -87,12 +89,24 @@ STDERR_TAIL = 16384  # bytes of a dead worker's stderr read for its forfeit deta
 SETUP_STEPS = {"build": "building the agent", "warm": "warm-up move"}
 
 
+class Executor(Protocol):
+    """What a tournament needs of an executor (see the module docstring): ``start`` once with
+    the shared ``Context``, ``run`` batches of jobs (yielding each game's record as it ends, in
+    any order), ``close`` at the end."""
+
+    def start(self, ctx: Context) -> None: ...
+
+    def run(self, jobs: Iterable[Job]) -> Iterator[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+
 class ExecutorError(RuntimeError):
     """A worker failed for a reason that is no agent's fault (an Arbiter bug, a broken install,
     a game whose worker keeps being killed from outside)."""
 
 
-def hard_limit(ctx: Context, seconds=None) -> float | None:
+def hard_limit(ctx: Context, seconds: float | None = None) -> float | None:
     """How long a move may run before its process is killed: the clock plus a margin for IPC.
     ``seconds``: the most this move may take on a game clock (its heartbeat says), else
     ``move_time``; None: no limit."""
@@ -103,7 +117,7 @@ def hard_limit(ctx: Context, seconds=None) -> float | None:
     return seconds + max(1.0, 0.5 * seconds)
 
 
-def describe_exit(exitcode) -> str:
+def describe_exit(exitcode: int | None) -> str:
     """``"exit code 3"`` or ``"signal SIGSEGV"`` for a process's ``exitcode`` (negative: a signal)."""
     if exitcode is None:
         return "still running"
@@ -115,12 +129,12 @@ def describe_exit(exitcode) -> str:
     return f"exit code {exitcode}"
 
 
-def killed_from_outside(exitcode) -> bool:
+def killed_from_outside(exitcode: int | None) -> bool:
     """Whether a process that ended with ``exitcode`` was killed by a signal in OUTSIDE_SIGNALS."""
     return exitcode is not None and exitcode < 0 and -exitcode in OUTSIDE_SIGNALS
 
 
-def ruled_out_record(ctx: Context, ruled_out: dict, job):
+def ruled_out_record(ctx: Context, ruled_out: Mapping[int, str], job: Job) -> dict[str, Any] | None:
     """The record of ``job`` lost on time by a player in ``ruled_out`` (player index -> reason;
     Black first when both are), or None when neither is."""
     for seat, player in enumerate((job.black, job.white)):
@@ -199,9 +213,9 @@ class InlineExecutor:
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
         self.game = ctx.make_game()
-        self.warmed: set = set()
+        self.warmed: set[int] = set()
 
-    def run(self, jobs):
+    def run(self, jobs: Iterable[Job]) -> Iterator[dict[str, Any]]:
         for job in jobs:
             yield play_job(self.ctx, job, self.game, warmed=self.warmed)
 
@@ -398,7 +412,7 @@ class ProcessExecutor:
     replaced when they die; a game whose worker is killed from outside is replayed, at most
     ``retries`` times."""
 
-    def __init__(self, workers: int | None = None, mp_context: str | None = None, retries: int = 3):
+    def __init__(self, workers: int | None = None, mp_context: str | None = None, retries: int = 3) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.mpctx = mp.get_context(mp_context)
         self.retries = retries
@@ -478,7 +492,7 @@ class ProcessExecutor:
                 _end(proc)
                 stderr.close()
 
-    def run(self, jobs):
+    def run(self, jobs: Iterable[Job]) -> Iterator[dict[str, Any]]:
         pending = deque(jobs)
         busy: dict = {}
         while pending or busy:

@@ -52,15 +52,18 @@ import copy
 import dataclasses
 import time
 import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 import envs
 from agents.base import Resign, resignation
 from agents.clock import GameClock, TimeControl, held_to, moves_to_go
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
-from envs import IllegalActionError, ParameterError
+from envs import Game, IllegalActionError, ParameterError
 from envs.core.outcome import (
     ADJUDICATED,
     CRASH,
@@ -72,6 +75,25 @@ from envs.core.outcome import (
     OutcomeError,
     winner_of,  # noqa: F401  (re-exported: its home before envs.core.outcome)
 )
+
+if TYPE_CHECKING:
+    from envs.registry import GameSpec
+
+    from .adjudication import Adjudication
+
+
+class Player(Protocol):
+    """What a game takes as a player object: an ``act(game, state) -> action``; an
+    ``agents.Agent`` is one (``reset``, ``set_clock``, ``clock_options``, ``set_history`` and a
+    ``name`` are used where present)."""
+
+    def act(self, game: Game, state: np.ndarray) -> int: ...
+
+
+# a tournament's or a match's entry: an agent spec for ``agents.make``, or a picklable player object
+AgentEntry = str | Player
+# a heartbeat callback: ``report(event, seat, ...)`` (see ``play_game``)
+Report = Callable[..., object]
 
 
 class TakeBack(Exception):
@@ -118,11 +140,11 @@ def forfeit(
     detail: str,
     *,
     num_players: int = 2,
-    moves=(),
-    actions=(),
+    moves: Iterable[str] = (),
+    actions: Iterable[int] = (),
     opening: int = 0,
     seconds: float = 0.0,
-    state=None,
+    state: np.ndarray | None = None,
 ) -> GameOutcome:
     """The outcome of a game lost by ``seat`` for ``reason`` (a forfeit or RESIGN) after the
     plies ``moves``/``actions``; ``reason`` must be one of the module's reasons but NORMAL."""
@@ -159,19 +181,19 @@ def _silent(*msg) -> None:
 
 
 def play_game(
-    game,
-    agents,
+    game: Game,
+    agents: Iterable[Player],
     *,
-    seed=None,
-    state=None,
-    opening=(),
-    move_time=None,
-    clock=None,
-    adjudicate=None,
-    takebacks=False,
-    watch=None,
-    report=None,
-    resign=True,
+    seed: int | None = None,
+    state: ArrayLike | None = None,
+    opening: Iterable[int] = (),
+    move_time: float | None = None,
+    clock: TimeControl | str | None = None,
+    adjudicate: Adjudication | str | Sequence[str] | None = None,
+    takebacks: bool = False,
+    watch: Callable[[np.ndarray, int | None, str | None], object] | None = None,
+    report: Report | None = None,
+    resign: bool = True,
 ) -> GameOutcome:
     """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
 
@@ -417,12 +439,12 @@ class Context:
     names: tuple
     move_time: float | None = None
     setup_time: float = 60.0  # building an agent, its warm-up; a hung one forfeits on time
-    spec: object = None  # the game's GameSpec: a worker registers it if its process lacks it
-    clock: object = None  # an agents.clock.TimeControl: every game's clock (None: move_time alone)
-    adjudicate: object = None  # a tournaments.adjudication.Adjudication (None: the rules end every game)
+    spec: GameSpec | None = None  # the game's GameSpec: a worker registers it if its process lacks it
+    clock: TimeControl | None = None  # an agents.clock.TimeControl: every game's clock (None: move_time alone)
+    adjudicate: Adjudication | None = None  # a tournaments.adjudication.Adjudication (None: the rules end every game)
     resign: bool = True  # search agents may resign a lost game (``play_game``'s ``resign``)
 
-    def make_game(self):
+    def make_game(self) -> Game:
         """The tournament's game, in any process: a worker that did not import the module that
         registered the game (``spawn``, a remote node) registers the spec it was sent."""
         if self.spec is not None:
@@ -445,7 +467,7 @@ class Job:
     opening: tuple = ()  # action ids played from the start before the agents move
 
 
-def check_players(entries, game) -> None:
+def check_players(entries: Iterable[AgentEntry], game: Game) -> None:
     """Raise ``AgentError`` naming the first of ``entries`` (specs or agent objects) that cannot
     play ``game`` here: a spec that does not parse, or an agent whose ``check_ready`` refuses
     the game (it does not apply, has no weights for it, lacks an extra). Tournaments and matches
@@ -460,7 +482,9 @@ def check_players(entries, game) -> None:
             check(game)
 
 
-def forfeit_lines(records, limit: int = 3, outcomes=None) -> list[str]:
+def forfeit_lines(
+    records: Sequence[Mapping[str, Any]], limit: int = 3, outcomes: Sequence[Outcome] | None = None
+) -> list[str]:
     """The footnote under a tournament's standings that says why games were forfeited: per agent
     and reason, how many games and the detail (the first ``limit`` different ones), so a forfeit
     is never only a number in a column. Empty when no game was forfeited. ``outcomes``: the
@@ -482,7 +506,7 @@ def forfeit_lines(records, limit: int = 3, outcomes=None) -> list[str]:
     return ["", "Forfeits:", *lines] if lines else []
 
 
-def build_agent(entry, seed):
+def build_agent(entry: AgentEntry, seed: int | None) -> Player:
     """A fresh agent for one game: a spec goes through ``agents.make`` with the game's seed;
     an agent object is deep-copied (its own seed applies) and ``reset()`` if it has one."""
     if isinstance(entry, str):
@@ -495,7 +519,7 @@ def build_agent(entry, seed):
     return agent
 
 
-def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict:
+def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict[str, Any]:
     """The journal's record of ``job`` ended with ``outcome`` (a plain dict, JSON-ready): the
     pairing, ``code`` and ``result`` (the referee's code and the score, derived from the outcome
     and kept in every record since the first journals), the outcome's own ``to_record()``
@@ -522,8 +546,15 @@ def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict:
 
 
 def forfeit_record(
-    ctx: Context, job: Job, seat: int, reason: str, detail: str, moves=(), actions=(), seconds=0.0
-) -> dict:
+    ctx: Context,
+    job: Job,
+    seat: int,
+    reason: str,
+    detail: str,
+    moves: Sequence[str] = (),
+    actions: Sequence[int] = (),
+    seconds: float = 0.0,
+) -> dict[str, Any]:
     """The record of ``job`` lost by ``seat`` for ``reason`` after ``moves`` (for a supervisor
     that had to kill the game: it knows the plies from the heartbeats)."""
     return job_record(
@@ -541,7 +572,9 @@ def forfeit_record(
     )
 
 
-def play_job(ctx: Context, job: Job, game=None, report=_silent, warmed=None) -> dict:
+def play_job(
+    ctx: Context, job: Job, game: Game | None = None, report: Report = _silent, warmed: set[int] | None = None
+) -> dict[str, Any]:
     """Build ``job``'s agents, play it with ``play_game`` and return its record.
 
     ``report`` also gets ``("build", seat)`` and ``("warm", seat)`` before those steps.

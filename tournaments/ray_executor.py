@@ -38,14 +38,17 @@ import fcntl
 import os
 import tempfile
 from collections import deque
+from collections.abc import Iterable, Iterator
+from types import ModuleType
+from typing import Any
 
 from envs.core import cluster as ray_cluster
 
 from .executor import ExecutorError, ProcessExecutor, ruled_out_record
-from .play import Context
+from .play import Context, Job
 
 
-def require_ray(error=ExecutorError):
+def require_ray(error: type[Exception] = ExecutorError) -> ModuleType:
     """The ``ray`` module, or ``error`` with the install hint when the extra is missing."""
     return ray_cluster.require_ray(error)
 
@@ -89,7 +92,7 @@ class RayExecutor:
 
     def __init__(
         self, address: str | None = None, workers: int | None = None, retries: int = 3, num_cpus: int | None = None
-    ):
+    ) -> None:
         require_ray()  # the install hint now, not at the first game
         if workers is not None and (not isinstance(workers, int) or workers < 1):
             raise ExecutorError(f"workers={workers!r}: expected a positive number of Ray actors")
@@ -167,11 +170,11 @@ class RayExecutor:
                 f"times in a row before it was ready{last}"
             )
 
-    def actor_pids(self) -> list:
+    def actor_pids(self) -> list[int]:
         """The process ids of the ready actors (for fault-injection tests and monitoring)."""
         return [self._pids[place] for place in sorted(self._ready)]
 
-    def run(self, jobs):
+    def run(self, jobs: Iterable[Job]) -> Iterator[dict[str, Any]]:
         ray = require_ray()
         pending = deque(jobs)
         idle = sorted(self._ready)

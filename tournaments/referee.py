@@ -16,7 +16,9 @@ works).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -42,7 +44,7 @@ class Config:
     games: int = 0  # games per encounter (round robin, gauntlet: 2 unless given; olympic: 0, first to k)
     candidates: int = 0  # gauntlet: players 0..candidates-1 are the candidates, the others the field
 
-    def arrays(self):
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         if self.system in ("round_robin", "gauntlet"):
             length = self.games // 2  # per ordered match: each colour plays half of the encounter
         else:
@@ -75,7 +77,7 @@ class Config:
             return {"games": self.games}
         return {}
 
-    def pair(self, pairing) -> int:
+    def pair(self, pairing: Pairing) -> int:
         """Which colour pair of its encounter ``pairing`` belongs to, from 0: the two games of a
         pair share an opening (see ``_systems``). Round robin and gauntlet: game g of the match
         (a, b) and game g of (b, a); olympic: games 2t and 2t+1 of a match; Swiss, one game per
@@ -106,6 +108,8 @@ def study_swiss_rounds(n_players: int) -> int:
 
 
 MAX_GAMES = 10_000  # games per encounter
+# the tournament systems (``_systems.SYSTEMS``)
+System = Literal["round_robin", "olympic", "swiss", "random_order", "gauntlet"]
 
 
 def _is_int(value) -> bool:
@@ -113,7 +117,15 @@ def _is_int(value) -> bool:
 
 
 def configure(
-    system, n_players, *, k=1, recursive=False, avoid_rematches=True, rounds=None, games=None, candidates=None
+    system: System,
+    n_players: int,
+    *,
+    k: int = 1,
+    recursive: bool = False,
+    avoid_rematches: bool = True,
+    rounds: int | None = None,
+    games: int | None = None,
+    candidates: int | None = None,
 ) -> Config:
     """Validate a system name and its options for ``n_players``; raise ``ParameterError``.
 
@@ -192,7 +204,7 @@ class Pairing:
     white: int
 
 
-def expected_games(config: Config, seed=0) -> int | None:
+def expected_games(config: Config, seed: int = 0) -> int | None:
     """How many games the championship plays, for a progress bar: round robin and Swiss play a
     number fixed by their pairing rules (counted by pairing a copy to the end with every game
     drawn), and so does a gauntlet; olympic matches last until someone wins, so None."""
@@ -209,7 +221,7 @@ def expected_games(config: Config, seed=0) -> int | None:
 class Referee:
     """One championship, stepped batch by batch (see the module docstring)."""
 
-    def __init__(self, config: Config, seed=0):
+    def __init__(self, config: Config, seed: int = 0) -> None:
         self.config = config
         self._T, self._met, self._mt, self._out = config.arrays()
         self._rng = R.new_rng(seed)
@@ -234,7 +246,7 @@ class Referee:
             batch.append(Pairing(self._played + i, rnd, m, int(self._mt[m, S.M_GAMES]), black, white))
         return batch
 
-    def record(self, results) -> None:
+    def record(self, results: Iterable[Outcome | int]) -> None:
         """Results of the last batch, in its order: each an ``Outcome`` of the game (Black is seat
         0) or its ``code``, BLACK_WINS, WHITE_WINS or DRAW."""
         results = [r.code if isinstance(r, Outcome) else r for r in results]

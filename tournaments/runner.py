@@ -18,7 +18,10 @@ import dataclasses
 import hashlib
 import json
 import pickle
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -27,14 +30,18 @@ from agents.clock import TimeControl
 from envs.core.outcome import Outcome
 
 from .adjudication import Adjudication
-from .executor import InlineExecutor, ProcessExecutor
+from .executor import Executor, InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
-from .openings import Book
+from .openings import Book, Suite
 from .openings import load as load_openings
-from .play import Context, Job, check_players, forfeit_lines
+from .play import AgentEntry, Context, Job, check_players, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
 from .ratings import bradley_terry
-from .referee import Referee, configure, expected_games, swiss_rounds
+from .referee import Referee, System, configure, expected_games, swiss_rounds
+
+if TYPE_CHECKING:
+    from .statistics import Statistics
+    from .trust import Trust
 
 
 def _label(entry) -> str:
@@ -233,7 +240,7 @@ class TournamentResult:
         elo, half = bradley_terry(scores, played)
         return sorted(zip(self.names, elo.tolist(), half.tolist()), key=lambda r: -r[1])
 
-    def statistics(self, seed: int | None = None):
+    def statistics(self, seed: int | None = None) -> Statistics:
         """The rating table's numbers (``tournaments.statistics.Statistics``): Bradley–Terry Elo
         with margins, games, score, draw rate, the likelihood of superiority of every pair, the
         probability of being the best (posterior draws seeded by ``seed``, default the
@@ -242,7 +249,13 @@ class TournamentResult:
 
         return statistics(self.names, self.games, seed=self.config.get("seed", 0) if seed is None else seed)
 
-    def trust(self, target: float = 0.9, seed: int | None = None, championships: int | None = None, announce=None):
+    def trust(
+        self,
+        target: float = 0.9,
+        seed: int | None = None,
+        championships: int | None = None,
+        announce: Callable[[], object] | None = None,
+    ) -> Trust:
         """How far to trust this ranking (``tournaments.trust.Trust``; ``print`` it for the trust
         line): the study's simulator run on this system, field and fitted spread of strength,
         and the games per pairing that would find the true best ``target`` of the time."""
@@ -251,12 +264,12 @@ class TournamentResult:
         return trust(self, target=target, seed=seed, championships=championships, announce=announce)
 
     # -- export --------------------------------------------------------------------------------
-    def to_jsonl(self, path) -> None:
+    def to_jsonl(self, path: str | PathLike[str]) -> None:
         with open(path, "w") as f:
             for g in self.games:
                 f.write(json.dumps(g) + "\n")
 
-    def to_csv(self, path) -> None:
+    def to_csv(self, path: str | PathLike[str]) -> None:
         cols = [
             "index",
             "round",
@@ -278,7 +291,7 @@ class TournamentResult:
             for g in self.games:
                 w.writerow([" ".join(g[c]) if c == "moves" else g[c] for c in cols])
 
-    def to_sgf(self, directory) -> list[str]:
+    def to_sgf(self, directory: str | PathLike[str]) -> list[str]:
         """One SGF file per game into ``directory`` (``tournaments.records``: games with an SGF
         game number, the ``records`` extra); returns the paths written."""
         from .records import write_sgf
@@ -365,7 +378,9 @@ class TournamentResult:
 EXECUTORS = ("process", "inline", "ray")
 
 
-def make_executor(executor, workers=None):
+def make_executor(
+    executor: Literal["process", "inline", "ray"] | Executor | None, workers: int | None = None
+) -> Executor:
     """An executor object from ``executor``: None (a process pool, or in this process with
     ``workers=0``), a name of ``EXECUTORS`` (``"ray"``: a local Ray, or the cluster Ray is
     connected to; needs the ``distributed`` extra) or an object with ``start``/``run``/``close``."""
@@ -418,7 +433,12 @@ def _split_options(system, game, options) -> tuple[dict, dict]:
 
 
 def make_book(
-    game, seed, openings=None, opening_plies=None, openings_order="sequential", openings_start=1
+    game: envs.Game,
+    seed: int,
+    openings: str | PathLike[str] | Suite | None = None,
+    opening_plies: int | Sequence[int] | None = None,
+    openings_order: Literal["sequential", "random"] = "sequential",
+    openings_start: int = 1,
 ) -> Book | None:
     """The tournament's ``openings.Book``, every opening checked before the first game, or None
     (no openings: every game starts from the start position)."""
@@ -432,7 +452,9 @@ def make_book(
     return Book(game, suite, order=openings_order, start=openings_start, seed=seed, plies=opening_plies)
 
 
-def time_control(tc=None, byoyomi=None, move_time=None) -> TimeControl | None:
+def time_control(
+    tc: TimeControl | str | float | None = None, byoyomi: str | None = None, move_time: float | None = None
+) -> TimeControl | None:
     """The tournament's game clock from ``run``'s ``tc`` (``"BASE+INC"`` or a ``TimeControl``) and
     ``byoyomi`` (``"PERIODS/SECONDS"``), with ``move_time`` as its cap per move; None without a
     clock (``move_time`` alone then limits each move, as it always has)."""
@@ -447,7 +469,9 @@ def time_control(tc=None, byoyomi=None, move_time=None) -> TimeControl | None:
     return TimeControl.parse(tc, byoyomi, move_time)
 
 
-def adjudication(adjudicate=None, adjudicator=None) -> Adjudication | None:
+def adjudication(
+    adjudicate: Adjudication | str | Sequence[str] | None = None, adjudicator: str | None = None
+) -> Adjudication | None:
     """The tournament's ``Adjudication`` from ``run``'s ``adjudicate`` (rules as text, or an
     ``Adjudication``) and ``adjudicator`` (the judge's spec); None: no adjudication."""
     if adjudicate is None:
@@ -462,29 +486,29 @@ def adjudication(adjudicate=None, adjudicator=None) -> Adjudication | None:
 
 
 def run(
-    system,
-    agents,
-    game="loa",
-    seed=0,
-    workers=None,
-    journal=None,
-    resume=False,
-    move_time=None,
-    game_params=None,
-    executor=None,
-    progress=True,
-    setup_time=60.0,
-    openings=None,
-    opening_plies=None,
-    openings_order="sequential",
-    openings_start=1,
-    ratings_every=None,
-    tc=None,
-    byoyomi=None,
-    adjudicate=None,
-    adjudicator=None,
-    resign=True,
-    **options,
+    system: System,
+    agents: Iterable[AgentEntry],
+    game: str = "loa",
+    seed: int = 0,
+    workers: int | None = None,
+    journal: str | PathLike[str] | None = None,
+    resume: bool = False,
+    move_time: float | None = None,
+    game_params: Mapping[str, Any] | None = None,
+    executor: Literal["process", "inline", "ray"] | Executor | None = None,
+    progress: bool = True,
+    setup_time: float = 60.0,
+    openings: str | PathLike[str] | Suite | None = None,
+    opening_plies: int | Sequence[int] | None = None,
+    openings_order: Literal["sequential", "random"] = "sequential",
+    openings_start: int = 1,
+    ratings_every: int | None = None,
+    tc: TimeControl | str | float | None = None,
+    byoyomi: str | None = None,
+    adjudicate: Adjudication | str | Sequence[str] | None = None,
+    adjudicator: str | None = None,
+    resign: bool = True,
+    **options: Any,
 ) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
 
@@ -642,14 +666,21 @@ def run(
     )
 
 
-def round_robin(agents, game="loa", games=2, **kwargs) -> TournamentResult:
+def round_robin(agents: Iterable[AgentEntry], game: str = "loa", games: int = 2, **kwargs: Any) -> TournamentResult:
     """Every pair of agents plays ``games`` games (even; default 2), half with each colour, in
     colour pairs that share an opening. Keywords are ``run``'s, and game parameters:
     ``round_robin(agents, game="gomoku", size=7, games=10, openings="builtin")``."""
     return run("round_robin", agents, game, games=games, **kwargs)
 
 
-def olympic(agents, game="loa", k=1, recursive=False, games=None, **kwargs) -> TournamentResult:
+def olympic(
+    agents: Iterable[AgentEntry],
+    game: str = "loa",
+    k: int = 1,
+    recursive: bool = False,
+    games: int | None = None,
+    **kwargs: Any,
+) -> TournamentResult:
     """Knock-out for a power-of-two field plus a third-place match, colours alternating within a
     match; ``k``: first-to-k matches (draws do not count); or ``games``: a match of that many
     games (even), ended as soon as the leader cannot be caught at the end of a colour pair, and
@@ -658,7 +689,13 @@ def olympic(agents, game="loa", k=1, recursive=False, games=None, **kwargs) -> T
     return run("olympic", agents, game, k=k, recursive=recursive, games=games, **kwargs)
 
 
-def gauntlet(candidates, opponents, game="loa", games=2, **kwargs) -> TournamentResult:
+def gauntlet(
+    candidates: Iterable[AgentEntry],
+    opponents: Iterable[AgentEntry],
+    game: str = "loa",
+    games: int = 2,
+    **kwargs: Any,
+) -> TournamentResult:
     """Each of ``candidates`` plays each of ``opponents`` (the field) ``games`` games (even;
     default 2), half with each colour, in colour pairs that share an opening; candidates do not
     play each other, nor do the opponents (fastchess's gauntlet with seeds; cutechess-cli's
@@ -669,13 +706,19 @@ def gauntlet(candidates, opponents, game="loa", games=2, **kwargs) -> Tournament
     return run("gauntlet", candidates + opponents, game, games=games, candidates=len(candidates), **kwargs)
 
 
-def swiss(agents, game="loa", rounds=None, avoid_rematches=True, **kwargs) -> TournamentResult:
+def swiss(
+    agents: Iterable[AgentEntry],
+    game: str = "loa",
+    rounds: int | None = None,
+    avoid_rematches: bool = True,
+    **kwargs: Any,
+) -> TournamentResult:
     """Swiss system: ``rounds`` (default ceil(log2 N), ``swiss_rounds``) of pairings within score
     groups, no rematch while one can be avoided (a backtracking search, bye included), colours
     balanced, a bye (one point, shown in the standings) for an odd field."""
     return run("swiss", agents, game, rounds=rounds, avoid_rematches=avoid_rematches, **kwargs)
 
 
-def random_order(agents, game="loa", **kwargs) -> TournamentResult:
+def random_order(agents: Iterable[AgentEntry], game: str = "loa", **kwargs: Any) -> TournamentResult:
     """The study's "no rules": a uniformly random order of places, no games."""
     return run("random_order", agents, game, **kwargs)

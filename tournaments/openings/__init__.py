@@ -42,12 +42,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from agents.openings import random_opening
-from envs import ArbiterError, ParameterError
+from envs import ArbiterError, Game, ParameterError
 from envs import sgf as envs_sgf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,7 +83,7 @@ class Suite:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def suite_name(game) -> str:
+def suite_name(game: Game) -> str:
     """The name of ``game``'s shipped suite: the game's name, with its board size where it has a
     size parameter (``othello_8x8``, ``go_9x9``; ``loa``)."""
     params = {p.name for p in game.spec.params}
@@ -91,14 +93,14 @@ def suite_name(game) -> str:
     return f"{game.name}_{n}x{n}"
 
 
-def shipped() -> dict:
+def shipped() -> dict[str, str]:
     """``{suite name: path}`` of the suites shipped in this package."""
     return {
         os.path.splitext(f)[0]: os.path.join(HERE, f) for f in sorted(os.listdir(HERE)) if f.endswith((".txt", ".sgf"))
     }
 
 
-def load(source, game) -> Suite:
+def load(source: str | os.PathLike[str] | Suite, game: Game) -> Suite:
     """The suite of ``source`` for ``game``, every opening checked: a path to a text file or an
     ``.sgf`` collection, or ``"builtin"`` (the game's shipped suite). ``OpeningError`` otherwise."""
     if isinstance(source, Suite):
@@ -133,7 +135,7 @@ def load(source, game) -> Suite:
     return Suite(tuple(openings), tuple(lines), shown)
 
 
-def parse_line(game, moves: str) -> tuple:
+def parse_line(game: Game, moves: str) -> tuple[int, ...]:
     """The action ids of one opening written in ``game``'s notation, checked (see ``load``)."""
     return _play(game, moves.split(), "opening")
 
@@ -233,7 +235,7 @@ def _read_sgf(data: bytes, game, shown):
     return openings, lines
 
 
-def check_plies(plies) -> tuple[int, int]:
+def check_plies(plies: int | Sequence[int]) -> tuple[int, int]:
     """``(min, max)`` of random openings' plies from ``K`` or ``(MIN, MAX)``, or ``ParameterError``."""
     pair = (plies, plies) if isinstance(plies, (int, np.integer)) and not isinstance(plies, bool) else plies
     try:
@@ -254,7 +256,16 @@ class Book:
     ``plies`` = K or (MIN, MAX) plies. ``opening(t)`` is pair t's ``(number, action ids)``,
     ``number`` counting from 1 in the suite's own order (the k-th opening of its file)."""
 
-    def __init__(self, game, suite: Suite | None = None, *, order="sequential", start=1, seed=0, plies=None):
+    def __init__(
+        self,
+        game: Game,
+        suite: Suite | None = None,
+        *,
+        order: Literal["sequential", "random"] = "sequential",
+        start: int = 1,
+        seed: int = 0,
+        plies: int | Sequence[int] | None = None,
+    ) -> None:
         if (suite is None) == (plies is None):
             raise ParameterError("a book takes a suite of openings or random openings' plies, one of them")
         if order not in ORDERS:
