@@ -35,9 +35,16 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from envs.core import ParameterError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from envs.game import Game
 
 DEFAULT_JUDGE = "alphabeta:depth=2"
 RULES = ("cap", "resign", "draw")
@@ -108,7 +115,7 @@ class Adjudication:
             raise AdjudicationError("adjudication without a rule: expected cap:..., resign:... or draw:...")
 
     @classmethod
-    def parse(cls, rules, judge=None) -> Adjudication:
+    def parse(cls, rules: str | Sequence[str], judge: object = None) -> Adjudication:
         """The rules of ``--adjudicate RULE...`` (``"cap:plies=200,result=score"`` and the like;
         one string or several) with ``judge`` (a spec; None: ``DEFAULT_JUDGE``)."""
         from agents.base import AgentError, parse_spec
@@ -155,7 +162,7 @@ class Adjudication:
             out.append(f"draw:movenumber={self.draw[0]},movecount={self.draw[1]},score={self.draw[2]:g}")
         return out
 
-    def to_config(self, identity=str) -> dict:
+    def to_config(self, identity: Callable[[object], Any] = str) -> dict[str, Any]:
         """The JSON form a journal keeps: the rules and, where one judges, the judge."""
         out = {"rules": self.rules()}
         if self.needs_judge:
@@ -165,7 +172,7 @@ class Adjudication:
     def __str__(self) -> str:
         return " ".join(self.rules()) + (f" (judge {_label(self.judge)})" if self.needs_judge else "")
 
-    def check(self, game) -> None:
+    def check(self, game: Game) -> None:
         """Raise ``AdjudicationError`` where a rule cannot apply to ``game``, or the judge cannot
         play it or gives no evaluation (it searches the start position once, which also compiles
         its code)."""
@@ -184,14 +191,14 @@ class Adjudication:
                     "'score' or 'value'); use a search agent such as alphabeta or mcts"
                 )
 
-    def make_judge(self, seed: int = 0):
+    def make_judge(self, seed: int = 0) -> Any:
         if isinstance(self.judge, str):
             import agents
 
             return agents.make(self.judge, seed=seed)
         return copy.deepcopy(self.judge)
 
-    def start(self, game) -> Referee:
+    def start(self, game: Game) -> Referee:
         """The referee of one game under these rules."""
         return Referee(self, game)
 
@@ -200,7 +207,7 @@ def _label(entry) -> str:
     return entry if isinstance(entry, str) else getattr(entry, "name", "") or type(entry).__name__
 
 
-def evaluation(judge) -> float | None:
+def evaluation(judge: object) -> float | None:
     """The judge's evaluation of the position it last searched, for the side to move: ``score``,
     or MCTS's ``value`` (win chance) as 2·value − 1; None if it gave none (a NaN included)."""
     stats = getattr(judge, "last_stats", None) or {}
@@ -225,7 +232,7 @@ class Ruling:
 class Referee:
     """Watches one game under ``rules``: ``after(state, plies)`` after every ply."""
 
-    def __init__(self, rules: Adjudication, game):
+    def __init__(self, rules: Adjudication, game: Game) -> None:
         self.rules, self.game = rules, game
         self.judge = rules.make_judge() if rules.needs_judge else None
         if self.judge is not None and callable(getattr(self.judge, "reset", None)):
@@ -233,7 +240,7 @@ class Referee:
         self.streak = [0, 0]  # plies in a row: [a side lost by the resign rule (signed by side), level]
         self.lost_side = None
 
-    def after(self, state, plies: int) -> Ruling | None:
+    def after(self, state: np.ndarray, plies: int) -> Ruling | None:
         """The ruling on ongoing ``state`` reached after ``plies`` plies, or None: play on."""
         game, rules = self.game, self.rules
         if rules.cap is not None and plies >= rules.cap[0]:

@@ -13,14 +13,18 @@ each result is printed as it comes. The baselines are seeded from ``seed``, so a
 
 from __future__ import annotations
 
+from typing import Any
+
 import agents
+from agents.base import Agent
+from envs.game import Game
 
 from .matches import duplicate, match, solitaire
 
 BASELINES = ("random", "greedy")
 
 
-def against_baselines(game, player, games: int, seed: int = 0) -> dict:
+def against_baselines(game: Game, player: Agent, games: int, seed: int = 0) -> dict[str, dict[str, Any]]:
     """``player``'s results against the ``BASELINES`` on ``game`` (see the module docstring),
     ``games`` games (or deals) per result."""
     name = player.name

@@ -27,6 +27,8 @@ import argparse
 import math
 import shlex
 import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import envs
 from envs import render
@@ -37,6 +39,11 @@ from .journal import JournalError
 from .matches import MatchError
 from .outputs import check_directory, check_file
 from .play import check_players, play_game
+
+if TYPE_CHECKING:
+    from envs.core.outcome import Outcome
+
+    from .play import GameOutcome, Player
 
 MAX_SEED = 2**63 - 1
 
@@ -522,7 +529,13 @@ def _add_play(sub):
     )
 
 
-def play(game, agents, seed=0, out=print, resign=True):
+def play(
+    game: envs.Game,
+    agents: Sequence[Player],
+    seed: int | None = 0,
+    out: Callable[[str], object] = print,
+    resign: bool = True,
+) -> GameOutcome:
     """Play one game between ``agents`` (``HumanAgent`` objects for people at the terminal) with
     ``play_game``, showing the board after every move; a human may undo (takebacks are on) and
     resign, and so may search agents in a lost game unless ``resign`` is False. Ends with the
@@ -543,7 +556,7 @@ def play(game, agents, seed=0, out=print, resign=True):
     return outcome
 
 
-def result_line(game, outcome, names) -> str:
+def result_line(game: envs.Game, outcome: Outcome, names: Sequence[str]) -> str:
     """How a game ended, in one line (``Outcome.describe``): the score, who won (seat and agent)
     and by how much where the game has a margin, or why the game ended early (a resignation, a
     loss on time, a forfeit, with its detail): ``Result: 0-1, White (mcts) wins by 12`` or
@@ -880,7 +893,7 @@ COMMANDS = {
 }
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "gtp":  # GTP has its own parser; pass everything through
         return _run_gtp(None, argv[1:])

@@ -10,15 +10,19 @@ human's previous turn, taking back the human's last move and the replies to it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
+
 from agents.base import Resign
-from envs import ArbiterError
+from envs import ArbiterError, Game
 
 from .play import TakeBack
 
 HELP = "Enter a move in the game's notation, or: undo, resign, moves, hint, help."
 
 
-def seat_name(game, seat: int) -> str:
+def seat_name(game: Game, seat: int) -> str:
     """How a seat is called to a person: Black and White (the first player is Black in every
     two-player game here), or "You" alone at a patience."""
     if game.num_players == 1:
@@ -32,7 +36,9 @@ class HumanAgent:
 
     name = "human"
 
-    def __init__(self, inp=input, out=print, hint="greedy"):
+    def __init__(
+        self, inp: Callable[[str], str] = input, out: Callable[[str], object] = print, hint: str = "greedy"
+    ) -> None:
         self.inp, self.out = inp, out
         self.hint_spec = hint
         self._hint = None
@@ -42,7 +48,7 @@ class HumanAgent:
         """A new game: nothing to take back, and the human is told the colour again."""
         self._turns: list[bytes] = []  # the positions this human was asked to move in, in order
 
-    def act(self, game, state) -> int:
+    def act(self, game: Game, state: np.ndarray) -> int:
         seat = game.current_player(state)
         if not self._turns and game.num_players > 1:
             self.out(f"You play {seat_name(game, seat)}.")

@@ -34,6 +34,8 @@ import json
 import math
 import os
 import sqlite3
+from collections.abc import Mapping
+from typing import Any
 
 from envs.core.outcome import Outcome, OutcomeError
 
@@ -97,7 +99,7 @@ def _problem(record, players: int) -> str | None:
     return None
 
 
-def check_record(path, idx, text: str, players: int | None) -> dict:
+def check_record(path: str | os.PathLike[str], idx: int, text: str, players: int | None) -> dict[str, Any]:
     """The game record stored as ``text`` in row ``idx`` of the journal at ``path`` (a tournament
     of ``players`` players; None: a journal of other records, whose ``index`` alone is checked),
     or ``JournalError`` naming the row and what is wrong with it."""
@@ -115,7 +117,7 @@ def check_record(path, idx, text: str, players: int | None) -> dict:
     return record
 
 
-def check_config(path, meta: dict) -> dict:
+def check_config(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> dict[str, Any]:
     """The tournament configuration of a journal's ``meta`` rows, or ``JournalError``."""
     if meta.get("format") != FORMAT:
         raise JournalError(
@@ -187,7 +189,7 @@ def _lock(path: str) -> int | None:
 
 
 class Journal:
-    def __init__(self, path, config: dict, resume: bool):
+    def __init__(self, path: str | os.PathLike[str], config: Mapping[str, Any], resume: bool) -> None:
         self.path = os.fspath(path)
         self.config_json = json.dumps(config, sort_keys=True)
         if os.path.isdir(self.path):
@@ -261,7 +263,7 @@ class Journal:
             )
             raise JournalError(f"{self.path} belongs to another tournament ({diff})")
 
-    def append(self, record: dict) -> None:
+    def append(self, record: Mapping[str, Any]) -> None:
         """Store one finished game durably (one transaction per game)."""
         with self.db:
             self.db.execute("INSERT INTO games VALUES (?, ?)", (record["index"], json.dumps(record)))

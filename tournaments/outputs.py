@@ -28,7 +28,7 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
-def check_file(path, option: str) -> str:
+def check_file(path: str | os.PathLike[str], option: str) -> str:
     """``path`` as a string, after making sure a file can be written there (see the module)."""
     path = os.fspath(path)
     if not path:
@@ -51,7 +51,7 @@ def check_file(path, option: str) -> str:
     return path
 
 
-def check_directory(path, option: str) -> str:
+def check_directory(path: str | os.PathLike[str], option: str) -> str:
     """``path`` as a string, after making sure it is (or can be made) a directory that files can
     be written into (see the module)."""
     path = os.fspath(path)

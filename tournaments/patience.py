@@ -26,8 +26,10 @@ import math
 import os
 import sys
 import time
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any, TextIO
 
 import agents
 import envs
@@ -64,7 +66,7 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_deal(job) -> dict:
+def play_deal(job: tuple[int, int, float, int, str]) -> dict[str, Any]:
     """One deal to the end, as a record: won, moves, search seconds (wall), the deal's CPU
     seconds (``time.process_time`` of this worker) and the cards on the foundations.
     ``job`` is ``(deal, playouts, c, threshold, playout)`` (one picklable argument, for a pool)."""
@@ -92,7 +94,7 @@ def play_deal(job) -> dict:
     }
 
 
-def read_records(path, options: dict) -> list[dict]:
+def read_records(path: str | os.PathLike[str], options: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The finished deals in ``path`` (a ``records`` file), for ``resume``; none if it does not
     exist. A last line cut short by the interruption is dropped from the file, so the next record
     starts a line of its own. A record played with other ``options`` (playout policy, C,
@@ -135,17 +137,17 @@ def row(playouts: int, results: list[dict], partial: bool = False) -> str:
 
 def run(
     deals: range,
-    playouts,
+    playouts: Iterable[int],
     *,
     c: float = C,
     threshold: int | None = None,
     playout: str | None = None,
     workers: int = 2,
     progress: int = 0,
-    records=None,
+    records: str | os.PathLike[str] | None = None,
     resume: bool = False,
-    out=None,
-) -> dict:
+    out: TextIO | None = None,
+) -> dict[int, list[dict[str, Any]]]:
     """Play ``deals`` at every budget of ``playouts`` on ``workers`` processes, printing the
     table to ``out`` (default: standard output) a row per budget (and a running row every
     ``progress`` deals); return ``{playouts: [record, ...]}``. ``threshold`` and ``playout``

@@ -19,13 +19,16 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
 
 from envs.core import compiling
 from envs.core.outcome import Outcome
 from envs.game import is_cached
+from envs.registry import GameSpec
 
 
-def compile_notice(spec, out=None) -> bool:
+def compile_notice(spec: GameSpec, out: TextIO | None = None) -> bool:
     """Print that the game's code is about to be compiled (first run only); True if printed."""
     out = out or sys.stderr
     if is_cached(spec) is not False:
@@ -71,14 +74,14 @@ class Progress:
         self,
         enabled: bool,
         total: int | None = None,
-        out=None,
+        out: TextIO | None = None,
         every: float = 10.0,
         *,
         unit: str = "game",
-        earlier=(),
+        earlier: Iterable[Mapping[str, Any]] = (),
         work: float | None = None,
         ratings_every: int | None = None,
-    ):
+    ) -> None:
         self.out = out or sys.stderr
         self.enabled = enabled
         self.total = total
@@ -114,7 +117,7 @@ class Progress:
                 self.out.write(f"playing {total if total else 'the'} {units}; progress every {every:g} s\n")
             self.out.flush()
 
-    def tick(self, record=None, work: float = 1.0) -> None:
+    def tick(self, record: Mapping[str, Any] | None = None, work: float = 1.0) -> None:
         """One more item finished: a game ``record`` (its points make the leader), or ``None``."""
         self.worked += work
         self._count(record)

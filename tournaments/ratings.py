@@ -22,9 +22,11 @@ stronger than j, given the games) and the probability that each agent is the str
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from envs.core import ParameterError
 
@@ -106,7 +108,7 @@ def _newton(scores, games, theta, free, mean, lam, iterations):
     return theta, np.diag(w.sum(axis=1)) - w + lam * np.eye(len(theta))
 
 
-def fit(scores, games, anchors=None, iterations=100) -> Fit:
+def fit(scores: ArrayLike, games: ArrayLike, anchors: Mapping[int, float] | None = None, iterations: int = 100) -> Fit:
     """Ratings from ``scores[i, j]`` (points i took from j: wins + draws / 2) and ``games[i, j]``;
     ``anchors``: ``{player index: Elo}`` (see the module docstring), none: mean 0."""
     scores = np.asarray(scores, dtype=np.float64)
@@ -138,7 +140,7 @@ def fit(scores, games, anchors=None, iterations=100) -> Fit:
     return Fit(ELO * theta, ELO**2 * cov)
 
 
-def bradley_terry(scores, games, iterations=100):
+def bradley_terry(scores: ArrayLike, games: ArrayLike, iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Ratings from ``scores[i, j]`` (points i took from j: wins + draws / 2) and ``games[i, j]``.
 
     Returns ``(elo, half_width)``: arrays of ratings (mean 0) and 95% interval half-widths, in Elo.

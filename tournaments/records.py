@@ -19,16 +19,23 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import envs
 from envs import sgf
 from envs.core.outcome import NORMAL, Outcome, OutcomeError
 from envs.sgf import RecordError
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .runner import TournamentResult
+
 __all__ = ["RecordError", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]
 
 
-def sgf_bytes(game, record, date=None) -> bytes:
+def sgf_bytes(game: envs.Game, record: Mapping[str, Any], date: str | None = None) -> bytes:
     """The SGF of one tournament record (a dict of ``TournamentResult.games``) of ``game``."""
     if game.spec.sgf is None:
         raise RecordError(f"{game.name} has no SGF game number: its records cannot be written as SGF")
@@ -60,7 +67,7 @@ def _outcome(game, record, state) -> Outcome:
     return outcome
 
 
-def read_sgf(data: bytes, **game_params):
+def read_sgf(data: bytes, **game_params: Any) -> tuple[envs.Game, list[np.ndarray]]:
     """``(game, states)`` of an SGF record: the game from its GM, RU, SZ and KM, ``states[0]`` the
     start (the setup stones, if any) and ``states[i]`` the position after move ``i``. Extra
     ``game_params`` override what the record says (``envs.sgf.read``). A bad record is a
@@ -68,7 +75,7 @@ def read_sgf(data: bytes, **game_params):
     return sgf.read(data, **game_params)
 
 
-def write_sgf(result, directory) -> list[str]:
+def write_sgf(result: TournamentResult, directory: str | os.PathLike[str]) -> list[str]:
     """One SGF file per game of a ``TournamentResult`` into ``directory``; the paths written."""
     game = envs.make_game(result.config["game"], **result.config["game_params"])
     if game.spec.sgf is None:
@@ -83,7 +90,7 @@ def write_sgf(result, directory) -> list[str]:
     return paths
 
 
-def read_json_lines(path, what: str):
+def read_json_lines(path: str | os.PathLike[str], what: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, record)`` for every record of the JSON-lines file ``path``, the
     ``--records`` file a resumable script appends one finished game or deal to at a time.
 

@@ -30,6 +30,8 @@ import html
 import json
 import os
 import sqlite3
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +46,7 @@ from .runner import TournamentResult, _names, conditions_lines, place_text
 from .sprt import format_elo
 
 
-def load_journal(path) -> TournamentResult:
+def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
     """The tournament recorded in the journal at ``path``, as ``run`` would have returned it. If
     the run was interrupted, ``config["finished"]`` is False and the result holds the games
     played, with places by points so far (the referee's own places exist only at the end).
@@ -125,7 +127,7 @@ def _board_info(game) -> dict:
     return {"n": n, "style": style, "columns": list(columns), "rows": list(rows)}
 
 
-def replay(game, record) -> dict:
+def replay(game: envs.Game, record: Mapping[str, Any]) -> dict[str, Any]:
     """Every position of a game record: ``boards[k]`` after ``k`` plies, and per ply the cells
     to mark (``dots``: where a piece was placed or arrived; ``frames``: where it came from)."""
     state = game.initial_state(seed=record["seed"])
@@ -538,7 +540,7 @@ def render_html(result: TournamentResult) -> str:
     return "\n".join(out)
 
 
-def write_report(journal_or_result, path) -> str:
+def write_report(journal_or_result: str | os.PathLike[str] | TournamentResult, path: str | os.PathLike[str]) -> str:
     """Write the report of a journal file (or a ``TournamentResult``) to ``path``; returns the path."""
     from .outputs import check_file
 

@@ -36,9 +36,12 @@ the error rates are checked by simulation (``error_rates``) rather than taken on
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from envs import ParameterError
 
@@ -86,7 +89,7 @@ class SPRT:
             raise ParameterError(f"model={self.model!r}: expected one of {', '.join(MODELS)}")
 
     @classmethod
-    def of(cls, spec) -> SPRT:
+    def of(cls, spec: SPRT | Sequence[float]) -> SPRT:
         """``spec`` as a test: an ``SPRT``, or a tuple ``(elo0, elo1, alpha, beta)``."""
         if isinstance(spec, SPRT):
             return spec
@@ -104,7 +107,7 @@ class SPRT:
         """Accept H1 at or above this LLR: log((1 - beta) / alpha)."""
         return math.log((1 - self.beta) / self.alpha)
 
-    def llr(self, counts) -> np.ndarray | float:
+    def llr(self, counts: ArrayLike) -> np.ndarray | float:
         """The LLR of pentanomial ``counts`` (last axis: pairs scoring 0, 0.5, 1, 1.5, 2 points);
         vectorised over leading axes; 0 before the first pair. ``PRIOR`` is added to the counts:
         without it a one-sided run (every pair won 2-0, as a strong agent does to a weak one) has
@@ -126,7 +129,7 @@ class SPRT:
     def decide(self, llr: float) -> str:
         return H1 if llr >= self.upper else H0 if llr <= self.lower else UNDECIDED
 
-    def status(self, counts) -> SPRTStatus:
+    def status(self, counts: Sequence[int]) -> SPRTStatus:
         """Where a match with pentanomial ``counts`` stands."""
         counts = tuple(int(c) for c in counts)
         llr = self.llr(counts)
@@ -187,7 +190,7 @@ class SPRTStatus:
         )
 
 
-def logistic_score(elo):
+def logistic_score(elo: ArrayLike) -> np.ndarray | float:
     """Expected score of a player ``elo`` stronger: 1 / (1 + 10**(-elo / 400))."""
     return 1.0 / (1.0 + 10.0 ** (-np.asarray(elo, dtype=np.float64) / 400.0))
 
@@ -206,7 +209,9 @@ def score_to_elo(score: float) -> float:
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 
-def score_interval(counts, scores=PAIR_SCORES, z: float = Z95):
+def score_interval(
+    counts: ArrayLike, scores: ArrayLike = PAIR_SCORES, z: float = Z95
+) -> tuple[np.ndarray | float, np.ndarray | float, np.ndarray | float]:
     """``(mean, lo, hi)``: the mean score of outcomes counted in ``counts`` (last axis: how often
     each of ``scores``, values in [0, 1], occurred) and a Wilson-style interval around it;
     vectorised over leading axes. With no outcome: ``(0.5, 0, 1)``.
@@ -242,7 +247,7 @@ def score_interval(counts, scores=PAIR_SCORES, z: float = Z95):
     return m, lo, hi
 
 
-def elo_interval(counts) -> tuple[float, float, float]:
+def elo_interval(counts: ArrayLike) -> tuple[float, float, float]:
     """Elo estimate of A and its 95% interval from pentanomial ``counts``: ``score_interval`` of
     the pair scores mapped through the logistic curve. A bound (and at a score of 0 or 1 the
     estimate) is infinite where the interval reaches a score of 0 or 1: after six pairs all won,
@@ -299,14 +304,14 @@ def _true_elo(test: SPRT, hypothesis_elo: float, draw_rate: float) -> float:
 
 
 def simulate(
-    test,
+    test: SPRT | Sequence[float],
     elo: float,
     draw_rate: float = 0.3,
     runs: int = 2000,
     max_pairs: int = 100_000,
     seed: int = 0,
     chunk: int = 256,
-) -> dict:
+) -> dict[str, Any]:
     """Run ``runs`` sequential matches whose pairs are drawn from ``pentanomial_probabilities(elo,
     draw_rate)`` until the LLR of ``test`` leaves its bounds (or ``max_pairs``); vectorised over the
     runs, ``chunk`` pairs at a time, seeded. Returns the fractions accepting H0 and H1, undecided,
@@ -348,7 +353,9 @@ def simulate(
     }
 
 
-def error_rates(test, draw_rate: float = 0.3, runs: int = 2000, max_pairs: int = 100_000, seed: int = 0) -> dict:
+def error_rates(
+    test: SPRT | Sequence[float], draw_rate: float = 0.3, runs: int = 2000, max_pairs: int = 100_000, seed: int = 0
+) -> dict[str, Any]:
     """The test's measured error rates: type I, the fraction of ``runs`` simulated matches at the
     true Elo ``elo0`` that accept H1; type II, the fraction at ``elo1`` that do not accept H1
     (accepting H0 or ending undecided). Also the two simulations themselves."""

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -198,7 +200,7 @@ def percent(p: float, sign: bool = True) -> str:
     return f"{100 * p:.0f}%" if sign else f"{100 * p:.0f}"
 
 
-def colour_pairs(records) -> list[tuple[dict, dict]]:
+def colour_pairs(records: Iterable[dict[str, Any]]) -> list[tuple[dict, dict]]:
     """The colour pairs among ``records`` (see the module docstring), each ``(first, second)`` in
     the order played. Records of several runs carry a ``source`` so no pair spans two runs."""
     waiting: dict = {}
@@ -215,7 +217,12 @@ def colour_pairs(records) -> list[tuple[dict, dict]]:
     return out
 
 
-def statistics(names, records, anchors=None, seed: int = 0) -> Statistics:
+def statistics(
+    names: Iterable[str],
+    records: Sequence[Mapping[str, Any]],
+    anchors: Mapping[str, float] | None = None,
+    seed: int = 0,
+) -> Statistics:
     """The statistics of game ``records`` (``black_id``/``white_id`` index ``names``);
     ``anchors``: ``{name: Elo}`` (``ratings.fit``); ``seed`` seeds ``p_best``'s draws."""
     names = list(names)
@@ -305,7 +312,9 @@ def _encounters(names, records, black_points, scores, played, order) -> list[Enc
 CONDITIONS = ("game", "game_params")  # what journals must share to be rated on one scale
 
 
-def rating_list(journals, anchors=None, seed: int = 0) -> Statistics:
+def rating_list(
+    journals: Iterable[str | os.PathLike[str]], anchors: Mapping[str, float] | None = None, seed: int = 0
+) -> Statistics:
     """One rating list from the games of every journal in ``journals`` (paths). An agent is the
     same agent in every journal where its spec is the same; ``anchors``: ``{spec: Elo}``.
     Raises ``RatingsError`` for journals of different games or game parameters, a journal given

@@ -33,12 +33,19 @@ import shutil
 import sys
 import time
 import zlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from .records import RecordError, read_json_lines
+
+if TYPE_CHECKING:
+    from agents.gtp import GTPAgent
+    from envs import Game
+    from tournaments.play import Job
 
 # Budgets: chosen so that one game takes seconds, not minutes, on a busy 2-core machine.
 AGENTS = {
@@ -96,7 +103,7 @@ def engine_command(label: str) -> list[str]:
     return [GRHINO, "-l", level]
 
 
-def player(label: str, agents: dict = AGENTS, move_time: float = ENGINE_MOVE_TIME):
+def player(label: str, agents: Mapping[str, str] = AGENTS, move_time: float = ENGINE_MOVE_TIME) -> str | GTPAgent:
     """What a worker builds for ``label``: its ``agents.make`` spec in ``agents``, or for an
     engine a GTP agent object that lets the engine think ``move_time`` seconds a move (its
     engine process starts on its first move in the worker; ``agents/__init__.py`` does not
@@ -132,7 +139,9 @@ class Row:
 GRHINO_LEVELS = (1, 2, 3)  # the table's default GRhino rows; ``--grhino-levels`` picks others (1-5)
 
 
-def table_rows(games: int, search_games: int, engine_games: int, grhino_levels=GRHINO_LEVELS) -> list[Row]:
+def table_rows(
+    games: int, search_games: int, engine_games: int, grhino_levels: Iterable[int] = GRHINO_LEVELS
+) -> list[Row]:
     """Every row of the table, in the order the document prints them. ``search_games``
     applies to the search agents on the games where their games take seconds (``SLOW``);
     ``grhino_levels`` are the GRhino levels played (level 5 takes minutes per game)."""
@@ -169,7 +178,9 @@ def engine_problem(label: str) -> tuple[str, str]:
         return f"engine does not answer GTP: {exc}", ""
 
 
-def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: int, plies=(2, 4)):
+def jobs_for(
+    game: Game, rows: list[Row], players: list[str], seed: int, first_index: int, plies: Sequence[int] = (2, 4)
+) -> tuple[list[Job], dict[int, Row]]:
     """The ``Job``s of ``rows`` (colour pairs sharing an opening) and a map from job index to row."""
     from agents.openings import random_opening
     from tournaments.play import Job
@@ -189,7 +200,9 @@ def jobs_for(game, rows: list[Row], players: list[str], seed: int, first_index: 
     return jobs, owner
 
 
-def group_jobs(game_label: str, rows: list[Row], seed: int, first_index: int, plies=(2, 4)):
+def group_jobs(
+    game_label: str, rows: list[Row], seed: int, first_index: int, plies: Sequence[int] = (2, 4)
+) -> tuple[list[str], list[Job], dict[int, Row]]:
     """The players (sorted labels), jobs and job-to-row map of ``rows``, all of one game label."""
     import envs
 
@@ -205,10 +218,10 @@ def play_group(
     seed: int,
     workers: int,
     first_index: int,
-    log,
-    plies=(2, 4),
+    log: IO[str] | None,
+    plies: Sequence[int] = (2, 4),
     setup_time: float = SETUP_TIME,
-    agents: dict = AGENTS,
+    agents: Mapping[str, str] = AGENTS,
     move_time: float = ENGINE_MOVE_TIME,
 ) -> None:
     """Play every row of one game and board size in one process pool; fill ``row.records``.
@@ -384,7 +397,7 @@ def environment() -> dict:
     }
 
 
-def render(rows, meta) -> str:
+def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
     """The markdown document of ``rows`` and the run's ``meta`` (see ``run``)."""
     engines = "\n".join(f"- `{label}`: {version or 'not available'}" for label, version in meta["engines"].items())
     budgets = "\n".join(f"| {label} | `{spec}` |" for label, spec in meta["agents"].items())
@@ -473,13 +486,13 @@ def run(
     rows: list[Row],
     out: Path,
     *,
-    records=None,
+    records: str | os.PathLike[str] | None = None,
     resume_records: bool = False,
     seed: int = 0,
     workers: int = 2,
-    plies=(2, 4),
+    plies: Sequence[int] = (2, 4),
     setup_time: float = SETUP_TIME,
-    agents: dict = AGENTS,
+    agents: Mapping[str, str] = AGENTS,
     engine_move_time: float = ENGINE_MOVE_TIME,
     command: str = "",
 ) -> dict:

@@ -43,7 +43,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +53,9 @@ from envs.core import ParameterError
 from envs.core.outcome import Outcome
 
 from . import ratings
+
+if TYPE_CHECKING:
+    from .runner import TournamentResult
 
 TARGET = 0.9
 BUDGET = 2_000_000  # simulated games per simulation (about a third of a second on one core)
@@ -174,7 +179,7 @@ def _system_label(system: str, options: dict) -> str:
     return words + (" (" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")" if shown else "")
 
 
-def fitted_model(names, records) -> dict:
+def fitted_model(names: Sequence[str], records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """The player model of the module docstring, fitted to game ``records``: ``spread`` (σ beyond
     chance), ``rating_spread``, ``draw``, ``first_move_advantage``, all floats."""
     n = len(names)
@@ -228,7 +233,11 @@ def _simulate(kwargs) -> dict:
 
 
 def trust(
-    result, target: float = TARGET, seed: int | None = None, championships: int | None = None, announce=None
+    result: TournamentResult,
+    target: float = TARGET,
+    seed: int | None = None,
+    championships: int | None = None,
+    announce: Callable[[], object] | None = None,
 ) -> Trust:
     """The trust of ``result`` (a ``TournamentResult``), see the module docstring. ``seed``:
     the simulations' (default: the tournament's); ``championships``: a fixed count instead of
