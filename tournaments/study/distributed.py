@@ -13,11 +13,18 @@ local run with the same seed, on any number of nodes.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from envs.core import ParameterError
 from envs.core import cluster as ray_cluster
 
 from ..ray_executor import require_ray
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .simulator import Cell
 
 
 def _run_chunks(args):
@@ -42,7 +49,7 @@ class RayStudyExecutor:
     started is shut down by ``close()``.
     """
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None, chunks_per_task: int = 4):
+    def __init__(self, address: str | None = None, num_cpus: int | None = None, chunks_per_task: int = 4) -> None:
         require_ray(ParameterError)  # the install hint now, not at the first cell
         if isinstance(chunks_per_task, bool) or not isinstance(chunks_per_task, int) or chunks_per_task < 1:
             raise ParameterError(f"chunks_per_task={chunks_per_task!r}: expected a positive integer")
@@ -55,7 +62,7 @@ class RayStudyExecutor:
             self._started = True
         return ray
 
-    def run(self, cells):
+    def run(self, cells: Sequence[Cell]) -> Iterator[tuple[int, np.ndarray, float, float]]:
         """Yield ``(index, sums, seconds, cpu_seconds)`` for every cell as its last task finishes
         (seconds: the tasks' wall time added up; cpu_seconds: their CPU time)."""
         import numpy as np
@@ -86,7 +93,7 @@ class RayStudyExecutor:
                 if left[i] == 0:
                     yield i, np.stack(parts[i]), seconds[i], cpu[i]
 
-    def close(self):
+    def close(self) -> None:
         if self._started:
             require_ray(ParameterError).shutdown()
             self._started = False

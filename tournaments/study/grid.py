@@ -12,9 +12,23 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..referee import study_swiss_rounds
-from .simulator import METRICS, make_executor, plan, simulate
+from .simulator import METRICS, StudyExecutor, System, make_executor, plan, simulate
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from ..progress import Progress
+
+# one cell of a table: its labels (system, n, A, ...), every metric's mean and ``<metric>_se``,
+# ``championships``, ``seconds`` and ``cpu_seconds``
+Row = dict[str, Any]
+# a cell to simulate: ``(row labels, keyword arguments of simulate)``
+Spec = tuple[dict[str, Any], dict[str, Any]]
+ExecutorArg = Literal["local", "ray"] | StudyExecutor | None
 
 GRID_N = (8, 16, 32, 64)
 GRID_A = (0.5, 0.65, 0.75, 0.85, 1.0)
@@ -23,10 +37,10 @@ LOWER_IS_BETTER = {"win": False, "d": True, "mid": True, "tri": True}
 METRIC_NAMES = {"win": "Win", "d": "D", "mid": "Mid", "tri": "Tri"}
 
 
-def grid_systems():
+def grid_systems() -> list[tuple[str, System, dict[str, Any]]]:
     """(label, system, options) for every row of the study's grid, in the study's order, plus the
     rematch-avoiding Swiss that real tournaments play."""
-    rows = [("round robin", "round_robin", {}), ("olympic", "olympic", {})]
+    rows: list[tuple[str, System, dict[str, Any]]] = [("round robin", "round_robin", {}), ("olympic", "olympic", {})]
     for k in (2, 3):
         rows.append((f"olympic k={k}", "olympic", {"k": k}))
     rows.append(("olympic recursive", "olympic", {"recursive": True}))
@@ -38,7 +52,9 @@ def grid_systems():
     return rows
 
 
-def run_specs(specs, executor=None, progress=None) -> list[dict]:
+def run_specs(
+    specs: Sequence[Spec], executor: ExecutorArg = None, progress: Callable[[Row], object] | None = None
+) -> list[Row]:
     """Simulate every spec ``(row, kwargs)`` (kwargs of ``simulate``) with one executor; return the
     rows, in the specs' order, with the metrics and timing added."""
     cells = [plan(**kwargs) for _, kwargs in specs]
@@ -59,7 +75,13 @@ def run_specs(specs, executor=None, progress=None) -> list[dict]:
     return rows
 
 
-def grid_specs(sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, **model):
+def grid_specs(
+    sizes: Iterable[int] = GRID_N,
+    strengths: Iterable[float] = GRID_A,
+    championships: int | None = None,
+    seed: int = 0,
+    **model: Any,
+) -> list[Spec]:
     """The reference grid's specs; ``model``: extra ``simulate`` arguments (draw=, placing=...)."""
     specs = []
     for n in sizes:
@@ -76,8 +98,14 @@ def grid_specs(sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, **mod
 
 
 def run_grid(
-    sizes=GRID_N, strengths=GRID_A, championships=None, seed=0, progress=None, executor=None, **model
-) -> list[dict]:
+    sizes: Iterable[int] = GRID_N,
+    strengths: Iterable[float] = GRID_A,
+    championships: int | None = None,
+    seed: int = 0,
+    progress: Callable[[Row], object] | None = None,
+    executor: ExecutorArg = None,
+    **model: Any,
+) -> list[Row]:
     """Every cell of the grid. ``championships`` defaults to the study's (1e6 for Np=8, else 1e5);
     ``model`` passes player-model arguments to every cell (``draw=0.3``, ``placing="ratings"``...).
 
@@ -88,7 +116,7 @@ def run_grid(
 
 
 # -- CSV -------------------------------------------------------------------------------------------
-def to_csv(rows, labels=("system", "n", "A")) -> str:
+def to_csv(rows: Iterable[Row], labels: Sequence[str] = ("system", "n", "A")) -> str:
     """Rows as CSV (one line per cell, means and standard errors, then timing)."""
     buf = io.StringIO()
     fields = [*labels, "championships"] + [f for m in METRICS for f in (m, m + "_se")] + ["seconds", "cpu_seconds"]
@@ -99,7 +127,7 @@ def to_csv(rows, labels=("system", "n", "A")) -> str:
     return buf.getvalue()
 
 
-def read_csv(path) -> list[dict]:
+def read_csv(path: str | PathLike[str]) -> list[Row]:
     """Rows from a CSV written by ``to_csv`` (numbers as numbers; columns of older versions that
     lack a metric simply lack it)."""
     rows = []
@@ -116,7 +144,7 @@ def read_csv(path) -> list[dict]:
 
 
 # -- tables ----------------------------------------------------------------------------------------
-def to_markdown(rows) -> str:
+def to_markdown(rows: Sequence[Row]) -> str:
     """One table per Np: systems down, A across, each cell ``win / D / mid / tri``, then games."""
     out = []
     for n in sorted({r["n"] for r in rows}):
@@ -139,7 +167,7 @@ def to_markdown(rows) -> str:
     return "\n".join(out)
 
 
-def best_systems(rows) -> str:
+def best_systems(rows: Sequence[Row]) -> str:
     """Markdown: for every Np and A > 0.5, the most accurate system by each metric (no rules
     excluded), with a ``≈`` mark when the runner-up is within two standard errors."""
     out = ["| Np | A | Win | D | Mid | Tri |", "|---:|---:|---|---|---|---|"]
@@ -160,7 +188,7 @@ def _best(rows, m):
     return first["system"] + (f" (≈ {second['system']})" if close else "")
 
 
-def pareto(rows, m) -> list[dict]:
+def pareto(rows: Iterable[Row], m: str) -> list[Row]:
     """The rows on the games–accuracy front by metric ``m``: no row with at most as many games is
     more accurate. In order of games."""
     lower = LOWER_IS_BETTER[m]
@@ -171,7 +199,7 @@ def pareto(rows, m) -> list[dict]:
     ]
 
 
-def efficiency(rows, A=0.75) -> str:
+def efficiency(rows: Sequence[Row], A: float = 0.75) -> str:
     """Markdown: per Np at ``A``, the systems by games played with every metric, and for which
     metrics each system is on the games–accuracy Pareto front: the question "which system is
     most accurate for its cost"."""
@@ -206,7 +234,13 @@ MODELS = (
 )
 
 
-def model_specs(sizes=GRID_N, A=0.75, championships=100_000, seed=0, models=MODELS):
+def model_specs(
+    sizes: Iterable[int] = GRID_N,
+    A: float = 0.75,
+    championships: int = 100_000,
+    seed: int = 0,
+    models: Iterable[tuple[str, dict[str, Any]]] = MODELS,
+) -> list[Spec]:
     """Every system of the grid at one A under each of ``models`` ((label, simulate arguments))."""
     return [
         (
@@ -219,7 +253,7 @@ def model_specs(sizes=GRID_N, A=0.75, championships=100_000, seed=0, models=MODE
     ]
 
 
-def models_table(rows) -> str:
+def models_table(rows: Sequence[Row]) -> str:
     """Markdown: per Np, each system's D (with its games, which draws raise in knock-out matches)
     and Win under every model, and each model's most accurate systems for their cost (D front)."""
     models = list(dict.fromkeys(r["model"] for r in rows))
@@ -258,7 +292,9 @@ def models_table(rows) -> str:
 
 
 # -- points against ratings ------------------------------------------------------------------------
-def placing_specs(sizes=GRID_N, A=0.75, championships=20_000, seed=0):
+def placing_specs(
+    sizes: Iterable[int] = GRID_N, A: float = 0.75, championships: int = 20_000, seed: int = 0
+) -> list[Spec]:
     """Every system of the grid (but no rules) at one A, placed by points and by ratings."""
     return [
         (
@@ -272,7 +308,7 @@ def placing_specs(sizes=GRID_N, A=0.75, championships=20_000, seed=0):
     ]
 
 
-def placing_table(rows) -> str:
+def placing_table(rows: Sequence[Row]) -> str:
     """Markdown: per Np, every metric by points → by ratings, the better one in bold when they
     differ by more than two standard errors."""
     out = []
@@ -302,12 +338,14 @@ def placing_table(rows) -> str:
 
 
 # -- equal budget ----------------------------------------------------------------------------------
-def budget_systems(n):
+def budget_systems(n: int) -> list[tuple[str, int, System, dict[str, Any]]]:
     """(family, parameter, system, options) for the equal-budget comparison at ``n`` players:
     round robin for 1–3 cycles, olympic and recursive olympic for k = 1–5, the study's Swiss for
     1 to twice its rounds, the rematch-avoiding Swiss for 1 to min(twice its rounds, n - 1,
     ``MAX_REMATCH_FREE_ROUNDS``)."""
-    rows = [("round robin", c, "round_robin", {"cycles": c}) for c in (1, 2, 3)]
+    rows: list[tuple[str, int, System, dict[str, Any]]] = [
+        ("round robin", c, "round_robin", {"cycles": c}) for c in (1, 2, 3)
+    ]
     for k in range(1, 6):
         rows.append(("olympic", k, "olympic", {"k": k}))
         rows.append(("olympic recursive", k, "olympic", {"k": k, "recursive": True}))
@@ -333,7 +371,9 @@ BUDGET_PARAMETER = {
 }
 
 
-def budget_specs(sizes=GRID_N, A=0.75, championships=20_000, seed=0):
+def budget_specs(
+    sizes: Iterable[int] = GRID_N, A: float = 0.75, championships: int = 20_000, seed: int = 0
+) -> list[Spec]:
     """The equal-budget comparison's specs: every family and parameter of ``budget_systems``."""
     return [
         (
@@ -351,7 +391,7 @@ def budget_specs(sizes=GRID_N, A=0.75, championships=20_000, seed=0):
     ]
 
 
-def budget_table(rows) -> str:
+def budget_table(rows: Sequence[Row]) -> str:
     """Markdown: per Np, the configurations on the games–accuracy front for at least one metric,
     by games, with the metrics they are on the front for."""
     out = []
@@ -376,7 +416,9 @@ def budget_table(rows) -> str:
     return "\n".join(out)
 
 
-def swiss_rounds_curve(n=16, A=0.75, rounds=range(1, 16), championships=20_000, seed=0) -> list[dict]:
+def swiss_rounds_curve(
+    n: int = 16, A: float = 0.75, rounds: Iterable[int] = range(1, 16), championships: int = 20_000, seed: int = 0
+) -> list[dict[str, Any]]:
     """D, Win and games of the study's Swiss for each number of rounds (cost of an extra round)."""
     rows = []
     for k in rounds:
@@ -385,19 +427,19 @@ def swiss_rounds_curve(n=16, A=0.75, rounds=range(1, 16), championships=20_000, 
     return rows
 
 
-def work(championships, n_players) -> float:
+def work(championships: int, n_players: int) -> float:
     """A cell's expected cost, for the time left: championships x players. Measured on the
     reference grid, a cell's CPU time per championship about doubles with the players (8 -> 64:
     4 -> 39 microseconds on average); systems differ within a factor of 10 at equal players."""
     return float(championships) * n_players
 
 
-def log_rows(log, progress=None):
+def log_rows(log: Callable[[str], object], progress: Progress | None = None) -> Callable[[Row], None]:
     """A progress callback printing each finished row; with ``progress`` (a
     ``tournaments.progress.Progress`` of the cells), each line ends with cells done of the
     total and the time left."""
 
-    def show(r):
+    def show(r: Row) -> None:
         label = " ".join(str(r[k]) for k in ("model", "placing", "system") if k in r)
         where = ""
         if progress is not None:
@@ -415,18 +457,18 @@ PARTS = ("grid", "models", "placing", "budget")
 
 
 def write_study(
-    outdir,
-    sizes=GRID_N,
-    strengths=GRID_A,
-    championships=None,
-    seed=0,
-    log=print,
-    executor=None,
-    plot_dir=None,
-    rows=None,
-    parts=("grid",),
-    **model,
-) -> dict:
+    outdir: str | PathLike[str],
+    sizes: Iterable[int] = GRID_N,
+    strengths: Iterable[float] = GRID_A,
+    championships: int | None = None,
+    seed: int = 0,
+    log: Callable[[str], object] = print,
+    executor: ExecutorArg = None,
+    plot_dir: str | PathLike[str] | None = None,
+    rows: Sequence[Row] | None = None,
+    parts: Iterable[Literal["grid", "models", "placing", "budget"]] = ("grid",),
+    **model: Any,
+) -> dict[str, Any]:
     """Run the study's ``parts`` and write each one's ``<part>.md`` and ``<part>.csv`` into
     ``outdir``, and with ``plot_dir`` the plots (PNG and SVG; the plot extra). Returns {"rows"
     (the grid's), "seconds", "cpu_seconds", "files"}.

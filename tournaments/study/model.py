@@ -26,9 +26,12 @@ ratings closer than 1e-9 share their places).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from envs.core import ParameterError
 
@@ -36,6 +39,11 @@ from . import kernels as K
 
 DISTRIBUTIONS = {"normal": K.ELO_NORMAL, "uniform": K.ELO_UNIFORM}
 PLACINGS = {"points": K.POINTS, "ratings": K.RATINGS}
+# how a championship's places are decided (``PLACINGS``)
+Placing = Literal["points", "ratings"]
+# the players' strengths: the study's (from ``A``), a (distribution of ``DISTRIBUTIONS``, scale in
+# Elo) pair, or one Elo rating per player
+Strengths = Literal["study"] | tuple[Literal["normal", "uniform"], float] | Sequence[float]
 
 
 def _number(name, value, lo, hi):
@@ -62,7 +70,7 @@ class Model:
     cycles: int
     elo: tuple
 
-    def arrays(self, n_players):
+    def arrays(self, n_players: int) -> tuple[np.ndarray, np.ndarray]:
         """(model, elo) as the kernels take them."""
         model = np.zeros(K.MODEL_SIZE)
         model[K.MODEL_KIND] = self.kind
@@ -77,15 +85,15 @@ class Model:
 
 
 def make_model(
-    n_players,
-    A=None,
+    n_players: int,
+    A: float | None = None,
     *,
-    strengths="study",
-    draw=0.0,
-    first_move_advantage=0.0,
-    placing="points",
-    cycles=1,
-    system="round_robin",
+    strengths: Strengths = "study",
+    draw: float = 0.0,
+    first_move_advantage: float = 0.0,
+    placing: Placing = "points",
+    cycles: int = 1,
+    system: str = "round_robin",
 ) -> Model:
     """Check every parameter of the model; raise ``ParameterError`` naming a bad one."""
     draw = _number("draw", draw, 0.0, 1.0)
@@ -127,7 +135,7 @@ def make_model(
     return Model(K.ELO_FIXED, None, draw, shift, 0.0, placing, int(cycles), tuple(elo.tolist()))
 
 
-def rating_places(scores, games):
+def rating_places(scores: ArrayLike, games: ArrayLike) -> list[tuple[int, int]]:
     """Places ``[(lo, hi)]`` from a Bradley–Terry fit: ``scores[i, j]`` points i took from j (a
     draw half a point), ``games[i, j]`` games between them; the compiled fit behind
     ``placing="ratings"`` (``tournaments.ratings.bradley_terry``'s model and prior)."""

@@ -8,6 +8,8 @@ the games–accuracy Pareto front. Each is written as PNG and SVG.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import Any
 
 from .grid import ACCURACY, LOWER_IS_BETTER, pareto
 
@@ -43,7 +45,9 @@ def _direction(m):
     return "lower is better" if LOWER_IS_BETTER[m] else "higher is better"
 
 
-def plot_metrics(rows, plot_dir, name="study_metrics") -> list[str]:
+def plot_metrics(
+    rows: Sequence[dict[str, Any]], plot_dir: str | os.PathLike[str], name: str = "study_metrics"
+) -> list[str]:
     """Small multiples: rows of panels are the metrics, columns the numbers of players; x is A,
     one line per system (95% intervals as error bars). Returns the paths written."""
     plt = _pyplot()
@@ -85,7 +89,9 @@ def plot_metrics(rows, plot_dir, name="study_metrics") -> list[str]:
     return paths
 
 
-def plot_budget(rows, plot_dir, name="study_budget") -> list[str]:
+def plot_budget(
+    rows: Sequence[dict[str, Any]], plot_dir: str | os.PathLike[str], name: str = "study_budget"
+) -> list[str]:
     """Every metric against games per championship (log scale), per Np: one line per family
     through its parameters, the Pareto front as a grey step line. Returns the paths written."""
     plt = _pyplot()

@@ -9,7 +9,9 @@ chunk order, so the result is the same whatever runs the chunks: numba threads o
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -18,14 +20,15 @@ from envs.core import rng as R
 
 from ..referee import Config, configure
 from . import kernels as K
-from .model import Model, make_model
+from .model import Model, Placing, Strengths, make_model
 
 METRICS = ("win", "d", "mid", "tri", "games", "black")
 CHUNK = 2000
 SYSTEMS = ("round_robin", "olympic", "swiss", "swiss_study", "random_order")
+System = Literal["round_robin", "olympic", "swiss", "swiss_study", "random_order"]
 
 
-def system_config(system, n_players, **options) -> Config:
+def system_config(system: System, n_players: int, **options: Any) -> Config:
     """The referee's configuration for a study system name.
 
     ``"swiss"`` is the referee's Swiss as real tournaments play it: rematches avoided whenever
@@ -55,13 +58,13 @@ class Cell:
     counts: np.ndarray
     seeds: np.ndarray
 
-    def arguments(self, chunks=slice(None)):
+    def arguments(self, chunks: slice = slice(None)) -> tuple[Any, ...]:
         """The arguments of ``kernels.series`` for some of the chunks."""
         model, elo = self.model.arrays(self.config.n_players)
         counts, seeds = self.counts[chunks], self.seeds[chunks]
         return (*self.config.arrays(), model, elo, counts, seeds, np.zeros((len(counts), K.NMETRICS, 2)))
 
-    def summary(self, sums) -> dict:
+    def summary(self, sums: np.ndarray) -> dict[str, tuple[float, float]]:
         """Means and standard errors from the per-chunk sums (added in chunk order)."""
         n = self.championships
         total = sums.sum(axis=0)
@@ -72,18 +75,18 @@ class Cell:
 
 
 def plan(
-    system,
-    n_players,
-    A=None,
-    championships=10_000,
-    seed=0,
+    system: System,
+    n_players: int,
+    A: float | None = None,
+    championships: int = 10_000,
+    seed: int = 0,
     *,
-    strengths="study",
-    draw=0.0,
-    first_move_advantage=0.0,
-    placing="points",
-    cycles=1,
-    **options,
+    strengths: Strengths = "study",
+    draw: float = 0.0,
+    first_move_advantage: float = 0.0,
+    placing: Placing = "points",
+    cycles: int = 1,
+    **options: Any,
 ) -> Cell:
     """Validate a simulation's parameters and cut it into seeded chunks."""
     config = system_config(system, n_players, **options)
@@ -109,10 +112,19 @@ def plan(
     return Cell(config, model, int(championships), counts, seeds)
 
 
+class StudyExecutor(Protocol):
+    """What the study needs of an executor: ``run(cells)`` yielding ``(index, sums, seconds,
+    cpu_seconds)`` for every cell (any order), and ``close()``."""
+
+    def run(self, cells: Sequence[Cell]) -> Iterator[tuple[int, np.ndarray, float, float]]: ...
+
+    def close(self) -> None: ...
+
+
 class LocalExecutor:
     """Runs cells one after the other, the chunks of each on all cores (numba threads)."""
 
-    def run(self, cells):
+    def run(self, cells: Sequence[Cell]) -> Iterator[tuple[int, np.ndarray, float, float]]:
         """Yield ``(index, sums, seconds, cpu_seconds)`` for every cell, in order."""
         for i, cell in enumerate(cells):
             t, cpu = time.perf_counter(), time.process_time()
@@ -120,11 +132,11 @@ class LocalExecutor:
             K.series(*args)
             yield i, args[-1], time.perf_counter() - t, time.process_time() - cpu
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def make_executor(executor):
+def make_executor(executor: Literal["local", "ray"] | StudyExecutor | None) -> StudyExecutor:
     """None or ``"local"``: this machine; ``"ray"``: a local Ray or the one already connected;
     else an object with ``run(cells)`` and ``close()`` (e.g. ``RayStudyExecutor(address=...)``)."""
     if executor is None or executor == "local":
@@ -139,20 +151,20 @@ def make_executor(executor):
 
 
 def simulate(
-    system,
-    n_players,
-    A=None,
-    championships=10_000,
-    seed=0,
+    system: System,
+    n_players: int,
+    A: float | None = None,
+    championships: int = 10_000,
+    seed: int = 0,
     *,
-    strengths="study",
-    draw=0.0,
-    first_move_advantage=0.0,
-    placing="points",
-    cycles=1,
-    executor=None,
-    **options,
-) -> dict:
+    strengths: Strengths = "study",
+    draw: float = 0.0,
+    first_move_advantage: float = 0.0,
+    placing: Placing = "points",
+    cycles: int = 1,
+    executor: Literal["local", "ray"] | StudyExecutor | None = None,
+    **options: Any,
+) -> dict[str, tuple[float, float]]:
     """Simulate ``championships`` championships of ``system`` among ``n_players`` model players.
 
     ``system``: ``round_robin`` (``cycles=`` all-play-all cycles), ``olympic`` (``k=``,
