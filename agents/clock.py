@@ -226,14 +226,13 @@ def moves_to_go(game: Game, state: ArrayLike) -> int:
 
 
 @contextmanager
-def held_to(agent: object, seconds: float | None) -> Iterator[None]:
+def held_to(agent: Any, seconds: float | None) -> Iterator[None]:
     """While this lasts, ``agent`` plays its move in at most ``seconds`` (None: as configured): it
     is given the options its ``clock_options`` names for that time (none for an agent without a
     time option, or an object without ``clock_options``), and its own values back afterwards."""
     options: dict[str, object] = {}
-    clock_options = getattr(agent, "clock_options", None)
-    if seconds is not None and callable(clock_options):
-        options = clock_options(seconds)
+    if seconds is not None and callable(getattr(agent, "clock_options", None)):
+        options = agent.clock_options(seconds)
     own = {name: getattr(agent, name) for name in options}
     try:
         for name, value in options.items():
