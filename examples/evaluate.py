@@ -110,17 +110,20 @@ def main(argv=None):
     import agents
     import tournaments
     from agents.learned import weights
-    from envs import make_game
     from tournaments import strength
+    from tournaments.baselines import sized_game
 
     try:
         torch = weights.require_torch()
         torch.set_num_threads(args.threads)
     except agents.AgentError:
         pass  # evaluating classical agents needs no torch
+    try:  # every board checked before the first game
+        boards = {size: sized_game(args.game, size) for size in args.sizes}
+    except ValueError as e:
+        parser.error(str(e))
     results = {}
-    for size in args.sizes:
-        game = make_game(args.game, size=size)
+    for size, game in boards.items():
         player = agents.make(args.agent, seed=args.seed)
         for k, spec in enumerate(opponents):
             opponent = strength.player(spec, agents={}) if spec in ENGINES.get(args.game, ()) else spec

@@ -40,7 +40,7 @@ def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simul
     import agents
     import tournaments
     from agents.learned import weights
-    from envs import make_game
+    from tournaments.baselines import sized_game
 
     meta = weights.read_meta(path)
     hours = float(meta["training"]["seconds"]) / 3600
@@ -48,7 +48,7 @@ def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simul
     for size in sizes:
         player = agents.make("alphazero", path=str(path), simulations=simulations, seed=seed)
         r = tournaments.match(
-            make_game(game_name, size=size), player, agents.make(opponent, seed=seed + 1), games=games, seed=seed
+            sized_game(game_name, size), player, agents.make(opponent, seed=seed + 1), games=games, seed=seed
         )
         rows.append(
             {

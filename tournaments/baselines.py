@@ -16,12 +16,26 @@ from __future__ import annotations
 from typing import Any
 
 import agents
+import envs
 from agents.base import Agent
 from envs.game import Game
 
 from .matches import duplicate, match, solitaire
 
 BASELINES = ("random", "greedy")
+
+
+def sized_game(name: str, size: int) -> Game:
+    """``make_game(name, size=size)``, or the game as it is where it has one board (LOA, 8x8):
+    an evaluation over board sizes names every game's board the same way."""
+    game = envs.make_game(name)
+    if "size" in game.params:
+        return envs.make_game(name, size=size)
+    if size != game.board_size:
+        raise envs.ParameterError(
+            f"size={size}: {name} is played on its one board, {game.board_size}x{game.board_size}"
+        )
+    return game
 
 
 def against_baselines(game: Game, player: Agent, games: int, seed: int = 0) -> dict[str, dict[str, Any]]:
