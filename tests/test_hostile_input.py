@@ -12,6 +12,7 @@ import pytest
 import agents
 import envs
 import tournaments
+from agents.learned.weights import WEIGHTS_DIR
 from tournaments import cli
 
 SMALL = ["--game", "gomoku", "-p", "size=7", "--system", "round_robin", "--workers", "0"]
@@ -107,16 +108,19 @@ def test_unknown_agent(capsys, no_games):
 
 
 # -- agents that cannot play the game here ---------------------------------------------------------
+OTHELLO_NET = f"alphazero:path={WEIGHTS_DIR / 'alphazero_othello.pt'}"  # weights of another game
+
+
 @pytest.mark.parametrize(
     "command",
     [
-        ["tournament", "--game", "go", "--workers", "0", "--agents", "random", "alphazero"],
-        ["match", "--game", "go", "--a", "alphazero", "--b", "random"],
-        ["play", "--game", "go", "--black", "alphazero", "--white", "random"],
+        ["tournament", "--game", "go", "--workers", "0", "--agents", "random", OTHELLO_NET],
+        ["match", "--game", "go", "--a", OTHELLO_NET, "--b", "random"],
+        ["play", "--game", "go", "--black", OTHELLO_NET, "--white", "random"],
     ],
 )
 def test_an_agent_without_weights_for_the_game(capsys, no_games, command):
-    refused(capsys, command, "alphazero", "go")
+    refused(capsys, command, "alphazero", "trained for 'othello', not go")
 
 
 def test_an_agent_for_another_kind_of_game(capsys, no_games):
@@ -346,8 +350,8 @@ def test_a_negative_or_odd_seed_is_a_parameter_error(no_games, call):
 
 
 def test_a_tournament_refuses_an_agent_that_cannot_play_before_any_game(no_games):
-    with pytest.raises(agents.AgentError, match="no shipped weights for go"):
-        tournaments.round_robin(["random", "alphazero"], game="go", workers=0, progress=False)
+    with pytest.raises(agents.AgentError, match="trained for 'othello', not go"):
+        tournaments.round_robin(["random", OTHELLO_NET], game="go", workers=0, progress=False)
 
 
 @pytest.mark.parametrize("text", ["-" * 100_000 + "1", "(" * 5_000 + "1" + ")" * 5_000, "9" * 5_000])

@@ -465,18 +465,40 @@ def test_one_loa_alphazero_iteration_end_to_end_then_a_game_against_random(tmp_p
     assert outcome.reason == "normal" and sum(outcome.returns) == 0, outcome.detail
 
 
-SHIPPED_AZ = {"othello": [6, 8, 10, 12, 14, 16], "gomoku": list(range(7, 20))}
+SHIPPED_AZ = {
+    "othello": [6, 8, 10, 12, 14, 16],
+    "gomoku": list(range(7, 20)),
+    "go": [5, 7, 9, 13, 19],
+    "loa": [None],  # its one board
+}
+
+
+def test_every_shipped_alphazero_net_is_tested():
+    shipped = {p.stem.split("_", 1)[1] for p in weights.WEIGHTS_DIR.glob("alphazero_*.pt")}
+    assert shipped == set(SHIPPED_AZ)
 
 
 @needs_torch
 @pytest.mark.parametrize("name", sorted(SHIPPED_AZ))
 def test_shipped_alphazero_weights_play_legal_games_on_every_size(name):
     for size in SHIPPED_AZ[name]:
-        game = make_game(name, size=size)
-        bot = agents.make("alphazero", simulations=1, seed=size)
-        opponent = agents.make("random", seed=size)
+        game = make_game(name) if size is None else make_game(name, size=size)
+        bot = agents.make("alphazero", simulations=1, seed=size or 0)
+        opponent = agents.make("random", seed=size or 0)
         outcome = play_game(game, [bot, opponent])  # an illegal action would forfeit
         assert outcome.reason == "normal" and sum(outcome.returns) == 0, outcome.detail
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(SHIPPED_AZ))
+def test_shipped_alphazero_weights_beat_random(name):
+    """Each shipped net, its raw policy and no threat search (one simulation, ``threats=False``),
+    wins at least 9 of 10 games against random on its smallest board."""
+    size = SHIPPED_AZ[name][0]
+    game = make_game(name) if size is None else make_game(name, size=size)
+    bot = agents.make("alphazero", simulations=1, threats=False, seed=0)
+    result = tournaments.match(game, bot, "random", games=10, seed=0)
+    assert result.score >= 0.9, str(result)
     clone = pickle.loads(pickle.dumps(bot))  # tournaments ship agents to workers: the net is reloaded
     assert clone._nets == {} and game.is_legal(game.initial_state(), clone.act(game, game.initial_state()))
 

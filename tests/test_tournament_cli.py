@@ -302,7 +302,7 @@ def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
         in out
     )
     alphazero = out.split("alphazero:")[1]
-    assert "plays: othello, gomoku" in alphazero.splitlines()[1]  # shipped weights only: not Go
+    assert "plays: loa, othello, gomoku, go" in alphazero.splitlines()[1]  # shipped weights: not the patience
 
 
 def test_written_outputs_survive_the_run(tmp_path, capsys):
