@@ -1,8 +1,24 @@
 """Train a MaskablePPO baseline (sb3-contrib) on an Arbiter game, then evaluate it.
 
-    python examples/train_ppo.py --game othello --steps 1000000            # 8x8, the fast default
+    python examples/train_ppo.py --game othello       # the recipe: 8x8, random then greedy, 2M steps
+    python examples/train_ppo.py --game loa --curriculum random:800000 greedy:1600000
     python examples/train_ppo.py --game calculation --steps 1000000
     python examples/train_ppo.py --game othello --size 6 --steps 160000 --opponent pool
+
+With no other option, ``--game othello``, ``go`` and ``loa`` train the best recipe measured for
+that game against greedy (``RECIPES`` in ``agents.learned.ppo_training``; ``docs/learned.md``,
+"Default recipes"): Othello 8x8 and LOA with ``--opening-plies 0 6`` and ``--curriculum
+random:1000000 greedy:2000000`` (LOA ``random:800000 greedy:3200000``), Go 7x7 with
+``--opening-plies 0 6`` against greedy for 800,000 steps. Options given override the recipe:
+``--opponent`` or ``--curriculum`` replaces its curriculum, ``--steps`` alone ends it at that
+step (cutting or lengthening its last phase), ``--opening-plies`` replaces its openings, and
+another ``--size`` (or ``--opponent pool``) trains without it. Other games have no recipe: one
+opponent (random unless ``--opponent``) for 200,000 steps unless ``--steps``.
+
+``--curriculum OPPONENT:STEPS ...`` trains against each opponent (random or greedy) until its
+steps, in one command: the phase switches at the first update past its steps, the checkpoint
+resumes in the phase its steps are in (its ``.phase.json`` records the curriculum, the phase and
+where each finished phase ended), and the last phase's steps are the run's ``--steps``.
 
 ``--opponent random`` (the default) trains on ``envs.sb3.make_vec_env``: ``--n-envs`` games
 stepped by one compiled call per step against the uniformly random opponent, which moves inside
@@ -46,30 +62,53 @@ sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402
 from agents.learned import ppo_training  # noqa: E402
-from agents.learned.ppo_training import DEFAULTS, Config  # noqa: E402
+from agents.learned.ppo_training import DEFAULTS, RECIPES, STEPS  # noqa: E402
 
 
 def parse(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """The command line's options, and in ``.config`` the ``Config`` they train with (the game's
+    recipe filling what they leave out); a bad option exits with status 2, named."""
+    recipes = "; ".join(f"{game}: {' '.join(f'{o}:{u}' for o, u in r['curriculum'])}" for game, r in RECIPES.items())
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0]
+        + " With no other option, --game othello, go and loa train the best recipe measured for "
+        "that game (board size, --opening-plies 0 6, curriculum); options given override it."
+    )
     parser.add_argument("--game", default="othello", choices=envs.names())
-    parser.add_argument("--size", type=int, default=None, help="board size (default: the game's)")
+    parser.add_argument(
+        "--size", type=int, default=None, help="board size (default: the recipe's, Go 7; else the game's)"
+    )
     parser.add_argument(
         "--opponent",
-        default="random",
+        default=None,
         choices=sorted(DEFAULTS),
         help="random, greedy: the compiled vector env against that opponent (fast); pool: one "
-        "env against random, greedy and frozen copies",
+        "env against random, greedy and frozen copies (default: the recipe's curriculum, else random)",
     )
-    parser.add_argument("--steps", type=int, default=200_000, help="total environment steps")
+    parser.add_argument(
+        "--curriculum",
+        nargs="+",
+        default=None,
+        metavar="OPPONENT:STEPS",
+        help="phases of the run: against each opponent (random or greedy) until its steps, "
+        f"increasing, the last the run's --steps; replaces --opponent (recipes: {recipes})",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help=f"total environment steps (default: the recipe's, else {STEPS}; with a recipe's "
+        "curriculum, where it ends)",
+    )
     parser.add_argument("--n-envs", type=int, default=16, help="games stepped together (--opponent random or greedy)")
     parser.add_argument(
         "--opening-plies",
         type=int,
         nargs="+",
-        default=[0],
+        default=None,
         metavar="K",
         help="random plies each training game opens with: K, or FEWEST MOST (a count drawn per "
-        "game); default 0, the standard start (--opponent random or greedy)",
+        "game); default: the recipe's 0 6, else 0, the standard start (vector env only)",
     )
     parser.add_argument(
         "--snapshot-every", type=int, default=20_000, help="steps between checkpoints (and pool copies)"
@@ -99,43 +138,47 @@ def parse(argv=None):
     parser.add_argument("--checkpoint", type=Path, help="default: runs/ppo_<game><size>.zip")
     parser.add_argument("--out", type=Path, help="default: agents/learned/weights/ppo_<game><size>.pt")
     args = parser.parse_args(argv)
-    for name, value in DEFAULTS[args.opponent].items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
     for name in ("steps", "n_envs", "snapshot_every", "n_steps", "batch", "epochs", "log_every", "threads"):
-        if getattr(args, name) < 1:
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')}={getattr(args, name)}: expected a positive integer")
-    if len(args.opening_plies) > 2:
-        parser.error(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected K or FEWEST MOST")
-    if args.opening_plies != [0] and args.opponent == "pool":
-        parser.error("--opening-plies: only with --opponent random or greedy (the vector env)")
-    args.opening_plies = args.opening_plies[0] if len(args.opening_plies) == 1 else tuple(args.opening_plies)
+    if args.opening_plies is not None:
+        if len(args.opening_plies) > 2:
+            parser.error(f"--opening-plies {' '.join(map(str, args.opening_plies))}: expected K or FEWEST MOST")
+        if args.opening_plies != [0] and args.opponent == "pool":
+            parser.error("--opening-plies: only with --opponent random or greedy (the vector env)")
+        args.opening_plies = args.opening_plies[0] if len(args.opening_plies) == 1 else tuple(args.opening_plies)
+    try:
+        curriculum = None if args.curriculum is None else ppo_training.parse_curriculum(args.curriculum)
+        args.config = ppo_training.recipe_config(
+            args.game,
+            size=args.size,
+            opponent=args.opponent,
+            curriculum=curriculum,
+            steps=args.steps,
+            n_envs=args.n_envs,
+            opening_plies=args.opening_plies,
+            snapshot_every=args.snapshot_every,
+            pool=args.pool,
+            net=tuple(args.net),
+            n_steps=args.n_steps,
+            batch=args.batch,
+            epochs=args.epochs,
+            lr=args.lr,
+            ent_coef=args.ent_coef,
+            progress_reward=args.progress_reward,
+            log_every=args.log_every,
+            seed=args.seed,
+            threads=args.threads,
+        )
+    except ValueError as error:  # ConfigError: the option and its bad value
+        parser.error(str(error))
     return args
 
 
 def main(argv=None):
     args = parse(argv)
     command = "python examples/train_ppo.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    config = Config(
-        game=args.game,
-        size=args.size,
-        opponent=args.opponent,
-        steps=args.steps,
-        n_envs=args.n_envs,
-        opening_plies=args.opening_plies,
-        snapshot_every=args.snapshot_every,
-        pool=args.pool,
-        net=tuple(args.net),
-        n_steps=args.n_steps,
-        batch=args.batch,
-        epochs=args.epochs,
-        lr=args.lr,
-        ent_coef=args.ent_coef,
-        progress_reward=args.progress_reward,
-        log_every=args.log_every,
-        seed=args.seed,
-        threads=args.threads,
-    )
+    config = args.config
     tag = config.tag()
     checkpoint = args.checkpoint or ROOT / "runs" / f"ppo_{tag}.zip"
     out = args.out or ROOT / "agents" / "learned" / "weights" / f"ppo_{tag}.pt"

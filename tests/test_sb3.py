@@ -221,3 +221,91 @@ def test_the_train_ppo_example_trains_evaluates_and_names_bad_options(tmp_path, 
     assert set(meta["evaluation"]) == {"vs random size=6", "vs greedy size=6"}
     bad = run_script("examples/train_ppo.py", "--opponent", "pool", "--opening-plies", "2")
     assert bad.returncode == 2 and "--opening-plies: only with --opponent random or greedy" in bad.stderr
+
+
+def test_a_curriculum_switches_opponent_at_its_steps_and_resumes_in_its_phase(tmp_path, monkeypatch):
+    """random until 256 steps, then greedy: the env is made anew at the switch, the checkpoint's
+    phase file says where each phase ended, and a run resumed past the switch stays on greedy."""
+    import json
+
+    from agents.learned import ppo_training, weights
+
+    made = []
+    vector_env = ppo_training._vector_env
+
+    def recording(config, game, opponent):
+        made.append(opponent)
+        return vector_env(config, game, opponent)
+
+    monkeypatch.setattr(ppo_training, "_vector_env", recording)
+    small = {"game": "othello", "size": 6, "n_envs": 4, "n_steps": 64, "batch": 128, "epochs": 1, "net": (16,)}
+    files = {"checkpoint": tmp_path / "run.zip", "out": tmp_path / "ppo.pt", "command": "test"}
+    config = ppo_training.Config(curriculum=(("random", 256), ("greedy", 512)), snapshot_every=10_000, **small)
+    assert config.steps == 512 and config.opponent == "random" and config.phase_at(256) == 1
+    out, _ = ppo_training.train(config, **files)
+    assert made == ["random", "greedy"]  # 256 steps (one update of 4 x 64) against random, then greedy
+    training = weights.read_meta(out)["training"]
+    assert training["steps"] == 512 and training["hyper_parameters"]["curriculum"] == [["random", 256], ["greedy", 512]]
+    assert training["opponents"].startswith("random to 256 steps, then greedy")
+    record = json.loads((tmp_path / "run.phase.json").read_text())
+    assert record["phase_ends"] == [256, 512] and record["steps"] == 512
+
+    made.clear()
+    longer = ppo_training.Config(curriculum=(("random", 256), ("greedy", 768)), **small)
+    out, _ = ppo_training.train(longer, **files)  # resumes at 512: phase 2, against greedy
+    assert made == ["greedy"] and weights.read_meta(out)["training"]["steps"] == 768
+    record = json.loads((tmp_path / "run.phase.json").read_text())
+    assert record["phase"] == 2 and record["opponent"] == "greedy" and record["phase_ends"] == [256, 768]
+
+    made.clear()
+    files["checkpoint"] = tmp_path / "other.zip"
+    ppo_training.train(ppo_training.Config(curriculum=(("random", 256),), **small), **files)
+    ppo_training.train(longer, **files)  # a run that ended in phase 1 resumes into phase 2
+    assert made == ["random", "greedy"]
+
+
+def test_a_bad_curriculum_is_a_config_error_and_the_script_exits_2(run_script):
+    from agents.learned import ppo_training
+    from agents.learned.train import ConfigError
+
+    for curriculum, match in [
+        ((("alphabeta", 100),), "'alphabeta'"),
+        ((("random", 200), ("greedy", 100)), "greedy:100"),
+        ((("random", 0),), "random:0"),
+    ]:
+        with pytest.raises(ConfigError, match=match):
+            ppo_training.Config(curriculum=curriculum)
+    with pytest.raises(ConfigError, match="opponent='pool' with a curriculum"):
+        ppo_training.Config(opponent="pool", curriculum=(("random", 100),))
+    with pytest.raises(ConfigError, match="steps=300"):
+        ppo_training.Config(curriculum=(("random", 100), ("greedy", 200)), steps=300)
+    with pytest.raises(ConfigError, match="'greedy-100'"):
+        ppo_training.parse_curriculum(["greedy-100"])
+    for argv, message in [
+        (["--curriculum", "alphabeta:100"], "curriculum opponent 'alphabeta'"),
+        (["--curriculum", "random:200", "greedy:100"], "curriculum phase greedy:100"),
+        (["--curriculum", "random:100", "--opponent", "pool"], "opponent='pool' with a curriculum"),
+    ]:
+        bad = run_script("examples/train_ppo.py", *argv)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr[-2000:]
+
+
+def test_the_game_alone_trains_its_recipe_and_options_override_it():
+    """``train_ppo.py --game X`` parses to the RECIPES entry (no training: the parsed Config)."""
+    import runpy
+
+    from agents.learned import ppo_training
+
+    parse = runpy.run_path(str(ppo_training.Path(__file__).parent.parent / "examples" / "train_ppo.py"))["parse"]
+    for game, recipe in ppo_training.RECIPES.items():
+        config = parse(["--game", game]).config
+        assert config.size == recipe["size"] and config.opening_plies == recipe["opening_plies"]
+        assert config.curriculum == recipe["curriculum"] and config.steps == recipe["curriculum"][-1][1]
+    othello = parse(["--game", "othello", "--steps", "3000000", "--opening-plies", "2"]).config
+    assert othello.curriculum == (("random", 1_000_000), ("greedy", 3_000_000)) and othello.opening_plies == 2
+    assert parse(["--game", "othello", "--steps", "500000"]).config.curriculum == (("random", 500_000),)
+    greedy = parse(["--game", "loa", "--opponent", "greedy"]).config
+    assert greedy.curriculum is None and greedy.opponent == "greedy" and greedy.steps == 3_200_000
+    six = parse(["--game", "othello", "--size", "6"]).config  # the recipe is for 8x8
+    assert six.curriculum is None and six.opening_plies == 0 and six.steps == ppo_training.STEPS
+    assert parse(["--game", "gomoku"]).config.curriculum is None  # no recipe

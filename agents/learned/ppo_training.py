@@ -13,6 +13,9 @@ as safe weights with their sidecar.
   call, the learner's seat drawn per episode (two-player games); ``opening_plies`` starts each
   training game after random plies (``K`` or ``(FEWEST, MOST)``), so that the policy meets more
   than the standard position.
+* ``curriculum=(("random", N), ("greedy", M))``: the vector env against random until ``N``
+  steps, then against greedy until ``M`` (the run's ``steps``), in one run that resumes across
+  the phase boundary; each phase's env is made when it starts, reseeded like a resumed run.
 * ``opponent="pool"``: the earlier, slower path, kept so that the shipped ``ppo_othello6`` can be
   reproduced: one Gymnasium env whose opponent is a pool of random, greedy and up to ``pool``
   frozen copies of the learner (a new copy every ``snapshot_every`` steps), one member drawn per
@@ -32,6 +35,10 @@ of the resumed policy). A resumed run reseeds its envs with ``seed + steps done`
 replay the same games. Env-steps per second (wall clock, updates included) are printed every
 ``log_every`` steps. The evaluation is the caller's (the protocol is ``tournaments.baselines``,
 a layer above this one): its results go into the weights' sidecar.
+
+``RECIPES`` holds, per game, the best recipe measured against greedy (``docs/learned.md``):
+board size, random openings and curriculum. ``recipe_config(game, **options)`` is the ``Config``
+that ``examples/train_ppo.py --game GAME`` trains with, the options given overriding the recipe.
 
 Importing this module imports neither torch nor sb3; training does (the ``learn`` extra).
 """
@@ -53,19 +60,33 @@ DEFAULTS = {
     "greedy": {"n_steps": 256, "batch": 1024, "epochs": 4},
     "pool": {"n_steps": 1024, "batch": 128, "epochs": 10},
 }
+VECTOR = ("random", "greedy")  # the opponents compiled into the vector env, a curriculum's phases
+# The best recipe measured per game against greedy (docs/learned.md, "Default recipes"): a board
+# size, random openings (FEWEST, MOST plies) and a curriculum of (opponent, until steps) phases.
+# A policy that meets greedy from the first step learns little where it never wins (LOA), so LOA
+# and Othello start against random; Go 7x7 learns against greedy from the start.
+RECIPES = {
+    "othello": {"size": 8, "opening_plies": (0, 6), "curriculum": (("random", 1_000_000), ("greedy", 2_000_000))},
+    "go": {"size": 7, "opening_plies": (0, 6), "curriculum": (("greedy", 800_000),)},
+    "loa": {"size": None, "opening_plies": (0, 6), "curriculum": (("random", 800_000), ("greedy", 3_200_000))},
+}
+STEPS = 200_000  # a run's steps without a curriculum or a recipe
 POSITIVE = ("steps", "n_envs", "snapshot_every", "n_steps", "batch", "epochs", "log_every", "threads")
 
 
 @dataclass
 class Config:
     """What a PPO training run does (see the module docstring); ``n_steps``, ``batch`` and
-    ``epochs`` left None take the ``opponent`` path's ``DEFAULTS``. A bad value is a
-    ``ConfigError`` naming it."""
+    ``epochs`` left None take the ``opponent`` path's ``DEFAULTS``. ``curriculum`` is a sequence
+    of ``(opponent, until)`` phases, opponents random or greedy and ``until`` increasing; it
+    replaces ``opponent`` (left None: the first phase's) and ends at ``steps`` (left None: the
+    last ``until``; ``STEPS`` without a curriculum). A bad value is a ``ConfigError`` naming it."""
 
     game: str = "othello"
     size: int | None = None  # board size; None: the game's
-    opponent: str = "random"  # random, greedy (compiled vector env) or pool
-    steps: int = 200_000  # total environment steps, resumptions included
+    opponent: str | None = None  # random, greedy (compiled vector env) or pool; None: random
+    steps: int | None = None  # total environment steps, resumptions included
+    curriculum: tuple | None = None  # ((opponent, until steps), ...): the opponent by phase
     n_envs: int = 16  # games stepped together (random, greedy)
     opening_plies: int | tuple = 0  # K, or (FEWEST, MOST) drawn per game (random, greedy)
     snapshot_every: int = 20_000  # steps between checkpoints (and pool copies)
@@ -82,6 +103,18 @@ class Config:
     threads: int = 1  # torch threads
 
     def __post_init__(self):
+        if self.curriculum is not None:
+            self.curriculum = _check_curriculum(self.curriculum, self.opponent)
+            self.opponent = self.curriculum[0][0]
+            last = self.curriculum[-1][1]
+            if self.steps is None:
+                self.steps = last
+            elif self.steps != last:
+                _refuse(f"steps={self.steps!r}: a curriculum ends at its last phase's steps, here {last}")
+        if self.opponent is None:
+            self.opponent = "random"
+        if self.steps is None:
+            self.steps = STEPS
         if self.opponent not in DEFAULTS:
             _refuse(f"opponent={self.opponent!r}: expected one of {', '.join(DEFAULTS)}")
         for name, value in DEFAULTS[self.opponent].items():
@@ -93,6 +126,16 @@ class Config:
                 _refuse(f"{name}={value!r}: expected a positive integer")
         if self.opening_plies != 0 and self.opponent == "pool":
             _refuse("opening_plies: only with opponent='random' or 'greedy' (the vector env)")
+
+    def phases(self) -> tuple:
+        """``((opponent, until steps), ...)``: the curriculum, or the one opponent until ``steps``."""
+        return self.curriculum if self.curriculum is not None else ((self.opponent, self.steps),)
+
+    def phase_at(self, steps: int) -> int:
+        """The index of the phase a run that has done ``steps`` steps trains in (the last phase
+        once the run is over)."""
+        phases = self.phases()
+        return next((i for i, (_, until) in enumerate(phases) if steps < until), len(phases) - 1)
 
     @property
     def params(self) -> dict:
@@ -106,6 +149,84 @@ class Config:
 
         game = make_game(self.game, **self.params)
         return f"{game.name}{game.params.get('size', '')}"
+
+
+def parse_curriculum(words) -> tuple:
+    """``("random:1000000", "greedy:2000000")`` (the command line's ``--curriculum``) as the
+    ``Config.curriculum`` ``(("random", 1000000), ("greedy", 2000000))``; a word that is not
+    ``OPPONENT:STEPS`` is a ``ConfigError`` naming it (the rest is checked by ``Config``)."""
+    phases = []
+    for word in words:
+        opponent, colon, until = str(word).partition(":")
+        if not colon or not until.strip().lstrip("-").isdigit():
+            _refuse(f"curriculum phase {word!r}: expected OPPONENT:STEPS, e.g. random:1000000")
+        phases.append((opponent.strip(), int(until)))
+    return tuple(phases)
+
+
+def _check_curriculum(curriculum, opponent) -> tuple:
+    """The curriculum as a tuple of ``(opponent, until)`` pairs, or a ``ConfigError`` naming the
+    bad phase: the vector env's opponents only, positive and increasing steps, no ``opponent``
+    beside it (the phases name theirs)."""
+    if opponent is not None:
+        _refuse(
+            f"opponent={opponent!r} with a curriculum: the curriculum names each phase's opponent"
+            + (" (the pool has no curriculum: it is its own mix of opponents)" if opponent == "pool" else "")
+        )
+    phases = tuple(tuple(phase) for phase in curriculum)
+    if not phases:
+        _refuse("curriculum=(): expected at least one (opponent, until steps) phase")
+    previous = 0
+    for phase in phases:
+        if len(phase) != 2:
+            _refuse(f"curriculum phase {phase!r}: expected (opponent, until steps)")
+        name, until = phase
+        if name not in VECTOR:
+            _refuse(f"curriculum opponent {name!r}: expected one of {', '.join(VECTOR)}")
+        if not isinstance(until, int) or isinstance(until, bool) or until <= previous:
+            _refuse(
+                f"curriculum phase {name}:{until}: its steps must be an integer above the last phase's ({previous})"
+            )
+        previous = until
+    return phases
+
+
+def recipe_config(game: str = "othello", **options) -> Config:
+    """The ``Config`` of ``examples/train_ppo.py --game GAME`` with ``options`` (``Config``
+    fields; None counts as not given): the game's ``RECIPES`` entry fills what is not given.
+
+    The recipe was measured on its board size, so another ``size`` (or the pool path, which has
+    neither openings nor phases) trains without it. ``opponent`` or ``curriculum`` replaces the
+    recipe's curriculum (an ``opponent`` alone runs to ``steps``, else the recipe's steps);
+    ``steps`` alone fits the recipe's curriculum to it: the phases that end before it are kept
+    and the next one runs until ``steps``, so ``--steps`` can shorten or lengthen a recipe's run.
+    """
+    options = {name: value for name, value in options.items() if value is not None}
+    recipe = RECIPES.get(game)
+    if recipe is not None and (
+        ("size" in options and options["size"] != recipe["size"]) or options.get("opponent") == "pool"
+    ):
+        recipe = None
+    if recipe is not None:
+        options.setdefault("size", recipe["size"])
+        options.setdefault("opening_plies", recipe["opening_plies"])
+        if "opponent" in options:
+            options.setdefault("steps", recipe["curriculum"][-1][1])
+        elif "curriculum" not in options:
+            options["curriculum"] = _fit(recipe["curriculum"], options.pop("steps", None))
+    return Config(game=game, **options)
+
+
+def _fit(curriculum: tuple, steps: int | None) -> tuple:
+    """``curriculum`` ending at ``steps``: the phases that end before it, then the next (or the
+    last) phase running until it."""
+    if steps is None:
+        return curriculum
+    kept = tuple(phase for phase in curriculum if phase[1] < steps)
+    following = curriculum[len(kept)] if len(kept) < len(curriculum) else curriculum[-1]
+    if kept and kept[-1][0] == following[0]:
+        kept = kept[:-1]
+    return (*kept, (following[0], steps))
 
 
 def _refuse(message: str):
@@ -136,14 +257,22 @@ def train(
     game = make_game(config.game, **config.params)
     two_players = game.num_players == 2
     vector = config.opponent != "pool"
-    if vector:
-        env, pool = _vector_env(config, game), None
-    else:
-        env, pool = _pool_env(config, game)
+    phases = config.phases()
+    # The vector env is made per phase (its opponent is compiled in), once the steps done say
+    # which phase the run is in; a resumed model is loaded without one.
+    env, pool = (None, None) if vector else _pool_env(config, game)
+    ends = []  # the steps at which each finished phase ended (kept in the checkpoint's sidecar)
     if checkpoint.is_file():
         model = MaskablePPO.load(checkpoint, env=env, device="cpu")
-        print(f"resumed {checkpoint} at {model.num_timesteps} steps", flush=True)
+        ends = _read_phase_ends(checkpoint, phases)
+        where = ""
+        if len(phases) > 1:
+            index = config.phase_at(model.num_timesteps)
+            where = f", phase {index + 1}/{len(phases)} (against {phases[index][0]})"
+        print(f"resumed {checkpoint} at {model.num_timesteps} steps{where}", flush=True)
     else:
+        if vector:
+            env = _vector_env(config, game, phases[0][0])
         model = MaskablePPO(
             "MlpPolicy",
             env,
@@ -161,27 +290,41 @@ def train(
     # SB3's default logger makes a fresh SB3-<date> folder in the temp directory on every
     # learn(); the run reports for itself, so it logs nowhere.
     model.set_logger(Logger(folder=None, output_formats=[]))
-    if vector:
-        env.seed(config.seed + model.num_timesteps)  # a resumed run does not replay the same games
-    else:
-        env.reset(seed=config.seed + model.num_timesteps)
+    env_opponent = phases[0][0] if env is not None else None  # whom the model's env plays
 
     def save_checkpoint():
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         model.save(checkpoint)
+        _write_phase_ends(checkpoint, config, int(model.num_timesteps), ends)
 
     Progress, Checkpoints, PoolSnapshots = _callbacks()
-    callbacks = [Progress(config.log_every, two_players)]
-    if vector:
-        callbacks.append(Checkpoints(config.snapshot_every, save_checkpoint))
-    else:
-        callbacks.append(PoolSnapshots(config.snapshot_every, pool, game, config.seed, save_checkpoint))
-        if model.num_timesteps:
-            callbacks[-1].snapshot(model)
     start, first = time.perf_counter(), model.num_timesteps
-    remaining = config.steps - model.num_timesteps
-    if remaining > 0:
-        model.learn(total_timesteps=remaining, callback=callbacks, reset_num_timesteps=False)
+    for phase, (opponent, until) in enumerate(phases):
+        if model.num_timesteps >= until:
+            continue
+        if vector and (env is None or opponent != env_opponent):
+            if env is not None:
+                env.close()
+            env = _vector_env(config, game, opponent)
+            model.set_env(env)  # resets the env at the next learn()
+            if model.ep_info_buffer is not None:
+                model.ep_info_buffer.clear()  # the progress lines report this phase's games
+        env_opponent = opponent
+        if vector:
+            env.seed(config.seed + model.num_timesteps)  # a resumed run does not replay the same games
+        else:
+            env.reset(seed=config.seed + model.num_timesteps)
+        callbacks = [Progress(config.log_every, two_players)]
+        if vector:
+            callbacks.append(Checkpoints(config.snapshot_every, save_checkpoint))
+        else:
+            callbacks.append(PoolSnapshots(config.snapshot_every, pool, game, config.seed, save_checkpoint))
+            if model.num_timesteps:
+                callbacks[-1].snapshot(model)
+        if len(phases) > 1:
+            print(f"phase {phase + 1}/{len(phases)}: against {opponent} until {until} steps", flush=True)
+        model.learn(total_timesteps=until - model.num_timesteps, callback=callbacks, reset_num_timesteps=False)
+        ends.append(int(model.num_timesteps))
         save_checkpoint()
     seconds = time.perf_counter() - start
     rate = (model.num_timesteps - first) / seconds if seconds > 0 else 0.0
@@ -195,7 +338,7 @@ def train(
         "opponents": (
             "random, greedy, frozen copies"
             if config.opponent == "pool"
-            else f"{config.opponent} (compiled vector env, {config.n_envs} games)"
+            else f"{_describe(phases, ends)} (compiled vector env, {config.n_envs} games)"
         )
         if two_players
         else None,
@@ -207,6 +350,7 @@ def train(
             "lr": config.lr,
             "ent_coef": config.ent_coef,
             "opening_plies": config.opening_plies,
+            "curriculum": None if config.curriculum is None else [list(phase) for phase in config.curriculum],
             "progress_reward": None if two_players else config.progress_reward,
         },
     }
@@ -222,8 +366,55 @@ def train(
     return out, evaluation
 
 
-def _vector_env(config, game):
-    """The SB3 VecEnv of ``config.n_envs`` games against the compiled opponent, with episode
+def _describe(phases, ends) -> str:
+    """The opponents of a run in words: ``random`` or ``random to 1003520 steps, then greedy``
+    (a phase's end as run, where known, else as planned)."""
+    words = [
+        f"{opponent} to {ends[i] if i < len(ends) else until} steps" if i < len(phases) - 1 else opponent
+        for i, (opponent, until) in enumerate(phases)
+    ]
+    return ", then ".join(words)
+
+
+def _phase_file(checkpoint: Path) -> Path:
+    return checkpoint.with_suffix(".phase.json")
+
+
+def _write_phase_ends(checkpoint: Path, config, steps: int, ends: list) -> None:
+    """Next to the checkpoint, the run's curriculum, the phase it is in and where the finished
+    phases ended: sb3's zip has no room for them, and a resumed run reports them."""
+    import json
+
+    phases, phase = config.phases(), config.phase_at(steps)
+    record = {
+        "steps": steps,
+        "phase": phase + 1,
+        "opponent": phases[phase][0],
+        "curriculum": [list(p) for p in phases],
+        "phase_ends": ends,
+    }
+    _phase_file(checkpoint).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _read_phase_ends(checkpoint: Path, phases) -> list:
+    """The phase ends a checkpoint's sidecar recorded, kept while its phases are this run's (a run
+    resumed with a longer last phase or another curriculum keeps the ends of the phases before)."""
+    import json
+
+    path = _phase_file(checkpoint)
+    if not path.is_file():
+        return []
+    record = json.loads(path.read_text())
+    kept = []
+    for end, was, now in zip(record.get("phase_ends", []), record.get("curriculum", []), phases):
+        if tuple(was) != tuple(now):
+            break
+        kept.append(int(end))
+    return kept
+
+
+def _vector_env(config, game, opponent):
+    """The SB3 VecEnv of ``config.n_envs`` games against the compiled ``opponent``, with episode
     statistics (``VecMonitor``) and, for Calculation, the progress reward."""
     from stable_baselines3.common.vec_env import VecMonitor
 
@@ -235,7 +426,7 @@ def _vector_env(config, game):
             game.name,
             n_envs=config.n_envs,
             seed=config.seed,
-            opponent=config.opponent,
+            opponent=opponent,
             opening_plies=config.opening_plies,
             **seat,
             **config.params,
