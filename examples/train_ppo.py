@@ -20,7 +20,7 @@ steps, in one command: the phase switches at the first update past its steps, th
 resumes in the phase its steps are in (its ``.phase.json`` records the curriculum, the phase and
 where each finished phase ended), and the last phase's steps are the run's ``--steps``.
 
-``--opponent random`` (the default) trains on ``envs.sb3.make_vec_env``: ``--n-envs`` games
+``--opponent random`` (the default without a recipe) trains on ``envs.sb3.make_vec_env``: ``--n-envs`` games
 stepped by one compiled call per step against the uniformly random opponent, which moves inside
 that call, with the learner's seat drawn per episode (two-player games); ``--opponent greedy`` is
 the same against the greedy agent, also compiled into the step; ``--opening-plies`` starts each
