@@ -4,6 +4,7 @@
     python examples/train_alphazero.py --game gomoku --sizes 7 9 --hours 2
     python examples/train_alphazero.py --game go --sizes 5 7 --hours 2
     python examples/train_alphazero.py --game loa --hours 2                           # 8x8 only
+    python examples/train_alphazero.py --game loa --teacher alphabeta:depth=2 --teacher-games 600
     python examples/train_alphazero.py --game othello --executor ray                  # a local Ray
     python examples/train_alphazero.py --game othello --executor ray --address auto --actors 16
 
@@ -13,6 +14,12 @@ again to continue) and exports the weights with their JSON sidecar (``--out``), 
 interrupted run still leaves usable weights. ``--snapshot-minutes M`` also keeps a copy of the
 weights every M minutes of training next to the checkpoint (for learning curves). Evaluate them
 with ``examples/evaluate.py``. Uses one torch thread unless ``--threads`` says otherwise.
+
+``--teacher SPEC --teacher-games N`` starts a run from N games per size of one of our own
+search agents against itself (the teacher's moves as policy targets, the results as value
+targets; ``agents.learned.imitation``), then goes on by self-play; the teacher's time counts in
+the budget. A run resumed with a teacher for the first time learns from its games before its
+next iteration; a run learns from one teacher once.
 
 ``--executor ray`` plays the self-play games on Ray actors (one CPU each; ``--actors``, default
 the cluster's CPUs) while this process trains, ``--address`` joins a running cluster (the
@@ -73,6 +80,10 @@ def main(argv=None):
         default=None,
         help="keep a copy of the weights every this many minutes of training",
     )
+    parser.add_argument(
+        "--teacher", help="agent spec whose games start a new run (e.g. alphabeta:depth=2); see --teacher-games"
+    )
+    parser.add_argument("--teacher-games", type=int, default=0, help="teacher games per size before self-play")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 on a shared machine)")
     parser.add_argument("--checkpoint", type=Path, help="default: runs/alphazero_<game>.ckpt")
@@ -92,6 +103,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.executor != "ray" and (args.address or args.actors is not None):
         parser.error("--address and --actors need --executor ray")
+    if bool(args.teacher) != (args.teacher_games > 0):
+        parser.error("--teacher and --teacher-games go together (a spec and a positive number of games)")
 
     from agents.base import AgentError
     from agents.learned import train
@@ -119,6 +132,8 @@ def main(argv=None):
         ownership_weight=args.ownership_weight,
         augment=not args.no_augment,
         seed=args.seed,
+        teacher=args.teacher,
+        teacher_games=args.teacher_games,
     )
     checkpoint = args.checkpoint or ROOT / "runs" / f"alphazero_{args.game}.ckpt"
     out = args.out or ROOT / "agents" / "learned" / "weights" / f"alphazero_{args.game}.pt"
@@ -140,6 +155,11 @@ def run(trainer, args, checkpoint, out, command):
     if trainer.iterations:
         print(f"resumed {checkpoint} at iteration {trainer.iterations}, {trainer.seconds:.0f} s trained")
     budget = args.hours * 3600
+    if trainer.needs_teaching:
+        entry = trainer.teach()
+        trainer.save_checkpoint()
+        trainer.export(out, command)
+        print(" ".join(f"{k}={v}" for k, v in entry.items()), flush=True)
     while trainer.seconds < budget and (args.iterations is None or trainer.iterations < args.iterations):
         before = trainer.seconds
         entry = trainer.iteration()

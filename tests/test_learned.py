@@ -341,6 +341,46 @@ def test_one_alphazero_iteration_end_to_end_and_resume(tmp_path):
         bot.act(gomoku, gomoku.initial_state())
 
 
+@needs_torch
+def test_a_teacher_s_games_give_one_hot_legal_targets_and_teaching_survives_a_resume(tmp_path):
+    from agents.learned import imitation, train
+
+    game = make_game("othello", size=6)
+    samples = imitation.teach("greedy", game, 3, np.random.default_rng(1), epsilon=0.0)
+    assert samples.policy.shape == (len(samples.value), game.num_actions)
+    np.testing.assert_array_equal(samples.policy.max(axis=1), 1.0)
+    np.testing.assert_array_equal(samples.policy.sum(axis=1), 1.0)
+    legal = samples.planes[:, 3].reshape(len(samples.value), -1).astype(bool)  # encoding 2's legal-move plane
+    assert legal[np.arange(len(samples.value)), samples.policy[:, :36].argmax(axis=1)].all()
+    assert set(np.unique(samples.value)) <= {-1.0, 0.0, 1.0} and np.all(samples.policy_weight == 1)
+    again = imitation.teach("greedy", game, 3, np.random.default_rng(1), epsilon=0.0)
+    np.testing.assert_array_equal(again.planes, samples.planes)  # seeded: the same games
+
+    config = train.Config(
+        game="othello",
+        sizes=[6],
+        channels=8,
+        blocks=1,
+        simulations=8,
+        games=2,
+        batch_size=32,
+        buffer=2000,
+        seed=5,
+        teacher="greedy",
+        teacher_games=4,
+    )
+    with pytest.raises(agents.AgentError, match="nosuch"):
+        train.Trainer(train.Config(**{**config.__dict__, "teacher": "nosuch"}))
+    trainer = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
+    assert trainer.needs_teaching
+    entry = trainer.teach()
+    assert entry["positions"] == len(trainer.buffer) > 4 * 10 and entry["steps"] >= 1
+    assert trainer.taught == 4 and trainer.games_played == 4 and not trainer.needs_teaching
+    trainer.save_checkpoint()
+    resumed = train.Trainer(config, checkpoint=tmp_path / "run.ckpt")
+    assert resumed.taught == 4 and not resumed.needs_teaching and resumed.seconds == trainer.seconds
+
+
 def _loa_turned(game, state, k):
     """``state``'s board turned by symmetry ``k`` of ``train.symmetry`` (same side to move, ply)."""
     from agents.learned import train

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..base import AgentError
 from . import _puct_kernel as K
-from . import distributed, network, puct, selfplay, weights
+from . import distributed, imitation, network, puct, selfplay, weights
 
 EXECUTORS = ("local", "ray")
 
@@ -66,6 +66,8 @@ class Config:
     encoding: int = 2  # input planes (``_puct_kernel``); 2 adds the legal moves
     ownership_weight: float = 1.0  # 0: no ownership head
     seed: int = 0
+    teacher: str | None = None  # an agent spec whose games start the net (``imitation``)
+    teacher_games: int = 0  # games of the teacher per size, played once before self-play
 
 
 # the arrays of one sample: (dtype, shape after the sample axis, given planes/actions/size)
@@ -195,6 +197,10 @@ class Trainer:
             "ownership": config.ownership_weight > 0 and K.has_ownership(game),
             "policy_planes": K.policy_planes(game),
         }
+        if config.teacher:
+            from .. import base
+
+            base.make(config.teacher)  # an unknown agent or option fails here, before any work
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
@@ -202,6 +208,7 @@ class Trainer:
         self.iterations = 0
         self.seconds = 0.0
         self.games_played = 0
+        self.taught = 0  # teacher games learned from (``teach``)
         self.log: list[dict] = []
         if self.checkpoint is not None and self.checkpoint.is_file():
             self._resume()
@@ -249,6 +256,7 @@ class Trainer:
         self.buffer.load_state_dict(state["buffer"])
         self.iterations, self.seconds = int(state["iterations"]), float(state["seconds"])
         self.games_played = int(state["games"])
+        self.taught = int(state.get("taught", 0))  # checkpoints from before the teacher option
         self.log = list(state["log"])
 
     def save_checkpoint(self):
@@ -263,11 +271,51 @@ class Trainer:
             "iterations": self.iterations,
             "seconds": self.seconds,
             "games": self.games_played,
+            "taught": self.taught,
             "log": self.log,
         }
         tmp = self.checkpoint.with_suffix(".tmp")
         self.torch.save(state, tmp)
         tmp.replace(self.checkpoint)
+
+    @property
+    def needs_teaching(self) -> bool:
+        """Whether the run has a teacher whose games it has not learned from yet: a new run, or a
+        run resumed with a teacher for the first time (its teacher's games then join the buffer
+        of self-play positions). A run learns from one teacher once."""
+        c = self.config
+        return bool(c.teacher) and c.teacher_games > 0 and self.taught == 0
+
+    def teach(self) -> dict:
+        """The warm start: ``teacher_games`` games of the teacher on each training size into the
+        buffer (``imitation``), then the gradient steps they pay for (``reuse``), as an iteration
+        does with self-play games. Its time counts in ``seconds``, the run's training budget."""
+        c = self.config
+        if not c.teacher or c.teacher_games < 1:
+            raise ConfigError(f"teacher={c.teacher!r}, teacher_games={c.teacher_games!r}: nothing to learn from")
+        start = time.perf_counter()
+        rng = np.random.default_rng([c.seed, 2**31])  # apart from every iteration's (seed, i)
+        new = 0
+        for game in self._games():
+            samples = imitation.teach(c.teacher, game, c.teacher_games, rng, encoding=c.encoding)
+            self.buffer.add(samples)
+            new += len(samples.value)
+        self.taught = c.teacher_games * len(c.sizes)
+        self.games_played += self.taught
+        steps = max(1, int(round(min(new, c.buffer * len(c.sizes)) * c.reuse / c.batch_size)))
+        losses = self.train_steps(steps, rng)
+        self.seconds += time.perf_counter() - start
+        entry = {
+            "teacher": c.teacher,
+            "seconds": round(self.seconds, 1),
+            "positions": new,
+            "steps": steps,
+            "policy_loss": losses[0],
+            "value_loss": losses[1],
+            "ownership_loss": losses[2],
+        }
+        self.log.append(entry)
+        return entry
 
     def iteration(self) -> dict:
         """One self-play round per training size plus the gradient steps it pays for."""
