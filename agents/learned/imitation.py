@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import base
 from . import puct
-from .selfplay import Samples
+from .selfplay import Samples, final_ownership
 
 
 def teach(
@@ -57,10 +57,7 @@ def teach(
             state = game.apply(state, played)
         returns = game.returns(state)
         results.append(returns[0])
-        if puct.K.has_ownership(game):
-            owners = [puct.ownership(game, state, seat) for seat in range(2)]
-        else:
-            owners = [np.zeros((0, 0), dtype=np.int8)] * 2
+        owners = final_ownership(game, state)
         for obs, move, mover in record:
             target = np.zeros(game.num_actions, dtype=np.float32)
             target[move] = 1.0

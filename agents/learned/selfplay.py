@@ -51,6 +51,14 @@ def make_game(name: str, size: int):
     return game
 
 
+def final_ownership(game, state) -> list:
+    """The ownership target of a finished game from each seat's view (``puct.ownership``); for a
+    game without one (LOA: ``K.has_ownership``) an empty map, which the ownership head never sees."""
+    if puct.K.has_ownership(game):
+        return [puct.ownership(game, state, seat) for seat in range(2)]
+    return [np.zeros((0, 0), dtype=np.int8)] * 2
+
+
 def play(
     evaluator,
     game,
@@ -118,10 +126,7 @@ def play(
     for g in range(games):
         returns = game.returns(states[g])
         results.append(returns[0])
-        if puct.K.has_ownership(game):
-            owners = [puct.ownership(game, states[g], seat) for seat in range(2)]
-        else:  # no target to learn: an empty map, which the trainer's ownership head never sees
-            owners = [np.zeros((0, 0), dtype=np.int8)] * 2
+        owners = final_ownership(game, states[g])
         for obs, pi, is_full, mover in records[g]:
             planes.append(obs.astype(np.uint8))
             policy.append(pi)
