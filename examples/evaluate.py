@@ -18,7 +18,8 @@ game where they are installed (GNU Go levels 1 and 10 on Go, GRhino levels 1 and
 ``--json`` appends every result to a JSON-lines file; ``--table FILE`` then rewrites the table of
 every result in that file between the ``<!-- evaluate: begin -->`` and ``<!-- evaluate: end -->``
 lines of FILE (appended if FILE has none), one row per agent, opponent and size, the latest
-result of each. ``--record`` also stores the results in the sidecar of the agent's weights (its
+result of each; ``--table-only`` rewrites the table from the results file and plays nothing.
+``--record`` also stores the results in the sidecar of the agent's weights (its
 ``path`` option or the shipped file). Opponents are built with seeds derived from ``--seed``, so
 a run replays exactly.
 """
@@ -102,9 +103,17 @@ def main(argv=None):
     parser.add_argument("--markdown", action="store_true", help="end with the results as markdown table rows")
     parser.add_argument("--ladder", action="store_true", help="play the baseline ladder (replaces --opponents)")
     parser.add_argument("--table", type=Path, help="rewrite the generated table of this file from --json's results")
+    parser.add_argument(
+        "--table-only", action="store_true", help="play nothing: only rewrite --table from --json's results"
+    )
     args = parser.parse_args(argv)
     if args.table and not args.json:
         parser.error("--table needs --json (the results file the table is made from)")
+    if args.table_only:
+        if not args.table:
+            parser.error("--table-only needs --table and --json")
+        print(f"{write_table(args.json, args.table)} rows written to the table of {args.table}")
+        return
     opponents = ladder(args.game) if args.ladder else args.opponents
 
     import agents

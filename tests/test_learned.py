@@ -693,18 +693,18 @@ def test_a_truncated_file_with_a_matching_sidecar_is_refused(tmp_path):
 
 @needs_torch
 @pytest.mark.parametrize(
-    "arch,match",
+    "change,match",
     [
-        ({"in_planes": 3, "channels": 16, "blocks": 4, "head": 32}, "do not fit"),
-        ({"in_planes": 3, "channels": 32, "blocks": 2, "head": 32}, "do not fit"),
-        ({"in_planes": 3, "colour": "blue"}, "cannot build"),
+        ({"channels": 16}, "do not fit"),
+        ({"blocks": 2}, "do not fit"),
+        ({"colour": "blue"}, "cannot build"),
         (None, "architecture"),
     ],
 )
-def test_a_sidecar_with_the_wrong_architecture_is_refused(tmp_path, arch, match):
+def test_a_sidecar_with_the_wrong_architecture_is_refused(tmp_path, change, match):
     path = _copy_shipped(tmp_path, "alphazero_gomoku")
     meta = json.loads(weights.sidecar_path(path).read_text())
-    meta["architecture"] = arch
+    meta["architecture"] = None if change is None else {**meta["architecture"], **change}
     weights.sidecar_path(path).write_text(json.dumps(meta))
     game = make_game("gomoku", size=7)
     with pytest.raises(weights.WeightsError, match=rf"{path.name}.*{match}"):
@@ -815,6 +815,13 @@ def test_the_evaluation_command_writes_and_refreshes_its_table(tmp_path, run_scr
     assert [row.split(" | ")[2:4] for row in rows] == [["othello 6x6", "2"], ["othello 8x8", "2"]]
     assert len(results.read_text().splitlines()) == 3  # every result is kept in the results file
     assert run_script(*argv[:-2]).returncode == 0 and run_script("examples/evaluate.py", "--table", doc).returncode == 2
+    # --table-only rewrites the table from the results file and plays nothing
+    doc.write_text("# Learned\n")
+    kept = results.read_text()
+    only = run_script("examples/evaluate.py", "--json", results, "--table", doc, "--table-only")
+    assert only.returncode == 0 and results.read_text() == kept
+    assert sum(line.startswith("| `greedy`") for line in doc.read_text().splitlines()) == 2
+    assert run_script("examples/evaluate.py", "--table-only").returncode == 2
 
 
 @needs_torch
