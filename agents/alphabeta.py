@@ -331,17 +331,20 @@ class AlphaBetaAgent(SearchAgent):
     positions with at most that many empty squares are solved to the end, win/draw/loss). By
     default (``None``) it is the game's ``GameSpec.endgame`` when playing on a clock and 0 (off)
     for a fixed depth, so ``depth=`` runs keep their cost and their moves. On a clock the solver
-    may use ``SOLVER_SHARE`` of the move's time; if it runs out, or proves the game lost, the
-    usual search plays on with what is left (against a fallible opponent a lost position is
-    better played for the largest chances than by the first losing move). A solved move's
-    ``last_stats`` has ``solved`` set and the score ``WIN_BOUND + 1`` (won: a forced win whose
-    distance the solver does not report), 0 (drawn) or their negation (lost).
+    may use ``SOLVER_SHARE`` of the move's time; if it runs out, the usual search plays on with
+    what is left. A game it proves lost is played, as engines do, by the move that loses by the
+    fewest discs (``last_stats["margin"]``, the final disc difference under perfect play), when
+    the solver's share of the clock also covers that second, exact solve; otherwise the usual
+    search plays on. A solved move's ``last_stats`` has ``solved`` set and the score
+    ``WIN_BOUND + 1`` (won: a forced win whose distance the solver does not report), 0 (drawn)
+    or their negation (lost).
 
     ``resign`` (default True): give up a game proven lost (a completed iteration's score is a
     forced loss, or the endgame solver proves one) by raising ``agents.Resign``, where the game's
     runner records resignations (see ``agents.mcts.MCTSAgent``) and never before ply
-    ``agents.base.RESIGN_PLY``. Played on, a proven loss is met with the move that delays it
-    longest: a loss scores ``-(INF - ply)``, so the latest one is the best of the lost moves.
+    ``agents.base.RESIGN_PLY``. Played on, a loss the search proves is met with the move that
+    delays it longest (a loss scores ``-(INF - ply)``, so the latest one is the best of the lost
+    moves), and one the endgame solver proves with the move that loses by least (above).
     """
 
     summary = (
@@ -387,7 +390,7 @@ class AlphaBetaAgent(SearchAgent):
                 game, game.initial_state(seed=0)
             )
             compiled(__name__, game.spec).solve_root(  # compiles the solver; 0: solves nothing
-                game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(3, np.int64)
+                game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(4, np.int64)
             )
 
     def budget(self, game):
@@ -436,11 +439,12 @@ class AlphaBetaAgent(SearchAgent):
         clock = time.perf_counter()
         deadline = clock + seconds if seconds > 0 else 0.0
         if endgame > 0:
-            out = np.zeros(3, dtype=np.int64)
+            out = np.zeros(4, dtype=np.int64)
             status = code.solve_root(state, p, endgame, clock + SOLVER_SHARE * seconds if seconds > 0 else 0.0, out)
             if status == SOLVED and out[0] < 0:
                 self._judge(game, state, True, "the endgame solver proves the game lost")
-            if status == SOLVED and (out[0] >= 0 or deadline == 0.0 or time.perf_counter() >= deadline):
+            least = status == SOLVED and out[0] < 0 and out[3] < 0  # the loss's margin is known
+            if status == SOLVED and (out[0] >= 0 or least or deadline == 0.0 or time.perf_counter() >= deadline):
                 self.last_stats = {
                     "nodes": int(out[2]),
                     "depth": 0,
@@ -449,6 +453,8 @@ class AlphaBetaAgent(SearchAgent):
                     "score": int(out[0]) * (E.WIN_BOUND + 1),
                     "solved": True,
                 }
+                if least:
+                    self.last_stats["margin"] = int(out[3])
                 return int(out[1])
         if self.threats and tactics.has_threats(game):
             move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)

@@ -36,7 +36,7 @@ def late_position(game, empties, seed):
 def test_solver_equals_plain_negamax(size):
     game = envs.make_game("othello", size=size)
     p = game.kernel_params
-    out = np.zeros(3, dtype=np.int64)
+    out = np.zeros(4, dtype=np.int64)
     checked = 0
     for seed in range(40):
         s = late_position(game, 7, seed)
@@ -59,7 +59,7 @@ def test_solver_equals_plain_negamax(size):
 def test_solver_declines_what_it_cannot_solve_and_stops_on_time():
     game = envs.make_game("othello")
     p = game.kernel_params
-    out = np.zeros(3, dtype=np.int64)
+    out = np.zeros(4, dtype=np.int64)
     s = late_position(game, 16, 3)
     assert EG.solve(s, p, 15, 0.0, out) == EG.NOT_SOLVED  # more empties than the limit
     assert EG.solve(s, p, 16, 1e-9, out) == EG.OUT_OF_TIME  # a deadline long past
@@ -152,6 +152,36 @@ def test_alphabeta_plays_the_solvers_win_in_the_endgame():
         assert fixed[0].act(game, s) == fixed[1].act(game, s)
         assert "solved" not in fixed[0].last_stats
     assert won >= 5
+
+
+def test_a_proven_loss_is_played_by_the_move_that_loses_by_least():
+    """Engines lose by as little as they can: the solver's second, full-window solve picks the
+    losing move with the best final disc difference, and alpha-beta plays it (resign off)."""
+    game = envs.make_game("othello")
+    p = game.kernel_params
+    out = np.zeros(4, dtype=np.int64)
+    checked = 0
+    for seed in range(60):
+        s = late_position(game, 9, 300 + seed)
+        if s is None or len(game.legal_actions(s)) < 2:
+            continue
+        value, _ = EG.disc_difference(s, p)
+        if value >= 0:
+            continue
+        margins = {}
+        for a in game.legal_actions(s):
+            child = game.apply(s, int(a))
+            after = negamax(game, child)
+            margins[int(a)] = after if child[C.H_PLAYER] == s[C.H_PLAYER] else -after
+        assert max(margins.values()) == value
+        assert EG.solve(s, p, 9, 0.0, out) == EG.SOLVED
+        assert out[0] == -1 and out[3] == value and margins[int(out[1])] == value
+        agent = agents.make("alphabeta:time=5,resign=False", seed=0)
+        a = agent.act(game, s)
+        assert agent.last_stats["solved"] and agent.last_stats["margin"] == value
+        assert margins[a] == value
+        checked += len(set(margins.values())) > 1  # a position where the choice matters
+    assert checked >= 3
 
 
 def test_weights_of_the_wrong_length_are_refused():

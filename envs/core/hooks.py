@@ -53,7 +53,9 @@ HOOKS = {
     # solve(s, p, limit, deadline, out) -> 1 solved (out[0]: 1 won, 0
     # drawn, -1 lost for the mover; out[1]: a move that does it), 0 not
     # attempted (more than ``limit`` left to play), -1 out of time;
-    # out[2]: nodes (an exact endgame solver; alpha-beta's ``endgame``)
+    # out[2]: nodes; out[3]: when lost, the margin of the move out[1]
+    # that loses least, 0 if unknown (an exact endgame solver; alpha-beta's
+    # ``endgame``)
     "solve": "evaluation",
     # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
     # by forcing moves within ``limit`` of its own (out[0]: its first

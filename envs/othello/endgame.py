@@ -21,7 +21,8 @@ functions). Move ordering, which decides its speed:
 ``solve`` asks only win, draw or loss (a null window around a draw: every cut-off comes as soon
 as one move reaches the bound), which is what a match needs and several times cheaper than the
 exact disc difference; ``disc_difference`` gives the latter (full window), for tests and
-analysis.
+analysis. Only a lost position pays for the margin too: an engine that must lose loses by as
+few discs as it can, rather than by whichever losing move the win/loss search met first.
 """
 
 import numpy as np
@@ -219,8 +220,14 @@ def solve(s, p, limit, deadline, out):
     Returns ``SOLVED`` (out[0] = 1 won, 0 drawn, -1 lost; out[1] a move that achieves it, N*N
     for the pass), ``NOT_SOLVED`` (too many empties, a larger board or a finished game) or
     ``OUT_OF_TIME`` (``deadline``, perf_counter seconds, passed; 0: no deadline). out[2]: nodes.
+
+    A lost position is then solved again with a full window below a draw, so that out[1] is the
+    move that loses by the fewest discs and out[3] that (negative) disc difference; out[3] is 0
+    when the deadline passed first (out[1] is then just some losing move), and in won or drawn
+    positions.
     """
     out[2] = 0
+    out[3] = 0
     if not p[K.P_FAST] or s[C.H_STATUS] != C.ONGOING or empties(s, p) > limit:
         return NOT_SOLVED
     own, opp = _sides(s, p)
@@ -231,6 +238,13 @@ def solve(s, p, limit, deadline, out):
         return OUT_OF_TIME
     out[0] = 1 if v > 0 else -1 if v < 0 else 0
     out[1] = move
+    if v < 0:
+        info[0] = 0
+        margin, least = _search(own, opp, p, -100, 0, deadline, info)
+        out[2] += info[0]
+        if not info[1]:
+            out[1] = least
+            out[3] = margin
     return SOLVED
 
 
