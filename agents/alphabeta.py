@@ -20,8 +20,9 @@ Search features, each value-preserving except the table's use of deeper results:
     loops even where the rules allow repetition (LOA before the third occurrence).
 
 Threat-space search at the root, where a game has one (its ``threats`` hook; Gomoku: victory by
-continuous fours): a forced win of the side to move is played at once, however far beyond the
-depth it lies; against a forced win of the opponent only the moves that stop it are searched.
+continuous fours, or by one threat such as a double three and then fours): a forced win of the
+side to move is played at once, however far beyond the depth it lies; against a forced win of
+the opponent only the moves that stop it are searched (``agents.tactics.defences``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Two-player games use plain UCT with values from the mover's view, and MCTS-Solve
 losses the tree reaches are proven and backed up exactly (``_mcts_kernel``), so a proven win is
 played at once (the fastest), a proven-lost move is never chosen while another is open, and
 facing a proven loss the agent plays the move that delays it longest. A win in one is played
-without search; a game with a threat-space search (its ``threats`` hook: Gomoku's VCF) has a
+without search; a game with a threat-space search (its ``threats`` hook: Gomoku's VCF and VCT) has a
 forced win played at once, and against the opponent's only the moves that stop it are chosen.
 Gomoku and LOA search with their own playouts (``agents.tuning``): threat-aware moves with
 priors and RAVE, and MC-LOA's evaluation cut-off. A one-player game with chance

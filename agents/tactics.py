@@ -1,5 +1,5 @@
 """Root tactics the two-player search agents share: a win in one, a move that loses at once, and
-the game's threat-space search (its ``threats`` hook; Gomoku's VCF).
+the game's threat-space search (its ``threats`` hook; Gomoku's VCF and VCT).
 
 A search of a few hundred simulations, or a net's prior, can miss a five in a row or leave one
 open; these checks cannot. ``mcts``, ``alphabeta`` and ``alphazero`` run them at the root, before
@@ -18,22 +18,24 @@ from envs.core.generic import per_game
 from envs.core.specialise import compiled
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
-THREAT_DEPTH = 16  # attacker moves a threat-space search may chain (each one forces the answer)
+THREAT_DEPTH = 16  # attacker moves a threat-space search may chain
 
 
 @per_game
 def threats_root(s, p, seat, limit, out):
-    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF)."""
+    """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF and VCT)."""
     return G.threats(s, p, seat, limit, out)
 
 
 class ForcedWin(NamedTuple):
     """A forced win found by the threat-space search: its first ``move``, the attacker's
-    ``moves`` in the sequence and the ``nodes`` searched."""
+    ``moves`` in the sequence, the ``nodes`` searched, and whether every attacker move forces
+    the only answer (``forcing``: Gomoku's VCF) or one is a threat with many answers (VCT)."""
 
     move: int
     moves: int
     nodes: int
+    forcing: bool = True
 
 
 def has_threats(game) -> bool:
@@ -69,30 +71,44 @@ def loses_at_once(game, state, action) -> bool:
     return False
 
 
-def forced_win(game, state, seat=None):
+def forced_win(game, state, seat=None, hint=None):
     """The ``ForcedWin`` of ``seat`` (default: the side to move, as if to move) found by the
-    game's threat-space search, or None (also when the game has none)."""
+    game's threat-space search, or None (also when the game has none). ``hint``: a move the
+    search tries first (a forced win found in a nearly equal position)."""
     if not has_threats(game):
         return None
-    out = np.zeros(3, dtype=np.int64)
+    out = np.array([-1 if hint is None else hint, 0, 0], dtype=np.int64)
     if seat is None:
         seat = game.unchecked.current_player(state)
-    if not compiled(__name__, game.spec).threats_root(state, game.kernel_params, seat, THREAT_DEPTH, out):
+    kind = compiled(__name__, game.spec).threats_root(state, game.kernel_params, seat, THREAT_DEPTH, out)
+    if not kind:
         return None
-    return ForcedWin(int(out[0]), int(out[1]), int(out[2]))
+    return ForcedWin(int(out[0]), int(out[1]), int(out[2]), kind == 1)
 
 
 def defences(game, state, legal):
-    """Against a forced win of the opponent, the legal moves after which it has none; None when
-    the opponent has no forced win, when no move stops it, or when every move does (then the
-    search decides)."""
+    """Against a forced win of the opponent, the legal moves that stop it; None when the
+    opponent has none, or when the choice does not narrow the moves (the search decides).
+
+    Against a win by fours (VCF: every move forces the answer), a move stops it when the
+    opponent has no such win after it; a slower win by a threat (VCT) may remain, and the
+    search weighs it (the blocks of an open three are all kept, not only the one that leaves no
+    VCT at all, which would leave the search no choice where the game is already hard). Against
+    a win that starts with a threat, a move stops it when the opponent has no forced win of
+    either kind after it: the double three coming is met before it is made."""
     if not has_threats(game):
         return None
     rules = game.unchecked
     them = 1 - rules.current_player(state)
-    if forced_win(game, state, them) is None:
+    threat = forced_win(game, state, them)
+    if threat is None:
         return None
-    stops = [int(a) for a in legal if forced_win(game, rules.apply(state, int(a)), them) is None]
+    stops = []
+    for a in legal:
+        # most moves leave the opponent's first move winning: trying it first makes them cheap
+        after = forced_win(game, rules.apply(state, int(a)), them, threat.move)
+        if after is None or (threat.forcing and not after.forcing):
+            stops.append(int(a))
     return stops if 0 < len(stops) < len(legal) else None
 
 

@@ -1,7 +1,8 @@
-"""Gomoku threat-space search (victory by continuous fours, VCF) and its use by alpha-beta: a
-forced win found and played beyond the search horizon, a forced defence found. Positions are
-text boards; a win found is checked by playing it out against every defender reply that does
-not lose at once (there must be exactly one: the block)."""
+"""Gomoku threat-space search (victory by continuous fours, VCF, and by a threat then fours, VCT)
+and its use by the search agents: a forced win found and played beyond the search horizon, a
+forced defence found. Positions are text boards; a VCF found is checked by playing it out
+against every defender reply that does not lose at once (there must be exactly one: the block),
+a VCT by proving it against every defender reply (``proves``)."""
 
 import numpy as np
 import pytest
@@ -67,18 +68,96 @@ def play_out_vcf(state, seat):
     return moves
 
 
+def five_point(state, seat):
+    """Whether ``seat`` could complete five at once (a line of one move)."""
+    found, out = threats(state, seat, limit=1)
+    return found == 1 and out[1] == 1
+
+
+def proves(state, seat, limit=16):
+    """Whether the search's moves win for ``seat`` (to move) against every defence: each
+    defender reply that does not lose at once is tried; a defender's five-point is blocked
+    first (its only answer), then the defender replies again."""
+    them = 1 - seat
+    found, out = threats(state, seat, limit)
+    if not found:
+        if not five_point(state, them):
+            return False
+        blocks = [int(a) for a in GAME.legal_actions(state) if not five_point(GAME.apply(state, int(a)), them)]
+        if len(blocks) != 1:
+            return False
+        after = GAME.apply(state, blocks[0])
+    else:
+        after = GAME.apply(state, int(out[0]))
+    if GAME.is_terminal(after):
+        return GAME.returns(after)[seat] == 1.0
+    replies = [int(a) for a in GAME.legal_actions(after) if not five_point(GAME.apply(after, int(a)), seat)]
+    return all(proves(GAME.apply(after, r), seat, limit) for r in replies)
+
+
 def test_vcf_found_and_forced():
     state = GAME.from_text(VCF3)
     found, out = threats(state, 0)
     assert found == 1 and GAME.action_to_str(state, int(out[0])) == "e5" and out[1] == 4
     assert play_out_vcf(state, 0) == 4  # three fours, then the five
-    assert threats(state, 0, limit=4)[0] == 1 and threats(state, 0, limit=3)[0] == 0
-    assert threats(state, 1)[0] == 0
+    assert threats(state, 0, limit=4)[0] == 1 and threats(state, 1)[0] == 0
+    # three moves allow no VCF here, but a threat (e4: e2-e3-e4 and the b5-d5 row) then fours
+    found, out = threats(state, 0, limit=3)
+    assert found == 2 and out[1] == 3 and not five_point(GAME.apply(state, int(out[0])), 0)
+    assert proves(state, 0, limit=3) and threats(state, 0, limit=2)[0] == 0
 
 
-def test_no_vcf_without_fours():
-    state = GAME.from_text(NONE)
-    assert threats(state, 0)[0] == 0
+# x: f5 makes two open threes (d5-e5-f5 and f3-f4-f5); o has nothing near.
+DOUBLE_THREE = """
+9 o . . . . . . . o
+8 . . . . . . . . .
+7 . . . . . . . . .
+6 . . . . . . . . .
+5 . . . x x . . . .
+4 . . . . . x . . .
+3 . . . . . x . . .
+2 . . . . . . . . .
+1 o . . . . . . . o
+  a b c d e f g h i
+to_move=x
+"""
+
+
+def test_vct_finds_a_double_three_and_proves_it():
+    state = GAME.from_text(DOUBLE_THREE)
+    found, out = threats(state, 0)
+    assert found == 2 and GAME.action_to_str(state, int(out[0])) == "f5" and out[1] == 3
+    assert not five_point(GAME.apply(state, int(out[0])), 0)  # a threat, not a four
+    assert proves(state, 0)
+    assert threats(state, 1)[0] == 0  # o's four corner stones threaten nothing
+
+
+def test_no_fours_but_a_three_is_a_vct():
+    state = GAME.from_text(NONE)  # no four can be made: no VCF, but d3 makes an open three
+    found, out = threats(state, 0)
+    assert found == 2 and not five_point(GAME.apply(state, int(out[0])), 0)
+    assert proves(state, 0)
+
+
+def test_every_vct_found_in_random_positions_is_a_proof():
+    rng = np.random.default_rng(7)
+    proven = 0
+    for _ in range(300):
+        state = GAME.initial_state()
+        for _ in range(int(rng.integers(8, 30))):
+            if GAME.is_terminal(state):
+                break
+            moves = GAME.legal_actions(state)
+            state = GAME.apply(state, int(moves[rng.integers(len(moves))]))
+        if GAME.is_terminal(state):
+            continue
+        seat = GAME.current_player(state)
+        found, out = threats(state, seat)
+        if found == 2:
+            assert not five_point(GAME.apply(state, int(out[0])), seat)  # a threat, not a four
+            assert proves(state, seat)
+            proven += 1
+    assert proven >= 5
 
 
 def test_a_five_point_is_a_line_of_one_and_the_opponents_stops_the_search():
@@ -96,13 +175,22 @@ def test_alphabeta_plays_a_forced_win_beyond_its_horizon(spec):
     assert bot.last_stats["score"] > 0 and bot.last_stats["threat"] == "win"
 
 
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "mcts"])
+def test_a_double_three_coming_is_stopped(spec):
+    # o to move (one more x stone, out of the way): x threatens the double three
+    state = GAME.from_text(DOUBLE_THREE.replace("to_move=x", "to_move=o").replace("8 . . .", "8 . x ."))
+    assert threats(state, 0)[0] == 2
+    bot = agents.make(spec, seed=0)
+    move = bot.act(GAME, state)
+    assert threats(GAME.apply(state, move), 0)[0] == 0
+
+
 @pytest.mark.parametrize("spec", ["alphabeta:depth=2", "alphabeta:depth=4", "mcts"])
 def test_forced_defence_found(spec):
     state = GAME.from_text(DEFEND)
     bot = agents.make(spec, seed=0)
     move = GAME.action_to_str(state, bot.act(GAME, state))
-    assert move in DEFENCES
-    assert threats(GAME.apply(state, GAME.str_to_action(state, move)), 0)[0] == 0
+    assert move in DEFENCES  # x's VCF is stopped (a slower VCT of x remains: o is lost)
 
 
 def _needs_torch(spec):

@@ -42,7 +42,7 @@ class AlphaZeroAgent(Agent):
 
     Root tactics (``agents.tactics``), as ``mcts`` has them: a win in one is played without a
     search, and the chosen move is never one after which the opponent wins at once when another
-    is open; ``threats`` (default True) adds the game's threat-space search (Gomoku's VCF): a
+    is open; ``threats`` (default True) adds the game's threat-space search (Gomoku's VCF and VCT): a
     forced win is played at once, and against the opponent's only the moves that stop it are
     chosen. A small net misses such lines on a large board, where one move decides."""
 

@@ -58,9 +58,12 @@ HOOKS = {
     # ``endgame``)
     "solve": "evaluation",
     # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
-    # by forcing moves within ``limit`` of its own (out[0]: its first
-    # move, out[1]: its moves in the line, out[2]: nodes), 0 none found
-    # (Gomoku's VCF; alpha-beta's attack and defence at the root)
+    # by forcing moves within ``limit`` of its own (every one forcing the
+    # only answer), 2 if by a threat that leaves many answers, all losing
+    # (out[0]: its first move, out[1]: its moves in the line, out[2]:
+    # nodes), 0 none found;
+    # out[0] >= 0 on entry: a move to try first (Gomoku's VCF and VCT;
+    # alpha-beta's, MCTS's and AlphaZero's attack and defence at the root)
     "threats": "evaluation",
 }
 REQUIRED_HOOKS = ("init", "legal_actions", "is_legal", "apply", "encode")

@@ -542,6 +542,18 @@ def _fours(board, colour, w, exact, cand, level, pts):
 
 
 @njit(cache=True)
+def _block_gives(board, z, defender, w, exact):
+    """Whether the defender's stone on ``z`` (already placed) gives it a five-point."""
+    for k in (1, w, w + 1, w - 1, -1, -w, -w - 1, -w + 1):
+        x = z + k
+        while board[x] == defender:
+            x += k
+        if board[x] == 0 and _five_at(board, x, defender, w, exact):
+            return True
+    return False
+
+
+@njit(cache=True)
 def _vcf(board, w, attacker, exact, depth, max_nodes, line):
     """Depth-first VCF for ``attacker`` (1 or 2) on ``board`` (neither side has a five-point)
     of at most ``depth`` attacker moves, the last one the open or double four; ``line[i]`` gets
@@ -571,21 +583,16 @@ def _vcf(board, w, attacker, exact, depth, max_nodes, line):
             continue
         nodes += 1
         if nodes > max_nodes:
+            for j in range(level - 1, -1, -1):  # restore the board
+                board[reply[j]] = 0
+                board[line[j]] = 0
             return 0, nodes
         y = cand[level, idx[level]]
         _five_points(board, y, attacker, w, exact, pts)
         z = pts[0]
         board[y] = attacker
         board[z] = defender
-        gives = False  # the forced block makes a five-point for the defender
-        for k in (1, w, w + 1, w - 1, -1, -w, -w - 1, -w + 1):
-            x = z + k
-            while board[x] == defender:
-                x += k
-            if board[x] == 0 and _five_at(board, x, defender, w, exact):
-                gives = True
-                break
-        if gives:
+        if _block_gives(board, z, defender, w, exact):
             board[z] = 0
             board[y] = 0
             idx[level] += 1
@@ -604,17 +611,198 @@ def _vcf(board, w, attacker, exact, depth, max_nodes, line):
             return plies, nodes
 
 
+# -- threat-space search with one three: victory by a threat, then continuous fours (VCT) --------
+# A VCF only chains fours. Most wins between players who block fours come one step earlier, from
+# a move that is not a four but threatens a VCF: the double three (two open threes), the
+# four-three prepared by a three, a three next to a hidden four. The attacker plays such a
+# *threat* (a stone in a five-cell window with two more of its own and none of the defender's,
+# after which it would win by VCF if the defender passed), and the threat holds when every
+# defender reply, every empty point of the board, still leaves the attacker a VCF. A reply that
+# is a four of the defender is answered by its forced block, and the defender replies again (at
+# most ``VCT_FOURS`` times in a row; deeper counts as unproven); a reply that makes two
+# five-points for the defender refutes the threat. Most replies are far from the attack: the VCF
+# found for the pass is replayed against them (a few steps), and only replies that break it are
+# searched again. Every defender reply is tried, so a threat found is a proof; each VCF in it is
+# one the plain VCF search (``VCF_NODES``) finds again when the position comes on the board.
+
+VCT_NODES = 200_000  # fours tried over all the VCFs a threat-space search with threes runs
+VCT_FOURS = 3  # defender fours in a row a threat is checked through
+
+
+@njit(cache=True)
+def _makes_three(board, y, colour, w):
+    """Whether ``colour`` placing on empty ``y`` fills three cells of a five-cell window with no
+    stone of the other colour: the least a threat that is not a four needs."""
+    for k in (1, w, w + 1, w - 1):
+        for first in range(-4, 1):
+            own = 0
+            for j in range(5):
+                c = board[y + (first + j) * k]
+                if c == BORDER or c == 3 - colour:
+                    own = -1
+                    break
+                if c == colour:
+                    own += 1
+            if own >= 2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _line_holds(board, w, attacker, exact, line, plies, pts, placed):
+    """Whether the attacker's VCF ``line[:plies]`` (as ``_vcf`` returns it) still wins on
+    ``board``: each move still a four whose forced block gives the defender no five-point, the
+    last one two five-points. The board is left as it was."""
+    defender = 3 - attacker
+    n = 0
+    holds = False
+    for i in range(plies):
+        y = line[i]
+        if board[y] != 0:
+            break
+        f = _five_points(board, y, attacker, w, exact, pts)
+        if f >= 2:
+            holds = True
+            break
+        if f == 0 or i == plies - 1:
+            break
+        z = pts[0]
+        board[y] = attacker
+        board[z] = defender
+        placed[n], placed[n + 1] = y, z
+        n += 2
+        if _block_gives(board, z, defender, w, exact):
+            break
+    for j in range(n):
+        board[placed[j]] = 0
+    return holds
+
+
+@njit(cache=True)
+def _threat_holds(board, w, attacker, exact, depth, max_nodes):
+    """After the attacker's threat, with the defender to move: (whether every defender reply
+    leaves the attacker a VCF of at most ``depth`` moves, fours tried). The board is left as it
+    was. See the section's comment for the defender's fours."""
+    defender = 3 - attacker
+    cells = board.shape[0]
+    lines = np.empty((VCT_FOURS + 1, depth + 2), dtype=np.int64)
+    plies = np.zeros(VCT_FOURS + 1, dtype=np.int64)
+    idx = np.zeros(VCT_FOURS + 1, dtype=np.int64)
+    four = np.zeros(VCT_FOURS + 1, dtype=np.int64)  # the defender's four at each level
+    block = np.zeros(VCT_FOURS + 1, dtype=np.int64)  # and the attacker's block
+    scratch = np.empty(depth + 2, dtype=np.int64)
+    placed = np.empty(2 * depth + 4, dtype=np.int64)
+    pts = np.empty(8, dtype=np.int64)
+    mine = np.empty(8, dtype=np.int64)
+    plies[0], nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), lines[0])
+    level = 0
+    holds = plies[0] > 0
+    while holds:
+        x = idx[level]
+        if x >= cells:  # every reply at this level refuted
+            if level == 0:
+                break
+            level -= 1
+            board[block[level]] = 0
+            board[four[level]] = 0
+            continue
+        idx[level] = x + 1
+        if board[x] != 0:
+            continue
+        f = _five_points(board, x, defender, w, exact, pts)
+        if f >= 2:  # the defender's open or double four
+            holds = False
+        elif f == 1:  # the defender's four: the attacker blocks, the defender moves again
+            z = pts[0]
+            board[x] = defender
+            g = _five_points(board, z, attacker, w, exact, mine)
+            board[z] = attacker
+            if g >= 2:  # the block wins for the attacker
+                board[z] = 0
+                board[x] = 0
+            elif g == 1:  # the block is a four: the defender's forced answer, then a VCF
+                board[mine[0]] = defender
+                if _block_gives(board, mine[0], defender, w, exact):
+                    holds = False
+                else:
+                    found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), scratch)
+                    nodes += n
+                    holds = found > 0
+                board[mine[0]] = 0
+                board[z] = 0
+                board[x] = 0
+            elif level == VCT_FOURS:
+                board[z] = 0
+                board[x] = 0
+                holds = False
+            else:
+                four[level], block[level] = x, z
+                level += 1
+                idx[level] = 0
+                plies[level], n = _vcf(
+                    board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), lines[level]
+                )
+                nodes += n
+                holds = plies[level] > 0
+        else:
+            board[x] = defender
+            if not _line_holds(board, w, attacker, exact, lines[level], plies[level], pts, placed):
+                found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), scratch)
+                nodes += n
+                holds = found > 0
+            board[x] = 0
+        if nodes > max_nodes:
+            holds = False
+    for j in range(level - 1, -1, -1):  # restore the board
+        board[block[j]] = 0
+        board[four[j]] = 0
+    return holds, nodes
+
+
+@njit(cache=True)
+def _vct(board, w, attacker, exact, depth, hint, max_nodes):
+    """A threat (see above) of ``attacker`` that holds, ``hint`` tried first (-1: none), on
+    ``board`` where neither side has a five-point and the attacker has no VCF: (its cell or -1,
+    the attacker's moves up to the open or double four, fours tried)."""
+    cells = board.shape[0]
+    nodes = 0
+    pts = np.empty(8, dtype=np.int64)
+    line = np.empty(depth + 2, dtype=np.int64)
+    for i in range(-1, cells):
+        y = hint if i < 0 else i
+        if y < 0 or board[y] != 0 or (i >= 0 and y == hint):
+            continue
+        if not _makes_three(board, y, attacker, w) or _five_points(board, y, attacker, w, exact, pts) > 0:
+            continue  # not a threat, or a four (the VCF has tried those)
+        board[y] = attacker
+        holds, n = _threat_holds(board, w, attacker, exact, depth, max_nodes - nodes)
+        nodes += n
+        if holds:
+            plies, _ = _vcf(board, w, attacker, exact, depth, VCF_NODES, line)
+            board[y] = 0
+            return y, plies + 1, nodes
+        board[y] = 0
+        if nodes > max_nodes:
+            break
+    return -1, 0, nodes
+
+
 @njit(cache=True)
 def threats(s, p, seat, limit, out):
-    """Threat-space search (VCF, above) for ``seat`` from ``s`` as if ``seat`` were to move:
-    1 if it wins by continuous fours within ``limit`` of its moves, the five included
-    (``out[0]``: the first move as an action; ``out[1]``: its moves up to the five: 1 for a
-    five-point now, 2 for an open four), else 0;
-    ``out[2]``: the fours tried. The opponent holding a five-point (it would win or need an
-    answer first) finds nothing."""
+    """Threat-space search for ``seat`` from ``s`` as if ``seat`` were to move: 1 if it wins by
+    continuous fours (VCF, above; or a five-point now), 2 if by one threat and then continuous
+    fours (VCT, above), within ``limit`` of its moves, the five included (``out[0]``: the first
+    move as an action;
+    ``out[1]``: its moves up to the five: 1 for a five-point now, 2 for an open four), else 0;
+    ``out[2]``: the fours tried. A non-negative ``out[0]`` on entry is a move to try first as
+    the threat (the one found before a small change of the position, usually still good). The
+    opponent holding a five-point (it would win or need an answer first) finds nothing."""
     size = _size(p)
     w = size + 4
     exact = p[C.P_GAME + 1] != 0
+    hint = -1
+    if 0 <= out[0] < size * size:
+        hint = (out[0] // size + 2) * w + out[0] % size + 2
     out[0], out[1], out[2] = -1, 0, 0
     if s[C.H_STATUS] != C.ONGOING:
         return 0
@@ -623,14 +811,22 @@ def threats(s, p, seat, limit, out):
     line = np.empty(limit + 2, dtype=np.int64)
     at = _any_five(board, attacker, w, exact)
     plies = 1
+    kind = 1
     if at < 0:
         if _any_five(board, 3 - attacker, w, exact) >= 0:
             return 0
         plies, out[2] = _vcf(board, w, attacker, exact, limit - 1, VCF_NODES, line)
-        if plies == 0:
+        if plies > 0:
+            at = line[0]
+        elif limit >= 3:
+            at, plies, nodes = _vct(board, w, attacker, exact, limit - 2, hint, VCT_NODES)
+            out[2] += nodes
+            if at < 0:
+                return 0
+            kind = 2
+        else:
             return 0
-        at = line[0]
         plies += 1  # the five after the open or double four
     out[0] = (at // w - 2) * size + at % w - 2
     out[1] = plies
-    return 1
+    return kind
