@@ -40,6 +40,17 @@ def test_resume_plays_only_the_missing_games_and_matches_an_uninterrupted_run(tm
     assert "2 more games were read back" in (tmp_path / "resumed.md").read_text()
 
 
+def test_rewriting_the_tables_keeps_the_hand_written_sections(tmp_path):
+    out = tmp_path / "strength.md"
+    out.write_text("# old tables\n| stale | row |\n\n" + strength.KEPT + "\n\n## Measured by hand\n\nkept text\n")
+    run(tmp_path, tmp_path / "r.jsonl", out)
+    text = out.read_text()
+    assert "stale" not in text and text.count("## Measured by hand") == 1 and text.endswith("kept text\n")
+    assert text.index("| greedy | random |") < text.index(strength.KEPT)
+    cells = row_line(out).split("|")
+    assert float(cells[9]) > 0  # seconds per move after the opening
+
+
 def test_resume_refuses_records_of_other_options(tmp_path):
     records = tmp_path / "r.jsonl"
     run(tmp_path, records, tmp_path / "a.md")

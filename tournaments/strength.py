@@ -325,7 +325,8 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def summary(row: Row) -> dict:
-    """Mean outcome ± standard error, W/D/L, per-game means and forfeits of a played row."""
+    """Mean outcome ± standard error, W/D/L, per-game and per-move times and forfeits of a
+    played row (a move's seconds: both sides' thinking over the plies after the opening)."""
     x = np.array([outcome(row, r) for r in row.records])
     n = len(x)
     se = float(np.std(x, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
@@ -336,6 +337,8 @@ def summary(row: Row) -> dict:
         "wilson": "{:.2f}-{:.2f}".format(*wilson(float(x.sum()), n)),
         "wdl": f"{int((x == 1).sum())}/{int((x == 0.5).sum())}/{int((x == 0).sum())}",
         "seconds": float(np.median([r["seconds"] for r in row.records])),
+        "move_seconds": sum(r["seconds"] for r in row.records)
+        / max(sum(r["plies"] - r.get("opening", 0) for r in row.records), 1),
         "plies": float(np.mean([r["plies"] for r in row.records])),
         "distinct": len({tuple(r["moves"]) for r in row.records}),
         "resigned": sum(map(resigned, row.records)),
@@ -345,20 +348,21 @@ def summary(row: Row) -> dict:
 
 def table(rows: list[Row]) -> list[str]:
     lines = [
-        "| agent | opponent | game | N | mean outcome ± SE | 95% Wilson | W/D/L | s/game | plies/game "
+        "| agent | opponent | game | N | mean outcome ± SE | 95% Wilson | W/D/L | s/game | s/move | plies/game "
         "| distinct games |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         head = f"| {row.agent} | {row.opponent} | {row.game} | {row.games} |"
         if row.problem:
-            lines.append(f"{head} not run: {row.problem} | | | | | |")
+            lines.append(f"{head} not run: {row.problem} | | | | | | |")
         elif len(row.records) < row.games:
-            lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | | |")
+            lines.append(f"{head} not played yet ({len(row.records)} of {row.games} games) | | | | | | |")
         else:
             s = summary(row)
             lines.append(
-                f"{head} {s['score']} | {s['wilson']} | {s['wdl']} | {s['seconds']:.2f} | {s['plies']:.0f} | "
+                f"{head} {s['score']} | {s['wilson']} | {s['wdl']} | {s['seconds']:.2f} | "
+                f"{s['move_seconds']:.2g} | {s['plies']:.0f} | "
                 f"{s['distinct']} |"
             )
     return lines
@@ -422,7 +426,8 @@ def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
         "score interval of that rate (a draw counts half a win); W/D/L are the",
         "agent's wins, draws and losses, s/game the median wall-clock seconds of a game (both",
         "players' thinking, on the machine below; the median leaves out each worker's one-off",
-        "warm-up), plies/game includes the opening, and *distinct games* counts different move",
+        "warm-up), s/move the row's seconds over its moves after the openings (both players),",
+        "plies/game includes the opening, and *distinct games* counts different move",
         "sequences among the N (where it is far below N, the standard error overstates the precision).",
         "Games are played with Arbiter's rules (`docs/games/`):",
         "Go uses area scoring with komi 7.5 at both sizes, Gomoku is 15x15 freestyle (five or more",
@@ -482,6 +487,19 @@ def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# Everything of the document from this line on is written by hand (measurements the table does
+# not make: other budgets, other engines' top levels); a run keeps it when it rewrites the tables.
+KEPT = "<!-- The generated tables end here; what follows is kept when they are rewritten. -->"
+
+
+def _write(out: Path, text: str) -> None:
+    """Write the generated part, keeping the hand-written part of an existing document."""
+    path = Path(out)
+    old = path.read_text() if path.exists() else ""
+    kept = old[old.index(KEPT) :] if KEPT in old else ""
+    path.write_text(text + ("\n" + kept if kept else ""))
+
+
 def run(
     rows: list[Row],
     out: Path,
@@ -497,7 +515,8 @@ def run(
     command: str = "",
 ) -> dict:
     """Play ``rows`` and write the table to ``out`` (rewritten after every game group, so an
-    interrupted run leaves the rows it finished); return the run's ``meta``.
+    interrupted run leaves the rows it finished); return the run's ``meta``. Whatever ``out``
+    holds from its ``KEPT`` line on is kept below the tables.
 
     A row whose engine does not answer GTP is kept with the reason instead of a result. With
     ``records`` (a path) every game record is appended to it as a JSON line; ``resume_records``
@@ -540,7 +559,7 @@ def run(
             play_group(game_label, group, seed, workers, first, log, tuple(plies), setup_time, agents, engine_move_time)
             first += sum(r.games for r in group)
             meta["games_played"] = sum(len(r.records) for r in rows)
-            Path(out).write_text(render(rows, meta))
+            _write(out, render(rows, meta))
     meta.update(wall=time.monotonic() - start, load_end=os.getloadavg()[0])
-    Path(out).write_text(render(rows, meta))
+    _write(out, render(rows, meta))
     return meta
