@@ -32,6 +32,15 @@ def late_position(game, empties, seed):
     return None
 
 
+def open_late_positions(game, empties, seeds):
+    """(position, its exact disc difference) for the random games of ``seeds`` stopped at
+    ``empties`` empty squares that still give the mover a choice."""
+    for seed in seeds:
+        s = late_position(game, empties, seed)
+        if s is not None and len(game.legal_actions(s)) >= 2:
+            yield s, EG.disc_difference(s, game.kernel_params)[0]
+
+
 @pytest.mark.parametrize("size", [6, 8])
 def test_solver_equals_plain_negamax(size):
     game = envs.make_game("othello", size=size)
@@ -133,11 +142,7 @@ def test_alphabeta_plays_the_solvers_win_in_the_endgame():
     game = envs.make_game("othello")
     p = game.kernel_params
     won = 0
-    for seed in range(30):
-        s = late_position(game, 12, 100 + seed)
-        if s is None or len(game.legal_actions(s)) < 2:
-            continue
-        value, _ = EG.disc_difference(s, p)
+    for s, value in open_late_positions(game, 12, range(100, 130)):
         agent = agents.make("alphabeta:time=5", seed=0)
         a = agent.act(game, s)
         if value > 0:
@@ -161,11 +166,7 @@ def test_a_proven_loss_is_played_by_the_move_that_loses_by_least():
     p = game.kernel_params
     out = np.zeros(4, dtype=np.int64)
     checked = 0
-    for seed in range(60):
-        s = late_position(game, 9, 300 + seed)
-        if s is None or len(game.legal_actions(s)) < 2:
-            continue
-        value, _ = EG.disc_difference(s, p)
+    for s, value in open_late_positions(game, 9, range(300, 360)):
         if value >= 0:
             continue
         margins = {}
