@@ -74,6 +74,16 @@ def test_grhino_levels_choose_the_engine_rows():
     assert sorted(set(default)) == ["grhino-1", "grhino-2", "grhino-3"]  # the table's rows as before
 
 
+def test_go_sizes_choose_the_gnu_go_boards():
+    rows = strength.table_rows(4, 4, 16, go_sizes=(13,))
+    gnugo = {(r.agent, r.opponent, r.game) for r in rows if r.opponent.startswith("gnugo")}
+    assert gnugo == {(a, f"gnugo-{lv}", "Go 13x13") for a in ("mcts", "alphabeta") for lv in (1, 10)}
+    default = {r.game for r in strength.table_rows(4, 4, 4) if r.opponent.startswith("gnugo")}
+    assert default == {"Go 7x7", "Go 9x9"}
+    with pytest.raises(ValueError, match="Go 11x11"):
+        strength.table_rows(4, 4, 4, go_sizes=(11,))
+
+
 def test_setup_time_bounds_an_agents_warm_up(tmp_path):
     import fault_agents  # noqa: F401  (registers "warmhang", whose warm-up never ends)
 

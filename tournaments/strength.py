@@ -65,7 +65,10 @@ GAMES = {
     "Gomoku 15x15": ("gomoku", {"size": 15}),
     "Go 9x9": ("go", {"size": 9}),
     "Go 7x7": ("go", {"size": 7}),
+    "Go 13x13": ("go", {"size": 13}),
+    "Go 19x19": ("go", {"size": 19}),
 }
+GO_SIZES = (7, 9)  # the boards of the table's GNU Go rows; ``--go-sizes`` picks others (7, 9, 13, 19)
 BASELINE_GAMES = ("LOA 8x8", "Othello 8x8", "Gomoku 15x15", "Go 9x9")
 # The baseline rows that cost seconds per game (MCTS playouts of 100+ plies, depth-4 search on
 # wide boards): ``--search-games`` sets their N.
@@ -140,19 +143,26 @@ GRHINO_LEVELS = (1, 2, 3)  # the table's default GRhino rows; ``--grhino-levels`
 
 
 def table_rows(
-    games: int, search_games: int, engine_games: int, grhino_levels: Iterable[int] = GRHINO_LEVELS
+    games: int,
+    search_games: int,
+    engine_games: int,
+    grhino_levels: Iterable[int] = GRHINO_LEVELS,
+    go_sizes: Iterable[int] = GO_SIZES,
 ) -> list[Row]:
     """Every row of the table, in the order the document prints them. ``search_games``
     applies to the search agents on the games where their games take seconds (``SLOW``);
-    ``grhino_levels`` are the GRhino levels played (level 5 takes minutes per game)."""
+    ``grhino_levels`` are the GRhino levels played (level 5 takes minutes per game) and
+    ``go_sizes`` the Go boards of the GNU Go rows (a 19x19 game takes an hour or more)."""
     rows = [
         Row(a, b, g, search_games if (a, g) in SLOW else games)
         for g in BASELINE_GAMES
         for b in BASELINES
         for a in AGENTS
     ]
-    for size in ("7x7", "9x9"):
-        rows += [Row(a, f"gnugo-{lv}", f"Go {size}", engine_games) for lv in (1, 10) for a in ENGINE_AGENTS]
+    for n in go_sizes:
+        if f"Go {n}x{n}" not in GAMES:
+            raise ValueError(f"go_sizes: no Go {n}x{n} rows (expected some of 7, 9, 13, 19)")
+        rows += [Row(a, f"gnugo-{lv}", f"Go {n}x{n}", engine_games) for lv in (1, 10) for a in ENGINE_AGENTS]
     rows += [Row(a, f"grhino-{lv}", "Othello 8x8", engine_games) for lv in grhino_levels for a in ENGINE_AGENTS]
     return rows
 
