@@ -134,3 +134,16 @@ def test_bad_options_are_usage_errors(argv, message, tmp_path, run_script):
     done = run_script("examples/strength.py", *argv, "--out", tmp_path / "x.md")
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "x.md").exists()
+
+
+def test_notes_say_which_side_resigned():
+    def record(game, result):
+        return {"game": game, "result": result, "reason": "resign", "detail": "", "seconds": 1.0, "plies": 30}
+
+    # the agent is Black in even games: it resigned game 0 and its opponent game 1 and game 2
+    row = strength.Row("mcts", "gnugo-10", "Go 9x9", 3, [record(0, "0-1"), record(1, "0-1"), record(2, "1-0")])
+    row.records[0]["moves"] = row.records[1]["moves"] = row.records[2]["moves"] = []
+    assert strength.notes([row]) == [
+        "- mcts vs gnugo-10 on Go 9x9: mcts resigned 1 game(s) (counted as its losses).",
+        "- mcts vs gnugo-10 on Go 9x9: gnugo-10 resigned 2 game(s) (counted as its losses).",
+    ]

@@ -386,7 +386,10 @@ def notes(rows: list[Row]) -> list[str]:
             continue
         s = summary(row)
         if s["resigned"]:
-            out.append(f"- {row.key}: the engine resigned {s['resigned']} game(s) (counted as losses).")
+            mine = sum(resigned(r) and outcome(row, r) == 0 for r in row.records)
+            for who, n in ((row.agent, mine), (row.opponent, s["resigned"] - mine)):
+                if n:
+                    out.append(f"- {row.key}: {who} resigned {n} game(s) (counted as its losses).")
         for r in s["forfeits"]:
             side = r["black"] if r["result"] == "0-1" else r["white"]
             out.append(f"- {row.key}, game {r['game']}: {side} forfeited ({r['reason']}): {r['detail']}")
