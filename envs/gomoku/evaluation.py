@@ -681,8 +681,10 @@ def _line_holds(board, w, attacker, exact, line, plies, pts, placed):
 @njit(cache=True)
 def _threat_holds(board, w, attacker, exact, depth, max_nodes):
     """After the attacker's threat, with the defender to move: (whether every defender reply
-    leaves the attacker a VCF of at most ``depth`` moves, fours tried). The board is left as it
-    was. See the section's comment for the defender's fours."""
+    leaves the attacker a VCF of at most ``depth`` moves, the attacker's moves in the VCF if the
+    defender passed, fours tried). The board is left as it was. See the section's comment for
+    the defender's fours. Every VCF is searched at one call site (``check``), so the compiled
+    code holds one copy of it."""
     defender = 3 - attacker
     cells = board.shape[0]
     lines = np.empty((VCT_FOURS + 1, depth + 2), dtype=np.int64)
@@ -692,12 +694,23 @@ def _threat_holds(board, w, attacker, exact, depth, max_nodes):
     block = np.zeros(VCT_FOURS + 1, dtype=np.int64)  # and the attacker's block
     scratch = np.empty(depth + 2, dtype=np.int64)
     placed = np.empty(2 * depth + 4, dtype=np.int64)
+    undo = np.empty(3, dtype=np.int64)  # stones placed for a leaf's VCF, taken back after it
     pts = np.empty(8, dtype=np.int64)
     mine = np.empty(8, dtype=np.int64)
-    plies[0], nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), lines[0])
-    level = 0
-    holds = plies[0] > 0
+    level, nodes, holds = 0, 0, True
+    check, n_undo = 2, 0  # 2: this level's VCF (the defender passing), 1: a leaf's, 0: none
     while holds:
+        if check:
+            line = lines[level] if check == 2 else scratch
+            found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), line)
+            nodes += n
+            if check == 2:
+                plies[level] = found
+            for j in range(n_undo):
+                board[undo[j]] = 0
+            check, n_undo = 0, 0
+            holds = found > 0 and nodes <= max_nodes
+            continue
         x = idx[level]
         if x >= cells:  # every reply at this level refuted
             if level == 0:
@@ -717,46 +730,34 @@ def _threat_holds(board, w, attacker, exact, depth, max_nodes):
             board[x] = defender
             g = _five_points(board, z, attacker, w, exact, mine)
             board[z] = attacker
-            if g >= 2:  # the block wins for the attacker
-                board[z] = 0
-                board[x] = 0
-            elif g == 1:  # the block is a four: the defender's forced answer, then a VCF
+            if g == 1:  # the block is a four: the defender's forced answer, then a VCF
                 board[mine[0]] = defender
+                undo[0], undo[1], undo[2], n_undo = mine[0], z, x, 3
+                check = 1
                 if _block_gives(board, mine[0], defender, w, exact):
                     holds = False
-                else:
-                    found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), scratch)
-                    nodes += n
-                    holds = found > 0
-                board[mine[0]] = 0
+            elif g >= 2 or level == VCT_FOURS:  # the block wins; or too many fours: unproven
                 board[z] = 0
                 board[x] = 0
-            elif level == VCT_FOURS:
-                board[z] = 0
-                board[x] = 0
-                holds = False
+                holds = g >= 2
             else:
                 four[level], block[level] = x, z
                 level += 1
                 idx[level] = 0
-                plies[level], n = _vcf(
-                    board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), lines[level]
-                )
-                nodes += n
-                holds = plies[level] > 0
+                check = 2
         else:
             board[x] = defender
-            if not _line_holds(board, w, attacker, exact, lines[level], plies[level], pts, placed):
-                found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), scratch)
-                nodes += n
-                holds = found > 0
-            board[x] = 0
-        if nodes > max_nodes:
-            holds = False
+            if _line_holds(board, w, attacker, exact, lines[level], plies[level], pts, placed):
+                board[x] = 0
+            else:
+                undo[0], n_undo = x, 1
+                check = 1
+    for j in range(n_undo):
+        board[undo[j]] = 0
     for j in range(level - 1, -1, -1):  # restore the board
         board[block[j]] = 0
         board[four[j]] = 0
-    return holds, nodes
+    return holds, plies[0], nodes
 
 
 @njit(cache=True)
@@ -767,7 +768,6 @@ def _vct(board, w, attacker, exact, depth, hint, max_nodes):
     cells = board.shape[0]
     nodes = 0
     pts = np.empty(8, dtype=np.int64)
-    line = np.empty(depth + 2, dtype=np.int64)
     for i in range(-1, cells):
         y = hint if i < 0 else i
         if y < 0 or board[y] != 0 or (i >= 0 and y == hint):
@@ -775,13 +775,11 @@ def _vct(board, w, attacker, exact, depth, hint, max_nodes):
         if not _makes_three(board, y, attacker, w) or _five_points(board, y, attacker, w, exact, pts) > 0:
             continue  # not a threat, or a four (the VCF has tried those)
         board[y] = attacker
-        holds, n = _threat_holds(board, w, attacker, exact, depth, max_nodes - nodes)
+        holds, plies, n = _threat_holds(board, w, attacker, exact, depth, max_nodes - nodes)
+        board[y] = 0
         nodes += n
         if holds:
-            plies, _ = _vcf(board, w, attacker, exact, depth, VCF_NODES, line)
-            board[y] = 0
             return y, plies + 1, nodes
-        board[y] = 0
         if nodes > max_nodes:
             break
     return -1, 0, nodes
