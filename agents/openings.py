@@ -17,7 +17,11 @@ from envs import Game, ParameterError
 def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple[int, ...]:
     """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
     uniformly too) that leave the game unfinished, as a tuple of action ids; the deal, if any, is
-    ``initial_state(seed=0)``. Positions that end the game are redrawn from scratch."""
+    ``initial_state(seed=0)``. Positions that end the game are redrawn from scratch.
+
+    An opening never passes while another move is legal: in Go a pass among the first plies
+    hands the game to the side that passes next (two passes end it, and one stone owns the
+    empty board), so the game would be decided before the agents play."""
     if not 0 <= min_plies <= max_plies:
         raise ParameterError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
     while True:
@@ -25,6 +29,8 @@ def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max
         plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
         for _ in range(plies):
             legal = game.legal_actions(state)
+            if len(legal) > 1:
+                legal = [a for a in legal if game.action_to_str(state, int(a)) != "pass"] or legal
             moves.append(int(legal[rng.integers(len(legal))]))
             state = game.apply(state, moves[-1])
             if game.is_terminal(state):

@@ -3,6 +3,7 @@ suites shipped with the package, and tournaments that play each opening once wit
 
 import collections
 
+import numpy as np
 import pytest
 
 import envs
@@ -209,6 +210,21 @@ def test_random_openings_are_seeded_and_of_the_plies_asked(othello6):
     assert all(2 <= len(o) <= 4 for o in drawn) and len(set(drawn)) > 10
     assert drawn == [Book(othello6, plies=(2, 4), seed=5).opening(t)[1] for t in range(30)]
     assert {len(Book(othello6, plies=3).opening(t)[1]) for t in range(10)} == {3}
+
+
+def test_a_random_opening_never_passes_while_a_move_is_legal():
+    """A pass among Go's first plies would let the side that passes next end the game owning
+    the board: the game would be decided by the opening, not by the agents."""
+    from agents.openings import random_opening
+
+    go = envs.make_game("go", size=7)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        opening = random_opening(go, rng, 2, 4)
+        state = go.initial_state()
+        for a in opening:
+            assert go.action_to_str(state, a) != "pass"
+            state = go.apply(state, a)
 
 
 @pytest.mark.parametrize(
