@@ -4,6 +4,7 @@ and on (docs/strength.md, "Go: losing like an engine").
     python benchmarks/resign_gnugo.py                       # 8 openings, mcts:simulations=200, level 10
     python benchmarks/resign_gnugo.py --openings 20 --agent mcts:seconds=2 --size 19 --out games.jsonl
     python benchmarks/resign_gnugo.py --openings 20 --resign off     # the lost games' margins only
+    python benchmarks/resign_gnugo.py --openings 10 --first 10       # openings 10-19 (a second process)
 
 Opening k is ``random_opening`` of 2 plies drawn with seed k, MCTS Black in the even ones. Each
 game prints one JSON line: the result and its reason, the plies, the final Tromp-Taylor margin
@@ -31,6 +32,7 @@ from tournaments.play import play_game
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--openings", type=int, default=8)
+    parser.add_argument("--first", type=int, default=0, help="the first opening's number (to split a run)")
     parser.add_argument("--agent", default="mcts:simulations=200")
     parser.add_argument("--level", type=int, default=10, help="GNU Go's level")
     parser.add_argument("--size", type=int, default=9)
@@ -58,7 +60,7 @@ def main(argv=None) -> int:
     owners = np.empty(args.size * args.size, dtype=np.int64)
     out = open(args.out, "a") if args.out else None
     try:
-        for k in range(args.openings):
+        for k in range(args.first, args.first + args.openings):
             opening = random_opening(game, np.random.default_rng(k), 2, 2)
             seat = k % 2
             for resign in {"both": (False, True), "off": (False,), "on": (True,)}[args.resign]:

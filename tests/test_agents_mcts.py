@@ -452,6 +452,32 @@ def test_go_priors_start_every_new_node_and_need_rave():
     assert not amaf[: meta[K.USED]].any()
 
 
+# White (to move) leads, with fights left on the board: a middle game met against GNU Go, where a
+# 200-simulation search passed (8 seeds of 8), rating the pass at the playouts' mean through the
+# passes that end every playout; Black's free move then started the loss of every White group.
+WON_MIDDLE_GAME = """
+9 x . x o . x o o o
+8 o x x o x x o x x
+7 o o x x x o o x .
+6 . o o o x o . x o
+5 . x . o x o o o o
+4 . x o o o x x o x
+3 . x . x o x x x x
+2 . . x . x o o x .
+1 . . . . . . o x .
+  a b c d e f g h j
+to_move=o ply=61 passes=0 ko=-
+"""
+
+
+def test_go_search_does_not_pass_in_a_middle_game():
+    state = GO9.from_text(WON_MIDDLE_GAME)
+    for seed in range(3):
+        bot = agents.make("mcts", simulations=200, seed=seed)
+        assert bot.act(GO9, state) != GO9.pass_action
+        assert bot.last_stats["value"] > 0.5
+
+
 @pytest.mark.parametrize(
     "name, params", [("othello", {"size": 6}), ("gomoku", {"size": 9}), ("loa", {}), ("go", {"size": 7})]
 )

@@ -713,7 +713,9 @@ def test_priors_start_ladders_that_work_and_refuse_to_run_in_them():
 
 @pytest.mark.parametrize("policy", [0, E.LIGHT])
 def test_traced_playouts_record_the_game_they_play(policy):
-    # RAVE learns from the trace: replaying it from the start must give the same game.
+    # RAVE learns from the trace: every move but the passes, so replaying it from the start,
+    # with a pass wherever the trace's next mover is not the side to move and at the end, must
+    # give the same game.
     game = envs.make_game("go", size=7)
     p = game.kernel_params
     start = play(game, game.initial_state(), "D4", "C3")
@@ -721,11 +723,16 @@ def test_traced_playouts_record_the_game_they_play(policy):
         s = start.copy()
         trace = np.empty((p[C.P_MAX_MOVES] + 1, 2), dtype=np.int64)
         n = E.traced_playout(s, p, R.new_rng(seed), np.empty(game.num_actions, dtype=np.int64), policy, trace)
-        assert game.is_terminal(s) and n == s[C.H_PLY] - start[C.H_PLY]
+        assert game.is_terminal(s) and 0 < n < s[C.H_PLY] - start[C.H_PLY]  # it ends with two passes
+        assert game.pass_action not in trace[:n, 0]
         replay = start
         for a, seat in trace[:n]:
+            if game.current_player(replay) != seat:
+                replay = game.apply(replay, game.pass_action)
             assert game.current_player(replay) == seat
             replay = game.apply(replay, int(a))
+        while not game.is_terminal(replay):
+            replay = game.apply(replay, game.pass_action)
         assert np.array_equal(replay, s)
 
 
@@ -875,8 +882,32 @@ def test_priors_favour_the_capture_and_never_the_own_eye_fill():
     assert max(value, key=value.get) == "C5"  # captures C4
     assert min(value, key=value.get) == "A5"  # Black's own true eye
     assert value["A5"] < 0.1 and value["C5"] > 0.7
-    assert prior["pass"] == (0.0, 0.0)  # no knowledge about passing
     assert all(n >= E.PRIOR_EVEN for move, (n, _) in prior.items() if move != "pass")
+
+
+OWN_EYES_ONLY = """
+5 x x x x x
+4 x . x x x
+3 x x x x x
+2 x x x . x
+1 x x x x x
+  a b c d e
+to_move=x ply=46 passes=0 ko=-
+"""
+
+
+def test_priors_keep_the_pass_for_the_end_of_the_game():
+    # A pass hands the opponent a free move (it need not pass back): while moves are left to
+    # play it starts as virtual losses, so RAVE's search does not pass in a middle game.
+    game = envs.make_game("go", size=5)
+    state = game.from_text(CAPTURE)
+    assert _priors(game, state)["pass"] == (E.PRIOR_PASS, 0.0)
+    # After the opponent's pass, passing ends the game: no knowledge, its simulations judge it.
+    after_pass = play(game, play(game, state, "C5"), "pass")
+    assert _priors(game, after_pass)["pass"] == (0.0, 0.0)
+    # Nothing but own eyes to fill: passing is what a player does.
+    eyes = _priors(game, game.from_text(OWN_EYES_ONLY))
+    assert eyes["pass"] == (0.0, 0.0) and eyes["B4"][1] < 0.1
 
 
 def test_priors_save_a_chain_in_atari_and_refuse_self_atari():

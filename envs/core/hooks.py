@@ -44,7 +44,8 @@ HOOKS = {
     "filter_moves": "evaluation",  # filter_moves(s, p, moves, n) -> n': moves search considers
     "playout": "evaluation",  # playout(s, p, rng, moves, policy): finish s with a named policy
     # traced_playout(s, p, rng, moves, policy, trace) -> n: the same,
-    # writing each move and its mover into trace[i, 0], trace[i, 1] (RAVE)
+    # writing the moves that earn AMAF credit and their movers into
+    # trace[i, 0], trace[i, 1] (RAVE; Go leaves its passes out)
     "traced_playout": "evaluation",
     # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
     # new MCTS node, as virtual simulations out[i, 0] of mean value

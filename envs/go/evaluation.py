@@ -660,7 +660,10 @@ def pattern_move(s, p, rng, empty, where, n, cands):
 def traced_playout(s, p, rng, moves, policy, trace):
     """Finish the game in ``s`` with ``policy`` (LIGHT, or uniformly random moves as the kernel's
     ``random_playout`` draws them), writing each move and its mover into ``trace[i, 0]`` and
-    ``trace[i, 1]`` while there is room; return how many were written (RAVE's record).
+    ``trace[i, 1]`` while there is room; return how many were written (RAVE's record). Passes
+    are not written: every playout ends with both sides passing, so AMAF would rate a pass at the
+    playouts' mean result wherever it is played, and a middle-game pass would look as good as
+    the position (MoGo and Fuego leave passes out of RAVE too).
 
     Under the light policy both sides pass only when nothing but own eyes and large self-ataris
     is left, so the end is scored as a Go player would count it."""
@@ -674,7 +677,7 @@ def traced_playout(s, p, rng, moves, policy, trace):
             a = _policy_move(s, p, rng, empty, where, n, cands, policy == PATTERN)
         else:
             a = K._random_move(s, p, rng, empty, where, n)
-        if length < trace.shape[0]:
+        if a < nn and length < trace.shape[0]:  # passes earn no AMAF credit (see below)
             trace[length, 0] = a
             trace[length, 1] = s[C.H_PLAYER]
             length += 1
@@ -711,6 +714,11 @@ PRIOR_LADDER = 30.0  # wins: an atari on a two-liberty chain that captures it in
 PRIOR_NEAR = 10.0  # wins: one of the eight points around the last move
 PRIOR_SHAPE = 15.0  # wins: a ``PATTERNS`` shape
 PRIOR_EDGE = (20.0, 10.0)  # losses: a first- or second-line move with no stone two points around
+# losses: passing while a move the light policy would play is left and the opponent has not just
+# passed. The game goes on after a pass (the opponent need not pass back), so a pass is a free
+# move for the opponent; a search of a few hundred simulations cannot see what that move costs
+# (a group killed), and without this it passed in won middle games.
+PRIOR_PASS = 100.0
 
 
 @njit(cache=True, inline="always")
@@ -740,11 +748,12 @@ def priors(s, p, moves, n, out):
     cands = np.empty(nn, dtype=np.int64)
     pair = np.empty(2, dtype=np.int64)
     m = _answers(s, p, cands)
+    at_pass = -1
+    playable = False  # a move the light policy would play instead of passing
     for i in range(n):
         a = moves[i]
-        if a == nn:  # pass: no knowledge (AMAF alone rates it; it ends won games at once)
-            out[i, 0] = 0.0
-            out[i, 1] = 0.0
+        if a == nn:  # pass: rated after the loop
+            at_pass = i
             continue
         visits, wins = PRIOR_EVEN, 0.5 * PRIOR_EVEN
         if is_eye(s, p, a, colour):
@@ -767,6 +776,7 @@ def priors(s, p, moves, n, out):
                 elif s[C.HEADER + t] != colour and _liberties(s, p, h, pair) == 2:
                     chased = t
             libs, stones = liberties_after(s, p, a, colour, np.int64(2))
+            playable = playable or libs >= 2 or stones < _SELF_ATARI_SIZE
             if captured > 0:
                 visits += PRIOR_CAPTURE
                 wins += PRIOR_CAPTURE
@@ -797,3 +807,9 @@ def priors(s, p, moves, n, out):
                 visits += PRIOR_EDGE[line]
         out[i, 0] = visits
         out[i, 1] = wins / visits
+    if at_pass >= 0:
+        # after the opponent's pass, or with nothing left to play, passing is the game's end:
+        # no knowledge (its own simulations rate it)
+        idle = s[K.fields(p) + K.O_PASSES] == 1 or not playable
+        out[at_pass, 0] = 0.0 if idle else PRIOR_PASS
+        out[at_pass, 1] = 0.0
