@@ -31,11 +31,16 @@ unvisited child is rated by its AMAF value with the exploration term of one visi
 are tried first and bad ones may wait. Shares of the same action from other positions are what
 makes AMAF fast and biased; the schedule fades it out.
 
-Prior knowledge (with RAVE, ``use_priors``; the game's ``priors`` hook): a new node's children
-start their AMAF statistics from virtual simulations the game gives each move (Go: captures,
-answers to the last move and good shapes count as wins, own-eye fills and self-ataris as losses),
-as MoGo's heuristic MC-RAVE does; real AMAF counts soon outweigh them. A game without the hook
-gives none, and its search is the one without priors, move for move.
+Prior knowledge (``use_priors``; the game's ``priors`` hook): a new node's children start from
+virtual simulations the game gives each move (Go: captures, answers to the last move and good
+shapes count as wins, own-eye fills and self-ataris as losses; LOA: the evaluation after the
+move). With RAVE they start the AMAF statistics, as MoGo's heuristic MC-RAVE does, and real AMAF
+counts soon outweigh them; without RAVE (``amaf`` holds them, nothing else writes it) they enter
+the child's own mean, ``(n * value + m * prior) / (n + m)`` for m virtual simulations of mean
+``prior``, and an unvisited child is rated by its prior with the exploration term of one visit,
+so the search tries the moves the knowledge likes first and its own results soon outweigh it
+(Gelly and Silver 2007; progressive bias in MC-LOA). A game without the hook gives none, and its
+search is the one without priors, move for move.
 
 One-player games with chance (``chance=1``; Calculation, as in the patience study): a decision
 node's children are its moves; a move that ``reveals`` a hidden card leads to a CHANCE node whose
@@ -172,6 +177,11 @@ def _select(links, value, amaf, node, c, rave_k):
             elif n == 0:
                 q = 1.0  # nothing known: try it
             u = q + c * np.sqrt(2.0 * log_n / max(n, 1))
+        elif amaf[i, 0] > 0.0:
+            # prior knowledge without RAVE: virtual simulations in the child's own mean
+            m = amaf[i, 0]
+            q = (n * value[i] + m * amaf[i, 1]) / (n + m)
+            u = q + c * np.sqrt(2.0 * log_n / max(n, 1))
         else:
             if n == 0:
                 return i
@@ -277,8 +287,8 @@ def run(
     use_priors,
     rng,
 ):
-    """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``); return
-    how many ran."""
+    """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``; with
+    ``use_priors`` the game's prior knowledge in new nodes' means); return how many ran."""
     return _simulate(
         p,
         root,
@@ -296,7 +306,7 @@ def run(
         frozen,
         policy,
         0.0,
-        0,
+        use_priors,
         rng,
         False,
     )
@@ -388,7 +398,7 @@ def _simulate(
     ret = np.zeros(num_players, dtype=np.float64)
     trace = np.empty((p[C.P_MAX_MOVES] + 1 if rave else 0, 2), dtype=np.int64)
     first_by = np.empty(num_actions, dtype=np.int64)
-    prior = np.zeros((room, 2), dtype=np.float64)  # stays zero without RAVE and priors
+    prior = np.zeros((room, 2), dtype=np.float64)  # stays zero without priors
     solver = chance == 0 and num_players == 2
     for sim in range(n_sims):
         if solver and is_proven(value[0]):
@@ -416,9 +426,8 @@ def _simulate(
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
                         j = R.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]
-                    if rave:
-                        if use_priors != 0:
-                            G.priors(s, p, moves, n, prior)
+                    if use_priors != 0:
+                        G.priors(s, p, moves, n, prior)
                     _add_children(s, p, links, value, amaf, meta, node, moves, n, chance, prior)
             movers[depth] = s[C.H_PLAYER]
             if links[node, KIND] == CHANCE:

@@ -20,7 +20,7 @@ facing a proven loss the agent plays the move that delays it longest. A win in o
 without search; a game with a threat-space search (its ``threats`` hook: Gomoku's VCF and VCT) has a
 forced win played at once, and against the opponent's only the moves that stop it are chosen.
 Gomoku and LOA search with their own playouts (``agents.tuning``): threat-aware moves with
-priors and RAVE, and MC-LOA's evaluation cut-off. A one-player game with chance
+priors and RAVE, and MC-LOA's evaluation cut-off with the evaluation's priors. A one-player game with chance
 (Calculation) uses the decision and chance nodes of the patience study and never reads hidden
 information: every simulation starts from a redrawing of what the player cannot see (the game's
 ``determinise`` hook), so two deals that differ only in the order of the face-down cards get the
@@ -86,8 +86,9 @@ class MCTSAgent(Agent):
     two-player games (0: plain UCT; see ``_mcts_kernel``), default (None) the game's spec's
     ``rave`` (Go: on); ``reuse`` (two-player games): keep the subtree of the move played and the
     opponent's reply for the next move's search, whose budget then comes on top of it;
-    ``priors``: with RAVE, start new nodes from the game's prior knowledge (its ``priors`` hook,
-    virtual simulations per move; Go's: ``envs/go/evaluation.py``); False: none;
+    ``priors``: start new nodes from the game's prior knowledge (its ``priors`` hook, virtual
+    simulations per move, in the AMAF values with RAVE and in the node's own mean without; Go's
+    and LOA's in their ``evaluation.py``); False: none;
     ``threads``: search that many trees side by side, one per thread, each with its own random
     stream, and play the move of most visits summed over them (root parallelisation, Chaslot,
     Winands and van den Herik 2008): a ``seconds`` budget buys each tree the whole time, so k

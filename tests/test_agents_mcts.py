@@ -435,7 +435,7 @@ def test_rave_is_the_go_default_and_seeded():
     assert runs[0] == runs[1]
 
 
-def test_go_priors_start_every_new_node_and_need_rave():
+def test_go_priors_start_every_new_node():
     # Each expanded node's children start from Go's prior knowledge: at least the even virtual
     # simulations each, and an own true eye is never rated above a loss-heavy prior.
     from envs.go import evaluation as E
@@ -447,8 +447,12 @@ def test_go_priors_start_every_new_node_and_need_rave():
         kids = np.arange(links[node, K.FIRST], links[node, K.FIRST] + links[node, K.COUNT])
         stones = kids[links[kids, K.KEY] < 49]  # pass has no prior
         assert (amaf[stones, 0] >= E.PRIOR_EVEN).all()
-    # Without RAVE the priors are not read, and nothing is recorded.
+    # Without RAVE they start the children's own means the same way; without priors nothing is
+    # recorded.
     links, value, amaf, meta = _go_tree(0.0, sims=1000, priors=1)
+    kids = np.arange(links[0, K.FIRST], links[0, K.FIRST] + links[0, K.COUNT])
+    assert (amaf[kids[links[kids, K.KEY] < 49], 0] >= E.PRIOR_EVEN).all()
+    links, value, amaf, meta = _go_tree(0.0, sims=1000, priors=0)
     assert not amaf[: meta[K.USED]].any()
 
 
@@ -481,20 +485,38 @@ def test_go_search_does_not_pass_in_a_middle_game():
 @pytest.mark.parametrize(
     "name, params", [("othello", {"size": 6}), ("gomoku", {"size": 9}), ("loa", {}), ("go", {"size": 7})]
 )
-def test_priors_change_nothing_where_a_game_has_none(name, params):
-    # The hook's default gives no virtual simulations: with RAVE on, a game without priors plays
-    # the same moves with the same statistics whether the agent asks for priors or not; Go and
-    # Gomoku have priors, and they change its search.
+@pytest.mark.parametrize("rave", [300.0, 0.0])
+def test_priors_change_nothing_where_a_game_has_none(name, params, rave):
+    # The hook's default gives no virtual simulations: with RAVE on or off, a game without priors
+    # plays the same moves with the same statistics whether the agent asks for priors or not; Go,
+    # Gomoku and LOA have priors, and they change its search.
     game = envs.make_game(name, **params)
     s = game.initial_state(seed=3)
     runs = []
     for priors in (True, False):
-        bot = agents.make("mcts", simulations=600, rave=300.0, priors=priors, seed=5)
+        bot = agents.make("mcts", simulations=600, rave=rave, priors=priors, seed=5)
         runs.append([(bot.act(game, s), bot.last_stats["value"], bot.last_stats["nodes"]) for _ in range(2)])
-    if name in ("go", "gomoku"):
+    if name in ("go", "gomoku", "loa"):
         assert runs[0] != runs[1]
     else:
         assert runs[0] == runs[1]
+
+
+def test_loa_priors_follow_the_evaluation_and_a_win():
+    # LOA's priors rate each move by the evaluation after it (the greedy player's score): the
+    # moves of higher score start higher, and a move that wins at once starts as a win.
+    from envs.loa import evaluation as E
+
+    game = envs.make_game("loa")
+    s, winning = _win_in_one_position(game, seed=7)
+    legal = game.legal_actions(s)
+    out = np.zeros((len(legal), 2))
+    E.priors(s, game.kernel_params, legal, len(legal), out)
+    assert (out[:, 0] == E.PRIOR_VISITS).all() and ((0 < out[:, 1]) & (out[:, 1] <= 1)).all()
+    wins = np.isin(legal, winning)
+    assert (out[wins, 1] == 1.0).all() and (out[~wins, 1] < 1.0).all()
+    score = [E.tactical(s, game.apply(s, int(a)), game.kernel_params, int(a), E.WEIGHTS) for a in legal[~wins]]
+    assert np.all(np.diff(out[~wins, 1][np.argsort(score)]) >= 0)  # same order as the scores
 
 
 @pytest.mark.parametrize("name, threshold", [("calculation", 1), ("gomoku", 5)])
