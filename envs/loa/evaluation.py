@@ -310,7 +310,7 @@ PRIOR_VISITS = 10.0
 PRIOR_SCALE = 300.0  # evaluation (x100, mover's view) of a prior of 1 / (1 + e^-1), about 0.73
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def priors(s, p, moves, n, out):
     """Prior knowledge of the ``n`` legal ``moves`` of ``s`` for a new MCTS node: virtual
     simulations into ``out[i, 0]``, their mean value for the mover into ``out[i, 1]`` (above; a
