@@ -24,13 +24,14 @@ def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max
     empty board), so the game would be decided before the agents play."""
     if not 0 <= min_plies <= max_plies:
         raise ParameterError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
+    passing = game.pass_action
     while True:
         state, moves = game.initial_state(seed=0), []
         plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
         for _ in range(plies):
             legal = game.legal_actions(state)
             if len(legal) > 1:
-                legal = [a for a in legal if game.action_to_str(state, int(a)) != "pass"] or legal
+                legal = [a for a in legal if a != passing] or legal
             moves.append(int(legal[rng.integers(len(legal))]))
             state = game.apply(state, moves[-1])
             if game.is_terminal(state):

@@ -677,7 +677,7 @@ def traced_playout(s, p, rng, moves, policy, trace):
             a = _policy_move(s, p, rng, empty, where, n, cands, policy == PATTERN)
         else:
             a = K._random_move(s, p, rng, empty, where, n)
-        if a < nn and length < trace.shape[0]:  # passes earn no AMAF credit (see below)
+        if a < nn and length < trace.shape[0]:  # passes earn no AMAF credit (docstring)
             trace[length, 0] = a
             trace[length, 1] = s[C.H_PLAYER]
             length += 1
