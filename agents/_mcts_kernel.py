@@ -31,6 +31,12 @@ unvisited child is rated by its AMAF value with the exploration term of one visi
 are tried first and bad ones may wait. Shares of the same action from other positions are what
 makes AMAF fast and biased; the schedule fades it out.
 
+Leaf values (the game's ``leaf_value`` hook): a playout policy may play no playout at all; the
+game's value of the leaf position, in [-1, 1] for the side to move, is backed up instead (as
+AlphaZero backs up its net's value), and RAVE learns from the tree's moves alone. Gomoku's
+"evaluation" policy is its live-window evaluation: random playouts of a game decided by tactics
+say less than the count of the lines each side can still make.
+
 Prior knowledge (``use_priors``; the game's ``priors`` hook): a new node's children start from
 virtual simulations the game gives each move (Go: captures, answers to the last move and good
 shapes count as wins, own-eye fills and self-ataris as losses; LOA: the evaluation after the
@@ -250,6 +256,17 @@ def _backed_up(links, value, node):
     return best if best >= 0.0 else value[node]
 
 
+@njit(cache=True, inline="always")
+def _value_returns(v, mover, num_players, ret):
+    """Returns from a leaf value ``v`` in [-1, 1] for the seat ``mover`` to move: as a two-player
+    game's +1/-1, or a one-player game's 1/0 (its win probability)."""
+    if num_players == 1:
+        ret[0] = 0.5 * (v + 1.0)
+    else:
+        ret[mover] = v
+        ret[1 - mover] = -v
+
+
 @per_game(inline=True)
 def _playout(s, p, moves, rng, policy, trace, traced):
     """Finish the game in ``s`` with the playout ``policy``. ``traced`` (a constant of the entry
@@ -450,8 +467,12 @@ def _simulate(
                 # the game ended in the tree: a proof (of a win, as a move can only end the game
                 # for its mover in these games, or of a loss where a move hands the opponent it)
                 value[leaf] = PROVEN if s[C.H_WINNER] == movers[depth - 1] else -PROVEN
-            traced = _playout(s, p, moves, rng, policy, trace, rave)
-            C.fill_returns(s, num_players, ret)
+            v = G.leaf_value(s, p, policy) if s[C.H_STATUS] == C.ONGOING else np.nan
+            if v == v:  # the game's value stands for the playout
+                _value_returns(v, s[C.H_PLAYER], num_players, ret)
+            else:
+                traced = _playout(s, p, moves, rng, policy, trace, rave)
+                C.fill_returns(s, num_players, ret)
         if rave:
             _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
         links[0, VISITS] += 1

@@ -29,6 +29,7 @@ same decisions under the same seed.
 
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -64,6 +65,8 @@ DEFAULT_RESIGN = 0.05
 DEFAULT_RESIGN_MOVES = 3  # consecutive lost moves before resigning (KataGo's default)
 LOSING = 0.2  # root win rate under which a game won by a count is played for the count (see _keep_living)
 AREA_CANDIDATES = 8  # a losing position's moves compared by their count: the most visited ones
+SAFE_CANDIDATES = 6  # most visited moves checked for handing the opponent a forced win
+CHECK_SHARE = 0.2  # of a move's time, left for those checks (Gomoku 15x15: 0.1-0.15 s of 1 s)
 AREA_PLAYOUTS = 64  # playouts after each of them
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
@@ -296,7 +299,9 @@ class MCTSAgent(Agent):
         reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
         if trees is None:
             trees = [self._fresh_tree() for _ in range(self.threads)]
-        deadline = None if budget is None else start + budget
+        deadline = None
+        if budget is not None:  # the threat checks after the search are paid from the budget too
+            deadline = start + budget * (1.0 - CHECK_SHARE if tactics.has_threats(game) else 1.0)
         done = self._search_trees(game, state, trees, deadline, policy)
         keys, visits, values = _root_children(trees)
         if self._chance(game):
@@ -310,13 +315,16 @@ class MCTSAgent(Agent):
         else:
             # Two players: the robust child, most visits, among the moves not proven lost; equal
             # counts go to the higher value; but never a move after which the opponent can end
-            # the game at once as a win.
+            # the game at once as a win, and (a game with a threat-space search) not one that
+            # hands the opponent a forced win where one of the next most visited does not.
             open_ = np.flatnonzero(values > -K.PROVEN_AT)
             if defences:  # the opponent has a forced win: only the moves that stop it
                 stop = np.flatnonzero(np.isin(keys, defences) & (values > -K.PROVEN_AT))
                 open_ = stop if len(stop) else open_
             ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
-            best = next((i for i in ranked if not tactics.loses_at_once(game, state, int(keys[i]))), ranked[0])
+            sound = (i for i in ranked if not tactics.loses_at_once(game, state, int(keys[i])))
+            first = list(itertools.islice(sound, SAFE_CANDIDATES)) or [ranked[0]]
+            best = next((i for i in first if not tactics.hands_a_forced_win(game, state, int(keys[i]))), first[0])
         if not self._chance(game):
             best = self._keep_living(game, state, keys, visits, values, best)
         action = int(keys[best])

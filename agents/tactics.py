@@ -71,13 +71,14 @@ def loses_at_once(game, state, action) -> bool:
     return False
 
 
-def forced_win(game, state, seat=None, hint=None):
+def forced_win(game, state, seat=None, hint=None, deep=False):
     """The ``ForcedWin`` of ``seat`` (default: the side to move, as if to move) found by the
     game's threat-space search, or None (also when the game has none). ``hint``: a move the
-    search tries first (a forced win found in a nearly equal position)."""
+    search tries first (a forced win found in a nearly equal position); ``deep``: also wins
+    with two threats (Gomoku's VCT2: tens of times slower)."""
     if not has_threats(game):
         return None
-    out = np.array([-1 if hint is None else hint, 0, 0], dtype=np.int64)
+    out = np.array([-1 if hint is None else hint, 0, 0, 2 if deep else 1], dtype=np.int64)
     if seat is None:
         seat = game.unchecked.current_player(state)
     kind = compiled(__name__, game.spec).threats_root(state, game.kernel_params, seat, THREAT_DEPTH, out)
@@ -90,12 +91,13 @@ def defences(game, state, legal):
     """Against a forced win of the opponent, the legal moves that stop it; None when the
     opponent has none, or when the choice does not narrow the moves (the search decides).
 
-    Against a win by fours (VCF: every move forces the answer), a move stops it when the
-    opponent has no such win after it; a slower win by a threat (VCT) may remain, and the
-    search weighs it (the blocks of an open three are all kept, not only the one that leaves no
-    VCT at all, which would leave the search no choice where the game is already hard). Against
-    a win that starts with a threat, a move stops it when the opponent has no forced win of
-    either kind after it: the double three coming is met before it is made."""
+    A move stops it when the opponent has no forced win of either kind after it: the double
+    three coming is met before it is made, and of the blocks of an open three the one that
+    leaves no other threat is taken. Where no move does that, against a win by fours (VCF:
+    every move forces the answer) the moves that leave only a slower win by a threat (VCT) are
+    kept, and the search weighs them: the game may be lost, but not at once. Blocking an open
+    three at the end that left a VCT, where the other end left none, lost games to the one-ply
+    greedy player."""
     if not has_threats(game):
         return None
     rules = game.unchecked
@@ -103,13 +105,28 @@ def defences(game, state, legal):
     threat = forced_win(game, state, them)
     if threat is None:
         return None
-    stops = []
+    safe, slower = [], []
     for a in legal:
         # most moves leave the opponent's first move winning: trying it first makes them cheap
         after = forced_win(game, rules.apply(state, int(a)), them, threat.move)
-        if after is None or (threat.forcing and not after.forcing):
-            stops.append(int(a))
+        if after is None:
+            safe.append(int(a))
+        elif threat.forcing and not after.forcing:
+            slower.append(int(a))
+    stops = safe or slower
     return stops if 0 < len(stops) < len(legal) else None
+
+
+def hands_a_forced_win(game, state, action) -> bool:
+    """Whether after ``action`` the opponent has a forced win, two threats deep (``deep``
+    above). A move can lose this way without losing at once (a block of one three that leaves
+    another, a move elsewhere while the opponent's threat needs only one more), and a search of
+    a thousand simulations spread over a hundred moves does not read the replies that far."""
+    if not has_threats(game):
+        return False
+    rules = game.unchecked
+    child = rules.apply(state, action)
+    return not rules.is_terminal(child) and forced_win(game, child, rules.current_player(child), deep=True) is not None
 
 
 def root_tactics(game, state, legal):

@@ -34,8 +34,8 @@ NONE = VCF3.replace("5 o x x x . . . . .", "5 o x x x . o . . .").replace("8 . .
 GAME = envs.make_game("gomoku", size=9)
 
 
-def threats(state, seat, limit=16):
-    out = np.zeros(3, dtype=np.int64)
+def threats(state, seat, limit=16, deep=False):
+    out = np.array([-1, 0, 0, 2 if deep else 1], dtype=np.int64)
     found = E.threats(state, GAME.kernel_params, seat, limit, out)
     return found, out
 
@@ -74,12 +74,12 @@ def five_point(state, seat):
     return found == 1 and out[1] == 1
 
 
-def proves(state, seat, limit=16):
+def proves(state, seat, limit=16, deep=False):
     """Whether the search's moves win for ``seat`` (to move) against every defence: each
     defender reply that does not lose at once is tried; a defender's five-point is blocked
     first (its only answer), then the defender replies again."""
     them = 1 - seat
-    found, out = threats(state, seat, limit)
+    found, out = threats(state, seat, limit, deep)
     if not found:
         if not five_point(state, them):
             return False
@@ -92,7 +92,7 @@ def proves(state, seat, limit=16):
     if GAME.is_terminal(after):
         return GAME.returns(after)[seat] == 1.0
     replies = [int(a) for a in GAME.legal_actions(after) if not five_point(GAME.apply(after, int(a)), seat)]
-    return all(proves(GAME.apply(after, r), seat, limit) for r in replies)
+    return all(proves(GAME.apply(after, r), seat, limit, deep) for r in replies)
 
 
 def test_vcf_found_and_forced():
@@ -158,6 +158,89 @@ def test_every_vct_found_in_random_positions_is_a_proof():
             assert proves(state, seat)
             proven += 1
     assert proven >= 5
+
+
+# x to move: no VCF and no single threat wins, but e4 (the e2-e3-e4 three) does, with one more
+# threat after any defence (a position the search found among random ones).
+TWO_THREATS = """
+9 . . . . o . o . .
+8 . x o . . . x . .
+7 . . . . . . o . .
+6 . . x . . . o . .
+5 . o . . . . . . .
+4 o . . . . o . x .
+3 . . . . x . x . o
+2 . x . . x . . . .
+1 o . . x . . . . x
+  a b c d e f g h i
+to_move=x
+"""
+
+
+def test_a_win_with_two_threats_is_found_deep_and_is_a_proof():
+    state = GAME.from_text(TWO_THREATS)
+    assert threats(state, 0)[0] == 0
+    found, out = threats(state, 0, deep=True)
+    assert found == 3 and GAME.action_to_str(state, int(out[0])) == "e4"
+    assert not five_point(GAME.apply(state, int(out[0])), 0)  # a threat, not a four
+    assert proves(state, 0, deep=True)
+    assert threats(state, 1, deep=True)[0] == 0
+
+
+def test_every_two_threat_win_found_in_random_positions_is_a_proof():
+    rng = np.random.default_rng(11)
+    proven = 0
+    for _ in range(300):
+        state = GAME.initial_state()
+        for _ in range(int(rng.integers(8, 30))):
+            if GAME.is_terminal(state):
+                break
+            moves = GAME.legal_actions(state)
+            state = GAME.apply(state, int(moves[rng.integers(len(moves))]))
+        if GAME.is_terminal(state):
+            continue
+        seat = GAME.current_player(state)
+        found, out = threats(state, seat, deep=True)
+        if found == 3:
+            assert threats(state, seat)[0] == 0  # only the deep search finds it
+            assert proves(state, seat, deep=True)
+            proven += 1
+    assert proven >= 3
+
+
+GAME15 = envs.make_game("gomoku", size=15)
+# From a game MCTS lost to greedy (15x15). o to move against x's open three i9-i10-i11: i8 blocks
+# it and leaves x a VCT (l10 after the i12-i13 four), i12 blocks it and leaves x no VCF or VCT.
+OPEN_THREE_TWO_BLOCKS = """
+15 . . . . . . . . . . . . . . .
+14 . . . . . . . . . . . . . . .
+13 . . . . . . . . . . . . . . .
+12 . . . . . . . . . . . o . o .
+11 . . . . . . . . x . x . . . .
+10 . . . . . . . . x x . . . . .
+ 9 . . . . . . . o x o . . . . .
+ 8 . . . . . . . x . . . . . . .
+ 7 . . . . . . o . . . . . . . .
+ 6 . . . . . . . . . . . . . . .
+ 5 . . . . . . . . . . . . . . .
+ 4 . . . . . . . . . . . . . . .
+ 3 . . . . . . . . . . . . . . .
+ 2 . . . . . . . . . . . . . . .
+ 1 . . . . . . . . . . . . . . .
+   a b c d e f g h i j k l m n o
+to_move=o
+"""
+
+
+def test_of_the_blocks_of_an_open_three_the_one_that_leaves_no_threat_is_chosen():
+    from agents import tactics
+
+    state = GAME15.from_text(OPEN_THREE_TWO_BLOCKS)
+    i8, i12 = (GAME15.str_to_action(state, m) for m in ("i8", "i12"))
+    after = {a: tactics.forced_win(GAME15, GAME15.apply(state, a), 0) for a in (i8, i12)}
+    assert after[i8] is not None and not after[i8].forcing and after[i12] is None
+    assert tactics.defences(GAME15, state, GAME15.legal_actions(state)) == [i12]
+    assert agents.make("mcts", seed=0).act(GAME15, state) == i12
 
 
 def test_a_five_point_is_a_line_of_one_and_the_opponents_stops_the_search():

@@ -10,6 +10,8 @@ and losses and is otherwise uniform. They are generic code themselves (``@per_ga
 specialised with the game's own hooks by ``envs.core.specialise.hooks``.
 """
 
+import numpy as np
+
 from . import kernel as C
 from . import rng as R
 from .generic import per_game
@@ -47,6 +49,11 @@ HOOKS = {
     # writing the moves that earn AMAF credit and their movers into
     # trace[i, 0], trace[i, 1] (RAVE; Go leaves its passes out)
     "traced_playout": "evaluation",
+    # leaf_value(s, p, policy) -> float: the value, in [-1, 1] for the side
+    # to move, of ongoing ``s`` that stands for a playout of ``policy`` (a
+    # policy that plays none: MCTS backs it up as AlphaZero backs up its
+    # net's value); NaN: play the playout (the default)
+    "leaf_value": "evaluation",
     # priors(s, p, moves, n, out): prior knowledge of the n legal moves for a
     # new MCTS node, as virtual simulations out[i, 0] of mean value
     # out[i, 1] for the mover (RAVE starts from them; default none: 0)
@@ -60,10 +67,11 @@ HOOKS = {
     "solve": "evaluation",
     # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
     # by forcing moves within ``limit`` of its own (every one forcing the
-    # only answer), 2 if by a threat that leaves many answers, all losing
-    # (out[0]: its first move, out[1]: its moves in the line, out[2]:
-    # nodes), 0 none found;
-    # out[0] >= 0 on entry: a move to try first (Gomoku's VCF and VCT;
+    # only answer), 2 if by a threat that leaves many answers, all losing,
+    # 3 if by two such threats (only with out[3] = 2 on entry, an ``out`` of
+    # four: a deeper, slower search) (out[0]: its first move, out[1]: its
+    # moves in the line, out[2]: nodes), 0 none found;
+    # out[0] >= 0 on entry: a move to try first (Gomoku's VCF, VCT and VCT2;
     # alpha-beta's, MCTS's and AlphaZero's attack and defence at the root)
     "threats": "evaluation",
 }
@@ -183,6 +191,12 @@ def default_traced_playout(s, p, rng, moves, policy, trace):
             length += 1
         G.apply(s, p, a)
     return length
+
+
+@per_game(inline=True)
+def default_leaf_value(s, p, policy):
+    """Every policy plays its playout: no value stands for one."""
+    return np.nan
 
 
 @per_game

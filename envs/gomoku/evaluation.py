@@ -157,8 +157,9 @@ WEIGHTS = np.zeros(1, dtype=np.float64)
 # way along the four lines of the new stone is the only candidate; for an open-four point, the
 # empty points within four along them), and each is checked again when it is taken.
 
-PLAYOUTS = ("random", "threats")  # the spec's playout names; code = index
+PLAYOUTS = ("random", "threats", "evaluation")  # the spec's playout names; code = index
 THREATS = 1
+EVALUATION = 2  # no playout: the evaluation's value (``leaf_value``); played out, the threats policy
 NEAR = 2  # a random playout move is drawn among the points this close to a stone
 NEAR_TRIES = 12  # random draws tried for a near point before any empty point is accepted
 BORDER = 3  # off-board cells of the playout's bordered board (two cells wide)
@@ -408,9 +409,10 @@ def _threat_playout(s, p, rng, trace):
 
 @njit(cache=True)
 def traced_playout(s, p, rng, moves, policy, trace):
-    """Finish ``s`` with ``policy`` (THREATS, or uniformly random moves), writing each move and
-    its mover into ``trace`` while there is room; return how many were written (RAVE's record)."""
-    if policy == THREATS:
+    """Finish ``s`` with ``policy`` (THREATS or EVALUATION, or uniformly random moves), writing
+    each move and its mover into ``trace`` while there is room; return how many were written
+    (RAVE's record)."""
+    if policy == THREATS or policy == EVALUATION:
         return _threat_playout(s, p, rng, trace)
     length = 0
     while s[C.H_STATUS] == C.ONGOING:
@@ -426,11 +428,30 @@ def traced_playout(s, p, rng, moves, policy, trace):
 
 @njit(cache=True)
 def playout(s, p, rng, moves, policy):
-    """Finish ``s`` with a Gomoku playout policy: THREATS (above) or uniformly random."""
-    if policy == THREATS:
+    """Finish ``s`` with a Gomoku playout policy: THREATS (above; EVALUATION too, where a caller
+    wants the game played out) or uniformly random."""
+    if policy == THREATS or policy == EVALUATION:
         _threat_playout(s, p, rng, np.empty((0, 2), dtype=np.int64))
     else:
         K.random_playout(s, p, rng, moves)
+
+
+# The "evaluation" policy plays no playout: MCTS backs up ``tanh(evaluate / VALUE_SCALE)`` of the
+# leaf instead. Playouts say little about a Gomoku position: most end in a five neither side was
+# building, and MCTS with them lost to the one-ply greedy player, whose evaluation this is (the
+# figures: ``agents/tuning.py``). The scale, with plain UCT at 1,000 simulations against greedy
+# on 15x15 (100 games): 300 scored 0.90, 100 scored 0.97, 50 scored 0.96. A side with a four to
+# complete is worth ``NEAR_WIN``: a value of 1.
+VALUE_SCALE = 100.0
+
+
+@njit(cache=True)
+def leaf_value(s, p, policy):
+    """The evaluation's value of ``s`` for the side to move under EVALUATION (else NaN: play the
+    playout)."""
+    if policy != EVALUATION:
+        return np.nan
+    return np.tanh(evaluate(s, p, WEIGHTS) / VALUE_SCALE)
 
 
 @njit(cache=True)
@@ -785,6 +806,120 @@ def _vct(board, w, attacker, exact, depth, hint, max_nodes):
     return -1, 0, nodes
 
 
+# -- threat-space search with two threats (VCT2) ---------------------------------------------------
+# The wins the one-threat search misses, one level deeper, as lambda-search's second order reads
+# them: the attacker's threat (a three after which, if the defender passed, it wins by
+# continuous fours) holds when every defender reply leaves the attacker a VCF *or a one-threat
+# VCT* (above); and a four whose forced block leaves the attacker a one-threat VCT. A defender
+# reply that is a four is answered by its block, and then every defender reply must leave the
+# attacker a VCF (the one-threat check); a block that is itself a four is answered, and then
+# the attacker must win by a VCF or a VCT. Every defender reply is tried, as in the one-threat
+# search, so a threat found is a proof. It costs tens of times more than the one-threat search
+# (``VCT2_NODES``), and the agents run it only where a few positions are checked: the
+# opponent's replies to the move they are about to play.
+
+VCT2_NODES = 10_000  # fours tried over all the searches a two-threat search runs
+VCT2_LEAF_NODES = 1_000  # and in each one-threat search it runs
+
+
+@njit(cache=True)
+def _reply_holds(board, w, attacker, exact, depth, x, line, plies, hint, max_nodes):
+    """After the attacker's threat, whether the defender's reply on empty ``x`` still leaves the
+    attacker a forced win (see above; ``line[:plies]``: its VCF if the defender passed, ``hint``:
+    the threat that last answered a reply, or -1); return (it does, the threat that answered
+    this reply or ``hint``, fours tried). The board is left as it was."""
+    defender = 3 - attacker
+    pts = np.empty(8, dtype=np.int64)
+    mine = np.empty(8, dtype=np.int64)
+    scratch = np.empty(depth + 2, dtype=np.int64)
+    placed = np.empty(2 * depth + 4, dtype=np.int64)
+    f = _five_points(board, x, defender, w, exact, pts)
+    if f >= 2:
+        return False, hint, 0
+    if f == 1:  # the defender's four: the attacker blocks, and the defender moves again
+        z = pts[0]
+        board[x] = defender
+        g = _five_points(board, z, attacker, w, exact, mine)
+        board[z] = attacker
+        holds, nodes = g >= 2, 0
+        if g == 1:  # the block is a four: the defender answers it, the attacker moves
+            board[mine[0]] = defender
+            if not _block_gives(board, mine[0], defender, w, exact):
+                found, nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), scratch)
+                holds = found > 0
+                if not holds:
+                    at, _, n = _vct(board, w, attacker, exact, depth - 1, hint, min(max_nodes - nodes, VCT2_LEAF_NODES))
+                    nodes += n
+                    holds = at >= 0
+            board[mine[0]] = 0
+        elif g == 0:
+            holds, _, nodes = _threat_holds(board, w, attacker, exact, depth, max_nodes)
+        board[z] = 0
+        board[x] = 0
+        return holds, hint, nodes
+    board[x] = defender
+    holds, nodes = True, 0
+    if not _line_holds(board, w, attacker, exact, line, plies, pts, placed):
+        found, nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), scratch)
+        if found == 0:
+            at, _, n = _vct(board, w, attacker, exact, depth - 1, hint, min(max_nodes - nodes, VCT2_LEAF_NODES))
+            nodes += n
+            holds = at >= 0
+            if holds:
+                hint = at
+    board[x] = 0
+    return holds, hint, nodes
+
+
+@njit(cache=True)
+def _vct2(board, w, attacker, exact, depth, max_nodes):
+    """A four or threat of ``attacker`` that wins with one more threat (see above) on ``board``,
+    where neither side has a five-point and the attacker has no VCF or one-threat VCT: (its cell
+    or -1, the attacker's moves up to the open or double four if the defender passed, fours
+    tried)."""
+    defender = 3 - attacker
+    cells = board.shape[0]
+    nodes = 0
+    pts = np.empty(8, dtype=np.int64)
+    line = np.empty(depth + 2, dtype=np.int64)
+    for y in range(cells):
+        if nodes > max_nodes:
+            break
+        if board[y] != 0 or not _makes_three(board, y, attacker, w):
+            continue
+        f = _five_points(board, y, attacker, w, exact, pts)
+        if f >= 2:
+            continue
+        board[y] = attacker
+        if f == 1:  # a four: the block is forced, then one threat and fours
+            z = pts[0]
+            board[z] = defender
+            at, plies = -1, 0
+            if not _block_gives(board, z, defender, w, exact):
+                at, plies, n = _vct(board, w, attacker, exact, depth - 1, -1, min(max_nodes - nodes, VCT_NODES))
+                nodes += n
+            board[z] = 0
+            board[y] = 0
+            if at >= 0:
+                return y, plies + 1, nodes
+            continue
+        # the VCF if the defender passed: most replies leave it standing
+        plies, n = _vcf(board, w, attacker, exact, depth - 1, min(max_nodes - nodes, VCF_NODES), line)
+        nodes += n
+        holds, hint = plies > 0, -1
+        for x in range(cells):
+            if not holds or nodes > max_nodes:
+                break
+            if board[x] == 0:
+                budget = max_nodes - nodes
+                holds, hint, n = _reply_holds(board, w, attacker, exact, depth - 1, x, line, plies, hint, budget)
+                nodes += n
+        board[y] = 0
+        if holds and nodes <= max_nodes:
+            return y, plies + 1, nodes
+    return -1, 0, nodes
+
+
 @njit(cache=True)
 def threats(s, p, seat, limit, out):
     """Threat-space search for ``seat`` from ``s`` as if ``seat`` were to move: 1 if it wins by
@@ -793,14 +928,17 @@ def threats(s, p, seat, limit, out):
     move as an action;
     ``out[1]``: its moves up to the five: 1 for a five-point now, 2 for an open four), else 0;
     ``out[2]``: the fours tried. A non-negative ``out[0]`` on entry is a move to try first as
-    the threat (the one found before a small change of the position, usually still good). The
-    opponent holding a five-point (it would win or need an answer first) finds nothing."""
+    the threat (the one found before a small change of the position, usually still good). With
+    ``out[3]`` = 2 on entry (an ``out`` of four), 3 if by two threats, or a four and a threat
+    (VCT2, above). The opponent holding a five-point (it would win or need an answer first)
+    finds nothing."""
     size = _size(p)
     w = size + 4
     exact = p[C.P_GAME + 1] != 0
     hint = -1
     if 0 <= out[0] < size * size:
         hint = (out[0] // size + 2) * w + out[0] % size + 2
+    deep = out.shape[0] > 3 and out[3] >= 2
     out[0], out[1], out[2] = -1, 0, 0
     if s[C.H_STATUS] != C.ONGOING:
         return 0
@@ -819,9 +957,13 @@ def threats(s, p, seat, limit, out):
         elif limit >= 3:
             at, plies, nodes = _vct(board, w, attacker, exact, limit - 2, hint, VCT_NODES)
             out[2] += nodes
+            kind = 2
+            if at < 0 and deep and limit >= 4:
+                at, plies, nodes = _vct2(board, w, attacker, exact, limit - 2, VCT2_NODES)
+                out[2] += nodes
+                kind = 3
             if at < 0:
                 return 0
-            kind = 2
         else:
             return 0
         plies += 1  # the five after the open or double four
