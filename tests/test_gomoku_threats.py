@@ -139,19 +139,23 @@ def test_no_fours_but_a_three_is_a_vct():
     assert proves(state, 0)
 
 
-def test_every_vct_found_in_random_positions_is_a_proof():
-    rng = np.random.default_rng(7)
-    proven = 0
-    for _ in range(300):
+def random_positions(seed, count=300):
+    """Ongoing positions after 8 to 29 random moves, with the side to move."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
         state = GAME.initial_state()
         for _ in range(int(rng.integers(8, 30))):
             if GAME.is_terminal(state):
                 break
             moves = GAME.legal_actions(state)
             state = GAME.apply(state, int(moves[rng.integers(len(moves))]))
-        if GAME.is_terminal(state):
-            continue
-        seat = GAME.current_player(state)
+        if not GAME.is_terminal(state):
+            yield state, GAME.current_player(state)
+
+
+def test_every_vct_found_in_random_positions_is_a_proof():
+    proven = 0
+    for state, seat in random_positions(7):
         found, out = threats(state, seat)
         if found == 2:
             assert not five_point(GAME.apply(state, int(out[0])), seat)  # a threat, not a four
@@ -188,18 +192,8 @@ def test_a_win_with_two_threats_is_found_deep_and_is_a_proof():
 
 
 def test_every_two_threat_win_found_in_random_positions_is_a_proof():
-    rng = np.random.default_rng(11)
     proven = 0
-    for _ in range(300):
-        state = GAME.initial_state()
-        for _ in range(int(rng.integers(8, 30))):
-            if GAME.is_terminal(state):
-                break
-            moves = GAME.legal_actions(state)
-            state = GAME.apply(state, int(moves[rng.integers(len(moves))]))
-        if GAME.is_terminal(state):
-            continue
-        seat = GAME.current_player(state)
+    for state, seat in random_positions(11):
         found, out = threats(state, seat, deep=True)
         if found == 3:
             assert threats(state, seat)[0] == 0  # only the deep search finds it
