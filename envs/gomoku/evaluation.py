@@ -826,48 +826,48 @@ VCT2_LEAF_NODES = 1_000  # and in each one-threat search it runs
 def _reply_holds(board, w, attacker, exact, depth, x, line, plies, hint, max_nodes):
     """After the attacker's threat, whether the defender's reply on empty ``x`` still leaves the
     attacker a forced win (see above; ``line[:plies]``: its VCF if the defender passed, ``hint``:
-    the threat that last answered a reply, or -1); return (it does, the threat that answered
-    this reply or ``hint``, fours tried). The board is left as it was."""
+    the threat that last answered a reply, or -1); ``x`` = -1: whether the attacker, to move,
+    wins by a VCF or a one-threat VCT. Return (it does, the threat that answered this reply or
+    ``hint``, fours tried). The board is left as it was. The attacker's VCF and VCT are searched
+    at one call site, so the compiled code holds one copy of them."""
     defender = 3 - attacker
     pts = np.empty(8, dtype=np.int64)
     mine = np.empty(8, dtype=np.int64)
     scratch = np.empty(depth + 2, dtype=np.int64)
     placed = np.empty(2 * depth + 4, dtype=np.int64)
-    f = _five_points(board, x, defender, w, exact, pts)
+    undo = np.empty(3, dtype=np.int64)
+    f = 0 if x < 0 else _five_points(board, x, defender, w, exact, pts)
     if f >= 2:
         return False, hint, 0
+    holds, search, nodes, n_undo = True, x < 0, 0, 0
+    if x >= 0:
+        board[x] = defender
+        undo[0], n_undo = x, 1
     if f == 1:  # the defender's four: the attacker blocks, and the defender moves again
         z = pts[0]
-        board[x] = defender
         g = _five_points(board, z, attacker, w, exact, mine)
         board[z] = attacker
-        holds, nodes = g >= 2, 0
+        undo[1], n_undo = z, 2
         if g == 1:  # the block is a four: the defender answers it, the attacker moves
             board[mine[0]] = defender
-            if not _block_gives(board, mine[0], defender, w, exact):
-                found, nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), scratch)
-                holds = found > 0
-                if not holds:
-                    at, _, n = _vct(board, w, attacker, exact, depth - 1, hint, min(max_nodes - nodes, VCT2_LEAF_NODES))
-                    nodes += n
-                    holds = at >= 0
-            board[mine[0]] = 0
+            undo[2], n_undo = mine[0], 3
+            holds = not _block_gives(board, mine[0], defender, w, exact)
+            search = holds
         elif g == 0:
             holds, _, nodes = _threat_holds(board, w, attacker, exact, depth, max_nodes)
-        board[z] = 0
-        board[x] = 0
-        return holds, hint, nodes
-    board[x] = defender
-    holds, nodes = True, 0
-    if not _line_holds(board, w, attacker, exact, line, plies, pts, placed):
+    elif x >= 0:
+        search = not _line_holds(board, w, attacker, exact, line, plies, pts, placed)
+    if search:  # a VCF, else one threat and fours
         found, nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), scratch)
-        if found == 0:
+        holds = found > 0
+        if not holds:
             at, _, n = _vct(board, w, attacker, exact, depth - 1, hint, min(max_nodes - nodes, VCT2_LEAF_NODES))
             nodes += n
             holds = at >= 0
             if holds:
                 hint = at
-    board[x] = 0
+    for j in range(n_undo):
+        board[undo[j]] = 0
     return holds, hint, nodes
 
 
@@ -891,29 +891,24 @@ def _vct2(board, w, attacker, exact, depth, max_nodes):
         if f >= 2:
             continue
         board[y] = attacker
-        if f == 1:  # a four: the block is forced, then one threat and fours
+        if f == 1:  # a four: the block is forced, then the attacker needs one threat and fours
             z = pts[0]
             board[z] = defender
-            at, plies = -1, 0
-            if not _block_gives(board, z, defender, w, exact):
-                at, plies, n = _vct(board, w, attacker, exact, depth - 1, -1, min(max_nodes - nodes, VCT_NODES))
-                nodes += n
-            board[z] = 0
-            board[y] = 0
-            if at >= 0:
-                return y, plies + 1, nodes
-            continue
-        # the VCF if the defender passed: most replies leave it standing
-        plies, n = _vcf(board, w, attacker, exact, depth - 1, min(max_nodes - nodes, VCF_NODES), line)
-        nodes += n
-        holds, hint = plies > 0, -1
-        for x in range(cells):
-            if not holds or nodes > max_nodes:
-                break
-            if board[x] == 0:
+            holds, plies, first, last = not _block_gives(board, z, defender, w, exact), 1, -1, -1
+        else:  # a threat: the VCF if the defender passed (most replies leave it standing), then
+            # every reply (one call site for them all: one compiled copy of what it calls)
+            plies, n = _vcf(board, w, attacker, exact, depth - 1, min(max_nodes - nodes, VCF_NODES), line)
+            nodes += n
+            holds, first, last = plies > 0, 0, cells - 1
+        hint, x = -1, first
+        while holds and x <= last and nodes <= max_nodes:
+            if x < 0 or board[x] == 0:
                 budget = max_nodes - nodes
                 holds, hint, n = _reply_holds(board, w, attacker, exact, depth - 1, x, line, plies, hint, budget)
                 nodes += n
+            x += 1
+        if f == 1:
+            board[z] = 0
         board[y] = 0
         if holds and nodes <= max_nodes:
             return y, plies + 1, nodes
