@@ -7,8 +7,9 @@
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
 playouts, finishes the game with a playout policy (the game's default: uniformly random moves,
-pattern playouts on Go, threat playouts on Gomoku, evaluation playouts on LOA, the greedy waste-pile
-rule on Calculation) and backs the result up. The
+pattern playouts on Go, evaluation playouts on LOA, the greedy waste-pile rule on Calculation; on
+Gomoku none: the evaluation's value of the leaf, the game's ``leaf_value`` hook) and backs the
+result up. The
 tree and the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
 watches the clock and reads the answer: the root child with the most visits in a two-player game,
 the one of highest value in a one-player game with chance (as the patience study plays).
@@ -18,9 +19,10 @@ losses the tree reaches are proven and backed up exactly (``_mcts_kernel``), so 
 played at once (the fastest), a proven-lost move is never chosen while another is open, and
 facing a proven loss the agent plays the move that delays it longest. A win in one is played
 without search; a game with a threat-space search (its ``threats`` hook: Gomoku's VCF and VCT) has a
-forced win played at once, and against the opponent's only the moves that stop it are chosen.
-Gomoku and LOA search with their own playouts (``agents.tuning``): threat-aware moves with
-priors and RAVE, and MC-LOA's evaluation cut-off with the evaluation's priors. A one-player game with chance
+forced win played at once, against the opponent's only the moves that stop it are chosen, and of
+the most visited moves one that hands the opponent a forced win two threats deep is passed over.
+Gomoku and LOA search with their own knowledge (``agents.tuning``): the evaluation's value at the
+leaves with priors and RAVE, and MC-LOA's evaluation cut-off with the evaluation's priors. A one-player game with chance
 (Calculation) uses the decision and chance nodes of the patience study and never reads hidden
 information: every simulation starts from a redrawing of what the player cannot see (the game's
 ``determinise`` hook), so two deals that differ only in the order of the face-down cards get the
@@ -116,8 +118,9 @@ class MCTSAgent(Agent):
     """
 
     summary = (
-        "UCT Monte-Carlo tree search with the game's playouts and priors (Go patterns, Gomoku "
-        "threats, LOA's evaluation), RAVE and proven wins and losses; chance nodes in the patience"
+        "UCT Monte-Carlo tree search with the game's playouts and priors (Go patterns, LOA's "
+        "evaluation; Gomoku's evaluation value instead of playouts), RAVE and proven wins and "
+        "losses; chance nodes in the patience"
     )
     time_option = "seconds"
 
