@@ -349,7 +349,8 @@ def fastest(measure, repeat):
     """``measure()`` -> (nodes, CPU seconds), run ``repeat`` times; the fastest (the nodes are
     the same every time: the same searches)."""
     runs = [measure() for _ in range(repeat)]
-    assert len({nodes for nodes, _ in runs}) == 1, runs
+    if len({nodes for nodes, _ in runs}) != 1:
+        raise RuntimeError(f"the same searches entered different node counts: {runs}")
     return min(runs, key=lambda run: run[1])
 
 
