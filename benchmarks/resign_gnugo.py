@@ -5,6 +5,7 @@ and on (docs/strength.md, "Go: losing like an engine").
     python benchmarks/resign_gnugo.py --openings 20 --agent mcts:seconds=2 --size 19 --out games.jsonl
     python benchmarks/resign_gnugo.py --openings 20 --resign off     # the lost games' margins only
     python benchmarks/resign_gnugo.py --openings 10 --first 10       # openings 10-19 (a second process)
+    python benchmarks/resign_gnugo.py --openings 2 --resign off --sgf games/   # and each game's SGF
 
 Opening k is ``random_opening`` of 2 plies drawn with seed k, MCTS Black in the even ones. Each
 game prints one JSON line: the result and its reason, the plies, the final Tromp-Taylor margin
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 
 import numpy as np
@@ -27,6 +29,7 @@ import envs
 from agents.openings import random_opening
 from envs.core.specialise import hooks
 from tournaments.play import play_game
+from tournaments.records import sgf_bytes
 
 
 def main(argv=None) -> int:
@@ -37,6 +40,7 @@ def main(argv=None) -> int:
     parser.add_argument("--level", type=int, default=10, help="GNU Go's level")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--out", help="append the JSON lines to this file too")
+    parser.add_argument("--sgf", metavar="DIR", help="write each game's record there (opening<K>-resign-<on|off>.sgf)")
     parser.add_argument(
         "--resign",
         choices=["both", "off", "on"],
@@ -58,6 +62,8 @@ def main(argv=None) -> int:
     game = envs.make_game("go", size=args.size, komi=7.5)
     gnugo = agents.make("gtp", command=command, move_time=120)
     owners = np.empty(args.size * args.size, dtype=np.int64)
+    if args.sgf:
+        os.makedirs(args.sgf, exist_ok=True)
     out = open(args.out, "a") if args.out else None
     try:
         for k in range(args.first, args.first + args.openings):
@@ -82,6 +88,18 @@ def main(argv=None) -> int:
                     }
                 )
                 print(line, flush=True)
+                if args.sgf:
+                    names = [args.agent, f"gnugo-{args.level}"]
+                    record = {
+                        "black": names[seat],
+                        "white": names[1 - seat],
+                        "moves": list(outcome.moves),
+                        "index": k,
+                        **outcome.to_record(),
+                    }
+                    name = f"opening{k}-resign-{'on' if resign else 'off'}.sgf"
+                    with open(os.path.join(args.sgf, name), "wb") as f:
+                        f.write(sgf_bytes(game, record))
                 if out:
                     out.write(line + "\n")
                     out.flush()
