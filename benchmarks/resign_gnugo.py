@@ -29,7 +29,7 @@ import envs
 from agents.openings import random_opening
 from envs.core.specialise import hooks
 from tournaments.play import play_game
-from tournaments.records import sgf_bytes
+from tournaments.records import game_sgf
 
 
 def main(argv=None) -> int:
@@ -90,16 +90,9 @@ def main(argv=None) -> int:
                 print(line, flush=True)
                 if args.sgf:
                     names = [args.agent, f"gnugo-{args.level}"]
-                    record = {
-                        "black": names[seat],
-                        "white": names[1 - seat],
-                        "moves": list(outcome.moves),
-                        "index": k,
-                        **outcome.to_record(),
-                    }
                     name = f"opening{k}-resign-{'on' if resign else 'off'}.sgf"
                     with open(os.path.join(args.sgf, name), "wb") as f:
-                        f.write(sgf_bytes(game, record))
+                        f.write(game_sgf(game, outcome, names[seat], names[1 - seat], index=k))
                 if out:
                     out.write(line + "\n")
                     out.flush()

@@ -586,18 +586,10 @@ def _run_play(args) -> int:
     check_players(players, game)
     outcome = play(game, players, seed=args.seed, resign=not args.no_resign)
     if args.save:
-        from .records import sgf_bytes
+        from .records import game_sgf
 
         names = [getattr(p, "name", "") or type(p).__name__ for p in players]
-        record = {
-            "black": names[0],
-            "white": names[1],
-            "moves": list(outcome.moves),
-            "index": 0,
-            **outcome.to_record(),
-            "seed": args.seed,
-        }
-        data = sgf_bytes(game, record)
+        data = game_sgf(game, outcome, names[0], names[1], seed=args.seed)
         try:
             with open(args.save, "wb") as f:
                 f.write(data)

@@ -30,9 +30,10 @@ from envs.sgf import RecordError
 if TYPE_CHECKING:
     import numpy as np
 
+    from .play import GameOutcome
     from .runner import TournamentResult
 
-__all__ = ["RecordError", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]
+__all__ = ["RecordError", "game_sgf", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]
 
 
 def sgf_bytes(game: envs.Game, record: Mapping[str, Any], date: str | None = None) -> bytes:
@@ -53,6 +54,20 @@ def sgf_bytes(game: envs.Game, record: Mapping[str, Any], date: str | None = Non
         "DT": date or datetime.date.today().isoformat(),
     }
     return sgf.write(game, actions, seed=seed, root=root, outcome=_outcome(game, record, state))
+
+
+def game_sgf(game: envs.Game, outcome: GameOutcome, black: str, white: str, index: int = 0, seed: int = 0) -> bytes:
+    """The SGF of one game played outside a tournament (``play_game``'s ``outcome``: its moves
+    and result), the players named ``black`` and ``white``."""
+    record = {
+        "black": black,
+        "white": white,
+        "moves": list(outcome.moves),
+        "index": index,
+        **outcome.to_record(),
+        "seed": seed,
+    }
+    return sgf_bytes(game, record)
 
 
 def _outcome(game, record, state) -> Outcome:
