@@ -64,7 +64,7 @@ STEP_LABELS = {
 }
 # The project's goals (seconds of wall time).
 TARGET_GAME_COLD = 30.0  # one game: first moves + MCTS move + alpha-beta move, cold
-TARGET_QUICKSTART_COLD = 90.0
+TARGET_QUICKSTART_COLD = 30.0
 TARGET_QUICKSTART_WARM = 15.0
 
 # Run in the child. Prints one JSON object per line: {"step": name, "t": time.time()} after each

@@ -64,9 +64,10 @@ T_SYS, T_N, T_K, T_RECURSIVE, T_AVOID, T_ROUNDS, T_DEPTH = 0, 1, 2, 3, 4, 5, 6
 T_ROUND, T_NMATCH, T_DONE, T_GAMES, T_BYE = 7, 8, 9, 10, 11
 T_LEN, T_CAND = 12, 13  # a match's length (see the module docstring); the gauntlet's candidates
 T_HEADER = 14
-# per-player blocks
-B_PTS, B_HIST, B_NPLAYED, B_POS, B_COL, B_LAST, B_BYES = 0, 1, 2, 3, 4, 5, 6
-B_ORDER, B_PAIRS, B_USED, B_NEXT = 7, 8, 9, 10  # scratch for Swiss pairing (no allocation per round)
+# per-player blocks. numpy integers, not Python ints: numba types a global Python int passed to a
+# jitted function as a literal and compiles that function once per value (``blk`` eleven times)
+B_PTS, B_HIST, B_NPLAYED, B_POS, B_COL, B_LAST, B_BYES = (np.int64(b) for b in range(7))
+B_ORDER, B_PAIRS, B_USED, B_NEXT = (np.int64(b) for b in range(7, 11))  # scratch for Swiss pairing
 NBLOCK = 11
 # match table columns
 M_A, M_B, M_WA, M_WB, M_GAMES, M_WINNER = 0, 1, 2, 3, 4, 5
@@ -76,7 +77,7 @@ UNDECIDED, DRAWN = -1, -2
 WIN2, DRAW2 = int(2 * WIN), int(2 * HALF)
 
 SWISS_ROUNDS = {8: 5, 16: 7, 32: 10, 64: 13}
-DFS_BUDGET = 200_000  # search steps per rematch allowance before allowing one more rematch
+DFS_BUDGET = np.int64(200_000)  # search steps per rematch allowance before allowing one more rematch
 
 
 def new_arrays(
@@ -180,7 +181,7 @@ def _clash(col, x, y):
 
 
 @njit(cache=True)
-def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, used, nxt, budget=DFS_BUDGET):
+def _pair_without_rematches(players, met, col, max_rematches, strict, pa, pb, used, nxt, budget):
     """Pair ``players`` (in rank order) top-down, each with the nearest-ranked free opponent,
     backtracking so that at most ``max_rematches`` pairs have met before (and, if ``strict``, no
     pair has a colour clash). Iterative DFS; returns (found, search steps taken): not found if no
@@ -250,7 +251,7 @@ def _pair_avoiding(T, met, order, m, pa, pb, used, nxt):
     if m == n:
         for allowed in range(npairs + 1):  # fewest rematches first, then colour clashes
             for strict in (True, False):
-                if _pair_without_rematches(order[:m], met, col, allowed, strict, pa, pb, used, nxt)[0]:
+                if _pair_without_rematches(order[:m], met, col, allowed, strict, pa, pb, used, nxt, DFS_BUDGET)[0]:
                     return True
         return False
     fewest = byes[order[0]]
@@ -457,10 +458,10 @@ def places(T, lo, hi):
             hi[i] = lo[i] + (1 << left) - 1
     elif system == GAUNTLET:  # the candidates by points, then the field by points
         c = T[T_CAND]
-        _by_points(blk(T, B_PTS), 0, c, lo, hi)
+        _by_points(blk(T, B_PTS), np.int64(0), c, lo, hi)  # not the literal 0: one compile
         _by_points(blk(T, B_PTS), c, n, lo, hi)
     else:
-        _by_points(blk(T, B_PTS), 0, n, lo, hi)
+        _by_points(blk(T, B_PTS), np.int64(0), n, lo, hi)
 
 
 @njit(cache=True)

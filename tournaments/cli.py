@@ -232,7 +232,7 @@ def _check_outputs(args, game) -> None:
 
 
 def _run_tournament(args) -> int:
-    from . import runner
+    from . import precompile, runner
 
     _check_seed(args.seed)
     if args.workers is not None and args.workers < 0:
@@ -259,6 +259,9 @@ def _run_tournament(args) -> int:
     if args.address and args.executor != "ray":
         raise envs.ParameterError(f"--address {args.address}: needs --executor ray")
     _check_outputs(args, envs.make_game(args.game, **_game_params(args.param)))
+    # a first run compiles the pairing rules and the trust line's simulator in a helper process
+    # while the agents warm up (started before Ray, whose threads a forked helper must not copy)
+    precompile.start(("systems", "simulator") if len(agents) >= 3 else ("systems",))
     executor = None
     if args.executor == "ray":
         from .ray_executor import RayExecutor
@@ -366,7 +369,7 @@ def _print_trust(result) -> None:
     said on stderr first, as a game's first compile is)."""
 
     def announce():
-        sys.stderr.write("compiling the study's simulator for the trust line: first run only, about 30-60 s\n")
+        sys.stderr.write("compiling the study's simulator for the trust line: first run only, about 5-20 s\n")
         sys.stderr.flush()
 
     print()

@@ -29,6 +29,7 @@ import envs
 from agents.clock import TimeControl
 from envs.core.outcome import Outcome
 
+from . import precompile
 from .adjudication import Adjudication
 from .executor import Executor, InlineExecutor, ProcessExecutor
 from .journal import Journal, JournalError
@@ -608,15 +609,19 @@ def run(
     if not resign:  # absent when on (the default), so journals of earlier versions still resume
         meta["resign"] = False
     log = Journal(journal, meta, resume) if journal is not None else None
+    # a first run compiles the pairing rules in a helper process while the agents warm up
+    precompile.start(("systems",))
     executor = make_executor(executor, workers)
-    referee = Referee(config, seed)
     if progress:
         compile_notice(g.spec)
-    total = expected_games(config, seed)
-    every = default_ratings_every(total) if ratings_every is None else ratings_every
-    records, bar = [], Progress(progress, total, earlier=log.done.values() if log else (), ratings_every=every)
+    bar = None
     try:
         executor.start(ctx)
+        precompile.wait("systems")
+        referee = Referee(config, seed)
+        total = expected_games(config, seed)
+        every = default_ratings_every(total) if ratings_every is None else ratings_every
+        records, bar = [], Progress(progress, total, earlier=log.done.values() if log else (), ratings_every=every)
         while batch := referee.next_games():
             jobs, results, numbers = [], {}, {}
             for p in batch:
@@ -650,7 +655,8 @@ def run(
             records.extend(ordered)
             referee.record([Outcome.from_record(r) for r in ordered])
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
         executor.close()
         if log:
             log.close()

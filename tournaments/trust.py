@@ -52,7 +52,7 @@ import numpy as np
 from envs.core import ParameterError
 from envs.core.outcome import Outcome
 
-from . import ratings
+from . import precompile, ratings
 
 if TYPE_CHECKING:
     from .runner import TournamentResult
@@ -279,6 +279,7 @@ def trust(
     kwargs["championships"] = championships or _championships(_expected_games(system, n, options))
     if announce is not None and simulator_cached() is False:
         announce()
+    precompile.wait("simulator")  # the command line has a helper compile it during the games
     try:
         metrics = _simulate(kwargs)
     except ParameterError as e:
@@ -450,12 +451,8 @@ def _normal_quantile(p: float) -> float:
 def simulator_cached() -> bool | None:
     """Whether numba's disk cache holds the study's compiled simulator (None when that cannot be
     told): a caller can say "compiling, first run only" before the first trust line."""
-    from pathlib import Path
+    from envs.core.specialise import on_disk
 
     from .study import kernels
 
-    try:
-        index = kernels.series._cache._cache_file._index_path
-    except AttributeError:
-        return None
-    return Path(index).exists()
+    return on_disk(kernels.run_chunks)

@@ -29,15 +29,13 @@ if TYPE_CHECKING:
 
 def _run_chunks(args):
     """A Ray task: some chunks of one cell, on one core; returns (sums, seconds, cpu_seconds)."""
-    import numba
     import numpy as np
 
     from . import kernels
 
-    numba.set_num_threads(1)  # the task holds one CPU; Ray spreads the tasks
     t, cpu = time.perf_counter(), time.process_time()
     args = [np.array(a) for a in args]  # Ray hands over read-only arrays; the kernels write
-    kernels.series(*args)
+    kernels.series(*args, threads=1)  # the task holds one CPU; Ray spreads the tasks
     return args[-1], time.perf_counter() - t, time.process_time() - cpu
 
 

@@ -2,7 +2,7 @@
 
 A series is cut into chunks of ``CHUNK`` championships, each with its own SplitMix64 seed drawn
 from the master seed. A chunk's sums depend only on its seed and count, and chunks are added in
-chunk order, so the result is the same whatever runs the chunks: numba threads on this machine
+chunk order, so the result is the same whatever runs the chunks: threads on this machine
 (``executor=None``) or Ray tasks anywhere (``executor="ray"``).
 """
 
@@ -122,7 +122,7 @@ class StudyExecutor(Protocol):
 
 
 class LocalExecutor:
-    """Runs cells one after the other, the chunks of each on all cores (numba threads)."""
+    """Runs cells one after the other, the chunks of each on all cores (threads over the compiled kernel)."""
 
     def run(self, cells: Sequence[Cell]) -> Iterator[tuple[int, np.ndarray, float, float]]:
         """Yield ``(index, sums, seconds, cpu_seconds)`` for every cell, in order."""

@@ -1,0 +1,129 @@
+"""The referee's compiled code, compiled ahead in a helper process while the agents warm up.
+
+A tournament's first run on a machine compiles three things one after the other: the systems'
+pairing rules (``_systems``: about 7 s of one core here), the game and its agents (the
+executor's warm-up: 10-60 s, in a process of its own) and, for the trust line, the study's
+simulator (about 6 s). Of the first and the last the main process needs nothing but numba's disk
+cache filled, so ``start`` has a helper process fill it while the warm-up runs on another core,
+and ``wait(part)`` blocks until the helper has cached that part; the main process then loads it
+in milliseconds. On the 2-core machine this cut the README's quick-start tournament from 36 s to
+about 25 s cold (docs/benchmarks.md).
+
+Nothing is started when the cache already holds a part (a warm run costs two file checks). If
+the helper dies or cannot compile a part, ``wait`` returns all the same and the main process
+compiles it itself, as it would without the helper: the helper only ever saves time. It ignores
+Ctrl-C (the main process ends it on exit: a daemon process), prints no compile notices, and uses
+the start method of the tournament's own worker processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import threading
+from collections.abc import Iterable
+
+from envs.core import ParameterError
+
+PARTS = ("systems", "simulator")
+
+_lock = threading.Lock()
+_helpers: dict[str, _Helper] = {}  # part -> the helper compiling it, until someone waited for it
+
+
+def _functions(part: str) -> list:
+    """The compiled functions whose cache entries say whether ``part`` is compiled."""
+    if part == "systems":
+        from . import _systems
+
+        return [_systems.next_games, _systems.record, _systems.places]
+    from .study import kernels
+
+    return [kernels.run_chunks]
+
+
+def cached(part: str) -> bool:
+    """Whether numba's disk cache holds ``part`` (False when that cannot be told)."""
+    from envs.core.specialise import on_disk
+
+    return all(on_disk(f) for f in _functions(part))
+
+
+def compile_part(part: str) -> None:
+    """Compile ``part`` in this process (what the helper runs; its results are thrown away)."""
+    if part == "systems":
+        from .referee import DRAW, Referee, configure
+
+        for system, options in (("swiss", {"rounds": 2}), ("olympic", {"k": 2})):
+            referee = Referee(configure(system, 5, **options), 0)
+            while batch := referee.next_games():  # every pairing rule: one function branches on the system
+                referee.record([DRAW] * len(batch))
+            referee.places()
+    elif part == "simulator":
+        from .study import simulate
+
+        # the argument types of the trust line's simulations (tournaments.trust)
+        simulate("swiss", 3, None, 2, 0, strengths=("normal", 100.0), draw=0.1, first_move_advantage=0.01, rounds=2)
+    else:
+        raise ParameterError(f"part {part!r}: expected one of {', '.join(PARTS)}")
+
+
+def _main(conn, parts) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    from envs.core import compiling
+
+    compiling.notices(False)
+    for part in parts:
+        try:
+            compile_part(part)
+        except Exception:  # noqa: BLE001 - the main process compiles it itself, and reports any error
+            pass
+        conn.send(part)
+    conn.close()
+
+
+class _Helper:
+    def __init__(self, parts: list[str]) -> None:
+        context = mp.get_context()
+        self.conn, child = context.Pipe(duplex=False)
+        self.proc = context.Process(target=_main, args=(child, parts), daemon=True, name="arbiter-precompile")
+        self.proc.start()
+        child.close()
+        self.ready: set[str] = set()
+        self.left = set(parts)
+
+    def wait(self, part: str) -> None:
+        while part not in self.ready:
+            try:
+                self.ready.add(self.conn.recv())
+            except (EOFError, OSError):  # the helper died: the caller compiles what is missing
+                break
+        self.left.discard(part)
+        if not self.left:
+            self.conn.close()
+            self.proc.join(timeout=5)
+
+
+def start(parts: Iterable[str] = PARTS) -> bool:
+    """Compile the ``parts`` not yet in numba's cache (nor already being compiled) in a helper
+    process; True if one was started."""
+    parts = list(parts)
+    for part in parts:
+        if part not in PARTS:
+            raise ParameterError(f"part {part!r}: expected one of {', '.join(PARTS)}")
+    with _lock:
+        todo = [p for p in parts if p not in _helpers and not cached(p)]
+        if not todo:
+            return False
+        helper = _Helper(todo)
+        for part in todo:
+            _helpers[part] = helper
+        return True
+
+
+def wait(part: str) -> None:
+    """Return once the helper compiling ``part`` has cached it or died; at once if none is."""
+    with _lock:
+        helper = _helpers.pop(part, None)
+        if helper is not None:
+            helper.wait(part)
