@@ -64,6 +64,26 @@ def test_a_helper_that_dies_leaves_the_part_to_the_caller(tmp_path):
     assert 0 <= got["win"] <= 1
 
 
+def test_a_helper_that_takes_too_long_is_ended(tmp_path):
+    got = _fresh_process(
+        """
+        import json, time
+        from tournaments import precompile
+        precompile.WAIT_LIMIT = 0.2
+        precompile.start(["systems", "simulator"])
+        helper = precompile._helpers["systems"]
+        t = time.monotonic()
+        precompile.wait("systems")
+        precompile.wait("simulator")
+        waited = time.monotonic() - t
+        helper.proc.join(5)
+        print(json.dumps({"waited": waited, "alive": helper.proc.is_alive(), "cached": precompile.cached("systems")}))
+        """,
+        tmp_path,
+    )
+    assert got["waited"] < 5 and got["alive"] is False and got["cached"] is False
+
+
 def test_waiting_for_a_part_nobody_compiles_returns_at_once():
     precompile.wait("systems")
     precompile.wait("simulator")

@@ -6,14 +6,14 @@ executor's warm-up: 10-60 s, in a process of its own) and, for the trust line, t
 simulator (about 6 s). Of the first and the last the main process needs nothing but numba's disk
 cache filled, so ``start`` has a helper process fill it while the warm-up runs on another core,
 and ``wait(part)`` blocks until the helper has cached that part; the main process then loads it
-in milliseconds. On the 2-core machine this cut the README's quick-start tournament from 36 s to
-about 25 s cold (docs/benchmarks.md).
+in milliseconds. On the 2-core machine this cut the README's quick-start tournament from 36.6 s
+to 20.9 s cold (docs/benchmarks.md).
 
 Nothing is started when the cache already holds a part (a warm run costs two file checks). If
-the helper dies or cannot compile a part, ``wait`` returns all the same and the main process
-compiles it itself, as it would without the helper: the helper only ever saves time. It ignores
-Ctrl-C (the main process ends it on exit: a daemon process), prints no compile notices, and uses
-the start method of the tournament's own worker processes.
+the helper dies, cannot compile a part or takes longer than ``WAIT_LIMIT``, ``wait`` returns all
+the same and the main process compiles what is missing itself, as it would without the helper.
+The helper ignores Ctrl-C (the main process ends it on exit: a daemon process), prints no
+compile notices, and uses the start method of the tournament's own worker processes.
 """
 
 from __future__ import annotations
@@ -21,11 +21,16 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 import threading
+import time
 from collections.abc import Iterable
 
 from envs.core import ParameterError
 
 PARTS = ("systems", "simulator")
+# The longest ``wait`` for one part (seconds): far beyond a compile of a few seconds, short of a
+# hang. A helper forked while another thread of the parent held numba's compiler lock would wait
+# for that lock forever; past this bound it is killed and the caller compiles what is missing.
+WAIT_LIMIT = 180.0
 
 _lock = threading.Lock()
 _helpers: dict[str, _Helper] = {}  # part -> the helper compiling it, until someone waited for it
@@ -93,13 +98,17 @@ class _Helper:
         self.left = set(parts)
 
     def wait(self, part: str) -> None:
+        deadline = time.monotonic() + WAIT_LIMIT
         while part not in self.ready:
             try:
+                if not self.conn.poll(max(0.0, deadline - time.monotonic())):
+                    self.proc.kill()  # stuck (a lock a forked child can never take): do without it
+                    break
                 self.ready.add(self.conn.recv())
             except (EOFError, OSError):  # the helper died: the caller compiles what is missing
                 break
         self.left.discard(part)
-        if not self.left:
+        if not self.left or not self.proc.is_alive():
             self.conn.close()
             self.proc.join(timeout=5)
 
