@@ -47,11 +47,13 @@ def _functions(part: str) -> list:
     return [kernels.run_chunks]
 
 
-def cached(part: str) -> bool:
-    """Whether numba's disk cache holds ``part`` (False when that cannot be told)."""
+def cached(part: str) -> bool | None:
+    """Whether numba's disk cache holds ``part`` (None when that cannot be told): the helper
+    starts unless it does, and a caller can say "compiling, first run only" when it does not."""
     from envs.core.specialise import on_disk
 
-    return all(on_disk(f) for f in _functions(part))
+    held = [on_disk(f) for f in _functions(part)]
+    return None if None in held else all(held)
 
 
 def compile_part(part: str) -> None:

@@ -277,7 +277,7 @@ def trust(
         **options,
     )
     kwargs["championships"] = championships or _championships(_expected_games(system, n, options))
-    if announce is not None and simulator_cached() is False:
+    if announce is not None and precompile.cached("simulator") is False:
         announce()
     precompile.wait("simulator")  # the command line has a helper compile it during the games
     try:
@@ -446,13 +446,3 @@ def _normal_quantile(p: float) -> float:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < p else (lo, mid)
     return (lo + hi) / 2
-
-
-def simulator_cached() -> bool | None:
-    """Whether numba's disk cache holds the study's compiled simulator (None when that cannot be
-    told): a caller can say "compiling, first run only" before the first trust line."""
-    from envs.core.specialise import on_disk
-
-    from .study import kernels
-
-    return on_disk(kernels.run_chunks)
