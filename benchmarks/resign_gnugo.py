@@ -11,7 +11,10 @@ Opening k is ``random_opening`` of 2 plies drawn with seed k, MCTS Black in the 
 game prints one JSON line: the result and its reason, the plies, the final Tromp-Taylor margin
 from MCTS's view (komi included) and the points MCTS owns at the end (the game's ``owners``), so
 that the lost games' margins, the moves resignation saves and any resignation of a won game can
-be read off. GNU Go plays with Chinese rules and captures all dead stones, so the final count is
+be read off. A game played with resignation off also says where resignation on would have ended
+it (``resign_ply``: the agent's rule applied to its root win rate after each move; None: never),
+since the rule only ends a game and changes no move before: one game played out gives both
+figures, also where a clock makes two runs of an opening differ. GNU Go plays with Chinese rules and captures all dead stones, so the final count is
 the game's real score.
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 
@@ -26,7 +30,9 @@ import numpy as np
 
 import agents
 import envs
+from agents.base import RESIGN_PLY
 from agents.openings import random_opening
+from envs.core import kernel as C
 from envs.core.specialise import hooks
 from tournaments.play import play_game
 from tournaments.records import game_sgf
@@ -71,6 +77,7 @@ def main(argv=None) -> int:
             seat = k % 2
             for resign in {"both": (False, True), "off": (False,), "on": (True,)}[args.resign]:
                 bot = agents.make(args.agent, seed=k)
+                values = _record_values(bot)
                 outcome = play_game(game, [bot, gnugo] if seat == 0 else [gnugo, bot], opening=opening, resign=resign)
                 hooks(game.spec).owners(outcome.state, game.kernel_params, owners)
                 lead = game.score(outcome.state)
@@ -85,6 +92,7 @@ def main(argv=None) -> int:
                         "margin": lead if seat == 0 else -lead,
                         "mcts_points": int((owners == seat + 1).sum()),
                         "seconds": round(outcome.seconds, 1),
+                        "resign_ply": None if resign else _resign_ply(bot, values),
                     }
                 )
                 print(line, flush=True)
@@ -101,6 +109,39 @@ def main(argv=None) -> int:
         if out:
             out.close()
     return 0
+
+
+def _record_values(bot) -> list:
+    """A list that fills with ``(ply, root win rate)`` for each of ``bot``'s moves (its
+    ``last_stats["value"]``: NaN where no search ran, one legal move)."""
+    values = []
+    act = bot.act
+
+    def recorded(game, state):
+        action = act(game, state)
+        values.append((int(state[C.H_PLY]), float(bot.last_stats.get("value", float("nan")))))
+        return action
+
+    bot.act = recorded
+    return values
+
+
+def _resign_ply(bot, values):
+    """The ply at which ``bot`` would have resigned this game with resignation on, by its rule
+    (``agents.base.Resigner``: a root win rate under ``resign`` for ``resign_moves`` moves in a row,
+    not before ``RESIGN_PLY``; a move without a search is not judged), or None. The moves before it
+    are the ones a game with resignation on plays: the rule only ends a game."""
+    threshold, moves = getattr(bot, "resign", 0), getattr(bot, "resign_moves", 1)
+    if not threshold:
+        return None
+    streak = 0
+    for ply, value in values:
+        if math.isnan(value):
+            continue
+        streak = streak + 1 if value < threshold else 0
+        if streak >= moves and ply >= RESIGN_PLY:
+            return ply
+    return None
 
 
 if __name__ == "__main__":
