@@ -14,8 +14,8 @@ that the lost games' margins, the moves resignation saves and any resignation of
 be read off. A game played with resignation off also says where resignation on would have ended
 it (``resign_ply``: the agent's rule applied to its root win rate after each move; None: never),
 since the rule only ends a game and changes no move before: one game played out gives both
-figures, also where a clock makes two runs of an opening differ. GNU Go plays with Chinese rules and captures all dead stones, so the final count is
-the game's real score.
+figures, also where a clock makes two runs of an opening differ. GNU Go plays with Chinese rules
+and captures all dead stones, so the final count is the game's real score.
 """
 
 from __future__ import annotations
