@@ -30,7 +30,7 @@ import numpy as np
 
 import agents
 import envs
-from agents.base import RESIGN_PLY
+from agents.base import Resign, Resigner, resignation
 from agents.openings import random_opening
 from envs.core import kernel as C
 from envs.core.specialise import hooks
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
                         "margin": lead if seat == 0 else -lead,
                         "mcts_points": int((owners == seat + 1).sum()),
                         "seconds": round(outcome.seconds, 1),
-                        "resign_ply": None if resign else _resign_ply(bot, values),
+                        "resign_ply": None if resign else _resign_ply(game, bot, values),
                     }
                 )
                 print(line, flush=True)
@@ -112,35 +112,36 @@ def main(argv=None) -> int:
 
 
 def _record_values(bot) -> list:
-    """A list that fills with ``(ply, root win rate)`` for each of ``bot``'s moves (its
+    """A list that fills with ``(position, root win rate)`` for each of ``bot``'s moves (its
     ``last_stats["value"]``: NaN where no search ran, one legal move)."""
     values = []
     act = bot.act
 
     def recorded(game, state):
         action = act(game, state)
-        values.append((int(state[C.H_PLY]), float(bot.last_stats.get("value", float("nan")))))
+        values.append((state.copy(), float(bot.last_stats.get("value", float("nan")))))
         return action
 
     bot.act = recorded
     return values
 
 
-def _resign_ply(bot, values):
-    """The ply at which ``bot`` would have resigned this game with resignation on, by its rule
-    (``agents.base.Resigner``: a root win rate under ``resign`` for ``resign_moves`` moves in a row,
-    not before ``RESIGN_PLY``; a move without a search is not judged), or None. The moves before it
-    are the ones a game with resignation on plays: the rule only ends a game."""
-    threshold, moves = getattr(bot, "resign", 0), getattr(bot, "resign_moves", 1)
-    if not threshold:
+def _resign_ply(game, bot, values):
+    """The ply at which ``bot`` would have resigned this game with resignation on, by its own rule
+    (``agents.base.Resigner`` fed its root win rates; a move without a search is not judged), or
+    None. The moves before it are the ones a game with resignation on plays: the rule only ends a
+    game."""
+    if not getattr(bot, "resign", 0):
         return None
-    streak = 0
-    for ply, value in values:
-        if math.isnan(value):
-            continue
-        streak = streak + 1 if value < threshold else 0
-        if streak >= moves and ply >= RESIGN_PLY:
-            return ply
+    rule = Resigner(bot.resign_moves)
+    with resignation(True):
+        for state, value in values:
+            if math.isnan(value):
+                continue
+            try:
+                rule.judge(game, state, value < bot.resign, "")
+            except Resign:
+                return int(state[C.H_PLY])
     return None
 
 
