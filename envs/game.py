@@ -148,6 +148,21 @@ class Game:
         """The read-only int64 parameter array compiled code passes to the kernel with a state."""
         return self._p
 
+    def kernel_params_under(self, **params) -> np.ndarray:
+        """``kernel_params`` with some rule parameters changed (checked as the constructor checks
+        them), for a search that plays this game's states under other rules: Go's MCTS, losing,
+        searches under a komi that makes its expected score an even game (a dynamic komi). The
+        signature stays this game's, so its states run unchanged; a parameter that changes the
+        state's layout or the actions (``size``, ``max_moves``) is refused."""
+        other = type(self)(rules=self.rules, **{**self.params, **params})
+        if (other.num_actions, other.state_len, other.max_moves) != (self.num_actions, self.state_len, self.max_moves):
+            changed = ", ".join(f"{k}={v!r}" for k, v in params.items())
+            raise ParameterError(f"{changed}: changes the states or actions of {self!r}, not only its rules")
+        p = other._p.copy()
+        p[C.P_SIG] = self._p[C.P_SIG]
+        p.flags.writeable = False
+        return p
+
     def initial_state(self, seed: SeedLike | None = None) -> np.ndarray:
         """The start position. ``seed`` matters only where the game has chance (the deal)."""
         s = np.zeros(self.state_len, dtype=np.int64)

@@ -223,6 +223,20 @@ def test_area_scoring_with_komi_and_neutral_points(komi, score, returns):
     assert list(game.returns(state)) == returns
 
 
+def test_kernel_params_under_another_komi_score_this_games_states_by_it():
+    """A search under another komi (MCTS's even komi in a lost game) runs this game's states."""
+    game = envs.make_game("go", size=5, komi=0.5)
+    state = game.from_text(DAME)
+    even = game.kernel_params_under(komi=-1.5)
+    assert even[C.P_SIG] == game.kernel_params[C.P_SIG] and not even.flags.writeable
+    assert K.score(state, even) == 3 and K.score(state, game.kernel_params) == -1  # twice the score
+    assert game.komi == 0.5  # the game itself is unchanged
+    with pytest.raises(ParameterError, match="size=7: changes the states"):
+        game.kernel_params_under(size=7)
+    with pytest.raises(ParameterError, match="komi=0.25"):
+        game.kernel_params_under(komi=0.25)
+
+
 def test_two_consecutive_passes_end_the_game():
     game = envs.make_game("go", size=5)
     state = game.apply(game.initial_state(), 25)
