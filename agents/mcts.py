@@ -66,10 +66,12 @@ _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
 DEFAULT_RESIGN = 0.05
 DEFAULT_RESIGN_MOVES = 3  # consecutive lost moves before resigning (KataGo's default)
 LOSING = 0.2  # root win rate under which a game won by a count is played for the count (see _keep_living)
+HOPELESS = 0.05  # ... and Go, with its komi, searched for its score (_even_komi): a game engines resign
 AREA_CANDIDATES = 8  # a losing position's moves compared by their count: the most visited ones
 SAFE_CANDIDATES = 6  # most visited moves checked for handing the opponent a forced win
 CHECK_SHARE = 0.2  # of a move's time, left for those checks (Gomoku 15x15: 0.1-0.15 s of 1 s)
 AREA_PLAYOUTS = 64  # playouts after each of them
+SCORE_SHARE = 0.75  # of a lost Go move's budget, searched under a komi that makes it even (_even_komi)
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
@@ -111,10 +113,15 @@ class MCTSAgent(Agent):
     game's runner records resignations (``arbiter play``, ``arbiter gtp`` and tournaments do,
     unless given ``--no-resign``; Gymnasium and PettingZoo opponents play every game out). At the
     root the agent never plays a move the game calls self-harm (Go: filling its own true eye)
-    while another is legal; and when the game is being lost (the root's win rate under
-    ``LOSING``, 0.2) in a game won by a count (Go's area, Othello's discs), it plays the move of
-    the best mean final count over ``AREA_PLAYOUTS`` playouts after each of its most visited
-    moves: a lost game played out ends by a smaller margin, with more of its groups alive.
+    while another is legal. A game won by a count plays for the count once it is lost: Go,
+    under a win rate of ``HOPELESS`` (0.05, where engines resign), searches again under the komi
+    that makes its expected score an even game (``_even_komi``; ``SCORE_SHARE``, three quarters,
+    of each later lost move's budget goes to that search, the rest to checking under the game's
+    own komi that the game is still lost, which also judges resignation; ``last_stats["komi"]``
+    says which komi was searched), and a game without a komi (Othello), under ``LOSING`` (0.2),
+    plays the move of the best mean final count over ``AREA_PLAYOUTS`` playouts after each of
+    its most visited moves. A lost game played out ends by a smaller margin, with more of its
+    groups alive.
     """
 
     summary = (
@@ -180,6 +187,7 @@ class MCTSAgent(Agent):
         self._memory = None  # (game, root state, trees, action played) of the last search
         self._bank = 0.0  # seconds saved (or, below 0, overspent) so far this game
         self._last_ply = -1
+        self._lost_at = -1  # the ply of our last move searched as lost (see _even_komi)
 
     def settings(self, game):
         """The options that apply to ``game``: 1,000 simulations unless a budget was given, and
@@ -210,7 +218,7 @@ class MCTSAgent(Agent):
     def reset(self) -> None:
         """A new game: forget the last search tree and the time banked."""
         self._memory = None
-        self._bank, self._last_ply = 0.0, -1
+        self._bank, self._last_ply, self._lost_at = 0.0, -1, -1
 
     def warm_up(self, game):
         """A 16-simulation search with this agent's options: the same compiled code, any budget."""
@@ -281,6 +289,7 @@ class MCTSAgent(Agent):
                 "nodes": 0,
                 "depth": 0,
                 "value": float("nan"),
+                "komi": None,
             }
             return int(legal[0])
         defences = None
@@ -296,6 +305,7 @@ class MCTSAgent(Agent):
                     "nodes": 0,
                     "depth": 0,
                     "value": 1.0,
+                    "komi": None,
                 }
                 return win
         trees = self._reused_trees(game, state)
@@ -305,34 +315,40 @@ class MCTSAgent(Agent):
         deadline = None
         if budget is not None:  # the threat checks after the search are paid from the budget too
             deadline = start + budget * (1.0 - CHECK_SHARE if tactics.has_threats(game) else 1.0)
-        done = self._search_trees(game, state, trees, deadline, policy)
+        # A game being lost at our last move: a part of the budget checks that it still is (and
+        # judges resignation), the rest searches for the best score (``_even_komi``).
+        ply = int(state[C.H_PLY])
+        was_lost = self._plays_for_score(game) and self._lost_at == ply - 2
+        share = 1.0 - SCORE_SHARE if was_lost else 1.0
+        first_deadline, first_simulations = self._share(start, start, deadline, share)
+        done = self._search_trees(game, state, trees, first_deadline, policy, first_simulations)
         keys, visits, values = _root_children(trees)
-        if self._chance(game):
-            # Decision values are maxima over what the tree found (the study's backup), so the
-            # move is the child of highest value; visits break ties (all zero early in a deal).
-            best = np.lexsort((-visits, -values))[0]
-        elif values.max() >= K.PROVEN_AT or values.max() <= -K.PROVEN_AT:
-            # Two players, root proven (MCTS-Solver): the fastest proven win; facing a proven
-            # loss (every move loses), the move that delays it longest.
-            best = int(np.argmax(values))
+        lost = self._plays_for_score(game) and self._hopeless(visits, values)
+        if was_lost and not lost:  # no longer lost: the rest of the budget on the game's rules
+            done += self._search_trees(game, state, trees, deadline, policy, self._rest(first_simulations))
+            keys, visits, values = _root_children(trees)
+        best = self._robust(game, state, keys, visits, values, defences)
+        value = values[best]  # under the game's own rules: resignation judges it
+        komi = None
+        if lost:
+            komi = self._even_komi(game, state, int(keys[best]), policy)
+            if was_lost:
+                rest_deadline, rest = deadline, self._rest(first_simulations)
+            else:  # found lost only now: this move searches for the score on top of its budget
+                rest_deadline, rest = self._share(start, time.perf_counter(), deadline, SCORE_SHARE)
+            scored = [self._fresh_tree() for _ in range(self.threads)]
+            params = game.kernel_params_under(komi=komi)
+            done += self._search_trees(game, state, scored, rest_deadline, policy, rest, params)
+            score_keys, score_visits, score_values = _root_children(scored)
+            pick = self._robust(game, state, score_keys, score_visits, score_values, defences)
+            action = int(score_keys[self._keep_living(game, state, score_keys, score_visits, score_values, pick)])
+            self._lost_at = ply
+        elif self._chance(game):
+            action = int(keys[best])
         else:
-            # Two players: the robust child, most visits, among the moves not proven lost; equal
-            # counts go to the higher value; but never a move after which the opponent can end
-            # the game at once as a win, and (a game with a threat-space search) not one that
-            # hands the opponent a forced win where one of the next most visited does not.
-            open_ = np.flatnonzero(values > -K.PROVEN_AT)
-            if defences:  # the opponent has a forced win: only the moves that stop it
-                stop = np.flatnonzero(np.isin(keys, defences) & (values > -K.PROVEN_AT))
-                open_ = stop if len(stop) else open_
-            ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
-            sound = (i for i in ranked if not tactics.loses_at_once(game, state, int(keys[i])))
-            first = list(itertools.islice(sound, SAFE_CANDIDATES)) or [ranked[0]]
-            best = next((i for i in first if not tactics.hands_a_forced_win(game, state, int(keys[i]))), first[0])
-        if not self._chance(game):
-            best = self._keep_living(game, state, keys, visits, values, best)
-        action = int(keys[best])
+            action = int(keys[self._keep_living(game, state, keys, visits, values, best)])
         if self.resign > 0 and game.num_players == 2 and not self._chance(game):
-            win = _result(values[best])  # a proven loss is 0, a proven win 1
+            win = _result(value)  # a proven loss is 0, a proven win 1
             self._resigner.judge(
                 game,
                 state,
@@ -348,25 +364,97 @@ class MCTSAgent(Agent):
             "budget": budget,
             "nodes": sum(int(t.meta[K.USED]) for t in trees),
             "depth": max(int(t.meta[K.DEPTH]) for t in trees),
-            "value": _result(values[best]),
+            "value": _result(value),
+            "komi": komi,
         }
         return action
+
+    def _robust(self, game, state, keys, visits, values, defences):
+        """The root child to play (an index into ``keys``) by the search's values and visits."""
+        if self._chance(game):
+            # Decision values are maxima over what the tree found (the study's backup), so the
+            # move is the child of highest value; visits break ties (all zero early in a deal).
+            return np.lexsort((-visits, -values))[0]
+        if values.max() >= K.PROVEN_AT or values.max() <= -K.PROVEN_AT:
+            # Two players, root proven (MCTS-Solver): the fastest proven win; facing a proven
+            # loss (every move loses), the move that delays it longest.
+            return int(np.argmax(values))
+        # Two players: the robust child, most visits, among the moves not proven lost; equal
+        # counts go to the higher value; but never a move after which the opponent can end
+        # the game at once as a win, and (a game with a threat-space search) not one that
+        # hands the opponent a forced win where one of the next most visited does not.
+        open_ = np.flatnonzero(values > -K.PROVEN_AT)
+        if defences:  # the opponent has a forced win: only the moves that stop it
+            stop = np.flatnonzero(np.isin(keys, defences) & (values > -K.PROVEN_AT))
+            open_ = stop if len(stop) else open_
+        ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
+        sound = (i for i in ranked if not tactics.loses_at_once(game, state, int(keys[i])))
+        first = list(itertools.islice(sound, SAFE_CANDIDATES)) or [ranked[0]]
+        return next((i for i in first if not tactics.hands_a_forced_win(game, state, int(keys[i]))), first[0])
+
+    def _hopeless(self, visits, values) -> bool:
+        """Whether a search says the game is lost: its most visited move's win rate under
+        ``HOPELESS`` (or the resignation threshold, if higher), and no proof either way. Only
+        there is the game played for its score: above it a comeback is still worth playing for."""
+        if values.max() >= K.PROVEN_AT or values.max() <= -K.PROVEN_AT:
+            return False  # proven: the fastest win, or the longest delay of a loss
+        top = int(np.lexsort((-values, -visits))[0])
+        return float(values[top]) < max(HOPELESS, self.resign)
+
+    def _plays_for_score(self, game) -> bool:
+        """A two-player game won by a count whose rules have a komi: lost, it is searched again
+        under the komi that makes the expected score an even game (``_even_komi``)."""
+        return game.num_players == 2 and _counted(game) and game.komi is not None
+
+    def _even_komi(self, game, state, action, policy) -> float:
+        """The komi under which the mover's expected score after ``action`` (the mean count of
+        ``AREA_PLAYOUTS`` playouts, ``area_after``) is an even game, a half point above it.
+
+        A search of a lost game under the real komi sees every move lose and tells them apart by
+        noise: it plays for a miracle, or passes, while the opponent kills its groups. Under this
+        komi the same search wins by keeping what the playouts expect it to keep and loses by
+        losing a group, so it defends: a dynamic komi, as Pachi plays handicap games (Baudis,
+        "Balancing MCTS by dynamically adjusting the komi value", ICGA Journal 2011). The game's
+        own komi still judges resignation."""
+        code = compiled(__name__, game.spec)
+        work = np.empty_like(state)
+        moves = np.empty(game.num_actions, dtype=np.int64)
+        cells = np.empty(game.board_size**2, dtype=np.int64)
+        count = code.area_after(game.kernel_params, state, action, policy, AREA_PLAYOUTS, self.rng, work, moves, cells)
+        cap = game.board_size**2 - 0.5
+        target = float(np.clip(np.floor(count) + 0.5, -cap, cap))  # the mover wins by beating it
+        return target if int(state[C.H_PLAYER]) == 0 else -target  # komi is White's
+
+    def _share(self, start, now, deadline, share):
+        """(deadline, simulations) of ``share`` of a move's budget (which began at ``start`` and
+        ends at ``deadline``; None: no clock), counted from ``now``."""
+        if deadline is not None:
+            deadline = now + share * (deadline - start)
+        simulations = self.simulations
+        if simulations is not None and share < 1.0:
+            simulations = max(1, round(share * simulations))
+        return deadline, simulations
+
+    def _rest(self, spent):
+        """The simulations left of the move's budget after ``spent`` (None: no such budget)."""
+        return None if self.simulations is None else max(1, self.simulations - spent)
 
     def _keep_living(self, game, state, keys, visits, values, best):
         """The root child to play instead of ``best`` (an index into ``keys``): never a move the
         game calls self-harm while another is legal; and when the game is being lost (the most
-        visited move's win rate under ``LOSING``), in a game won by a count, the candidate whose
-        playouts end with the best count: win rates all near 0 no longer tell moves apart, and a
-        search that maximises them plays for a miracle (an invasion that needs the opponent to
-        blunder) while its own groups die; the count prefers the moves that keep them."""
+        visited move's win rate under ``LOSING``), in a game won by a count that has no komi to
+        search under (Othello; Go: ``_even_komi``), the candidate whose playouts end with the
+        best count: win rates all near 0 no longer tell moves apart, and a search that maximises
+        them plays for a miracle while its own discs or groups are lost; the count prefers the
+        moves that keep them."""
         ranked = [int(i) for i in np.lexsort((-values, -visits))]
         sound = [i for i in ranked if not game.unchecked.self_harm(state, int(keys[i]))]  # ``act`` checked it
         if not sound:
             return best
         if best not in sound:
             best = next((i for i in sound if not tactics.loses_at_once(game, state, int(keys[i]))), sound[0])
-        if not _counted(game) or values[ranked[0]] >= max(LOSING, self.resign):
-            return best
+        if not _counted(game) or self._plays_for_score(game) or values[ranked[0]] >= max(LOSING, self.resign):
+            return best  # (a game with a komi is searched for its score instead: ``_even_komi``)
         candidates = [i for i in sound if visits[i] > 0][:AREA_CANDIDATES]
         candidates = [i for i in candidates if not tactics.loses_at_once(game, state, int(keys[i]))] or candidates
         if len(candidates) < 2:
@@ -445,26 +533,29 @@ class MCTSAgent(Agent):
         """One player against chance: the patience study's decision and chance nodes."""
         return game.num_players == 1 and game.spec.chance_outcomes > 0
 
-    def _search_trees(self, game, state, trees, deadline, policy) -> int:
-        """Search every tree, one per thread (the compiled search releases the GIL); return the
-        simulations run in all. A simulation budget is shared out, a time budget is every tree's."""
+    def _search_trees(self, game, state, trees, deadline, policy, simulations, params=None) -> int:
+        """Search every tree, one per thread (the compiled search releases the GIL), until
+        ``deadline`` or ``simulations`` (None: no such limit), under ``params`` (default: the
+        game's kernel parameters); return the simulations run in all. A simulation budget is
+        shared out, a time budget is every tree's."""
         early = self._manages_time(game)
+        p = game.kernel_params if params is None else params
         if len(trees) == 1:
-            return self._search(game, state, trees[0], deadline, early, policy, self.rng, self.simulations)
+            return self._search(game, p, state, trees[0], deadline, early, policy, self.rng, simulations)
         shares = [None] * len(trees)
-        if self.simulations is not None:
-            shares = [self.simulations // len(trees) + (k < self.simulations % len(trees)) for k in range(len(trees))]
+        if simulations is not None:
+            shares = [simulations // len(trees) + (k < simulations % len(trees)) for k in range(len(trees))]
         with ThreadPoolExecutor(len(trees)) as pool:
             futures = [
-                pool.submit(self._search, game, state, tree, deadline, early, policy, rng, share)
+                pool.submit(self._search, game, p, state, tree, deadline, early, policy, rng, share)
                 for tree, rng, share in zip(trees, self._rngs, shares)
             ]
             return sum(f.result() for f in futures)
 
-    def _search(self, game, state, tree, deadline, early, policy, rng, simulations) -> int:
-        """Run simulations on one tree until the budget is spent (``early``: or until its most
-        visited root move cannot be overtaken in the time left); return how many ran."""
-        p = game.kernel_params
+    def _search(self, game, p, state, tree, deadline, early, policy, rng, simulations) -> int:
+        """Run simulations on one tree under kernel parameters ``p`` until the budget is spent
+        (``early``: or until its most visited root move cannot be overtaken in the time left);
+        return how many ran."""
         chance = int(self._chance(game))
         rave = self._rave(game)
         code = compiled(K, game.spec)

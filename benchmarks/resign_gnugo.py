@@ -14,8 +14,10 @@ that the lost games' margins, the moves resignation saves and any resignation of
 be read off. A game played with resignation off also says where resignation on would have ended
 it (``resign_ply``: the agent's rule applied to its root win rate after each move; None: never),
 since the rule only ends a game and changes no move before: one game played out gives both
-figures, also where a clock makes two runs of an opening differ. GNU Go plays with Chinese rules
-and captures all dead stones, so the final count is the game's real score.
+figures, also where a clock makes two runs of an opening differ; ``score_ply`` is the first
+ply MCTS searched for its score under an even komi (a lost game, ``agents.mcts``), and
+``score_moves`` how many of its moves it did. GNU Go plays with Chinese rules and captures all
+dead stones, so the final count is the game's real score.
 """
 
 from __future__ import annotations
@@ -93,6 +95,8 @@ def main(argv=None) -> int:
                         "mcts_points": int((owners == seat + 1).sum()),
                         "seconds": round(outcome.seconds, 1),
                         "resign_ply": None if resign else _resign_ply(game, bot, values),
+                        "score_ply": next((int(s[C.H_PLY]) for s, _, komi in values if komi is not None), None),
+                        "score_moves": sum(komi is not None for _, _, komi in values),
                     }
                 )
                 print(line, flush=True)
@@ -112,14 +116,16 @@ def main(argv=None) -> int:
 
 
 def _record_values(bot) -> list:
-    """A list that fills with ``(position, root win rate)`` for each of ``bot``'s moves (its
-    ``last_stats["value"]``: NaN where no search ran, one legal move)."""
+    """A list that fills with ``(position, root win rate, komi searched)`` for each of ``bot``'s
+    moves (its ``last_stats`` ``value``, NaN where no search ran, one legal move; and ``komi``,
+    not None where the lost game was searched for its score under an even komi)."""
     values = []
     act = bot.act
 
     def recorded(game, state):
         action = act(game, state)
-        values.append((state.copy(), float(bot.last_stats.get("value", float("nan")))))
+        stats = bot.last_stats
+        values.append((state.copy(), float(stats.get("value", float("nan"))), stats.get("komi")))
         return action
 
     bot.act = recorded
@@ -135,7 +141,7 @@ def _resign_ply(game, bot, values):
         return None
     rule = Resigner(bot.resign_moves)
     with resignation(True):
-        for state, value in values:
+        for state, value, _ in values:
             if math.isnan(value):
                 continue
             try:

@@ -90,6 +90,36 @@ def test_mcts_with_resign_off_plays_on_and_keeps_its_eyes():
         assert game.score(outcome.state) == -33 - 7.5  # Black keeps its 8 points: the group lives
 
 
+# The same lost game, Black's group now with a straight three for its eye space (a7, b7, c7): b7
+# makes two eyes; after any other move, a pass included, White takes b7 and the group dies.
+THREE = LOST.replace("7 . x . x o . o", "7 . . . x o . o")
+
+
+def test_mcts_losing_a_go_game_plays_for_its_score_and_saves_its_group():
+    game = go()
+    state = game.from_text(THREE.format(mover="x", ply=40))
+    for seed in range(3):
+        bot = agents.make("mcts", simulations=200, resign=0, seed=seed)
+        assert game.action_to_str(state, bot.act(game, state)) == "B7"
+        assert bot.last_stats["value"] < 0.05  # lost under the game's own komi, 7.5
+        # searched again under the komi that makes its expected score even: 8 points to 41
+        assert -40.5 < bot.last_stats["komi"] < -25.5
+    outcome = play_game(game, [agents.make("mcts", simulations=200, resign=0, seed=0), TakesB7()], state=state)
+    assert outcome.reason == NORMAL and outcome.moves[0] == "B7"
+    assert game.score(outcome.state) == -33 - 7.5  # the group lives: Black keeps its 8 points
+
+
+class TakesB7(Script):
+    """White takes b7, the vital point of Black's eye space in ``THREE``, if Black leaves it."""
+
+    def __init__(self):
+        super().__init__([])
+
+    def act(self, game, state):
+        b7 = game.str_to_action(game.initial_state(), "b7")
+        return b7 if game.is_legal(state, b7) else game.pass_action
+
+
 def test_no_resignation_outside_a_runner_or_when_winning():
     game = go()
     lost = game.from_text(LOST.format(mover="x", ply=40))
