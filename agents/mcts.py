@@ -416,11 +416,7 @@ class MCTSAgent(Agent):
         losing a group, so it defends: a dynamic komi, as Pachi plays handicap games (Baudis,
         "Balancing MCTS by dynamically adjusting the komi value", ICGA Journal 2011). The game's
         own komi still judges resignation."""
-        code = compiled(__name__, game.spec)
-        work = np.empty_like(state)
-        moves = np.empty(game.num_actions, dtype=np.int64)
-        cells = np.empty(game.board_size**2, dtype=np.int64)
-        count = code.area_after(game.kernel_params, state, action, policy, AREA_PLAYOUTS, self.rng, work, moves, cells)
+        count = self._count_after(game, state, action, policy)
         cap = game.board_size**2 - 0.5
         target = float(np.clip(np.floor(count) + 0.5, -cap, cap))  # the mover wins by beating it
         return target if int(state[C.H_PLAYER]) == 0 else -target  # komi is White's
@@ -459,18 +455,24 @@ class MCTSAgent(Agent):
         candidates = [i for i in candidates if not tactics.loses_at_once(game, state, int(keys[i]))] or candidates
         if len(candidates) < 2:
             return best
-        code = compiled(__name__, game.spec)
-        work = np.empty_like(state)
-        moves = np.empty(game.num_actions, dtype=np.int64)
-        cells = np.empty(game.board_size**2, dtype=np.int64)
         policy = self._policy(game)
-        counts = [
-            code.area_after(
-                game.kernel_params, state, int(keys[i]), policy, AREA_PLAYOUTS, self.rng, work, moves, cells
-            )
-            for i in candidates
-        ]
+        counts = [self._count_after(game, state, int(keys[i]), policy) for i in candidates]
         return candidates[int(np.argmax(counts))]  # the first of the best: most visits among equals
+
+    def _count_after(self, game, state, action, policy) -> float:
+        """The mover's mean final count after ``action`` over ``AREA_PLAYOUTS`` playouts of
+        ``policy`` (``area_after``), drawn from the agent's random stream."""
+        return compiled(__name__, game.spec).area_after(
+            game.kernel_params,
+            state,
+            action,
+            policy,
+            AREA_PLAYOUTS,
+            self.rng,
+            np.empty_like(state),
+            np.empty(game.num_actions, dtype=np.int64),
+            np.empty(game.board_size**2, dtype=np.int64),
+        )
 
     def _reused_trees(self, game, state):
         """Each tree's subtree of the last search that ``state`` is in, two plies on (our move,
