@@ -15,7 +15,7 @@ be read off. A game played with resignation off also says where resignation on w
 it (``resign_ply``: the agent's rule applied to its root win rate after each move; None: never),
 since the rule only ends a game and changes no move before: one game played out gives both
 figures, also where a clock makes two runs of an opening differ; ``score_ply`` is the first
-ply MCTS searched for its score under an even komi (a lost game, ``agents.mcts``), and
+ply MCTS searched for its score under a komi of its own (a lost game, ``agents.mcts``), and
 ``score_moves`` how many of its moves it did. GNU Go plays with Chinese rules and captures all
 dead stones, so the final count is the game's real score.
 """
@@ -47,6 +47,12 @@ def main(argv=None) -> int:
     parser.add_argument("--agent", default="mcts:simulations=200")
     parser.add_argument("--level", type=int, default=10, help="GNU Go's level")
     parser.add_argument("--size", type=int, default=9)
+    parser.add_argument(
+        "--gnugo-seed",
+        type=int,
+        default=1,
+        help="GNU Go's random seed: without one it seeds from the clock, and a run cannot be repeated",
+    )
     parser.add_argument("--out", help="append the JSON lines to this file too")
     parser.add_argument("--sgf", metavar="DIR", help="write each game's record there (opening<K>-resign-<on|off>.sgf)")
     parser.add_argument(
@@ -66,9 +72,10 @@ def main(argv=None) -> int:
         "--chinese-rules",
         "--capture-all-dead",
         "--positional-superko",
+        "--seed",
+        str(args.gnugo_seed),
     ]
     game = envs.make_game("go", size=args.size, komi=7.5)
-    gnugo = agents.make("gtp", command=command, move_time=120)
     owners = np.empty(args.size * args.size, dtype=np.int64)
     if args.sgf:
         os.makedirs(args.sgf, exist_ok=True)
@@ -80,7 +87,15 @@ def main(argv=None) -> int:
             for resign in {"both": (False, True), "off": (False,), "on": (True,)}[args.resign]:
                 bot = agents.make(args.agent, seed=k)
                 values = _record_values(bot)
-                outcome = play_game(game, [bot, gnugo] if seat == 0 else [gnugo, bot], opening=opening, resign=resign)
+                # a GNU Go started for each game: its seed then makes each game's moves the same
+                # in any run, whichever games its process played before
+                gnugo = agents.make("gtp", command=command, move_time=120)
+                try:
+                    outcome = play_game(
+                        game, [bot, gnugo] if seat == 0 else [gnugo, bot], opening=opening, resign=resign
+                    )
+                finally:
+                    gnugo.close()
                 hooks(game.spec).owners(outcome.state, game.kernel_params, owners)
                 lead = game.score(outcome.state)
                 line = json.dumps(
@@ -109,7 +124,6 @@ def main(argv=None) -> int:
                     out.write(line + "\n")
                     out.flush()
     finally:
-        gnugo.close()
         if out:
             out.close()
     return 0
@@ -118,7 +132,7 @@ def main(argv=None) -> int:
 def _record_values(bot) -> list:
     """A list that fills with ``(position, root win rate, komi searched)`` for each of ``bot``'s
     moves (its ``last_stats`` ``value``, NaN where no search ran, one legal move; and ``komi``,
-    not None where the lost game was searched for its score under an even komi)."""
+    not None where the lost game was searched for its score under a komi of its own)."""
     values = []
     act = bot.act
 
