@@ -66,12 +66,13 @@ _CHUNK_SECONDS = 0.02  # a time budget checks the clock about this often
 DEFAULT_RESIGN = 0.05
 DEFAULT_RESIGN_MOVES = 3  # consecutive lost moves before resigning (KataGo's default)
 LOSING = 0.2  # root win rate under which a game won by a count is played for the count (see _keep_living)
-HOPELESS = 0.05  # ... and Go, with its komi, searched for its score (_even_komi): a game engines resign
+HOPELESS = 0.05  # ... and Go, with its komi, searched for its score (_score_komi): a game engines resign
 AREA_CANDIDATES = 8  # a losing position's moves compared by their count: the most visited ones
 SAFE_CANDIDATES = 6  # most visited moves checked for handing the opponent a forced win
 CHECK_SHARE = 0.2  # of a move's time, left for those checks (Gomoku 15x15: 0.1-0.15 s of 1 s)
-AREA_PLAYOUTS = 64  # playouts after each of them
-SCORE_SHARE = 0.75  # of a lost Go move's budget, searched under a komi that makes it even (_even_komi)
+AREA_PLAYOUTS = 64  # playouts after each of them (or after a lost Go move, for _score_komi)
+SCORE_QUANTILE = 0.25  # of those counts, the one a lost Go game's search plays to stay above
+SCORE_SHARE = 0.75  # of a lost Go move's budget, searched under a komi that moves with it (_score_komi)
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
@@ -114,11 +115,11 @@ class MCTSAgent(Agent):
     unless given ``--no-resign``; Gymnasium and PettingZoo opponents play every game out). At the
     root the agent never plays a move the game calls self-harm (Go: filling its own true eye)
     while another is legal. A game won by a count plays for the count once it is lost: Go,
-    under a win rate of ``HOPELESS`` (0.05, where engines resign), searches again under the komi
-    that makes its expected score an even game (``_even_komi``; ``SCORE_SHARE``, three quarters,
-    of each later lost move's budget goes to that search, the rest to checking under the game's
-    own komi that the game is still lost, which also judges resignation; ``last_stats["komi"]``
-    says which komi was searched), and a game without a komi (Othello), under ``LOSING`` (0.2),
+    under a win rate of ``HOPELESS`` (0.05, where engines resign), searches again under a komi
+    it beats by ending no worse than three playouts in four after its move (``_score_komi``;
+    ``SCORE_SHARE``, three quarters, of each later lost move's budget goes to that search,
+    the rest to checking under the game's own komi that the game is still lost, which also
+    judges resignation; ``last_stats["komi"]`` says which komi was searched), and a game without a komi (Othello), under ``LOSING`` (0.2),
     plays the move of the best mean final count over ``AREA_PLAYOUTS`` playouts after each of
     its most visited moves. A lost game played out ends by a smaller margin, with more of its
     groups alive.
@@ -187,7 +188,7 @@ class MCTSAgent(Agent):
         self._memory = None  # (game, root state, trees, action played) of the last search
         self._bank = 0.0  # seconds saved (or, below 0, overspent) so far this game
         self._last_ply = -1
-        self._lost_at = -1  # the ply of our last move searched as lost (see _even_komi)
+        self._lost_at = -1  # the ply of our last move searched as lost (see _score_komi)
 
     def settings(self, game):
         """The options that apply to ``game``: 1,000 simulations unless a budget was given, and
@@ -234,18 +235,7 @@ class MCTSAgent(Agent):
                 seed=0,
             ).act(game, game.initial_state(seed=0))
             if game.num_players == 2 and _counted(game):  # a lost position's count: compiled now, not mid-game
-                state = game.initial_state(seed=0)
-                compiled(__name__, game.spec).area_after(
-                    game.kernel_params,
-                    state,
-                    int(game.legal_actions(state)[0]),
-                    self._policy(game),
-                    1,
-                    R.new_rng(0),
-                    np.empty_like(state),
-                    np.empty(game.num_actions, dtype=np.int64),
-                    np.empty(game.board_size**2, dtype=np.int64),
-                )
+                self._counts_after(game, game.initial_state(seed=0), None, self._policy(game), 1, R.new_rng(0))
 
     def _act(self, game, state) -> int:
         start, compiled_before = time.perf_counter(), compile_seconds()
@@ -316,7 +306,7 @@ class MCTSAgent(Agent):
         if budget is not None:  # the threat checks after the search are paid from the budget too
             deadline = start + budget * (1.0 - CHECK_SHARE if tactics.has_threats(game) else 1.0)
         # A game being lost at our last move: a part of the budget checks that it still is (and
-        # judges resignation), the rest searches for the best score (``_even_komi``).
+        # judges resignation), the rest searches for the best score (``_score_komi``).
         ply = int(state[C.H_PLY])
         was_lost = self._plays_for_score(game) and self._lost_at == ply - 2
         share = 1.0 - SCORE_SHARE if was_lost else 1.0
@@ -331,7 +321,7 @@ class MCTSAgent(Agent):
         value = values[best]  # under the game's own rules: resignation judges it
         komi = None
         if lost:
-            komi = self._even_komi(game, state, int(keys[best]), policy)
+            komi = self._score_komi(game, state, int(keys[best]), policy)
             if was_lost:
                 rest_deadline, rest = deadline, self._rest(first_simulations)
             else:  # found lost only now: this move searches for the score on top of its budget
@@ -403,22 +393,27 @@ class MCTSAgent(Agent):
 
     def _plays_for_score(self, game) -> bool:
         """A two-player game won by a count whose rules have a komi: lost, it is searched again
-        under the komi that makes the expected score an even game (``_even_komi``)."""
+        under a komi that moves with its expected score (``_score_komi``)."""
         return game.num_players == 2 and _counted(game) and game.komi is not None
 
-    def _even_komi(self, game, state, action, policy) -> float:
-        """The komi under which the mover's expected score after ``action`` (the mean count of
-        ``AREA_PLAYOUTS`` playouts, ``area_after``) is an even game, a half point above it.
+    def _score_komi(self, game, state, action, policy) -> float:
+        """The komi under which the mover wins after ``action`` by ending no worse than the lower
+        quartile (``SCORE_QUANTILE``) of its counts in ``AREA_PLAYOUTS`` playouts: about three
+        playouts in four win.
 
         A search of a lost game under the real komi sees every move lose and tells them apart by
-        noise: it plays for a miracle, or passes, while the opponent kills its groups. Under this
-        komi the same search wins by keeping what the playouts expect it to keep and loses by
-        losing a group, so it defends: a dynamic komi, as Pachi plays handicap games (Baudis,
-        "Balancing MCTS by dynamically adjusting the komi value", ICGA Journal 2011). The game's
-        own komi still judges resignation."""
-        count = self._count_after(game, state, action, policy)
+        noise: it plays for a miracle, or passes, while the opponent kills its groups. Under a
+        komi that moves with the position (a dynamic komi, as Pachi plays handicap games: Baudis,
+        "Balancing MCTS by dynamically adjusting the komi value", ICGA Journal 2011) the same
+        search sees differences again. Set at the expected count (an even game) it would gamble:
+        a move that gains a few points in most playouts and loses a group in the rest wins more
+        often than a safe one. Set at the lower quartile, the safe moves win about three times in
+        four and losing a group is what loses, so the search defends what it has, like a program
+        that is ahead. The game's own komi still judges resignation."""
+        counts = self._counts_after(game, state, action, policy)
         cap = game.board_size**2 - 0.5
-        target = float(np.clip(np.floor(count) + 0.5, -cap, cap))  # the mover wins by beating it
+        floor = float(np.quantile(counts, SCORE_QUANTILE, method="lower"))
+        target = float(np.clip(floor - 0.5, -cap, cap))  # the mover wins by ending above it
         return target if int(state[C.H_PLAYER]) == 0 else -target  # komi is White's
 
     def _share(self, start, now, deadline, share):
@@ -439,7 +434,7 @@ class MCTSAgent(Agent):
         """The root child to play instead of ``best`` (an index into ``keys``): never a move the
         game calls self-harm while another is legal; and when the game is being lost (the most
         visited move's win rate under ``LOSING``), in a game won by a count that has no komi to
-        search under (Othello; Go: ``_even_komi``), the candidate whose playouts end with the
+        search under (Othello; Go: ``_score_komi``), the candidate whose playouts end with the
         best count: win rates all near 0 no longer tell moves apart, and a search that maximises
         them plays for a miracle while its own discs or groups are lost; the count prefers the
         moves that keep them."""
@@ -450,29 +445,34 @@ class MCTSAgent(Agent):
         if best not in sound:
             best = next((i for i in sound if not tactics.loses_at_once(game, state, int(keys[i]))), sound[0])
         if not _counted(game) or self._plays_for_score(game) or values[ranked[0]] >= max(LOSING, self.resign):
-            return best  # (a game with a komi is searched for its score instead: ``_even_komi``)
+            return best  # (a game with a komi is searched for its score instead: ``_score_komi``)
         candidates = [i for i in sound if visits[i] > 0][:AREA_CANDIDATES]
         candidates = [i for i in candidates if not tactics.loses_at_once(game, state, int(keys[i]))] or candidates
         if len(candidates) < 2:
             return best
         policy = self._policy(game)
-        counts = [self._count_after(game, state, int(keys[i]), policy) for i in candidates]
+        counts = [self._counts_after(game, state, int(keys[i]), policy).mean() for i in candidates]
         return candidates[int(np.argmax(counts))]  # the first of the best: most visits among equals
 
-    def _count_after(self, game, state, action, policy) -> float:
-        """The mover's mean final count after ``action`` over ``AREA_PLAYOUTS`` playouts of
-        ``policy`` (``area_after``), drawn from the agent's random stream."""
-        return compiled(__name__, game.spec).area_after(
+    def _counts_after(self, game, state, action, policy, n=AREA_PLAYOUTS, rng=None) -> np.ndarray:
+        """The mover's final counts after ``action`` (None: the first legal move) in ``n``
+        playouts of ``policy`` (``counts_after``), drawn from ``rng`` (default: the agent's
+        random stream)."""
+        if action is None:
+            action = int(game.legal_actions(state)[0])
+        out = np.empty(n, dtype=np.int64)
+        compiled(__name__, game.spec).counts_after(
             game.kernel_params,
             state,
             action,
             policy,
-            AREA_PLAYOUTS,
-            self.rng,
+            self.rng if rng is None else rng,
             np.empty_like(state),
             np.empty(game.num_actions, dtype=np.int64),
             np.empty(game.board_size**2, dtype=np.int64),
+            out,
         )
+        return out
 
     def _reused_trees(self, game, state):
         """Each tree's subtree of the last search that ``state`` is in, two plies on (our move,
@@ -621,13 +621,12 @@ def _counted(game) -> bool:
 
 
 @per_game
-def area_after(p, s, a, policy, n, rng, work, moves, cells):
-    """The mover's mean final count after playing ``a`` in ``s``: over ``n`` playouts of
-    ``policy`` (the agent's), the cells the game's ``owners`` hook gives the mover minus those
-    it gives the opponent (Go: Tromp-Taylor area without komi; Othello: discs)."""
+def counts_after(p, s, a, policy, rng, work, moves, cells, out):
+    """The mover's final count after playing ``a`` in ``s`` in each of ``len(out)`` playouts of
+    ``policy`` (the agent's), written to ``out``: the cells the game's ``owners`` hook gives the
+    mover minus those it gives the opponent (Go: Tromp-Taylor area without komi; Othello: discs)."""
     me = s[C.H_PLAYER] + 1
-    total = 0
-    for _ in range(n):
+    for i in range(out.shape[0]):
         C.copy(work, s, s.shape[0])
         G.apply(work, p, a)
         if policy == K.RANDOM:
@@ -635,12 +634,13 @@ def area_after(p, s, a, policy, n, rng, work, moves, cells):
         else:
             G.playout(work, p, rng, moves, policy)
         G.owners(work, p, cells)
+        total = 0
         for k in range(cells.shape[0]):
             if cells[k] == me:
                 total += 1
             elif cells[k] != 0:
                 total -= 1
-    return total / n
+        out[i] = total
 
 
 def _profile_weight(profile, progress: float) -> float:

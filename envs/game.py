@@ -151,7 +151,7 @@ class Game:
     def kernel_params_under(self, **params) -> np.ndarray:
         """``kernel_params`` with some rule parameters changed (checked as the constructor checks
         them), for a search that plays this game's states under other rules: Go's MCTS, losing,
-        searches under a komi that makes its expected score an even game (a dynamic komi). The
+        searches under a komi that moves with its expected score (a dynamic komi). The
         signature stays this game's, so its states run unchanged; a parameter that changes the
         state's layout or the actions (``size``, ``max_moves``) is refused."""
         other = type(self)(rules=self.rules, **{**self.params, **params})

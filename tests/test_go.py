@@ -224,7 +224,7 @@ def test_area_scoring_with_komi_and_neutral_points(komi, score, returns):
 
 
 def test_kernel_params_under_another_komi_score_this_games_states_by_it():
-    """A search under another komi (MCTS's even komi in a lost game) runs this game's states."""
+    """A search under another komi (MCTS's komi for the score of a lost game) runs this game's states."""
     game = envs.make_game("go", size=5, komi=0.5)
     state = game.from_text(DAME)
     even = game.kernel_params_under(komi=-1.5)

@@ -102,8 +102,9 @@ def test_mcts_losing_a_go_game_plays_for_its_score_and_saves_its_group():
         bot = agents.make("mcts", simulations=200, resign=0, seed=seed)
         assert game.action_to_str(state, bot.act(game, state)) == "B7"
         assert bot.last_stats["value"] < 0.05  # lost under the game's own komi, 7.5
-        # searched again under the komi that makes its expected score even: 8 points to 41
-        assert -40.5 < bot.last_stats["komi"] < -25.5
+        # searched again under a komi that Black beats by keeping its group (8 points to 41),
+        # and not by losing it (0 to 49)
+        assert -49 < bot.last_stats["komi"] < -33
     outcome = play_game(game, [agents.make("mcts", simulations=200, resign=0, seed=0), TakesB7()], state=state)
     assert outcome.reason == NORMAL and outcome.moves[0] == "B7"
     assert game.score(outcome.state) == -33 - 7.5  # the group lives: Black keeps its 8 points
