@@ -119,9 +119,9 @@ class MCTSAgent(Agent):
     it beats by ending no worse than three playouts in four after its move (``_score_komi``;
     ``SCORE_SHARE``, three quarters, of each later lost move's budget goes to that search,
     the rest to checking under the game's own komi that the game is still lost, which also
-    judges resignation; ``last_stats["komi"]`` says which komi was searched), and a game without a komi (Othello), under ``LOSING`` (0.2),
-    plays the move of the best mean final count over ``AREA_PLAYOUTS`` playouts after each of
-    its most visited moves. A lost game played out ends by a smaller margin, with more of its
+    judges resignation; ``last_stats["komi"]`` says which komi was searched), and a game
+    without a komi (Othello), under ``LOSING`` (0.2), plays the move of the best mean final
+    count over ``AREA_PLAYOUTS`` playouts after each of its most visited moves. A lost game played out ends by a smaller margin, with more of its
     groups alive.
     """
 
@@ -412,8 +412,8 @@ class MCTSAgent(Agent):
         that is ahead. The game's own komi still judges resignation."""
         counts = self._counts_after(game, state, action, policy)
         cap = game.board_size**2 - 0.5
-        floor = float(np.quantile(counts, SCORE_QUANTILE, method="lower"))
-        target = float(np.clip(floor - 0.5, -cap, cap))  # the mover wins by ending above it
+        quartile = float(np.quantile(counts, SCORE_QUANTILE, method="lower"))  # a count played
+        target = float(np.clip(quartile - 0.5, -cap, cap))  # the mover wins by ending above it
         return target if int(state[C.H_PLAYER]) == 0 else -target  # komi is White's
 
     def _share(self, start, now, deadline, share):
