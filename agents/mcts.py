@@ -121,8 +121,8 @@ class MCTSAgent(Agent):
     the rest to checking under the game's own komi that the game is still lost, which also
     judges resignation; ``last_stats["komi"]`` says which komi was searched), and a game
     without a komi (Othello), under ``LOSING`` (0.2), plays the move of the best mean final
-    count over ``AREA_PLAYOUTS`` playouts after each of its most visited moves. A lost game played out ends by a smaller margin, with more of its
-    groups alive.
+    count over ``AREA_PLAYOUTS`` playouts after each of its most visited moves. A lost game
+    played out ends by a smaller margin, with more of its groups alive.
     """
 
     summary = (
@@ -235,7 +235,8 @@ class MCTSAgent(Agent):
                 seed=0,
             ).act(game, game.initial_state(seed=0))
             if game.num_players == 2 and _counted(game):  # a lost position's count: compiled now, not mid-game
-                self._counts_after(game, game.initial_state(seed=0), None, self._policy(game), 1, R.new_rng(0))
+                state = game.initial_state(seed=0)
+                self._counts_after(game, state, int(game.legal_actions(state)[0]), self._policy(game), 1, R.new_rng(0))
 
     def _act(self, game, state) -> int:
         start, compiled_before = time.perf_counter(), compile_seconds()
@@ -365,7 +366,7 @@ class MCTSAgent(Agent):
             # Decision values are maxima over what the tree found (the study's backup), so the
             # move is the child of highest value; visits break ties (all zero early in a deal).
             return np.lexsort((-visits, -values))[0]
-        if values.max() >= K.PROVEN_AT or values.max() <= -K.PROVEN_AT:
+        if K.is_proven(values.max()):
             # Two players, root proven (MCTS-Solver): the fastest proven win; facing a proven
             # loss (every move loses), the move that delays it longest.
             return int(np.argmax(values))
@@ -386,7 +387,7 @@ class MCTSAgent(Agent):
         """Whether a search says the game is lost: its most visited move's win rate under
         ``HOPELESS`` (or the resignation threshold, if higher), and no proof either way. Only
         there is the game played for its score: above it a comeback is still worth playing for."""
-        if values.max() >= K.PROVEN_AT or values.max() <= -K.PROVEN_AT:
+        if K.is_proven(values.max()):
             return False  # proven: the fastest win, or the longest delay of a loss
         top = int(np.lexsort((-values, -visits))[0])
         return float(values[top]) < max(HOPELESS, self.resign)
@@ -455,11 +456,8 @@ class MCTSAgent(Agent):
         return candidates[int(np.argmax(counts))]  # the first of the best: most visits among equals
 
     def _counts_after(self, game, state, action, policy, n=AREA_PLAYOUTS, rng=None) -> np.ndarray:
-        """The mover's final counts after ``action`` (None: the first legal move) in ``n``
-        playouts of ``policy`` (``counts_after``), drawn from ``rng`` (default: the agent's
-        random stream)."""
-        if action is None:
-            action = int(game.legal_actions(state)[0])
+        """The mover's final counts after ``action`` in ``n`` playouts of ``policy``
+        (``counts_after``), drawn from ``rng`` (default: the agent's random stream)."""
         out = np.empty(n, dtype=np.int64)
         compiled(__name__, game.spec).counts_after(
             game.kernel_params,
