@@ -264,6 +264,31 @@ def _fake_engine(script):
     return [sys.executable, "-c", script]
 
 
+def test_engine_random_stream_follows_the_agent_seed(tmp_path):
+    # Each new game sends set_random_seed drawn from the agent's seed: the same seed sends the
+    # same numbers (a seeded match replays), a new game a new number (games differ).
+    log = tmp_path / "commands"
+    script = (
+        f"import sys\nlog = open({str(log)!r}, 'a')\nfor line in sys.stdin:\n"
+        "    log.write(line); log.flush()\n"
+        "    print('= C3' if 'genmove' in line else '='); print(); sys.stdout.flush()\n"
+    )
+    game = envs.make_game("go", size=5)
+    sent = []
+    for seed in (7, 7, 8):
+        log.write_text("")
+        bot = agents.make("gtp", command=_fake_engine(script), seed=seed)
+        try:
+            for _ in range(2):
+                bot.reset()
+                bot.act(game, game.initial_state())
+        finally:
+            bot.close()
+        sent.append([line.split()[1] for line in log.read_text().splitlines() if line.startswith("set_random_seed")])
+    assert len(sent[0]) == 2 and sent[0][0] != sent[0][1]
+    assert sent[0] == sent[1] and sent[2] != sent[0]
+
+
 def test_engine_that_dies_raises_a_clean_error():
     bot = agents.make("gtp", command=_fake_engine("import sys; sys.stderr.write('boom'); sys.exit(3)"))
     game = envs.make_game("go", size=5)

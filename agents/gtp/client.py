@@ -46,6 +46,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from envs.core import ArbiterError
+from envs.core import rng as R
 from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
@@ -59,7 +60,10 @@ class GTPAgent(Agent):
 
     ``command``: the engine's argv (a list, or one string split like a shell would);
     ``move_time``: seconds the engine may take per move (any other command gets 10 s).
-    The engine's own randomness is its business: ``seed`` only labels the agent.
+    At every new game the engine is sent ``set_random_seed`` with a number drawn from the
+    agent's ``seed``, so an engine with a random stream of its own (GNU Go; without it, GNU Go
+    seeds itself from the clock) replays a seeded match move for move; an engine without the
+    command (GRhino) refuses it and plays on.
     """
 
     plays = "games whose spec says they speak GTP (Go, Othello)"
@@ -201,6 +205,7 @@ class GTPAgent(Agent):
         self._engine.send("clear_board")
         if game.komi is not None:
             self._engine.send(f"komi {game.komi}")
+        self._engine.ask(f"set_random_seed {R.randint(self.rng, 2**31)}")
         # The engine plans its time for our clock: no main time, a byo-yomi period of move_time
         # per move (whole seconds: GNU Go reads only integers). An engine without clocks may
         # refuse; it is then held to move_time by the read deadline alone.
