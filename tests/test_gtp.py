@@ -265,8 +265,8 @@ def _fake_engine(script):
 
 
 def test_engine_random_stream_follows_the_agent_seed(tmp_path):
-    # Each new game sends set_random_seed drawn from the agent's seed: the same seed sends the
-    # same numbers (a seeded match replays), a new game a new number (games differ).
+    # A seeded agent sends set_random_seed, drawn from its seed, at each new game: the same seed
+    # sends the same numbers (a seeded match replays), a new game a new number (games differ).
     log = tmp_path / "commands"
     script = (
         f"import sys\nlog = open({str(log)!r}, 'a')\nfor line in sys.stdin:\n"
@@ -275,7 +275,7 @@ def test_engine_random_stream_follows_the_agent_seed(tmp_path):
     )
     game = envs.make_game("go", size=5)
     sent = []
-    for seed in (7, 7, 8):
+    for seed in (7, 7, 8, None):
         log.write_text("")
         bot = agents.make("gtp", command=_fake_engine(script), seed=seed)
         try:
@@ -287,6 +287,7 @@ def test_engine_random_stream_follows_the_agent_seed(tmp_path):
         sent.append([line.split()[1] for line in log.read_text().splitlines() if line.startswith("set_random_seed")])
     assert len(sent[0]) == 2 and sent[0][0] != sent[0][1]
     assert sent[0] == sent[1] and sent[2] != sent[0]
+    assert sent[3] == []  # unseeded: the engine's own stream (GNU Go's --seed) is left alone
 
 
 def test_engine_that_dies_raises_a_clean_error():

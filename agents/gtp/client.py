@@ -60,10 +60,11 @@ class GTPAgent(Agent):
 
     ``command``: the engine's argv (a list, or one string split like a shell would);
     ``move_time``: seconds the engine may take per move (any other command gets 10 s).
-    At every new game the engine is sent ``set_random_seed`` with a number drawn from the
-    agent's ``seed``, so an engine with a random stream of its own (GNU Go; without it, GNU Go
-    seeds itself from the clock) replays a seeded match move for move; an engine without the
-    command (GRhino) refuses it and plays on.
+    Given a ``seed``, the agent sends the engine ``set_random_seed`` at every new game with a
+    number drawn from it, so an engine with a random stream of its own (GNU Go, which otherwise
+    seeds itself from the clock unless started with ``--seed``) replays a seeded match move for
+    move; an engine without the command (GRhino) refuses it and plays on. Without a seed the
+    engine's randomness is left as it is.
     """
 
     plays = "games whose spec says they speak GTP (Go, Othello)"
@@ -205,7 +206,8 @@ class GTPAgent(Agent):
         self._engine.send("clear_board")
         if game.komi is not None:
             self._engine.send(f"komi {game.komi}")
-        self._engine.ask(f"set_random_seed {R.randint(self.rng, 2**31)}")
+        if self.seed is not None:  # unseeded, the engine keeps its own (e.g. its --seed option)
+            self._engine.ask(f"set_random_seed {R.randint(self.rng, 2**31)}")
         # The engine plans its time for our clock: no main time, a byo-yomi period of move_time
         # per move (whole seconds: GNU Go reads only integers). An engine without clocks may
         # refuse; it is then held to move_time by the read deadline alone.
