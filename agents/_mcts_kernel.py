@@ -273,7 +273,7 @@ def _playout(s, p, moves, rng, policy, trace, traced):
     point: RAVE's ``run_rave``) has the game's ``traced_playout`` play and record the moves into
     ``trace``; returns how many it recorded. Otherwise RANDOM plays uniformly random legal moves
     (the study's playouts; the game's ``random_playout``) and another code one of the game's own
-    policies (its ``playout`` hook; Calculation's "greedy" and "foundation-first")."""
+    policies (its ``playout`` hook; Calculation's "checked", "greedy" and "foundation-first")."""
     if traced:
         return G.traced_playout(s, p, rng, moves, policy, trace)
     if policy == RANDOM:

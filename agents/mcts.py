@@ -7,7 +7,7 @@
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
 playouts, finishes the game with a playout policy (the game's default: uniformly random moves,
-pattern playouts on Go, evaluation playouts on LOA, the greedy waste-pile rule on Calculation; on
+pattern playouts on Go, evaluation playouts on LOA, the greedy waste-pile rule with its unwinding check on Calculation; on
 Gomoku none: the evaluation's value of the leaf, the game's ``leaf_value`` hook) and backs the
 result up. The
 tree and the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
@@ -83,8 +83,9 @@ class MCTSAgent(Agent):
 
     Options: ``playout``: ``"random"`` (uniform legal moves, the study's playouts; any game) or a
     policy of the game's own (its spec's ``playouts``; Calculation: ``"foundation-first"``, random
-    but a fitting card goes up at once, and ``"greedy"``, the rule-based waste-pile policy of the
-    greedy agent, see docs/patience.md); the default (None) is the game's ``default_playout``;
+    but a fitting card goes up at once, ``"greedy"``, the rule-based waste-pile policy of the
+    greedy agent, and ``"checked"``, the same with the unwinding check of the pile it picks, see
+    docs/patience.md); the default (None) is the game's ``default_playout``;
     ``simulations`` per move (default 1000 when no ``seconds`` is given), ``seconds`` per
     move, exploration constant ``c`` and expansion ``threshold`` (the study's 0.5 and 5; with
     RAVE on, ``c`` defaults to ``RAVE_C``; ``threshold`` defaults to the game's spec's

@@ -1,15 +1,19 @@
-"""Calculation: the greedy playout and a 100,000-playout MCTS move, against peers in the same run.
+"""Calculation: the playouts and a 100,000-playout MCTS move, against peers in the same run.
 
     python benchmarks/patience.py [--simulations 100000] [--playouts 20000] [--repeats 3]
 
 1. Playouts per CPU second from a fresh deal and from a mid-game position (30 moves of the
-   greedy agent in): the greedy playout (``playout="greedy"``, the game's default), the same
-   policy scored move by move through the greedy agent's ``tactical`` hook with the playout
-   weights (the straightforward loop: same scores, same ties, same moves, the piles counted
-   anew for every candidate), and uniformly random playouts. The two greedy loops must finish
-   every playout in the same position; the benchmark checks it before timing.
+   greedy agent in): the greedy playout (``playout="greedy"``), the same policy scored move by
+   move through the greedy agent's ``tactical`` hook with the playout weights (the
+   straightforward loop: same scores, same ties, same moves, the piles counted anew for every
+   candidate), the checked playout (``playout="checked"``, the game's default) and its
+   straightforward peer (the same loop, then the unwinding check of the pile picked with the
+   unseen cards counted anew, and of the other piles if it fails), and uniformly random
+   playouts. Each fast loop must finish every playout in the position its peer does; the
+   benchmark checks it before timing.
 2. One ``agents.make("mcts", simulations=100000)`` move from the same two positions, in CPU
-   seconds (``time.process_time``), with the default greedy playouts and with random ones.
+   seconds (``time.process_time``), with the default checked playouts, greedy ones and random
+   ones.
 
 CPU time of this process, best of ``--repeats``: another job on the machine slows both sides
 alike, but on a shared machine the figures still vary by 10-30% from run to run.
@@ -34,25 +38,48 @@ from envs.calculation import evaluation as E  # noqa: E402
 from envs.core import kernel as C  # noqa: E402
 from envs.core import rng as R  # noqa: E402
 
-RANDOM, GREEDY, TACTICAL = 0, E.GREEDY, -1  # TACTICAL: the move-by-move peer below
+RANDOM, GREEDY, CHECKED = 0, E.GREEDY, E.CHECKED
+TACTICAL, TACTICAL_CHECKED = -1, -2  # the move-by-move peers below
 
 
 @njit(cache=True)
-def _tactical_playout(s, p, rng, moves):
+def _tactical_playout(s, p, rng, moves, checked):
     """The greedy playout policy written the straightforward way: every legal move scored by
-    ``tactical`` with ``PLAYOUT_WEIGHTS``, ties broken at random as the playout breaks them."""
+    ``tactical`` with ``PLAYOUT_WEIGHTS``, ties broken at random as the playout breaks them;
+    with ``checked``, a placement on a pile after which the piles cannot unwind gives way to the
+    best-scored pile (first of equals) after which they can, an empty pile always can."""
+    scores = np.empty(K.NUM_ACTIONS)
     while s[C.H_STATUS] == C.ONGOING:
         n = K.legal_actions(s, p, moves)
         best, choice, ties = -np.inf, moves[0], 0
         for i in range(n):
-            score = E.tactical(s, s, p, moves[i], E.PLAYOUT_WEIGHTS)
-            if score > best:
-                best, choice, ties = score, moves[i], 1
-            elif score == best:
+            scores[moves[i]] = E.tactical(s, s, p, moves[i], E.PLAYOUT_WEIGHTS)
+            if scores[moves[i]] > best:
+                best, choice, ties = scores[moves[i]], moves[i], 1
+            elif scores[moves[i]] == best:
                 ties += 1
                 if R.randint(rng, ties) == 0:
                     choice = moves[i]
+        if checked and choice < K.TO_FOUND and s[K.WLEN + choice] > 0 and not _alive_after(s, p, choice):
+            alt = -1
+            for w in range(K.NW):
+                if w != choice and (alt < 0 or scores[w] > scores[alt]):
+                    if s[K.WLEN + w] == 0 or _alive_after(s, p, w):
+                        alt = w
+            if alt >= 0:
+                choice = alt
         K.apply(s, p, choice)
+
+
+@njit(cache=True)
+def _alive_after(s, p, w):
+    """Whether the piles still unwind once the face-up card lies on pile ``w``."""
+    counts = np.zeros(13, dtype=np.int64)
+    K.unseen_counts(s, p, counts)
+    E._push(s, w, K.face_up(s, p))
+    alive = E._unwinds(s, counts)
+    E._pop(s, w)
+    return alive
 
 
 @njit(cache=True)
@@ -67,8 +94,8 @@ def _playouts(root, p, n, seed, policy, finals):
     for i in range(n):
         s[:] = root
         K.shuffle_hidden(s, p, rng)
-        if policy == TACTICAL:
-            _tactical_playout(s, p, rng, moves)
+        if policy < 0:
+            _tactical_playout(s, p, rng, moves, policy == TACTICAL_CHECKED)
         else:
             E.playout(s, p, rng, moves, policy)
         plies += s[C.H_PLY] - root[C.H_PLY]
@@ -115,24 +142,28 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     game = envs.make_game("calculation")
     print(
-        "| position | greedy playouts/s | move-by-move peer /s | ratio | random playouts/s |"
-        f" MCTS {args.simulations:,} greedy, CPU s | MCTS random, CPU s |"
+        "| position | greedy playouts/s | move-by-move peer /s | ratio | checked playouts/s | move-by-move peer /s |"
+        f" ratio | random playouts/s | MCTS {args.simulations:,} checked (default), CPU s | greedy, CPU s |"
+        " random, CPU s |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for label, state in positions(game).items():
-        fast, a = playout_rate(game, state, GREEDY, args.playouts, args.repeats)
-        peer, b = playout_rate(game, state, TACTICAL, args.playouts, args.repeats)
-        if not np.array_equal(a, b):
-            raise SystemExit(
-                f"{label}: the greedy playout and its move-by-move peer ended in different "
-                "positions; they must play the same moves"
-            )
+        rates = []
+        for fast_policy, peer_policy in ((GREEDY, TACTICAL), (CHECKED, TACTICAL_CHECKED)):
+            fast, a = playout_rate(game, state, fast_policy, args.playouts, args.repeats)
+            peer, b = playout_rate(game, state, peer_policy, args.playouts, args.repeats)
+            if not np.array_equal(a, b):
+                raise SystemExit(
+                    f"{label}: the {E.PLAYOUTS[fast_policy]} playout and its move-by-move peer ended in "
+                    "different positions; they must play the same moves"
+                )
+            rates += [f"{fast:,.0f}", f"{peer:,.0f}", f"{fast / peer:.1f}x"]
         rand, _ = playout_rate(game, state, RANDOM, args.playouts, args.repeats)
-        greedy_s = move_seconds(game, state, None, args.simulations, args.repeats)
-        random_s = move_seconds(game, state, "random", args.simulations, args.repeats)
+        seconds = [
+            move_seconds(game, state, playout, args.simulations, args.repeats) for playout in (None, "greedy", "random")
+        ]
         print(
-            f"| {label} | {fast:,.0f} | {peer:,.0f} | {fast / peer:.1f}x | {rand:,.0f} | "
-            f"{greedy_s:.2f} | {random_s:.2f} |",
+            f"| {label} | {' | '.join(rates)} | {rand:,.0f} | " + " | ".join(f"{x:.2f}" for x in seconds) + " |",
             flush=True,
         )
     return 0

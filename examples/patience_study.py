@@ -8,8 +8,9 @@ Plays ``--deals`` deals at each playout budget (the same deals for every budget:
 ``initial_state(seed=seed + i)`` and the agent's seed is ``seed + i`` too) with the study's
 C = 0.5, on a process pool, and prints the wins with a 95% Wilson interval, the mean cards on
 the foundations and the time per move. ``--playout`` and ``--threshold`` are the game's
-defaults, ``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent
-(``greedy``) and a leaf expanded at its first playout (1); ``--playout random --threshold 5``
+defaults, ``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent with
+the unwinding check of the pile it picks (``checked``; ``greedy`` without the check) and a leaf
+expanded at its first playout (1); ``--playout random --threshold 5``
 gives the study's uniformly random playouts and expansion threshold, and ``foundation-first``
 random playouts that play a fitting card at once (docs/patience.md explains why the defaults are
 not the study's).

@@ -416,6 +416,73 @@ def _playout_move_by_move(s, p, rng):
         K.apply(s, p, choice)
 
 
+def _alive_after(s, pile, card):
+    """Whether the piles of ``s`` still unwind once ``card`` lies on ``pile`` (a copy is changed)."""
+    from envs.calculation import evaluation as E
+
+    t = s.copy()
+    E._push(t, pile, card)
+    counts = np.zeros(13, dtype=np.int64)
+    K.unseen_counts(t, 0, counts)
+    return E._unwinds(t, counts)
+
+
+def _checked_move_by_move(s, p, rng):
+    """The checked playout written the plain way: the greedy rule's move, unless it lays the card
+    on a pile after which the piles cannot unwind; then the pile of the best score (first of
+    equals) after which they can, an empty pile always can; if none can, the rule's move."""
+    from envs.calculation import evaluation as E
+
+    moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    while s[C.H_STATUS] == C.ONGOING:
+        n = K.legal_actions(s, p, moves)
+        scores = {int(a): E.tactical(s, s, p, a, E.PLAYOUT_WEIGHTS) for a in moves[:n]}
+        best, choice, ties = -np.inf, moves[0], 0
+        for a in moves[:n]:
+            if scores[a] > best:
+                best, choice, ties = scores[a], a, 1
+            elif scores[a] == best:
+                ties += 1
+                if R.randint(rng, ties) == 0:
+                    choice = a
+        up = K.face_up(s, p)
+        if choice < K.TO_FOUND and s[K.WLEN + choice] > 0 and not _alive_after(s, choice, up):
+            alive = [
+                w for w in range(K.NW) if w != choice and (s[K.WLEN + w] == 0 or _alive_after(s, w, up))
+            ]
+            if alive:
+                choice = max(alive, key=lambda w: (scores[w], -w))
+        K.apply(s, p, choice)
+
+
+@pytest.mark.parametrize("plies", [0, 25])
+def test_checked_playout_keeps_the_piles_unwinding(game, plies):
+    # The checked playout keeps the unseen counts up to date move by move and checks only the
+    # pile it picked; it must still play what the rule and the check say, deal for deal.
+    from envs.calculation import evaluation as E
+
+    p = game.kernel_params
+    moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    for deal in range(40):
+        start = _after_random_plies(game, deal, plies)
+        fast, slow = start.copy(), start.copy()
+        E.playout(fast, p, R.new_rng(deal), moves, E.CHECKED)
+        _checked_move_by_move(slow, p, R.new_rng(deal))
+        assert np.array_equal(fast, slow), deal
+
+
+def _after_random_plies(game, deal, plies):
+    """Deal ``deal`` after ``plies`` random moves (a position with piles built by random play)."""
+    start = game.initial_state(seed=deal)
+    rng = R.new_rng(deal)
+    for _ in range(plies):
+        if game.is_terminal(start):
+            break
+        legal = game.legal_actions(start)
+        start = game.apply(start, int(legal[R.randint(rng, len(legal))]))
+    return start
+
+
 @pytest.mark.parametrize("plies", [0, 25])
 def test_greedy_playout_plays_the_moves_its_rule_scores_best(game, plies):
     # The playout keeps a census of the piles up to date move by move instead of counting them
@@ -425,13 +492,7 @@ def test_greedy_playout_plays_the_moves_its_rule_scores_best(game, plies):
     p = game.kernel_params
     moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     for deal in range(40):
-        start = game.initial_state(seed=deal)
-        rng = R.new_rng(deal)
-        for _ in range(plies):  # a position with piles built by random play
-            if game.is_terminal(start):
-                break
-            legal = game.legal_actions(start)
-            start = game.apply(start, int(legal[R.randint(rng, len(legal))]))
+        start = _after_random_plies(game, deal, plies)
         fast, slow = start.copy(), start.copy()
         E.playout(fast, p, R.new_rng(deal), moves, E.GREEDY)
         _playout_move_by_move(slow, p, R.new_rng(deal))
