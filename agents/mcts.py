@@ -273,32 +273,14 @@ class MCTSAgent(Agent):
         legal = game.unchecked.legal_actions(state)  # ``act`` checked the state: no second check
         if len(legal) == 1:
             self._memory = None
-            self.last_stats = {
-                "simulations": 0,
-                "reused": 0,
-                "seconds": time.perf_counter() - start,
-                "budget": budget,
-                "nodes": 0,
-                "depth": 0,
-                "value": float("nan"),
-                "komi": None,
-            }
+            self.last_stats = _stats(start, budget)
             return int(legal[0])
         defences = None
         if not self._chance(game):
             win, defences = tactics.root_tactics(game, state, legal)
             if win is not None:  # never missed, and no search needed to see it
                 self._memory = None
-                self.last_stats = {
-                    "simulations": 0,
-                    "reused": 0,
-                    "seconds": time.perf_counter() - start,
-                    "budget": budget,
-                    "nodes": 0,
-                    "depth": 0,
-                    "value": 1.0,
-                    "komi": None,
-                }
+                self.last_stats = _stats(start, budget, value=1.0)
                 return win
         trees = self._reused_trees(game, state)
         reused = 0 if trees is None else sum(int(t.links[0, K.VISITS]) for t in trees)
@@ -349,16 +331,16 @@ class MCTSAgent(Agent):
             )
         if self.reuse and not self._chance(game):
             self._memory = (game, state.copy(), trees, action)
-        self.last_stats = {
-            "simulations": done,
-            "reused": reused,
-            "seconds": time.perf_counter() - start,
-            "budget": budget,
-            "nodes": sum(int(t.meta[K.USED]) for t in trees),
-            "depth": max(int(t.meta[K.DEPTH]) for t in trees),
-            "value": _result(value),
-            "komi": komi,
-        }
+        self.last_stats = _stats(
+            start,
+            budget,
+            simulations=done,
+            reused=reused,
+            nodes=sum(int(t.meta[K.USED]) for t in trees),
+            depth=max(int(t.meta[K.DEPTH]) for t in trees),
+            value=_result(value),
+            komi=komi,
+        )
         return action
 
     def _robust(self, game, state, keys, visits, values, defences):
@@ -724,6 +706,21 @@ def _result(value) -> float:
     if K.is_proven(value):
         return 1.0 if value > 0 else 0.0
     return float(value)
+
+
+def _stats(start, budget, simulations=0, reused=0, nodes=0, depth=0, value=float("nan"), komi=None) -> dict:
+    """``last_stats`` of a move decided at ``time.perf_counter()`` now, its search begun at
+    ``start``: with the defaults, a move played without a search."""
+    return {
+        "simulations": simulations,
+        "reused": reused,
+        "seconds": time.perf_counter() - start,
+        "budget": budget,
+        "nodes": nodes,
+        "depth": depth,
+        "value": value,
+        "komi": komi,
+    }
 
 
 class _Tree:
