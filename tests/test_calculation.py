@@ -447,28 +447,10 @@ def _checked_move_by_move(s, p, rng):
                     choice = a
         up = K.face_up(s, p)
         if choice < K.TO_FOUND and s[K.WLEN + choice] > 0 and not _alive_after(s, choice, up):
-            alive = [
-                w for w in range(K.NW) if w != choice and (s[K.WLEN + w] == 0 or _alive_after(s, w, up))
-            ]
+            alive = [w for w in range(K.NW) if w != choice and (s[K.WLEN + w] == 0 or _alive_after(s, w, up))]
             if alive:
                 choice = max(alive, key=lambda w: (scores[w], -w))
         K.apply(s, p, choice)
-
-
-@pytest.mark.parametrize("plies", [0, 25])
-def test_checked_playout_keeps_the_piles_unwinding(game, plies):
-    # The checked playout keeps the unseen counts up to date move by move and checks only the
-    # pile it picked; it must still play what the rule and the check say, deal for deal.
-    from envs.calculation import evaluation as E
-
-    p = game.kernel_params
-    moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
-    for deal in range(40):
-        start = _after_random_plies(game, deal, plies)
-        fast, slow = start.copy(), start.copy()
-        E.playout(fast, p, R.new_rng(deal), moves, E.CHECKED)
-        _checked_move_by_move(slow, p, R.new_rng(deal))
-        assert np.array_equal(fast, slow), deal
 
 
 def _after_random_plies(game, deal, plies):
@@ -484,16 +466,19 @@ def _after_random_plies(game, deal, plies):
 
 
 @pytest.mark.parametrize("plies", [0, 25])
-def test_greedy_playout_plays_the_moves_its_rule_scores_best(game, plies):
-    # The playout keeps a census of the piles up to date move by move instead of counting them
-    # for every candidate; it must still play exactly the moves the rule scores best.
+@pytest.mark.parametrize("policy", ["greedy", "checked"])
+def test_playouts_play_the_moves_their_rule_picks(game, policy, plies):
+    # The playouts keep a census of the piles (and the checked one the unseen counts) up to date
+    # move by move instead of counting them for every candidate, and the checked one checks only
+    # the pile it picked; each must still play exactly the moves of its plain version.
     from envs.calculation import evaluation as E
 
+    reference = {"greedy": _playout_move_by_move, "checked": _checked_move_by_move}[policy]
     p = game.kernel_params
     moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
     for deal in range(40):
         start = _after_random_plies(game, deal, plies)
         fast, slow = start.copy(), start.copy()
-        E.playout(fast, p, R.new_rng(deal), moves, E.GREEDY)
-        _playout_move_by_move(slow, p, R.new_rng(deal))
+        E.playout(fast, p, R.new_rng(deal), moves, E.PLAYOUTS.index(policy))
+        reference(slow, p, R.new_rng(deal))
         assert np.array_equal(fast, slow), deal

@@ -336,8 +336,9 @@ def _next_card_cost(s, card, w, wts):
 
 
 @njit(cache=True)
-def _settle_view(s, view):
-    """Play waste tops up in ``view`` until none fits; return how many went up.
+def _settle_view(s, view, buried):
+    """Play waste tops up in ``view`` until none fits; return how many went up, and take each
+    off ``buried`` (copies of each rank on the piles).
 
     ``view[0:4]`` are the foundation counts and ``view[4:8]`` the pile heights of a position whose
     pile cards are those of ``s``: popping a card only lowers a height, so ``s`` is never written.
@@ -351,9 +352,10 @@ def _settle_view(s, view):
             if n > 0:
                 top = s[K.WASTE + K.NSTOCK * w + n - 1]
                 for f in range(4):
-                    if view[f] < 13 and K.card_on_foundation(f, view[f] + 1) == top:
+                    if K.SEQUENCE[f, view[f] + 1] == top:  # SEQUENCE[f, 14] = 0: a full foundation
                         view[f] += 1
                         view[4 + w] = n - 1
+                        buried[top] -= 1
                         played += 1
                         moved = True
                         break
@@ -372,13 +374,13 @@ def _unwinds(s, counts):
     return _unwinds_in(s, counts, np.empty(SCRATCH, dtype=np.int64))
 
 
-SCRATCH = 8 + 8 + 14 + 13  # _unwinds_in's working arrays: view, trial, buried, free
+SCRATCH = 8 + 8 + 14 + 13 + 14  # _unwinds_in's working arrays: view, trial, buried, free, spare
 
 
 @njit(cache=True)
 def _unwinds_in(s, counts, scratch):
     """``_unwinds`` working in ``scratch`` (``SCRATCH`` cells), which a playout allocates once."""
-    view, trial, buried, free = scratch[0:8], scratch[8:16], scratch[16:30], scratch[30:43]
+    view, trial, buried, free, spare = scratch[0:8], scratch[8:16], scratch[16:30], scratch[30:43], scratch[43:57]
     buried[:] = 0
     for i in range(4):
         view[i] = s[K.FOUND + i]
@@ -387,7 +389,7 @@ def _unwinds_in(s, counts, scratch):
             buried[s[K.WASTE + K.NSTOCK * i + d]] += 1
     free[:] = counts
     while True:
-        _settle_counted(s, view, buried)
+        _settle_view(s, view, buried)
         if view[4] + view[5] + view[6] + view[7] == 0:
             return True  # the piles are empty: every card left is unseen and can come when wanted
         pick, best = -1, -(1 << 30)
@@ -403,7 +405,7 @@ def _unwinds_in(s, counts, scratch):
             if after != 0 and _on_top(s, view, after):
                 trial[:] = view
                 trial[f] += 1
-                gain += 100 * _settle_view(s, trial)
+                gain += 100 * _settle_view(s, trial, spare)  # a trial's counts are not kept
             if gain > best:
                 pick, best = f, gain
         if pick < 0:
@@ -433,34 +435,11 @@ def _on_top(s, view, rank):
 
 
 @njit(cache=True)
-def _settle_counted(s, view, buried):
-    """``_settle_view``, also taking each card played up off ``buried`` (copies per rank on the
-    piles)."""
-    moved = True
-    while moved:
-        moved = False
-        for w in range(K.NW):
-            n = view[4 + w]
-            if n > 0:
-                top = s[K.WASTE + K.NSTOCK * w + n - 1]
-                for f in range(4):
-                    if K.SEQUENCE[f, view[f] + 1] == top:
-                        view[f] += 1
-                        view[4 + w] = n - 1
-                        buried[top] -= 1
-                        moved = True
-                        break
-
-
-@njit(cache=True)
 def _dead_cost(s, card, w, wts):
     """``DEAD`` when ``card`` on pile ``w`` leaves piles that can no longer unwind, else 0."""
     counts = np.zeros(13, dtype=np.int64)
     K.unseen_counts(s, 0, counts)
-    _push(s, w, card)
-    alive = _unwinds(s, counts)
-    _pop(s, w)
-    return 0.0 if alive else wts[I_DEAD]
+    return 0.0 if _alive_after(s, w, card, counts, np.empty(SCRATCH, dtype=np.int64)) else wts[I_DEAD]
 
 
 @njit(cache=True)
