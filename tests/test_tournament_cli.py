@@ -297,7 +297,7 @@ def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
     assert all(len(line.split(": ", 1)[1]) > 20 and "module docstring" not in line for line in descriptions)
     assert cli.main(["agents"]) == 0
     out = capsys.readouterr().out  # without --game: per game where the values differ
-    assert "playout: 'evaluation' on loa, gomoku; 'random' on othello; 'pattern' on go; 'greedy' on calculation" in out
+    assert "playout: 'evaluation' on loa, gomoku; 'random' on othello; 'pattern' on go; 'checked' on calculation" in out
     alphazero = out.split("alphazero:")[1]
     assert "plays: loa, othello, gomoku, go" in alphazero.splitlines()[1]  # shipped weights: not the patience
 
