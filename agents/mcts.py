@@ -7,10 +7,10 @@
 Each simulation walks the tree from the root choosing children by UCB1,
 ``mean + c * sqrt(2 ln N_parent / n_child)``, expands a leaf once it has received ``threshold``
 playouts, finishes the game with a playout policy (the game's default: uniformly random moves,
-pattern playouts on Go, evaluation playouts on LOA, the greedy waste-pile rule with its unwinding check on Calculation; on
-Gomoku none: the evaluation's value of the leaf, the game's ``leaf_value`` hook) and backs the
-result up. The
-tree and the playouts run in compiled code (``agents/_mcts_kernel.py``); Python only sets up the arrays,
+pattern playouts on Go, evaluation playouts on LOA, the greedy waste-pile rule with its unwinding
+check on Calculation; on Gomoku none: the evaluation's value of the leaf, the game's
+``leaf_value`` hook) and backs the result up. The tree and the playouts run in compiled code
+(``agents/_mcts_kernel.py``); Python only sets up the arrays,
 watches the clock and reads the answer: the root child with the most visits in a two-player game,
 the one of highest value in a one-player game with chance (as the patience study plays).
 
