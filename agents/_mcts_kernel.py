@@ -139,6 +139,18 @@ def extract(links, value, amaf, node, new_links, new_value, new_amaf):
     return used
 
 
+@per_game
+def search_moves(s, p, moves, filtered):
+    """The moves a decision node of ``s`` is expanded with, into ``moves``; returns how many: the
+    legal moves, or with ``filtered`` those the game's ``filter_moves`` keeps (Calculation: only
+    the moves that play a card up, when there are any). The agent asks it at the root too, so a
+    move that is the only one kept is played without a search."""
+    n = G.legal_actions(s, p, moves)
+    if filtered:
+        n = G.filter_moves(s, p, moves, n)
+    return n
+
+
 @per_game(inline=True)
 def _add_children(s, p, links, value, amaf, meta, parent, keys, n, chance, prior):
     """Append ``n`` unexpanded children of ``parent`` with the given keys (kinds from the keys),
@@ -302,10 +314,12 @@ def run(
     policy,
     rave_k,
     use_priors,
+    filtered,
     rng,
 ):
     """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``; with
-    ``use_priors`` the game's prior knowledge in new nodes' means); return how many ran."""
+    ``use_priors`` the game's prior knowledge in new nodes' means, with ``filtered`` only the
+    moves the game's ``filter_moves`` keeps); return how many ran."""
     return _simulate(
         p,
         root,
@@ -324,6 +338,7 @@ def run(
         policy,
         0.0,
         use_priors,
+        filtered,
         rng,
         False,
     )
@@ -348,6 +363,7 @@ def run_rave(
     policy,
     rave_k,
     use_priors,
+    filtered,
     rng,
 ):
     """``run`` with RAVE (``rave_k`` > 0, two-player games only: the caller's business): traced
@@ -370,6 +386,7 @@ def run_rave(
         policy,
         rave_k,
         use_priors,
+        filtered,
         rng,
         True,
     )
@@ -394,13 +411,15 @@ def _simulate(
     policy,
     rave_k,
     use_priors,
+    filtered,
     rng,
     rave,
 ):
     """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave`` (a constant
     of each entry point, so each compiles only the playouts it plays) turns RAVE on with
     equivalence parameter ``rave_k``, and with it ``use_priors`` the game's prior knowledge for
-    new nodes (the ``priors`` hook: virtual AMAF simulations).
+    new nodes (the ``priors`` hook: virtual AMAF simulations). ``filtered`` expands a decision
+    node with only the moves the game's ``filter_moves`` keeps (``search_moves``).
 
     Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
     and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
@@ -439,7 +458,7 @@ def _simulate(
                 if links[node, KIND] == CHANCE:
                     _add_children(s, p, links, value, amaf, meta, node, slots, num_outcomes, chance, prior)
                 else:
-                    n = G.legal_actions(s, p, moves)
+                    n = search_moves(s, p, moves, filtered)
                     for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
                         j = R.randint(rng, i + 1)
                         moves[i], moves[j] = moves[j], moves[i]

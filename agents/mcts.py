@@ -98,6 +98,10 @@ class MCTSAgent(Agent):
     ``priors``: start new nodes from the game's prior knowledge (its ``priors`` hook, virtual
     simulations per move, in the AMAF values with RAVE and in the node's own mean without; Go's
     and LOA's in their ``evaluation.py``); False: none;
+    ``filter_moves``: expand a node with only the moves the game's ``filter_moves`` hook keeps
+    (the moves alpha-beta searches), and play a move it alone keeps without a search; default
+    (None) the game's tuning (Calculation: on, only moves that play a card up where there are
+    any; elsewhere off, every legal move);
     ``threads``: search that many trees side by side, one per thread, each with its own random
     stream, and play the move of most visits summed over them (root parallelisation, Chaslot,
     Winands and van den Herik 2008): a ``seconds`` budget buys each tree the whole time, so k
@@ -144,6 +148,7 @@ class MCTSAgent(Agent):
         rave=None,
         reuse: bool = True,
         priors: bool = True,
+        filter_moves=None,
         threads: int = 1,
         manage_time=None,
         resign: float = DEFAULT_RESIGN,
@@ -177,6 +182,9 @@ class MCTSAgent(Agent):
         if not isinstance(priors, (bool, np.bool_)):
             raise AgentError(f"priors={priors!r}: expected True or False")
         self.priors = bool(priors)
+        if filter_moves is not None and not isinstance(filter_moves, (bool, np.bool_)):
+            raise AgentError(f"filter_moves={filter_moves!r}: expected True, False or None (the game's default)")
+        self.filter_moves = None if filter_moves is None else bool(filter_moves)
         self.threads = check_option("threads", threads, int, 1, 64)
         if manage_time is not None and not isinstance(manage_time, (bool, np.bool_)):
             raise AgentError(f"manage_time={manage_time!r}: expected True, False or None (the game's default)")
@@ -202,6 +210,7 @@ class MCTSAgent(Agent):
             "threshold": self._threshold(game),
             "playout": self._playout_name(game),
             "rave": rave,
+            "filter_moves": self._filtered(game),
             "manage_time": bool(tuned("mcts", game.name, "time_profile", ()))
             if self.manage_time is None
             else self.manage_time,
@@ -233,6 +242,7 @@ class MCTSAgent(Agent):
                 max_nodes=self.max_nodes,
                 rave=self.rave,
                 priors=self.priors,
+                filter_moves=self.filter_moves,
                 seed=0,
             ).act(game, game.initial_state(seed=0))
             if game.num_players == 2 and _counted(game):  # a lost position's count: compiled now, not mid-game
@@ -270,7 +280,7 @@ class MCTSAgent(Agent):
 
     def _decide(self, game, state, start, budget) -> int:
         policy = self._policy(game)
-        legal = game.unchecked.legal_actions(state)  # ``act`` checked the state: no second check
+        legal = self._root_moves(game, state)
         if len(legal) == 1:
             self._memory = None
             self.last_stats = _stats(start, budget)
@@ -502,6 +512,19 @@ class MCTSAgent(Agent):
             return self.c
         return float(tuned("mcts", game.name, "c", RAVE_C if rave > 0 else DEFAULT_C))
 
+    def _filtered(self, game) -> bool:
+        """Whether the tree keeps only the moves of the game's ``filter_moves``: the option,
+        else the game's tuning, else off."""
+        return bool(tuned("mcts", game.name, "filter_moves", False) if self.filter_moves is None else self.filter_moves)
+
+    def _root_moves(self, game, state) -> np.ndarray:
+        """The moves the root is expanded with (``act`` checked the state: no second check)."""
+        if not self._filtered(game):
+            return game.unchecked.legal_actions(state)
+        moves = np.empty(game.num_actions, dtype=np.int64)
+        n = compiled(K, game.spec).search_moves(state, game.kernel_params, moves, 1)
+        return moves[:n]
+
     def _rave(self, game) -> float:
         """The RAVE parameter k for ``game`` (0: off); a one-player game with chance has none."""
         k = tuned("mcts", game.name, "rave", 0.0) if self.rave is None else self.rave
@@ -579,6 +602,7 @@ class MCTSAgent(Agent):
                 policy,
                 rave,
                 int(self.priors),
+                int(self._filtered(game)),
                 rng,
             )
             done += ran

@@ -346,6 +346,7 @@ def test_calculation_tree_invariants():
         K.RANDOM,
         0.0,
         1,
+        0,
         R.new_rng(9),
     )
     used = meta[K.USED]
@@ -373,6 +374,59 @@ def test_calculation_tree_invariants():
             if len(visited):
                 assert value[node] == pytest.approx(value[visited].max())
     assert kinds_seen == {K.DECISION, K.CHANCE}
+
+
+def _calculation_root_children(s, filtered):
+    """The moves a Calculation search from ``s`` expands its root with."""
+    links, value, amaf, meta = K.new_tree(1 << 14)
+    args = (CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value, amaf, meta, 200, 0.5, 1, 0)
+    compiled(K, CALC.spec).run(CALC.kernel_params, s, *args, K.RANDOM, 0.0, 1, filtered, R.new_rng(1))
+    first = links[0, K.FIRST]
+    return sorted(int(a) for a in links[first : first + links[0, K.COUNT], K.KEY])
+
+
+def _card_fits_beside_placements():
+    """A Calculation position where a card fits a foundation and the face-up card could also be
+    laid on a pile, with its legal moves."""
+    for seed in range(50):
+        for plies in range(0, 30, 3):
+            s = _midgame(seed, plies)
+            legal = [int(a) for a in CALC.legal_actions(s)]
+            if any(a >= CK.TO_FOUND for a in legal) and any(a < CK.TO_FOUND for a in legal):
+                return s, legal
+    raise AssertionError("no such position in 50 deals")
+
+
+def test_calculation_tree_tries_only_moves_that_play_a_card_up():
+    s, legal = _card_fits_beside_placements()
+    assert _calculation_root_children(s, 0) == legal
+    assert _calculation_root_children(s, 1) == [a for a in legal if a >= CK.TO_FOUND]
+
+
+def test_calculation_filters_moves_by_default_and_plays_a_lone_kept_move_at_once():
+    assert agents.make("mcts").settings(CALC)["filter_moves"] is True
+    assert agents.make("mcts", filter_moves=False).settings(CALC)["filter_moves"] is False
+    assert agents.make("mcts").settings(GO7)["filter_moves"] is False
+    for seed in range(50):
+        s = _midgame(seed, 8)
+        legal = [int(a) for a in CALC.legal_actions(s)]
+        up = [a for a in legal if a >= CK.TO_FOUND]
+        if len(up) == 1 and len(legal) > 1:
+            break
+    else:
+        raise AssertionError("no position with one card to play up in 50 deals")
+    bot = agents.make("mcts", simulations=500, seed=0)
+    assert bot.act(CALC, s) == up[0] and bot.last_stats["simulations"] == 0
+    unfiltered = agents.make("mcts", simulations=500, filter_moves=False, seed=0)
+    unfiltered.act(CALC, s)
+    assert unfiltered.last_stats["simulations"] == 500
+
+
+def test_filter_moves_option_and_tuning_are_checked():
+    with pytest.raises(AgentError, match="filter_moves='yes'"):
+        agents.make("mcts", filter_moves="yes")
+    with pytest.raises(AgentError, match="filter_moves=1: expected True or False"):
+        agents.tune("mcts", "calculation", filter_moves=1)
 
 
 # -- RAVE ---------------------------------------------------------------------------------------------
@@ -403,6 +457,7 @@ def _go_tree(rave_k, sims=3000, seed=2, priors=0):
         GO7.spec.playouts.index("light"),
         rave_k,
         priors,
+        0,
         R.new_rng(seed),
     )
     return links, value, amaf, meta

@@ -482,3 +482,28 @@ def test_playouts_play_the_moves_their_rule_picks(game, policy, plies):
         E.playout(fast, p, R.new_rng(deal), moves, E.PLAYOUTS.index(policy))
         reference(slow, p, R.new_rng(deal))
         assert np.array_equal(fast, slow), deal
+
+
+def test_search_keeps_only_the_moves_that_play_a_card_up(game):
+    # MCTS expands a Calculation node with the moves of ``filter_moves``: where a card fits a
+    # foundation, those moves alone (every one of them: which card and which foundation is still
+    # searched); where none fits, every placement but those onto a second or later empty pile.
+    from envs.calculation import evaluation as E
+
+    p = game.kernel_params
+    moves = np.empty(K.NUM_ACTIONS, dtype=np.int64)
+    seen = {"up only": 0, "placements": 0, "empty piles": 0}
+    for deal in range(30):
+        for plies in (0, 10, 20, 30):
+            s = _after_random_plies(game, deal, plies)
+            if game.is_terminal(s):
+                continue
+            legal = [int(a) for a in game.legal_actions(s)]
+            up = [a for a in legal if a >= K.TO_FOUND]
+            n = E.filter_moves(s, p, moves, K.legal_actions(s, p, moves))
+            empty = [a for a in legal if a < K.TO_FOUND and s[K.WLEN + a] == 0]
+            placed = [a for a in legal if a not in empty[1:]]
+            assert list(moves[:n]) == (up or placed)
+            seen["up only" if up and len(up) < len(legal) else "placements"] += 1
+            seen["empty piles"] += len(empty) > 1 and not up
+    assert min(seen.values()) > 5  # every case was met

@@ -492,6 +492,37 @@ def tactical(s, child, p, a, w):
 
 
 @njit(cache=True)
+def filter_moves(s, p, moves, n):
+    """The moves search considers among the ``n`` legal ``moves`` (ascending ids): only those that
+    play a card up, when there are any; else the placements, one empty pile standing for all.
+
+    Playing up is hardly ever worse than keeping the card: a foundation only ever waits for its
+    next card, and the copy played now serves it as well as a later copy would. Keeping one back
+    can pay only where another foundation wants the same rank first, so search loses little by
+    never trying it, and gains much: the tree no longer splits its playouts between moves that
+    almost never matter (UCT at 1,000 playouts per move, deals 0-199: 136 won instead of 116;
+    ``docs/patience.md``). Which card goes up first, and onto which foundation, is still searched.
+    Empty piles are alike (the rules never tell one pile from another), so a card laid on any of
+    them leads to the same position up to the piles' order: only the first is tried.
+    """
+    first = n
+    while first > 0 and moves[first - 1] >= K.TO_FOUND:  # placements (0..3) come first
+        first -= 1
+    if first == n:
+        kept, empty_seen = 0, False
+        for i in range(n):
+            empty = s[K.WLEN + moves[i]] == 0
+            if not (empty and empty_seen):
+                moves[kept] = moves[i]
+                kept += 1
+            empty_seen = empty_seen or empty
+        return kept
+    for i in range(first, n):
+        moves[i - first] = moves[i]
+    return n - first
+
+
+@njit(cache=True)
 def evaluate(s, p, w):
     """Cards on the foundations (a patience has no opponent; used only by generic code)."""
     return s[K.FOUND] + s[K.FOUND + 1] + s[K.FOUND + 2] + s[K.FOUND + 3]
