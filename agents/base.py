@@ -328,15 +328,21 @@ def _split_options(text: str) -> list[str]:
     return parts
 
 
+_TRUTH = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
 def _coerce(agent: str, key: str, text: str, default):
-    """Convert a spec string to the type of the option's default value."""
+    """Convert a spec string to the type of the option's default value. An option whose default
+    is None (the game's choice) reads the words of a truth value as one (``filter_moves=off``)
+    and anything else as a literal."""
     try:
         if isinstance(default, bool):
-            if text.lower() in ("1", "true", "yes", "on"):
-                return True
-            if text.lower() in ("0", "false", "no", "off"):
-                return False
+            word = {"1": "true", "0": "false"}.get(text, text.lower())
+            if word in _TRUTH:
+                return _TRUTH[word]
             raise ValueError(text)
+        if default is None and text.lower() in _TRUTH:
+            return _TRUTH[text.lower()]
         if isinstance(default, int):
             return int(text)
         if isinstance(default, float):

@@ -10,8 +10,9 @@ C = 0.5, on a process pool, and prints the wins with a 95% Wilson interval, the 
 the foundations and the time per move. ``--playout`` and ``--threshold`` are the game's
 defaults, ``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent with
 the unwinding check of the pile it picks (``checked``; ``greedy`` without the check) and a leaf
-expanded at its first playout (1); ``--playout random --threshold 5``
-gives the study's uniformly random playouts and expansion threshold, and ``foundation-first``
+expanded at its first playout (1), and a tree that tries only the moves that play a card up
+where a card fits (``--filter-moves``); ``--playout random --threshold 5 --no-filter-moves``
+gives the study's uniformly random playouts, expansion threshold and tree, and ``foundation-first``
 random playouts that play a fitting card at once (docs/patience.md explains why the defaults are
 not the study's).
 
@@ -60,6 +61,14 @@ def main(argv=None) -> int:
         default=playout,
         help=f"playout policy (default: MCTS's for the game, {playout!r})",
     )
+    filtered = tuned("mcts", spec.name, "filter_moves", False)
+    parser.add_argument(
+        "--filter-moves",
+        action=argparse.BooleanOptionalAction,
+        default=filtered,
+        help="the tree tries only the moves that play a card up where a card fits, one empty pile for all "
+        f"(default: MCTS's for the game, {'on' if filtered else 'off'}; the study's: off)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", type=int, default=0, help="print a running row every N deals")
     parser.add_argument(
@@ -82,6 +91,7 @@ def main(argv=None) -> int:
             c=args.c,
             threshold=args.threshold,
             playout=args.playout,
+            filter_moves=args.filter_moves,
             workers=args.workers,
             progress=args.progress,
             records=args.records,

@@ -60,6 +60,15 @@ def test_spec_options_are_coerced_to_the_default_types():
     assert agents.parse_spec("x:command=['a','b'],k=1") == ("x", {"command": "['a','b']", "k": "1"})
 
 
+def test_options_left_to_the_game_read_truth_words_as_truth_values():
+    # An option whose default is None (the game's choice) reads on/off, yes/no and true/false
+    # in any case as a bool, and other text as a literal (a number stays a number).
+    assert agents.make("mcts:filter_moves=off").filter_moves is False
+    assert agents.make("mcts:filter_moves=True").filter_moves is True
+    m = agents.make("mcts:manage_time=YES,seconds=1,priors=0")
+    assert (m.manage_time, m.seconds, m.priors) == (True, 1.0, False)
+
+
 @pytest.mark.parametrize(
     "spec, message",
     [

@@ -18,6 +18,20 @@ def run(records, **options):
 def test_default_playout_is_the_games_default_the_agents_default(tmp_path):
     records = run(tmp_path / "r.jsonl")
     assert {r["playout"] for r in records} == {tuned("mcts", "calculation", "playout", "random")}
+    assert {r["filter_moves"] for r in records} == {True}
+
+
+def test_records_from_before_filtered_moves_resume_only_unfiltered(tmp_path):
+    # A record without the key was played with every legal move in the tree.
+    records = tmp_path / "r.jsonl"
+    run(records, filter_moves=False)
+    old = [json.loads(line) for line in records.read_text().splitlines()]
+    for record in old:
+        del record["filter_moves"]
+    records.write_text("".join(json.dumps(r) + "\n" for r in old[:2]))
+    assert len(run(records, resume=True, filter_moves=False)) == 3
+    with pytest.raises(RecordError, match="other options"):
+        run(records, resume=True)
 
 
 def test_resume_plays_only_the_missing_deals_and_matches_an_uninterrupted_run(tmp_path, capsys):

@@ -52,7 +52,9 @@ STUDY = {
     100000: 80,
     200000: 86,
 }
-OPTIONS = ("playout", "c", "threshold")  # what a record must share with the run that resumes it
+OPTIONS = ("playout", "c", "threshold", "filter_moves")  # what a record must share with the run that resumes it
+# Records written before ``filter_moves`` existed were played with every legal move in the tree.
+LEGACY = {"filter_moves": False}
 C = 0.5  # the study's UCT exploration constant
 
 
@@ -66,14 +68,23 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_deal(job: tuple[int, int, float, int, str]) -> dict[str, Any]:
+def play_deal(job: tuple[int, int, float, int, str, bool]) -> dict[str, Any]:
     """One deal to the end, as a record: won, moves, search seconds (wall), the deal's CPU
     seconds (``time.process_time`` of this worker) and the cards on the foundations.
-    ``job`` is ``(deal, playouts, c, threshold, playout)`` (one picklable argument, for a pool)."""
-    deal, playouts, c, threshold, playout = job
+    ``job`` is ``(deal, playouts, c, threshold, playout, filter_moves)`` (one picklable argument,
+    for a pool)."""
+    deal, playouts, c, threshold, playout, filter_moves = job
     game = envs.make_game("calculation")
     state = game.initial_state(seed=deal)
-    bot = agents.make("mcts", simulations=playouts, c=c, threshold=threshold, playout=playout, seed=deal)
+    bot = agents.make(
+        "mcts",
+        simulations=playouts,
+        c=c,
+        threshold=threshold,
+        playout=playout,
+        filter_moves=filter_moves,
+        seed=deal,
+    )
     moves, seconds = 0, 0.0
     cpu = time.process_time()
     while not game.is_terminal(state):
@@ -86,6 +97,7 @@ def play_deal(job: tuple[int, int, float, int, str]) -> dict[str, Any]:
         "playout": playout,
         "c": c,
         "threshold": threshold,
+        "filter_moves": filter_moves,
         "won": bool(game.returns(state)[0] == 1.0),
         "moves": moves,
         "seconds": seconds,
@@ -98,13 +110,14 @@ def read_records(path: str | os.PathLike[str], options: Mapping[str, Any]) -> li
     """The finished deals in ``path`` (a ``records`` file), for ``resume``; none if it does not
     exist. A last line cut short by the interruption is dropped from the file, so the next record
     starts a line of its own. A record played with other ``options`` (playout policy, C,
-    threshold) is a ``RecordError`` naming its line, as is a line that is not a record."""
+    threshold, filtered moves) is a ``RecordError`` naming its line, as is a line that is not a
+    record."""
     path = Path(path)
     if not path.exists():
         return []
     records = []
     for n, record in read_json_lines(path, "a patience study"):
-        theirs = {k: record.get(k) for k in OPTIONS}
+        theirs = {k: record.get(k, LEGACY.get(k)) for k in OPTIONS}
         if theirs != options:
             raise RecordError(
                 f"{path}:{n}: deal {record.get('deal')} was played with other options "
@@ -142,6 +155,7 @@ def run(
     c: float = C,
     threshold: int | None = None,
     playout: str | None = None,
+    filter_moves: bool | None = None,
     workers: int = 2,
     progress: int = 0,
     records: str | os.PathLike[str] | None = None,
@@ -150,18 +164,22 @@ def run(
 ) -> dict[int, list[dict[str, Any]]]:
     """Play ``deals`` at every budget of ``playouts`` on ``workers`` processes, printing the
     table to ``out`` (default: standard output) a row per budget (and a running row every
-    ``progress`` deals); return ``{playouts: [record, ...]}``. ``threshold`` and ``playout``
-    default to the game's, ``agents.make("mcts")``'s. With ``records`` (a path) every finished
+    ``progress`` deals); return ``{playouts: [record, ...]}``. ``threshold``, ``playout`` and
+    ``filter_moves`` (the tree tries only the moves of the game's ``filter_moves``) default to
+    the game's, ``agents.make("mcts")``'s. With ``records`` (a path) every finished
     deal is appended to it as a JSON line; ``resume`` first reads the deals already there and
     plays only the missing ones (``RecordError`` for records of other options)."""
     threshold = tuned("mcts", "calculation", "threshold", DEFAULT_THRESHOLD) if threshold is None else threshold
     playout = tuned("mcts", "calculation", "playout", "random") if playout is None else playout
+    if filter_moves is None:
+        filter_moves = tuned("mcts", "calculation", "filter_moves", False)
     out = sys.stdout if out is None else out
-    options = {"playout": playout, "c": c, "threshold": threshold}
+    options = {"playout": playout, "c": c, "threshold": threshold, "filter_moves": filter_moves}
     done = {(r["playouts"], r["deal"]): r for r in read_records(records, options)} if resume else {}
     print(
         f"Calculation, UCT with chance nodes: C={c}, threshold={threshold}, "
-        f"{playout} playouts, deals {deals.start}..{deals.stop - 1}",
+        f"{playout} playouts, {'filtered' if filter_moves else 'all legal'} moves in the tree, "
+        f"deals {deals.start}..{deals.stop - 1}",
         file=out,
         flush=True,
     )
@@ -175,7 +193,9 @@ def run(
             for budget in playouts:
                 results = [done[budget, d] for d in deals if (budget, d) in done]
                 futures = [
-                    pool.submit(play_deal, (d, budget, c, threshold, playout)) for d in deals if (budget, d) not in done
+                    pool.submit(play_deal, (d, budget, c, threshold, playout, filter_moves))
+                    for d in deals
+                    if (budget, d) not in done
                 ]
                 for future in as_completed(futures):
                     record = future.result()

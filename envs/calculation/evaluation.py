@@ -47,6 +47,10 @@ checks the pile the rule picks and, if the piles would no longer unwind, takes t
 after which they still do: one playout wins 13.5%, at about 7 times the cost of a greedy one
 (``benchmarks/patience.py``). In UCT at 1,000 playouts per move that is 58% of deals won against
 42% for ``"greedy"``, at 10,000 83.5% against 79% (not a significant gain).
+
+**What search tries** (``filter_moves``, which MCTS asks on Calculation by default): only the
+moves that play a card up where a card fits, and one empty pile for all; with the checked
+playouts, 68% of deals won at 1,000 playouts per move and 92.5% at 10,000 (``docs/patience.md``).
 """
 
 import numpy as np
