@@ -11,9 +11,11 @@
    unseen cards counted anew, and of the other piles if it fails), and uniformly random
    playouts. Each fast loop must finish every playout in the position its peer does; the
    benchmark checks it before timing.
-2. One ``agents.make("mcts", simulations=100000)`` move from the same two positions, in CPU
-   seconds (``time.process_time``), with the default checked playouts, greedy ones and random
-   ones.
+2. One ``agents.make("mcts", simulations=100000)`` move, in CPU seconds
+   (``time.process_time``), with the default checked playouts, greedy ones and random ones,
+   from the first position at or after each of the two where the tree has a choice (its
+   ``filter_moves``: a move that is the only one kept, as every first move of a deal is, is
+   played without a search), and the same with the study's tree of every legal move.
 
 CPU time of this process, best of ``--repeats``: another job on the machine slows both sides
 alike, but on a shared machine the figures still vary by 10-30% from run to run.
@@ -123,11 +125,22 @@ def playout_rate(game, state, policy, n, repeats):
     return best, finals.copy()
 
 
-def move_seconds(game, state, playout, simulations, repeats):
-    agents.make("mcts", simulations=64, playout=playout, seed=0).act(game, state)  # compile
+def first_choice(game, state):
+    """``state``, or the first position after it (the greedy agent's moves) where MCTS's tree
+    keeps more than one move, with the plies played to reach it."""
+    greedy = agents.make("greedy", seed=0)
+    moves = np.empty(game.num_actions, dtype=np.int64)
+    p, plies = game.kernel_params, 0
+    while E.filter_moves(state, p, moves, K.legal_actions(state, p, moves)) < 2:
+        state, plies = game.apply(state, greedy.act(game, state)), plies + 1
+    return state, plies
+
+
+def move_seconds(game, state, playout, simulations, repeats, filter_moves=True):
+    agents.make("mcts", simulations=64, playout=playout, filter_moves=filter_moves, seed=0).act(game, state)
     best = np.inf
     for r in range(repeats):
-        bot = agents.make("mcts", simulations=simulations, playout=playout, seed=r)
+        bot = agents.make("mcts", simulations=simulations, playout=playout, filter_moves=filter_moves, seed=r)
         t = time.process_time()
         bot.act(game, state)
         best = min(best, time.process_time() - t)
@@ -143,10 +156,10 @@ def main(argv=None) -> int:
     game = envs.make_game("calculation")
     print(
         "| position | greedy playouts/s | move-by-move peer /s | ratio | checked playouts/s | move-by-move peer /s |"
-        f" ratio | random playouts/s | MCTS {args.simulations:,} checked (default), CPU s | greedy, CPU s |"
-        " random, CPU s |"
+        f" ratio | random playouts/s | MCTS {args.simulations:,}: plies to a choice | checked (default), CPU s |"
+        " greedy, CPU s | random, CPU s | checked, every legal move, CPU s |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, state in positions(game).items():
         rates = []
         for fast_policy, peer_policy in ((GREEDY, TACTICAL), (CHECKED, TACTICAL_CHECKED)):
@@ -159,11 +172,16 @@ def main(argv=None) -> int:
                 )
             rates += [f"{fast:,.0f}", f"{peer:,.0f}", f"{fast / peer:.1f}x"]
         rand, _ = playout_rate(game, state, RANDOM, args.playouts, args.repeats)
+        searched, plies = first_choice(game, state)
         seconds = [
-            move_seconds(game, state, playout, args.simulations, args.repeats) for playout in (None, "greedy", "random")
+            move_seconds(game, searched, playout, args.simulations, args.repeats)
+            for playout in (None, "greedy", "random")
         ]
+        seconds.append(move_seconds(game, searched, None, args.simulations, args.repeats, filter_moves=False))
         print(
-            f"| {label} | {' | '.join(rates)} | {rand:,.0f} | " + " | ".join(f"{x:.2f}" for x in seconds) + " |",
+            f"| {label} | {' | '.join(rates)} | {rand:,.0f} | {plies} | "
+            + " | ".join(f"{x:.2f}" for x in seconds)
+            + " |",
             flush=True,
         )
     return 0
