@@ -232,8 +232,12 @@ class MCTSAgent(Agent):
         self._bank, self._last_ply, self._lost_at = 0.0, -1, -1
 
     def warm_up(self, game):
-        """A 16-simulation search with this agent's options: the same compiled code, any budget."""
+        """A 16-simulation search with this agent's options: the same compiled code, any budget.
+        It searches every legal move (the filter is an argument of the same compiled search, and
+        a filtered root may keep a single move and play it without one), and the root's filter
+        is compiled beside it."""
         if self.applies_to(game):
+            state = game.initial_state(seed=0)
             MCTSAgent(
                 simulations=16,
                 c=self.c,
@@ -242,11 +246,12 @@ class MCTSAgent(Agent):
                 max_nodes=self.max_nodes,
                 rave=self.rave,
                 priors=self.priors,
-                filter_moves=self.filter_moves,
+                filter_moves=False,
                 seed=0,
-            ).act(game, game.initial_state(seed=0))
+            ).act(game, state)
+            if self._filtered(game):
+                self._root_moves(game, state)
             if game.num_players == 2 and _counted(game):  # a lost position's count: compiled now, not mid-game
-                state = game.initial_state(seed=0)
                 self._counts_after(game, state, int(game.legal_actions(state)[0]), self._policy(game), 1, R.new_rng(0))
 
     def _act(self, game, state) -> int:

@@ -1,5 +1,8 @@
 """UCT-MCTS: solved positions, determinism, budgets, tree invariants and hidden information."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -420,6 +423,24 @@ def test_calculation_filters_moves_by_default_and_plays_a_lone_kept_move_at_once
     unfiltered = agents.make("mcts", simulations=500, filter_moves=False, seed=0)
     unfiltered.act(CALC, s)
     assert unfiltered.last_stats["simulations"] == 500
+
+
+def test_warm_up_compiles_the_search_though_a_deals_first_move_needs_none():
+    # Every first move of a deal is the only one the filtered tree keeps, so it is played without
+    # a search; the warm-up (run before a tournament starts its workers) must still have loaded
+    # or compiled the search itself, and the root's filter. A fresh process tells.
+    code = (
+        "import agents, envs\n"
+        "from agents import _mcts_kernel as K\n"
+        "from envs.core.specialise import compiled\n"
+        "game = envs.make_game('calculation')\n"
+        "agents.make('mcts').warm_up(game)\n"
+        "code = compiled(K, game.spec)\n"
+        "print(len(code.run.signatures), len(code.search_moves.signatures))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "1"]
 
 
 def test_filter_moves_option_and_tuning_are_checked():
