@@ -8,7 +8,8 @@ figures do not depend on what earlier runs left there. Only the public API is us
 measures the code before and after a change to the compiled kernels alike:
 
 * per game: ``import envs`` + ``envs.make_game(name)`` + ``initial_state`` + ``legal_actions``
-  ("first moves"), then + ``import agents`` and one ``mcts:simulations=1000`` move, then + one
+  ("first moves"), then + ``import agents`` and one ``mcts:simulations=1000`` move (the first
+  move that needs a search: Calculation's MCTS plays a deal's first move without one), then + one
   ``alphabeta:depth=3`` move (games the agent does not apply to are skipped and said so); times
   are cumulative from the moment the process was started (interpreter start included);
 * all games: the same three steps over all the games in one process (first moves of every game,
@@ -90,7 +91,13 @@ try:
     import agents
     out(info="agents", file=agents.__file__)
     for name, g, s in made:
-        agents.make(%(mcts)r, seed=0).act(g, s)
+        bot = agents.make(%(mcts)r, seed=0)
+        t = s
+        while True:  # up to the first move searched (a move alone kept needs no search)
+            a = bot.act(g, t)
+            if bot.last_stats["simulations"] > 0 or g.is_terminal(g.apply(t, a)):
+                break
+            t = g.apply(t, a)
     out(step="mcts", t=time.time())
     for name, g, s in made:
         bot = agents.make(%(alphabeta)r, seed=0)
