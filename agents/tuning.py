@@ -112,8 +112,8 @@ tune(
 # at about 5x the time per move), and a leaf expanded at its first playout: with greedy playouts
 # at 1,000, 10,000 and 100,000 playouts per move on the same deals it won more than the study's
 # threshold 5; and a tree that tries only the moves that play a card up where a card fits (the
-# game's ``filter_moves``): 136 deals of 200 won instead of 116 at 1,000 playouts per move
-# (docs/patience.md).
+# game's ``filter_moves``): 136 deals of 200 won instead of 116 at 1,000 playouts per move, 182
+# instead of 167 at 10,000, 92 of 100 at 100,000 (docs/patience.md).
 tune("mcts", "calculation", playout="checked", threshold=1, filter_moves=True)
 # Othello: 1 s a move by default, with the exact endgame solver from 20 empty squares.
 tune("alphabeta", "othello", seconds=1.0, endgame=20)
