@@ -506,9 +506,10 @@ def filter_moves(s, p, moves, n):
     can pay only where another foundation wants the same rank first, so search loses little by
     never trying it, and gains much: the tree no longer splits its playouts between moves that
     almost never matter (UCT on deals 0-199: 136 won instead of 116 at 1,000 playouts per move,
-    182 instead of 167 at 10,000; ``docs/patience.md``). Which card goes up first, and onto which foundation, is still searched.
-    Empty piles are alike (the rules never tell one pile from another), so a card laid on any of
-    them leads to the same position up to the piles' order: only the first is tried.
+    182 instead of 167 at 10,000; ``docs/patience.md``). Which card goes up first, and onto
+    which foundation, is still searched. Empty piles are alike (the rules never tell one pile
+    from another), so a card laid on any of them leads to the same position up to the piles'
+    order: only the first is tried.
     """
     first = n
     while first > 0 and moves[first - 1] >= K.TO_FOUND:  # placements (0..3) come first
