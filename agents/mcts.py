@@ -285,6 +285,7 @@ class MCTSAgent(Agent):
 
     def _decide(self, game, state, start, budget) -> int:
         policy = self._policy(game)
+        self._rave(game)  # an option the game refuses fails on every move, searched or not
         legal = self._root_moves(game, state)
         if len(legal) == 1:
             self._memory = None

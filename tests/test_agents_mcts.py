@@ -379,6 +379,18 @@ def test_calculation_tree_invariants():
     assert kinds_seen == {K.DECISION, K.CHANCE}
 
 
+def _with_a_choice(game, s):
+    """``s``, or the first position after it (greedy moves) whose search tree has more than one
+    move to try: the default tree plays a move it alone keeps without a search (every first
+    move of a Calculation deal)."""
+    moves = np.empty(game.num_actions, dtype=np.int64)
+    greedy = agents.make("greedy", seed=0)
+    filtered = int(agents.make("mcts").settings(game)["filter_moves"])
+    while compiled(K, game.spec).search_moves(s, game.kernel_params, moves, filtered) < 2:
+        s = game.apply(s, greedy.act(game, s))
+    return s
+
+
 def _calculation_root_children(s, filtered):
     """The moves a Calculation search from ``s`` expands its root with."""
     links, value, amaf, meta = K.new_tree(1 << 14)
@@ -600,7 +612,7 @@ def test_loa_priors_follow_the_evaluation_and_a_win():
 @pytest.mark.parametrize("name, threshold", [("calculation", 1), ("othello", 5), ("gomoku", 1)])
 def test_the_expansion_threshold_defaults_to_the_games(name, threshold):
     game = envs.make_game(name)
-    s = game.initial_state(seed=3)
+    s = _with_a_choice(game, game.initial_state(seed=3))
     default, explicit = (
         agents.make("mcts", simulations=400, seed=0, **options) for options in ({}, {"threshold": threshold})
     )
