@@ -400,20 +400,21 @@ def _calculation_root_children(s, filtered):
     return sorted(int(a) for a in links[first : first + links[0, K.COUNT], K.KEY])
 
 
-def _card_fits_beside_placements():
-    """A Calculation position where a card fits a foundation and the face-up card could also be
-    laid on a pile, with its legal moves."""
+def _card_fits_beside_placements(ups=range(1, CK.NUM_ACTIONS)):
+    """A Calculation position where the face-up card could be laid on a pile and ``ups`` counts
+    the moves that play a card up, with its legal moves and those moves."""
     for seed in range(50):
         for plies in range(0, 30, 3):
             s = _midgame(seed, plies)
             legal = [int(a) for a in CALC.legal_actions(s)]
-            if any(a >= CK.TO_FOUND for a in legal) and any(a < CK.TO_FOUND for a in legal):
-                return s, legal
+            up = [a for a in legal if a >= CK.TO_FOUND]
+            if len(up) in ups and any(a < CK.TO_FOUND for a in legal):
+                return s, legal, up
     raise AssertionError("no such position in 50 deals")
 
 
 def test_calculation_tree_tries_only_moves_that_play_a_card_up():
-    s, legal = _card_fits_beside_placements()
+    s, legal, _ = _card_fits_beside_placements()
     assert _calculation_root_children(s, 0) == legal
     assert _calculation_root_children(s, 1) == [a for a in legal if a >= CK.TO_FOUND]
 
@@ -422,14 +423,7 @@ def test_calculation_filters_moves_by_default_and_plays_a_lone_kept_move_at_once
     assert agents.make("mcts").settings(CALC)["filter_moves"] is True
     assert agents.make("mcts", filter_moves=False).settings(CALC)["filter_moves"] is False
     assert agents.make("mcts").settings(GO7)["filter_moves"] is False
-    for seed in range(50):
-        s = _midgame(seed, 8)
-        legal = [int(a) for a in CALC.legal_actions(s)]
-        up = [a for a in legal if a >= CK.TO_FOUND]
-        if len(up) == 1 and len(legal) > 1:
-            break
-    else:
-        raise AssertionError("no position with one card to play up in 50 deals")
+    s, _, up = _card_fits_beside_placements(ups=(1,))
     bot = agents.make("mcts", simulations=500, seed=0)
     assert bot.act(CALC, s) == up[0] and bot.last_stats["simulations"] == 0
     unfiltered = agents.make("mcts", simulations=500, filter_moves=False, seed=0)
