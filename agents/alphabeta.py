@@ -415,7 +415,7 @@ class AlphaBetaAgent(SearchAgent):
             "depth": depth,
             "time": seconds,
             "endgame": endgame,
-            "weights": [round(float(x), 6) for x in weights],
+            "weights": E.describe(weights),
         }
 
     def _table(self, game):
@@ -428,9 +428,9 @@ class AlphaBetaAgent(SearchAgent):
     def _act(self, game, state):
         p = game.kernel_params
         w = self.weights if self.weights is not None else E.default_weights(game)
-        if self.weights is not None and len(w) != len(E.default_weights(game)):
+        if self.weights is not None and len(w) not in game.spec.weight_counts(game):
             raise AgentError(
-                f"weights={self.weights.tolist()}: {game.name} takes {len(E.default_weights(game))} evaluation weights"
+                f"weights={E.describe(self.weights)}: {game.name} takes {len(game.spec.default_weights())} evaluation weights"
             )
         code = compiled(__name__, game.spec)
         max_depth, seconds, endgame = self.budget(game)

@@ -8,6 +8,8 @@ transposition-table entries compare exactly; a forced win at ply ``k`` scores ``
 static evaluation is clamped inside ``WIN_BOUND`` so it can never pass for one.
 """
 
+import hashlib
+
 import numpy as np
 from numba import njit
 
@@ -21,8 +23,18 @@ WIN_BOUND = INF - 1_000  # scores beyond this are forced wins or losses
 
 
 def default_weights(game) -> np.ndarray:
-    """A fresh copy of the default evaluation weights of ``game`` (empty without an evaluation)."""
-    return game.spec.default_weights()
+    """The default evaluation weights of ``game`` (empty without an evaluation): a fresh copy
+    of the evaluation's ``WEIGHTS``, or the table its ``weights_for`` picks for the game's
+    parameters (shared, not to be modified)."""
+    return game.spec.default_weights(game)
+
+
+def describe(weights) -> list[float] | str:
+    """Weights as settings and records show them: the numbers, or for a table a digest."""
+    if len(weights) <= 64:
+        return [round(float(x), 6) for x in weights]
+    digest = hashlib.sha256(np.ascontiguousarray(weights, dtype=np.float64).tobytes()).hexdigest()
+    return f"table of {len(weights)} (sha256 {digest[:12]})"
 
 
 @njit(cache=True)

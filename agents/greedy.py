@@ -39,7 +39,7 @@ class GreedyAgent(Agent):
     def settings(self, game: Game) -> dict[str, Any]:
         """``weights``: the ones given, else the game's default evaluation weights."""
         weights = self.weights if self.weights is not None else E.default_weights(game)
-        return {**super().settings(game), "weights": [round(float(x), 6) for x in weights]}
+        return {**super().settings(game), "weights": E.describe(weights)}
 
     def _act(self, game: Game, state: np.ndarray) -> int:
         w = self.weights if self.weights is not None else E.default_weights(game)

@@ -110,7 +110,7 @@ class MinimaxAgent(SearchAgent):
     def settings(self, game: Game) -> dict[str, Any]:
         """``weights``: the ones given, else the game's default evaluation weights."""
         weights = self.weights if self.weights is not None else E.default_weights(game)
-        return {**super().settings(game), "weights": [round(float(x), 6) for x in weights]}
+        return {**super().settings(game), "weights": E.describe(weights)}
 
     def _act(self, game: Game, state: np.ndarray) -> int:
         p = game.kernel_params

@@ -166,11 +166,25 @@ class GameSpec:
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
 
-    def default_weights(self) -> np.ndarray:
-        """A fresh copy of the evaluation's ``WEIGHTS`` (what ``evaluate`` and ``tactical`` are
-        given by default; empty without an evaluation or weights)."""
+    def default_weights(self, game=None) -> np.ndarray:
+        """What ``evaluate`` and ``tactical`` are given by default: for ``game``, the weights
+        its evaluation picks for that game's parameters where it defines ``weights_for`` (the
+        fitted pattern table of 8x8 Othello: shared, not to be modified); otherwise a fresh
+        copy of the evaluation's ``WEIGHTS`` (empty without an evaluation or weights)."""
+        pick = getattr(self.evaluation, "weights_for", None)
+        if game is not None and pick is not None:
+            picked = pick(game)
+            if picked is not None:
+                return picked
         weights = getattr(self.evaluation, "WEIGHTS", None) if self.evaluation is not None else None
         return np.zeros(0, dtype=np.float64) if weights is None else np.asarray(weights, dtype=np.float64).copy()
+
+    def weight_counts(self, game) -> tuple[int, ...]:
+        """How many weights ``evaluate`` accepts for ``game``: its ``WEIGHTS``' count, and where
+        the evaluation defines ``weight_counts(game)``, those (Othello's pattern table on 8x8)."""
+        counts = getattr(self.evaluation, "weight_counts", None)
+        own = (len(self.default_weights()),)
+        return own + tuple(counts(game)) if counts is not None else own
 
     def __reduce__(self):
         """A spec pickles by reference: its modules by name and its classes and functions as

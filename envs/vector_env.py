@@ -133,7 +133,7 @@ class ArbiterVectorEnv(VectorEnv):
         self._cfg[K.CFG_OPENING_MIN], self._cfg[K.CFG_OPENING_MAX] = self._opening
         self._cfg[K.CFG_OBSERVE] = 1
         # the greedy opponent's weights (the greedy agent's defaults); None: the random opponent
-        self._weights = g.spec.default_weights() if opponent == "greedy" else None
+        self._weights = g.spec.default_weights(g) if opponent == "greedy" else None
         self._states = np.zeros((n, g.state_len), dtype=np.int64)
         self._rngs = np.zeros((n, 1), dtype=np.uint64)
         self._seats = np.zeros(n, dtype=np.int64)

@@ -11,6 +11,11 @@ late in the game the side that can play into the odd regions of empty squares te
 last move in each (region parity). The weights were chosen by self-play at fixed depth
 (``examples/othello_weights.py``; the measurements are in docs/strength.md).
 
+On 8x8 the default weights are a pattern table fitted to self-play games (``patterns.py``):
+``evaluate`` given such a table scores the position by it, with the counts above (mobility,
+stable and frontier discs, parity) as its extra inputs; given the six weights below, by the
+hand-written sum, which stays the evaluation of every other size.
+
 Boards of N <= 8 are evaluated on the kernel's bitboards (square classes and lines as masks, the
 mover's placements cached in the state, the opponent's by one Kogge-Stone pass, stability and
 regions by shifts of whole words); larger ones by a walk over the squares. Both give the same
@@ -22,6 +27,7 @@ from numba import njit
 
 from ..core import kernel as C
 from . import _kernel as K
+from . import patterns as PT
 from .endgame import solve  # noqa: F401  (the game's ``solve`` hook: exact endgames, N <= 8)
 
 # weights: square value, mobility, disc count at a full board, stable discs, frontier discs,
@@ -358,6 +364,8 @@ def evaluate(s, p, w):
     n = _size(p)
     squares, my_moves, their_moves, stable, frontier, parity = terms(s, p)
     me = s[C.H_PLAYER] + 1
+    if n == PT.N and len(w) == PT.SIZE:  # a pattern table (patterns.py)
+        return np.int64(PT.value(s, me, my_moves, their_moves, stable, frontier, parity, w))
     x = C.HEADER + n * n
     mine, theirs = s[x + K.S_COUNT + me - 1], s[x + K.S_COUNT + 2 - me]
     discs = mine - theirs
@@ -387,3 +395,14 @@ def tactical(s, child, p, a, w):
     if child[C.H_PLAYER] == s[C.H_PLAYER]:
         return np.float64(evaluate(child, p, w))
     return -np.float64(evaluate(child, p, w))
+
+
+def weights_for(game):
+    """The default weights of ``game``: the fitted pattern table on 8x8 (``patterns.npz``),
+    None elsewhere (the hand-written evaluation's ``WEIGHTS``)."""
+    return PT.table() if game.size == PT.N else None
+
+
+def weight_counts(game):
+    """Beside ``WEIGHTS``, a pattern table's ``patterns.SIZE`` entries on 8x8."""
+    return (PT.SIZE,) if game.size == PT.N else ()
