@@ -28,6 +28,10 @@ a second of CPU, and one timing of it varied by half between runs on a shared ma
 
 Part 2 times LOA alpha-beta at depth 6 on middlegame positions (reached by two seeded depth-2
 alpha-beta players from the start) and prints the median CPU seconds per move (target < 0.5 s).
+
+Part 3 times 8x8 Othello's evaluation per call, with its hand-written weights (what part 1
+searches with, to compare like with like) and with the fitted pattern table that is the default
+there, over every position of 200 random games.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import time
 
 import numpy as np
 import pyspiel
+from numba import njit
 from open_spiel.python.algorithms import minimax as os_minimax
 
 import agents
@@ -385,7 +390,8 @@ def openspiel_rate(os_name, histories, depth, leaf):
 
 def arbiter_rate(game, positions, depth):
     """Our alpha-beta, one agent for all positions; returns (nodes, CPU seconds)."""
-    agent = agents.make("alphabeta", depth=depth, seed=0)
+    # the hand-written evaluation, which the ports follow (8x8 Othello's default is a pattern table)
+    agent = agents.make("alphabeta", depth=depth, weights=game.spec.default_weights(), seed=0)
     agent.act(game, positions[0][0])  # warm-up: loads the compiled code, allocates the table
     nodes, seconds = 0, 0.0
     for s, _ in positions:
@@ -446,6 +452,43 @@ def loa_depth6(count, depth=6):
     return median
 
 
+@njit(cache=True)
+def _evaluate_all(states, p, w):
+    total = 0
+    for i in range(states.shape[0]):
+        total += othello_eval.evaluate(states[i], p, w)
+    return total
+
+
+def othello_evaluations(games, repeat):
+    """CPU microseconds per call of 8x8 Othello's evaluation with its hand-written weights and
+    with the pattern table (the default), over every position of ``games`` random games."""
+    game = envs.make_game("othello")
+    rng = np.random.default_rng(0)
+    states = []
+    for _ in range(games):
+        s = game.initial_state()
+        while not game.is_terminal(s):
+            states.append(s)
+            moves = game.legal_actions(s)
+            s = game.apply(s, int(moves[rng.integers(len(moves))]))
+    states = np.array(states)
+    p = game.kernel_params
+    costs = {}
+    for label, w in (("hand-written", game.spec.default_weights()), ("pattern table", E.default_weights(game))):
+        _evaluate_all(states[:1], p, w)  # compile
+        best = min(_timed(_evaluate_all, states, p, w) for _ in range(repeat))
+        costs[label] = best / len(states) * 1e6
+        print(f"othello 8x8 evaluation, {label}: {costs[label]:.3f} µs per call ({len(states):,} positions)")
+    print(f"  the pattern table costs {costs['pattern table'] / costs['hand-written']:.1f}x the hand-written sum")
+
+
+def _timed(call, *args):
+    start = time.process_time()
+    call(*args)
+    return time.process_time() - start
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=24, help="positions per game in part 1")
@@ -466,6 +509,7 @@ def main(argv=None):
     compare("loa", 5, args.positions, leaf, repeat)
     if args.depth6 > 0:
         loa_depth6(args.depth6)
+    othello_evaluations(200, repeat)
 
 
 if __name__ == "__main__":
