@@ -177,16 +177,10 @@ def _fit_stage(idx, counts, labels, weight, iterations, ridge):
     return x
 
 
-@njit(cache=True)
 def _predict(idx, counts, w):
-    out = np.zeros(idx.shape[0])
-    for i in range(idx.shape[0]):
-        v = 0.0
-        for k in range(counts.shape[1]):
-            v += w[k] * counts[i, k]
-        for g in range(idx.shape[1]):
-            v += w[idx[i, g]]
-        out[i] = v
+    """The table's values (in discs) of the positions."""
+    out = np.empty(idx.shape[0])
+    _product(idx, counts, np.ones(idx.shape[0]), w, out)
     return out
 
 
