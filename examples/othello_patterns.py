@@ -52,9 +52,9 @@ def _mirrors():
     offset = len(PT.COUNTS)
     for squares in PT.GROUPS.values():
         size = len(squares)
-        cells = [r * 8 + c for r, c in squares]
+        cells = PT.placed(squares, 0)
         for t in range(1, 8):
-            image = [PT.orientations(r, c)[t][0] * 8 + PT.orientations(r, c)[t][1] for r, c in squares]
+            image = PT.placed(squares, t)
             if sorted(image) == sorted(cells) and image != cells:
                 to = [cells.index(x) for x in image]  # reading place k goes to place to[k]
                 digits = (np.arange(3**size)[:, None] // 3 ** np.arange(size)[None, :]) % 3
@@ -65,8 +65,8 @@ def _mirrors():
 
 
 def _games(job):
-    """Positions of games ``first``.. ``first + count - 1``: pattern indices (8 orientations),
-    counts, stage and label."""
+    """Positions of games ``first``.. ``first + count - 1``: pattern indices, counts, stage,
+    label and game."""
     first, count, depth, explore, exact, seed, round_, weights = job
     import agents
     import envs
@@ -84,14 +84,14 @@ def _games(job):
         state = game.initial_state(seed=0)
         for a in random_opening(game, rng, *OPENING):
             state = game.apply(state, a)
-        seen = []
+        seen = []  # (position, its stage)
         while not game.is_terminal(state):
             empties = 64 - sum(game.discs(state))
             if empties <= exact:
                 break
             moves = game.legal_actions(state)
-            if moves[0] != 64:
-                seen.append(state.copy())
+            if moves[0] != game.pass_action:
+                seen.append((state.copy(), PT.phase(empties)))
             if rng.random() < explore:
                 move = int(moves[rng.integers(len(moves))])
             else:
@@ -103,14 +103,14 @@ def _games(job):
         else:
             v = int(endgame.disc_difference(state, p)[0])
             black_margin = v if game.current_player(state) == 0 else -v
-        for s in seen:
+        for s, stage in seen:
             me = int(s[C.H_PLAYER]) + 1
             squares, my_moves, their_moves, stable, frontier, parity = E.terms(s, p)
             idx = np.empty(PT.PLACED, dtype=np.int64)
             PT.indices(s, me, idx)
             rows_idx.append(idx)
             rows_counts.append((1.0, my_moves, their_moves, stable, frontier, parity))
-            rows_phase.append(PT.phase(64 - sum(game.discs(s))))
+            rows_phase.append(stage)
             rows_label.append(black_margin if me == 1 else -black_margin)
             rows_game.append(g)
     return (

@@ -1,6 +1,8 @@
 """The 8x8 Othello pattern evaluation: its groups, its indices, the shipped table and the
 weights plumbing that makes it the default on 8x8 only."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -46,11 +48,11 @@ def oriented(game, s, t):
 def test_groups_are_placed_once_per_distinct_set_of_squares():
     sets = [frozenset(int(x) for x in row if x >= 0) for row in PT.CELLS]
     assert len(sets) == len(set(sets)) == PT.PLACED == 46
-    per_group = {name: 0 for name in PT.GROUPS}
-    for row, base in zip(PT.CELLS, PT.BASE):
-        size = int((row >= 0).sum())
-        name = next(n for n, squares in PT.GROUPS.items() if len(squares) == size and _base(n) == base)
-        per_group[name] += 1
+    kind_at, offset = {}, len(PT.COUNTS)  # each kind's table offset within a stage
+    for name, squares in PT.GROUPS.items():
+        kind_at[offset] = name
+        offset += 3 ** len(squares)
+    per_group = Counter(kind_at[int(base)] for base in PT.BASE)
     # edges, corners and lines come in 4 (or 8) placements, the long diagonal in 2
     assert per_group == {
         "corner3x3": 4,
@@ -65,16 +67,7 @@ def test_groups_are_placed_once_per_distinct_set_of_squares():
         "diag5": 4,
         "diag4": 4,
     }
-    assert PT.STAGE == len(PT.COUNTS) + sum(3 ** len(s) for s in PT.GROUPS.values())
-
-
-def _base(name):
-    offset = len(PT.COUNTS)
-    for other, squares in PT.GROUPS.items():
-        if other == name:
-            return offset
-        offset += 3 ** len(squares)
-    raise KeyError(name)
+    assert PT.STAGE == offset
 
 
 def test_indices_read_each_group_in_base_three_from_the_movers_side():

@@ -64,6 +64,11 @@ def orientations(r, c):
     return [(r, c), (c, r), (r, m - c), (m - c, r), (m - r, c), (c, m - r), (m - r, m - c), (m - c, m - r)]
 
 
+def placed(squares, t):
+    """The cells (``r * N + c``) of ``squares`` in orientation ``t`` of the board, in order."""
+    return tuple(orientations(r, c)[t][0] * N + orientations(r, c)[t][1] for r, c in squares)
+
+
 def _layout():
     """Every placed group (``CELLS``, padded with -1), its table's offset within a stage
     (``BASE``) and a stage's length."""
@@ -71,10 +76,10 @@ def _layout():
     for squares in GROUPS.values():
         seen = set()
         for t in range(8):
-            placed = tuple(orientations(r, c)[t][0] * N + orientations(r, c)[t][1] for r, c in squares)
-            if frozenset(placed) not in seen:  # a group that maps onto itself is placed once
-                seen.add(frozenset(placed))
-                cells.append(list(placed) + [-1] * (MAX_CELLS - len(placed)))
+            image = placed(squares, t)
+            if frozenset(image) not in seen:  # a group that maps onto itself is placed once
+                seen.add(frozenset(image))
+                cells.append(list(image) + [-1] * (MAX_CELLS - len(image)))
                 bases.append(offset)
         offset += 3 ** len(squares)
     return np.array(cells, dtype=np.int64), np.array(bases, dtype=np.int64), offset
