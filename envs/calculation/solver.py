@@ -169,25 +169,14 @@ def _moves(s, out, order):
 
 
 @njit(cache=True)
-def _known(table, key):
-    mask = np.uint64(table.shape[0] - 1)
-    for probe in range(PROBES):
-        slot = table[(key + np.uint64(probe)) & mask]
-        if slot == key:
-            return True
-        if slot == 0:
-            return False
-    return False
-
-
-@njit(cache=True)
-def _remember(table, key):
+def _slot(table, key):
+    """Slot of ``key`` in the table of positions without a win, else the first empty one, else -1."""
     mask = np.uint64(table.shape[0] - 1)
     for probe in range(PROBES):
         j = (key + np.uint64(probe)) & mask
-        if table[j] == 0 or table[j] == key:
-            table[j] = key
-            return
+        if table[j] == key or table[j] == 0:
+            return np.int64(j)
+    return np.int64(-1)
 
 
 RELAXED_NODES = 2_000  # relaxed moves one unwinding test may try before it gives up (says alive)
@@ -233,6 +222,33 @@ def _relaxed_moves(s, found, height, free, out):
     return n
 
 
+@njit(cache=True, inline="always")
+def _relaxed_step(found, height, free, m, sign):
+    """Make (``sign`` 1) or take back (-1) the relaxed move ``m``; return the change in pile cards."""
+    f, src = m // 5, m % 5
+    if sign < 0:
+        found[f] -= 1
+    if src < 4:
+        height[src] -= sign
+    else:
+        free[K.SEQUENCE[f, found[f] + 1]] -= sign
+    if sign > 0:
+        found[f] += 1
+    return -sign if src < 4 else 0
+
+
+@njit(cache=True)
+def _relaxed_slot(seen, key, gen):
+    """Slot of ``key`` in this test's table, else the first free one (slots stamped ``gen`` are
+    taken; others are left from earlier tests), else -1."""
+    mask = seen.shape[0] - 1
+    for probe in range(PROBES):
+        j = (key + probe) & mask
+        if seen[j, 1] != gen or seen[j, 0] == key:
+            return j
+    return -1
+
+
 @njit(cache=True)
 def _unwinds_exactly(s, work, seen, gen):
     """Whether the waste piles of ``s`` can unwind if every stock card comes exactly when wanted.
@@ -259,60 +275,32 @@ def _unwinds_exactly(s, work, seen, gen):
         left += height[w]
     if left == 0:
         return True
-    mask = seen.shape[0] - 1
     d, nodes = 0, 0
     count[0] = _relaxed_moves(s, found, height, free, moves[0])
     tried[0] = 0
     while True:
-        if tried[d] == count[d]:
+        if tried[d] == count[d]:  # every move failed: dead
             key = _relaxed_key(found, height)
-            for probe in range(PROBES):
-                j = (key + probe) & mask
-                if seen[j, 1] != gen:
-                    seen[j, 0], seen[j, 1] = key, gen
-                    break
+            j = _relaxed_slot(seen, key, gen)
+            if j >= 0:
+                seen[j, 0], seen[j, 1] = key, gen
             if d == 0:
                 return False
-            d -= 1  # undo the move that led here
-            m = stack[d]
-            f, src = m // 5, m % 5
-            found[f] -= 1
-            if src < 4:
-                height[src] += 1
-                left += 1
-            else:
-                free[K.SEQUENCE[f, found[f] + 1]] += 1
+            d -= 1
+            left += _relaxed_step(found, height, free, stack[d], -1)
             continue
         nodes += 1
         if nodes > RELAXED_NODES:
             return True
         m = moves[d, tried[d]]
         tried[d] += 1
-        f, src = m // 5, m % 5
-        if src < 4:
-            height[src] -= 1
-            left -= 1
-        else:
-            free[K.SEQUENCE[f, found[f] + 1]] -= 1
-        found[f] += 1
+        left += _relaxed_step(found, height, free, m, 1)
         if left == 0:
             return True
         key = _relaxed_key(found, height)
-        dead = False
-        for probe in range(PROBES):
-            j = (key + probe) & mask
-            if seen[j, 1] != gen:
-                break
-            if seen[j, 0] == key:
-                dead = True
-                break
-        if dead:
-            found[f] -= 1
-            if src < 4:
-                height[src] += 1
-                left += 1
-            else:
-                free[K.SEQUENCE[f, found[f] + 1]] += 1
+        j = _relaxed_slot(seen, key, gen)
+        if j >= 0 and seen[j, 1] == gen:  # found dead before
+            left += _relaxed_step(found, height, free, m, -1)
             continue
         stack[d] = m
         d += 1
@@ -355,7 +343,9 @@ def _search(s0, p, node_limit, table_bits, exact, line):
     d, nodes = 0, 0
     while True:
         if tried[d] == count[d]:  # every move from here failed
-            _remember(table, keys[d])
+            j = _slot(table, keys[d])
+            if j >= 0:
+                table[j] = keys[d]
             if d == 0:
                 return LOST, nodes
             d -= 1
@@ -375,7 +365,8 @@ def _search(s0, p, node_limit, table_bits, exact, line):
                 return WON, nodes
             continue
         key = _key(t)
-        if _known(table, key) or not _alive(t, exact, counts, work, seen, nodes):
+        j = _slot(table, key)
+        if (j >= 0 and table[j] == key) or not _alive(t, exact, counts, work, seen, nodes):
             continue
         d += 1
         keys[d] = key
