@@ -12,6 +12,7 @@ import agents.tactics
 import envs
 from agents import _mcts_kernel as K
 from agents.base import AgentError
+from agents.tuning import tuned
 from envs.calculation import _kernel as CK
 from envs.core import rng as R
 from envs.core.specialise import compiled
@@ -796,3 +797,32 @@ def test_gomoku_leaf_values_are_the_evaluation_from_the_movers_side():
         bot.act(game, s)
         assert (bot.last_stats["value"] > 0.5) == (v > 0), (v, bot.last_stats["value"])
         seen[v > 0] += 1
+
+
+def test_othello_leaf_values_are_the_hand_written_evaluation_from_the_movers_side():
+    # Othello's default search plays no playouts: a leaf's value is tanh(evaluation / scale) of
+    # the hand-written evaluation (the pattern table is not a leaf's) for the side to move there,
+    # at every size, and the root's value says who is ahead, the right way round.
+    from envs.othello import evaluation as E
+
+    assert tuned("mcts", "othello", "playout", "random") == "evaluation"
+    rng = np.random.default_rng(3)
+    for size in (6, 8):
+        game = envs.make_game("othello", size=size)
+        seen = {True: 0, False: 0}
+        while min(seen.values()) < 2:
+            s = game.initial_state()
+            for _ in range(int(rng.integers(8, 30))):
+                legal = game.legal_actions(s)
+                s = game.apply(s, int(legal[rng.integers(len(legal))]))
+            if game.is_terminal(s):
+                continue
+            v = E.evaluate(s, game.kernel_params, E.WEIGHTS)
+            assert E.leaf_value(s, game.kernel_params, E.EVALUATION) == pytest.approx(np.tanh(v / E.VALUE_SCALE))
+            assert np.isnan(E.leaf_value(s, game.kernel_params, 0))
+            if abs(v) < 2 * E.VALUE_SCALE or seen[v > 0] >= 2:
+                continue
+            bot = agents.make("mcts", simulations=64, seed=0)
+            bot.act(game, s)
+            assert (bot.last_stats["value"] > 0.5) == (v > 0), (size, v, bot.last_stats["value"])
+            seen[v > 0] += 1

@@ -11,6 +11,7 @@ SPEC = GameSpec(
     kernel=_kernel,
     notation=notation,
     evaluation=evaluation,
+    playouts=evaluation.PLAYOUTS,
     placement=True,
     sgf=2,
     gtp=True,
