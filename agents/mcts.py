@@ -132,8 +132,8 @@ class MCTSAgent(Agent):
 
     summary = (
         "UCT Monte-Carlo tree search with the game's playouts and priors (Go patterns, LOA's "
-        "evaluation; Gomoku's evaluation value instead of playouts), RAVE and proven wins and "
-        "losses; chance nodes in the patience"
+        "evaluation; Gomoku's and Othello's evaluation value instead of playouts), RAVE and proven "
+        "wins and losses; chance nodes in the patience"
     )
     time_option = "seconds"
 

@@ -291,13 +291,13 @@ def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
     assert cli.main(["agents", "--game", "othello"]) == 0
     out = capsys.readouterr().out
     assert "alphabeta:depth=64,time=1.0," in out and "endgame=20" in out  # Othello's clock and solver
-    assert "mcts:simulations=1000,seconds=None,c=0.5," in out
+    assert "mcts:simulations=1000,seconds=None,c=0.1," in out  # Othello's tuning
     assert "None" not in out.split("mcts:")[2].split("seed=")[0].replace("seconds=None", "")
     descriptions = [line for line in out.splitlines() if not line.startswith(" ")]
     assert all(len(line.split(": ", 1)[1]) > 20 and "module docstring" not in line for line in descriptions)
     assert cli.main(["agents"]) == 0
     out = capsys.readouterr().out  # without --game: per game where the values differ
-    assert "playout: 'evaluation' on loa, gomoku; 'random' on othello; 'pattern' on go; 'checked' on calculation" in out
+    assert "playout: 'evaluation' on loa, othello, gomoku; 'pattern' on go; 'checked' on calculation" in out
     alphazero = out.split("alphazero:")[1]
     assert "plays: loa, othello, gomoku, go" in alphazero.splitlines()[1]  # shipped weights: not the patience
 
