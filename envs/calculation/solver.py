@@ -16,7 +16,8 @@ foundation needs them. ``solve`` is a depth-first search over that tree:
 * **A table of positions without a win**, keyed by foundations, stock position and the piles as a
   multiset (the order of the four piles does not matter), so a position met again by another
   order of moves, or with its piles swapped, is not searched again. Keys are 64-bit hashes; a
-  collision could hide a win (a win found is always real: it is played out move by move).
+  collision could hide a win, and so make a "lost" wrong, at odds of about 2^-64 a lookup (a win
+  found is always real: it is played out move by move).
 * **Pruning in two passes.** A position after which the piles could not unwind even if every
   card still in the stock came exactly when wanted is lost, and is not searched. The first pass
   asks the greedy agent's test (``evaluation._unwinds``): cheap, and the better guide, but its rule
