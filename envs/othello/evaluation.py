@@ -410,10 +410,10 @@ def weight_counts(game):
 
 # The "evaluation" policy (MCTS's default on Othello, ``agents/tuning.py``) plays no playout: MCTS
 # backs up ``tanh(evaluate / VALUE_SCALE)`` of the leaf, the hand-written evaluation at every size
-# (the pattern table needs weights a leaf hook does not get). Random playouts of Othello are
-# decided by who gets the corners by chance; with them MCTS at 1,000 simulations scored 0.305
-# against greedy on 8x8, with the value 0.73-0.80. The scale: 150 scored 0.465, 300 0.725, 600
-# 0.73 (the evaluation, x10, has a median size of about 300 in positions of random play).
+# (the pattern table needs weights a leaf hook does not get). With random playouts MCTS at 1,000
+# simulations scored 0.305 against greedy on 8x8, with the value 0.73-0.80 (three sets of
+# openings). The scale: 150 scored 0.465, 300 0.725, 600 0.73 (the evaluation, x10, has a median
+# size of about 300 in positions of random play).
 PLAYOUTS = ("random", "evaluation")  # the spec's playout names; code = index
 EVALUATION = 1
 VALUE_SCALE = 600.0
