@@ -773,6 +773,15 @@ def test_unknown_playout_is_refused():
         agents.make("mcts", playout="smart")
 
 
+def _random_walk(game, rng, low, high):
+    """The position after ``low`` to ``high - 1`` uniformly random moves from the start."""
+    s = game.initial_state()
+    for _ in range(int(rng.integers(low, high))):
+        legal = game.legal_actions(s)
+        s = game.apply(s, int(legal[rng.integers(len(legal))]))
+    return s
+
+
 def test_gomoku_leaf_values_are_the_evaluation_from_the_movers_side():
     # Gomoku's default search plays no playouts: a leaf's value is tanh(evaluation / scale) for
     # the side to move there, and the root's value says who is ahead, the right way round.
@@ -782,10 +791,7 @@ def test_gomoku_leaf_values_are_the_evaluation_from_the_movers_side():
     rng = np.random.default_rng(5)
     seen = {True: 0, False: 0}
     while min(seen.values()) < 2:
-        s = game.initial_state()
-        for _ in range(int(rng.integers(6, 16))):
-            legal = game.legal_actions(s)
-            s = game.apply(s, int(legal[rng.integers(len(legal))]))
+        s = _random_walk(game, rng, 6, 16)
         if game.is_terminal(s) or any(agents.tactics.forced_win(game, s, seat) for seat in (0, 1)):
             continue
         v = E.evaluate(s, game.kernel_params, E.WEIGHTS)
@@ -811,10 +817,7 @@ def test_othello_leaf_values_are_the_hand_written_evaluation_from_the_movers_sid
         game = envs.make_game("othello", size=size)
         seen = {True: 0, False: 0}
         while min(seen.values()) < 2:
-            s = game.initial_state()
-            for _ in range(int(rng.integers(8, 30))):
-                legal = game.legal_actions(s)
-                s = game.apply(s, int(legal[rng.integers(len(legal))]))
+            s = _random_walk(game, rng, 8, 30)
             if game.is_terminal(s):
                 continue
             v = E.evaluate(s, game.kernel_params, E.WEIGHTS)

@@ -203,21 +203,17 @@ def _relaxed_moves(s, found, height, free, out):
     A stock card is never spent where a pile top fits: an unwinding that did so can lift the top
     there instead and spend the stock card where the top went (a stock card fits anywhere, at any
     time), and lifting a top sooner only frees its pile sooner."""
-    n = 0
+    n, fitted = 0, 0  # fitted: bit f set when a pile top fits foundation f
     for f in range(K.NF):  # pile tops first: they are what the test is about
         r = K.SEQUENCE[f, found[f] + 1]
         for w in range(K.NW):
             if r != 0 and height[w] > 0 and s[K.WASTE + w * K.NSTOCK + height[w] - 1] == r:
                 out[n] = f * 5 + w
                 n += 1
+                fitted |= 1 << f
     for f in range(K.NF):
         r = K.SEQUENCE[f, found[f] + 1]
-        if r == 0 or free[r] == 0:
-            continue
-        fits = False
-        for w in range(K.NW):
-            fits = fits or (height[w] > 0 and s[K.WASTE + w * K.NSTOCK + height[w] - 1] == r)
-        if not fits:
+        if r != 0 and free[r] > 0 and not (fitted >> f) & 1:
             out[n] = f * 5 + 4
             n += 1
     return n
