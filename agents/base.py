@@ -58,6 +58,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import inspect
+import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -176,14 +177,18 @@ def check_option(
 def check_option(
     name: str, value: Any, kind: type[int] | type[float], lo: float | None = None, hi: float | None = None
 ) -> int | float:
-    """Validate one agent option of type ``kind`` (int or float) in ``[lo, hi]``; return it."""
+    """Validate one agent option of type ``kind`` (int or float) in ``[lo, hi]``; return it. A
+    float must be finite: NaN passes every comparison with a bound and would reach the compiled
+    search as a silently wrong constant, and an infinite time never ends a move."""
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if kind is float:
-        ok = ok or isinstance(value, (float, np.floating))
+        ok = (ok or isinstance(value, (float, np.floating))) and math.isfinite(value)
     if not ok or (lo is not None and value < lo) or (hi is not None and value > hi):
         bounds = f" from {lo}" if lo is not None else ""
         bounds += f" to {hi}" if hi is not None else ""
-        raise AgentError(f"{name}={shown(value)}: expected {'a number' if kind is float else 'an integer'}{bounds}")
+        raise AgentError(
+            f"{name}={shown(value)}: expected {'a finite number' if kind is float else 'an integer'}{bounds}"
+        )
     return kind(value)
 
 

@@ -87,6 +87,17 @@ def test_bad_specs_raise_agent_error(spec, message):
     assert issubclass(AgentError, ValueError)
 
 
+@pytest.mark.parametrize("option", ["c", "seconds", "resign"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_float_options_must_be_finite(option, value):
+    # NaN passes every bound check and would reach the compiled search as a wrong constant;
+    # an infinite time never ends a move.
+    with pytest.raises(AgentError, match=f"{option}={value}: expected a finite number"):
+        agents.make("mcts", **{option: value})
+    with pytest.raises(AgentError, match="time=nan: expected a finite number"):
+        agents.make("alphabeta", time=float("nan"))
+
+
 @pytest.mark.parametrize("spec", ["alphabeta", "minimax"])
 def test_search_agents_refuse_the_patience(spec):
     game = game_of("calculation")
