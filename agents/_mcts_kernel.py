@@ -55,7 +55,10 @@ slot the position reached), are decision nodes. Each simulation first redraws wh
 cannot see (the ``determinise`` hook), so the card turned after a move is a sample from the cards
 the player has not seen, never the true next card. Backup: leaves keep the mean playout result,
 chance nodes the visit-weighted mean of their children, decision nodes the max over their visited
-children.
+children. With ``progress`` > 0 a lost playout is not worth 0 but ``progress`` times the game's
+``progress`` hook, the share of the game it got through (Calculation: the cards on the
+foundations of 52): where few playouts win, the search still tells the moves that get further
+from those that do not, and a win (1) still outweighs any loss.
 
 MCTS-Solver (two-player games; Winands, Bjornsson and Saito 2008): a node whose game result is
 known is *proven*, and its value holds the result instead of a mean: ``PROVEN - k`` for a win of
@@ -315,6 +318,7 @@ def run(
     rave_k,
     use_priors,
     filtered,
+    progress,
     rng,
 ):
     """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``; with
@@ -339,6 +343,7 @@ def run(
         0.0,
         use_priors,
         filtered,
+        progress,
         rng,
         False,
     )
@@ -364,6 +369,7 @@ def run_rave(
     rave_k,
     use_priors,
     filtered,
+    progress,
     rng,
 ):
     """``run`` with RAVE (``rave_k`` > 0, two-player games only: the caller's business): traced
@@ -387,6 +393,7 @@ def run_rave(
         rave_k,
         use_priors,
         filtered,
+        0.0,
         rng,
         True,
     )
@@ -412,6 +419,7 @@ def _simulate(
     rave_k,
     use_priors,
     filtered,
+    progress,
     rng,
     rave,
 ):
@@ -492,6 +500,8 @@ def _simulate(
             else:
                 traced = _playout(s, p, moves, rng, policy, trace, rave)
                 C.fill_returns(s, num_players, ret)
+                if num_players == 1 and progress > 0.0 and ret[0] < 1.0:
+                    ret[0] = progress * G.progress(s, p)  # a lost game: credit for how far it got
         if rave:
             _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
         links[0, VISITS] += 1

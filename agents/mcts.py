@@ -102,6 +102,10 @@ class MCTSAgent(Agent):
     (the moves alpha-beta searches), and play a move it alone keeps without a search; default
     (None) the game's tuning (Calculation: on, only moves that play a card up where there are
     any; elsewhere off, every legal move);
+    ``progress_reward`` (one-player games): a lost playout is worth this times the game's
+    ``progress`` hook (Calculation: the share of the 52 cards on the foundations) instead of 0,
+    so where few playouts win the search still prefers the moves that get further; a win, 1,
+    outweighs every loss below 1; default (None) the game's tuning (Calculation: 0.2), else 0;
     ``threads``: search that many trees side by side, one per thread, each with its own random
     stream, and play the move of most visits summed over them (root parallelisation, Chaslot,
     Winands and van den Herik 2008): a ``seconds`` budget buys each tree the whole time, so k
@@ -149,6 +153,7 @@ class MCTSAgent(Agent):
         reuse: bool = True,
         priors: bool = True,
         filter_moves=None,
+        progress_reward=None,
         threads: int = 1,
         manage_time=None,
         resign: float = DEFAULT_RESIGN,
@@ -185,6 +190,9 @@ class MCTSAgent(Agent):
         if filter_moves is not None and not isinstance(filter_moves, (bool, np.bool_)):
             raise AgentError(f"filter_moves={filter_moves!r}: expected True, False or None (the game's default)")
         self.filter_moves = None if filter_moves is None else bool(filter_moves)
+        self.progress_reward = (
+            None if progress_reward is None else check_option("progress_reward", progress_reward, float, 0.0, 1.0)
+        )
         self.threads = check_option("threads", threads, int, 1, 64)
         if manage_time is not None and not isinstance(manage_time, (bool, np.bool_)):
             raise AgentError(f"manage_time={manage_time!r}: expected True, False or None (the game's default)")
@@ -211,6 +219,7 @@ class MCTSAgent(Agent):
             "playout": self._playout_name(game),
             "rave": rave,
             "filter_moves": self._filtered(game),
+            "progress_reward": self._progress_reward(game),
             "manage_time": bool(tuned("mcts", game.name, "time_profile", ()))
             if self.manage_time is None
             else self.manage_time,
@@ -247,6 +256,7 @@ class MCTSAgent(Agent):
                 rave=self.rave,
                 priors=self.priors,
                 filter_moves=False,
+                progress_reward=self.progress_reward,
                 seed=0,
             ).act(game, state)
             if self._filtered(game):
@@ -531,6 +541,17 @@ class MCTSAgent(Agent):
         n = compiled(K, game.spec).search_moves(state, game.kernel_params, moves, 1)
         return moves[:n]
 
+    def _progress_reward(self, game) -> float:
+        """What a lost playout of a one-player game is worth per unit of the game's ``progress``:
+        the option, else the game's tuning, else 0 (a loss is a loss)."""
+        if self.progress_reward is None:
+            return float(tuned("mcts", game.name, "progress_reward", 0.0))
+        if self.progress_reward > 0 and game.num_players != 1:
+            raise AgentError(
+                f"progress_reward={self.progress_reward!r}: a progress reward needs a one-player game, not {game.name}"
+            )
+        return self.progress_reward
+
     def _rave(self, game) -> float:
         """The RAVE parameter k for ``game`` (0: off); a one-player game with chance has none."""
         k = tuned("mcts", game.name, "rave", 0.0) if self.rave is None else self.rave
@@ -609,6 +630,7 @@ class MCTSAgent(Agent):
                 rave,
                 int(self.priors),
                 int(self._filtered(game)),
+                self._progress_reward(game),
                 rng,
             )
             done += ran

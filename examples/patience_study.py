@@ -11,8 +11,10 @@ the foundations and the time per move. ``--playout`` and ``--threshold`` are the
 defaults, ``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent with
 the unwinding check of the pile it picks (``checked``; ``greedy`` without the check) and a leaf
 expanded at its first playout (1), and a tree that tries only the moves that play a card up
-where a card fits (``--filter-moves``); ``--playout random --threshold 5 --no-filter-moves``
-gives the study's uniformly random playouts, expansion threshold and tree, and ``foundation-first``
+where a card fits (``--filter-moves``), and a lost playout worth a fifth of the share of cards it
+got onto the foundations (``--progress-reward 0.2``); ``--playout random --threshold 5
+--no-filter-moves --progress-reward 0`` gives the study's uniformly random playouts, expansion
+threshold, tree and rewards, and ``foundation-first``
 random playouts that play a fitting card at once (docs/patience.md explains why the defaults are
 not the study's).
 
@@ -69,6 +71,14 @@ def main(argv=None) -> int:
         help="the tree tries only the moves that play a card up where a card fits, one empty pile for all "
         f"(default: MCTS's for the game, {'on' if filtered else 'off'}; the study's: off)",
     )
+    reward = tuned("mcts", spec.name, "progress_reward", 0.0)
+    parser.add_argument(
+        "--progress-reward",
+        type=float,
+        default=reward,
+        help="a lost playout is worth this times the share of the 52 cards on the foundations "
+        f"(default: MCTS's for the game, {reward:g}; the study's: 0)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--progress", type=int, default=0, help="print a running row every N deals")
     parser.add_argument(
@@ -80,6 +90,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error(f"--deals {args.deals}: expected at least 1")
+    if not 0.0 <= args.progress_reward <= 1.0:
+        parser.error(f"--progress-reward {args.progress_reward}: expected a number from 0 to 1")
     if args.resume and args.records is None:
         parser.error("--resume needs the --records file of the interrupted run")
     if args.records is not None and not args.resume and args.records.exists() and args.records.stat().st_size:
@@ -92,6 +104,7 @@ def main(argv=None) -> int:
             threshold=args.threshold,
             playout=args.playout,
             filter_moves=args.filter_moves,
+            progress_reward=args.progress_reward,
             workers=args.workers,
             progress=args.progress,
             records=args.records,

@@ -351,6 +351,7 @@ def test_calculation_tree_invariants():
         0.0,
         1,
         0,
+        0.0,
         R.new_rng(9),
     )
     used = meta[K.USED]
@@ -396,7 +397,7 @@ def _calculation_root_children(s, filtered):
     """The moves a Calculation search from ``s`` expands its root with."""
     links, value, amaf, meta = K.new_tree(1 << 14)
     args = (CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value, amaf, meta, 200, 0.5, 1, 0)
-    compiled(K, CALC.spec).run(CALC.kernel_params, s, *args, K.RANDOM, 0.0, 1, filtered, R.new_rng(1))
+    compiled(K, CALC.spec).run(CALC.kernel_params, s, *args, K.RANDOM, 0.0, 1, filtered, 0.0, R.new_rng(1))
     first = links[0, K.FIRST]
     return sorted(int(a) for a in links[first : first + links[0, K.COUNT], K.KEY])
 
@@ -450,6 +451,38 @@ def test_warm_up_compiles_the_search_though_a_deals_first_move_needs_none():
     assert done.stdout.split() == ["1", "1"]
 
 
+def test_calculation_lost_playouts_earn_their_share_of_cards_up():
+    # One simulation: the root's one visited move holds one playout's return, 1 for a win, else
+    # progress_reward times the share of the 52 cards that playout got onto the foundations.
+    s = _with_a_choice(CALC, _midgame(2, 6))
+    up = CALC.foundation_cards(s)
+    returns = {}
+    for reward in (0.0, 0.2):
+        returns[reward] = []
+        for seed in range(16):
+            bot = agents.make("mcts", simulations=1, progress_reward=reward, seed=seed)
+            bot.act(CALC, s)
+            returns[reward].append(bot.last_stats["value"])
+    won = [v == 1.0 for v in returns[0.0]]
+    assert set(returns[0.0]) <= {0.0, 1.0} and not all(won)
+    for v, win in zip(returns[0.2], won):  # the same seeds play the same single playout
+        cards = v * 52 / 0.2
+        assert v == 1.0 if win else (cards == pytest.approx(round(cards)) and up <= round(cards) < 52)
+
+
+def test_progress_reward_is_the_games_tuning_and_needs_one_player():
+    assert agents.make("mcts").settings(CALC)["progress_reward"] == tuned("mcts", "calculation", "progress_reward", 0)
+    assert agents.make("mcts").settings(GO7)["progress_reward"] == 0.0
+    assert agents.make("mcts", progress_reward=0).settings(CALC)["progress_reward"] == 0.0
+    for bad in (-0.1, 1.5, "much"):
+        with pytest.raises(AgentError, match="progress_reward="):
+            agents.make("mcts", progress_reward=bad)
+    with pytest.raises(AgentError, match="needs a one-player game, not go"):
+        agents.make("mcts", simulations=10, progress_reward=0.2).act(GO7, GO7.initial_state())
+    with pytest.raises(AgentError, match="progress_reward=1.5: expected a number from 0 to 1"):
+        agents.tune("mcts", "calculation", progress_reward=1.5)
+
+
 def test_filter_moves_option_and_tuning_are_checked():
     with pytest.raises(AgentError, match="filter_moves='yes'"):
         agents.make("mcts", filter_moves="yes")
@@ -486,6 +519,7 @@ def _go_tree(rave_k, sims=3000, seed=2, priors=0):
         rave_k,
         priors,
         0,
+        0.0,
         R.new_rng(seed),
     )
     return links, value, amaf, meta

@@ -87,7 +87,7 @@ def test_bad_specs_raise_agent_error(spec, message):
     assert issubclass(AgentError, ValueError)
 
 
-@pytest.mark.parametrize("option", ["c", "seconds", "resign"])
+@pytest.mark.parametrize("option", ["c", "seconds", "resign", "progress_reward"])
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_float_options_must_be_finite(option, value):
     # NaN passes every bound check and would reach the compiled search as a wrong constant;

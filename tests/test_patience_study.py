@@ -19,6 +19,7 @@ def test_default_playout_is_the_games_default_the_agents_default(tmp_path):
     records = run(tmp_path / "r.jsonl")
     assert {r["playout"] for r in records} == {tuned("mcts", "calculation", "playout", "random")}
     assert {r["filter_moves"] for r in records} == {True}
+    assert {r["progress_reward"] for r in records} == {tuned("mcts", "calculation", "progress_reward", 0.0)} != {0.0}
 
 
 def test_records_from_before_filtered_moves_resume_only_unfiltered(tmp_path):
@@ -30,6 +31,19 @@ def test_records_from_before_filtered_moves_resume_only_unfiltered(tmp_path):
         del record["filter_moves"]
     records.write_text("".join(json.dumps(r) + "\n" for r in old[:2]))
     assert len(run(records, resume=True, filter_moves=False)) == 3
+    with pytest.raises(RecordError, match="other options"):
+        run(records, resume=True)
+
+
+def test_records_from_before_the_progress_reward_resume_only_without_it(tmp_path):
+    # A record without the key was played with lost playouts worth nothing.
+    records = tmp_path / "r.jsonl"
+    run(records, progress_reward=0.0)
+    old = [json.loads(line) for line in records.read_text().splitlines()]
+    for record in old:
+        del record["progress_reward"]
+    records.write_text("".join(json.dumps(r) + "\n" for r in old[:2]))
+    assert len(run(records, resume=True, progress_reward=0.0)) == 3
     with pytest.raises(RecordError, match="other options"):
         run(records, resume=True)
 
@@ -72,3 +86,5 @@ def test_the_command_line_plays_and_never_overwrites_records_without_resume(tmp_
     again = run_script("examples/patience_study.py", *argv)
     assert again.returncode == 2 and "already holds records: pass --resume" in again.stderr
     assert records.read_text() == before
+    bad = run_script("examples/patience_study.py", "--deals", "1", "--progress-reward", "2")
+    assert bad.returncode == 2 and "--progress-reward 2.0: expected a number from 0 to 1" in bad.stderr

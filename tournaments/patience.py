@@ -11,8 +11,8 @@ depends only on its seeds, not on what else is played or on how many workers pla
 what makes a resumed run give the table of an uninterrupted one: with ``records``, every
 finished deal is written (and flushed to disk) as soon as it finishes, so a killed run loses only
 the deals in progress, and ``resume`` reads the finished deals back and plays only the missing
-ones. Records played with other options (playout policy, C, threshold) are refused rather than
-mixed in.
+ones. Records played with other options (playout policy, C, threshold, filtered moves, progress
+reward) are refused rather than mixed in.
 
 A row of the table: the wins with their 95% Wilson interval, the wins per 100 deals the original
 study reports at that budget (``STUDY``), the mean cards on the foundations, and the search
@@ -52,9 +52,16 @@ STUDY = {
     100000: 80,
     200000: 86,
 }
-OPTIONS = ("playout", "c", "threshold", "filter_moves")  # what a record must share with the run that resumes it
-# Records written before ``filter_moves`` existed were played with every legal move in the tree.
-LEGACY = {"filter_moves": False}
+OPTIONS = (
+    "playout",
+    "c",
+    "threshold",
+    "filter_moves",
+    "progress_reward",
+)  # what a record must share with the run that resumes it
+# Records written before ``filter_moves`` existed were played with every legal move in the tree,
+# those before ``progress_reward`` with lost playouts worth 0.
+LEGACY = {"filter_moves": False, "progress_reward": 0.0}
 C = 0.5  # the study's UCT exploration constant
 
 
@@ -68,12 +75,12 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play_deal(job: tuple[int, int, float, int, str, bool]) -> dict[str, Any]:
+def play_deal(job: tuple[int, int, float, int, str, bool, float]) -> dict[str, Any]:
     """One deal to the end, as a record: won, moves, search seconds (wall), the deal's CPU
     seconds (``time.process_time`` of this worker) and the cards on the foundations.
-    ``job`` is ``(deal, playouts, c, threshold, playout, filter_moves)`` (one picklable argument,
-    for a pool)."""
-    deal, playouts, c, threshold, playout, filter_moves = job
+    ``job`` is ``(deal, playouts, c, threshold, playout, filter_moves, progress_reward)`` (one
+    picklable argument, for a pool)."""
+    deal, playouts, c, threshold, playout, filter_moves, progress_reward = job
     game = envs.make_game("calculation")
     state = game.initial_state(seed=deal)
     bot = agents.make(
@@ -83,6 +90,7 @@ def play_deal(job: tuple[int, int, float, int, str, bool]) -> dict[str, Any]:
         threshold=threshold,
         playout=playout,
         filter_moves=filter_moves,
+        progress_reward=progress_reward,
         seed=deal,
     )
     moves, seconds = 0, 0.0
@@ -98,6 +106,7 @@ def play_deal(job: tuple[int, int, float, int, str, bool]) -> dict[str, Any]:
         "c": c,
         "threshold": threshold,
         "filter_moves": filter_moves,
+        "progress_reward": progress_reward,
         "won": bool(game.returns(state)[0] == 1.0),
         "moves": moves,
         "seconds": seconds,
@@ -110,7 +119,7 @@ def read_records(path: str | os.PathLike[str], options: Mapping[str, Any]) -> li
     """The finished deals in ``path`` (a ``records`` file), for ``resume``; none if it does not
     exist. A last line cut short by the interruption is dropped from the file, so the next record
     starts a line of its own. A record played with other ``options`` (playout policy, C,
-    threshold, filtered moves) is a ``RecordError`` naming its line, as is a line that is not a
+    threshold, filtered moves, progress reward) is a ``RecordError`` naming its line, as is a line that is not a
     record."""
     path = Path(path)
     if not path.exists():
@@ -156,6 +165,7 @@ def run(
     threshold: int | None = None,
     playout: str | None = None,
     filter_moves: bool | None = None,
+    progress_reward: float | None = None,
     workers: int = 2,
     progress: int = 0,
     records: str | os.PathLike[str] | None = None,
@@ -164,21 +174,31 @@ def run(
 ) -> dict[int, list[dict[str, Any]]]:
     """Play ``deals`` at every budget of ``playouts`` on ``workers`` processes, printing the
     table to ``out`` (default: standard output) a row per budget (and a running row every
-    ``progress`` deals); return ``{playouts: [record, ...]}``. ``threshold``, ``playout`` and
-    ``filter_moves`` (the tree tries only the moves of the game's ``filter_moves``) default to
-    the game's, ``agents.make("mcts")``'s. With ``records`` (a path) every finished
+    ``progress`` deals); return ``{playouts: [record, ...]}``. ``threshold``, ``playout``,
+    ``filter_moves`` (the tree tries only the moves of the game's ``filter_moves``) and
+    ``progress_reward`` (what a lost playout is worth per card share on the foundations) default
+    to the game's, ``agents.make("mcts")``'s. With ``records`` (a path) every finished
     deal is appended to it as a JSON line; ``resume`` first reads the deals already there and
     plays only the missing ones (``RecordError`` for records of other options)."""
     threshold = tuned("mcts", "calculation", "threshold", DEFAULT_THRESHOLD) if threshold is None else threshold
     playout = tuned("mcts", "calculation", "playout", "random") if playout is None else playout
     if filter_moves is None:
         filter_moves = tuned("mcts", "calculation", "filter_moves", False)
+    if progress_reward is None:
+        progress_reward = float(tuned("mcts", "calculation", "progress_reward", 0.0))
     out = sys.stdout if out is None else out
-    options = {"playout": playout, "c": c, "threshold": threshold, "filter_moves": filter_moves}
+    options = {
+        "playout": playout,
+        "c": c,
+        "threshold": threshold,
+        "filter_moves": filter_moves,
+        "progress_reward": progress_reward,
+    }
     done = {(r["playouts"], r["deal"]): r for r in read_records(records, options)} if resume else {}
     print(
         f"Calculation, UCT with chance nodes: C={c}, threshold={threshold}, "
         f"{playout} playouts, {'filtered' if filter_moves else 'all legal'} moves in the tree, "
+        f"lost playouts worth {progress_reward:g} x the share of cards up, "
         f"deals {deals.start}..{deals.stop - 1}",
         file=out,
         flush=True,
@@ -193,7 +213,7 @@ def run(
             for budget in playouts:
                 results = [done[budget, d] for d in deals if (budget, d) in done]
                 futures = [
-                    pool.submit(play_deal, (d, budget, c, threshold, playout, filter_moves))
+                    pool.submit(play_deal, (d, budget, c, threshold, playout, filter_moves, progress_reward))
                     for d in deals
                     if (budget, d) not in done
                 ]

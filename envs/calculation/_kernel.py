@@ -365,6 +365,12 @@ def revealed(s, p):
 
 
 @njit(cache=True)
+def progress(s, p):
+    """How far the deal got: the share of the 52 cards on the foundations (the four bases count)."""
+    return (s[FOUND] + s[FOUND + 1] + s[FOUND + 2] + s[FOUND + 3]) / 52.0
+
+
+@njit(cache=True)
 def validate(s, p):
     """0 if ``s`` is a consistent Calculation state, else ``C.error(code, cell)`` (invariants in
     the module docstring, codes in ``STATE_ERRORS``). Counts and positions are checked before they

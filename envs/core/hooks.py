@@ -35,6 +35,10 @@ HOOKS = {
     "reveals": "kernel",  # reveals(s, p, a) -> bool: playing a turns up a hidden card
     "revealed": "kernel",  # revealed(s, p) -> slot in [0, chance_outcomes): what turned up
     "owners": "kernel",  # owners(s, p, out): final owner of each cell, 0/1/2 (board games)
+    # progress(s, p) -> float in [0, 1]: how far a one-player game in ``s``
+    # got (Calculation: the share of the cards on the foundations), what MCTS's
+    # ``progress_reward`` credits a lost playout with (default 0)
+    "progress": "kernel",
     # validate(s, p) -> 0 or C.error(code, cell): every invariant the
     # kernel relies on (default: the common header, C.check_header)
     "validate": "kernel",
@@ -130,6 +134,12 @@ def default_owners(s, p, out):
     """A placement game's cells own themselves: ``s[HEADER + k]`` (0 empty, 1 Black, 2 White)."""
     for k in range(out.shape[0]):
         out[k] = s[C.HEADER + k]
+
+
+@per_game
+def default_progress(s, p):
+    """No measure of progress: a lost game got nowhere."""
+    return 0.0
 
 
 @per_game
