@@ -118,7 +118,8 @@ tune(
 # game's ``filter_moves``): 136 deals of 200 won instead of 116 at 1,000 playouts per move, 182
 # instead of 167 at 10,000, 92 of 100 at 100,000 (docs/patience.md); and a lost playout worth a
 # fifth of the share of cards it got up (``progress_reward``): on deals 0..199 at 1,000 playouts
-# 146 won against 136.
+# 146 won against 136 (0.5 screened at 146 of 200 against 148 for 0.2), at 10,000 182 against
+# 182 (13 deals won only by each), and 95 of 100 at 100,000 against 92.
 tune("mcts", "calculation", playout="checked", threshold=1, filter_moves=True, progress_reward=0.2)
 # Othello: 1 s a move by default, with the exact endgame solver from 20 empty squares.
 tune("alphabeta", "othello", seconds=1.0, endgame=20)
