@@ -10,13 +10,12 @@ C = 0.5, on a process pool, and prints the wins with a 95% Wilson interval, the 
 the foundations and the time per move. ``--playout`` and ``--threshold`` are the game's
 defaults, ``agents.make("mcts")``'s: the rule-based waste-pile policy of the greedy agent with
 the unwinding check of the pile it picks (``checked``; ``greedy`` without the check) and a leaf
-expanded at its first playout (1), and a tree that tries only the moves that play a card up
-where a card fits (``--filter-moves``), and a lost playout worth a fifth of the share of cards it
-got onto the foundations (``--progress-reward 0.2``); ``--playout random --threshold 5
+expanded at its first playout (1); ``--filter-moves`` and ``--progress-reward`` are too: a tree
+that tries only the moves that play a card up where a card fits, and a lost playout worth a
+fifth of its share of the 52 cards on the foundations (0.2). ``--playout random --threshold 5
 --no-filter-moves --progress-reward 0`` gives the study's uniformly random playouts, expansion
-threshold, tree and rewards, and ``foundation-first``
-random playouts that play a fitting card at once (docs/patience.md explains why the defaults are
-not the study's).
+threshold, tree and rewards, and ``foundation-first`` random playouts that play a fitting card at
+once (docs/patience.md explains why the defaults are not the study's).
 
 ``--records FILE`` writes one JSON line per finished deal as soon as it finishes; a killed run
 then loses only the deals in progress, and ``--resume`` with the same file and options reads the

@@ -52,13 +52,8 @@ STUDY = {
     100000: 80,
     200000: 86,
 }
-OPTIONS = (
-    "playout",
-    "c",
-    "threshold",
-    "filter_moves",
-    "progress_reward",
-)  # what a record must share with the run that resumes it
+# What a record must share with the run that resumes it.
+OPTIONS = ("playout", "c", "threshold", "filter_moves", "progress_reward")
 # Records written before ``filter_moves`` existed were played with every legal move in the tree,
 # those before ``progress_reward`` with lost playouts worth 0.
 LEGACY = {"filter_moves": False, "progress_reward": 0.0}
@@ -119,8 +114,8 @@ def read_records(path: str | os.PathLike[str], options: Mapping[str, Any]) -> li
     """The finished deals in ``path`` (a ``records`` file), for ``resume``; none if it does not
     exist. A last line cut short by the interruption is dropped from the file, so the next record
     starts a line of its own. A record played with other ``options`` (playout policy, C,
-    threshold, filtered moves, progress reward) is a ``RecordError`` naming its line, as is a line that is not a
-    record."""
+    threshold, filtered moves, progress reward) is a ``RecordError`` naming its line, as is a
+    line that is not a record."""
     path = Path(path)
     if not path.exists():
         return []
