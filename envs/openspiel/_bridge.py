@@ -1,0 +1,297 @@
+"""The bridge itself: an OpenSpiel ``pyspiel.Game`` and ``pyspiel.State`` over any registered game.
+
+How Arbiter's model maps onto OpenSpiel's:
+
+* *Game type*, from the ``GameSpec``: sequential, terminal rewards, ``num_players`` seats; two
+  seats are zero-sum with returns in [-1, 1], one seat is general-sum with returns in [0, 1]
+  (the Game protocol's returns: +1/-1/0, and 1 won / 0 lost for a patience).
+* *Parameters*: every rule parameter with its default, plus ``rules`` (the preset, default
+  ``standard``). OpenSpiel has no ``None``: an optional integer parameter whose default is None
+  (Go's ``max_moves``) is exposed as 0 meaning None. Bounds are the registry's: a bad value is
+  the ``envs.ParameterError`` that ``envs.make_game`` raises, naming it.
+* *Chance*: a game with hidden items (``spec.chance_outcomes > 0``) is *explicitly* stochastic.
+  The start is a chance node (the deal turns the first item), and so is every position a
+  revealing move reaches while more than one item could turn up; the outcome is the slot the
+  game's ``revealed`` hook names, with its exact probability (``_chance``). Explicit, not
+  sampled, because OpenSpiel's MCTS, ``random_sim_test`` and exact algorithms read
+  ``chance_outcomes()`` at chance nodes, while a sampled-stochastic game hides its draws in a
+  game-level random state that MCTS cannot search over and that its serialisation must carry.
+  Since every turned item is public, the OpenSpiel game has perfect information: the stock
+  order never exists for OpenSpiel's algorithms, so none can read it by accident.
+* *Observations*: the observation tensor is the game's encoder (``Game.observation``, the
+  planes agents and the Gymnasium env see), shaped as ``observation_shape``; the observation
+  string is the text board as the player sees it (``envs.render.ansi``: no hidden cards). At a
+  chance node both show the position before the event (the start's deal: zeros and a line).
+  The information state is the public history (OpenSpiel's observer for perfect-information
+  games), with no tensor: the encoder's planes describe a position, not a history, as
+  OpenSpiel's own Go and Othello also provide only observation tensors.
+* *Actions*: the flat action space of the game, pass included; ``action_to_string`` is the
+  game's notation (``b1-b3``, ``d3``, ``C3``, ``K>w3``).
+
+A state holds the position as the Game API's int64 array and plays through ``game.unchecked``
+(legality still checked). OpenSpiel clones a Python state by ``deepcopy`` of its attributes, so
+the Arbiter game travels in a holder that is shared, never copied.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from .. import registry
+from ..core import kernel as C
+from ..render import ansi
+from . import PREFIX, _chance
+
+_DEAL = -1  # ``State._event`` of the start's chance node; a move id (>= 0): that move turns an item
+_REGISTERED: dict[str, type] = {}
+
+
+# -- what OpenSpiel is told about a game ---------------------------------------------------------
+
+
+def _exposed(param):
+    """``param``'s default as an OpenSpiel value, or None where OpenSpiel cannot hold it."""
+    default = param.default
+    if default is None:  # an optional count from 1 up: 0 stands for None
+        return 0 if param.low is not None and param.low >= 1 and param.choices is None else None
+    if param.number:
+        return float(default)
+    return default  # bool, int or str: OpenSpiel's own kinds
+
+
+def parameter_specification(spec) -> dict:
+    """The OpenSpiel parameters of a game and their defaults (see the module docstring)."""
+    exposed = {p.name: _exposed(p) for p in spec.params}
+    return {"rules": "standard", **{name: value for name, value in exposed.items() if value is not None}}
+
+
+def game_type(spec):
+    n = spec.num_players
+    mode = pyspiel.GameType.ChanceMode
+    return pyspiel.GameType(
+        short_name=PREFIX + spec.name,
+        long_name=f"Arbiter {spec.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=mode.EXPLICIT_STOCHASTIC if spec.chance_outcomes else mode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if n == 2 else pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=n,
+        min_num_players=n,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameter_specification(spec),
+    )
+
+
+def _arbiter_params(spec, given: dict) -> dict:
+    """OpenSpiel parameters (as given to ``load_game``) -> ``envs.make_game`` keyword arguments."""
+    out = {}
+    for name, value in given.items():
+        param = next((p for p in spec.params if p.name == name), None)
+        if param is not None and param.default is None and value == 0:
+            value = None  # the stand-in for None (``_exposed``)
+        out[name] = value
+    return out
+
+
+def _openspiel_params(game) -> dict:
+    """The OpenSpiel parameters of an ``envs.Game``: ``rules`` and every exposed parameter."""
+    out = {"rules": game.rules}
+    for param in game.spec.params:
+        value = game.params[param.name]
+        if _exposed(param) is None:
+            continue
+        out[param.name] = 0 if value is None else float(value) if param.number else value
+    return out
+
+
+# -- registering and loading --------------------------------------------------------------------------
+
+
+def register() -> tuple[str, ...]:
+    for spec in registry.specs():
+        name = PREFIX + spec.name
+        if _REGISTERED.get(name) is None or _REGISTERED[name].spec is not spec:
+            cls = type(f"Arbiter{spec.name.title().replace('_', '')}Game", (ArbiterGame,), {"spec": spec})
+            pyspiel.register_game(game_type(spec), cls)
+            _REGISTERED[name] = cls
+    return tuple(_REGISTERED)
+
+
+def load_string(game) -> str:
+    params = _openspiel_params(game)
+    return f"{PREFIX}{game.name}(" + ",".join(f"{k}={params[k]}" for k in sorted(params)) + ")"
+
+
+def load(game):
+    register()
+    return pyspiel.load_game(PREFIX + game.name, _openspiel_params(game))
+
+
+def from_array(openspiel_game, array):
+    if not isinstance(openspiel_game, ArbiterGame):
+        raise TypeError(f"from_array needs a game of envs.openspiel, got {type(openspiel_game).__name__}")
+    state = openspiel_game.new_initial_state()
+    state._s = openspiel_game.arbiter.check_state(array).copy()
+    state._event = None
+    return state
+
+
+# -- the game --------------------------------------------------------------------------------------
+
+
+class _Shared:
+    """What every state of one game reads and none may copy: the Arbiter game and its start.
+    ``deepcopy`` (OpenSpiel's clone of a Python state) returns the holder itself; ``pickle``
+    (its serialisation) carries the game, whose own pickling rebuilds it checked."""
+
+    def __init__(self, game):
+        self.game, self.unchecked, self.start = game, game.unchecked, game.initial_state()
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __getstate__(self):
+        return {"game": self.game}
+
+    def __setstate__(self, state):
+        self.__init__(state["game"])
+
+
+class ArbiterGame(pyspiel.Game):
+    """An Arbiter game as a ``pyspiel.Game``; ``register`` makes one subclass per registered game."""
+
+    spec = None  # the GameSpec, set on each game's subclass
+
+    def __init__(self, params=None):
+        given = dict(params or {})
+        arbiter = registry.make_game(self.spec.name, **_arbiter_params(self.spec, given))
+        n = self.spec.num_players
+        info = pyspiel.GameInfo(
+            num_distinct_actions=arbiter.num_actions,
+            max_chance_outcomes=self.spec.chance_outcomes,
+            num_players=n,
+            min_utility=-1.0 if n == 2 else 0.0,
+            max_utility=1.0,
+            utility_sum=0.0 if n == 2 else None,
+            max_game_length=arbiter.max_moves,
+        )
+        super().__init__(game_type(self.spec), info, given)
+        self.arbiter = arbiter
+        self._shared = _Shared(arbiter)
+
+    def new_initial_state(self):
+        return ArbiterState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters {params!r}: the Arbiter games take none")
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return _Observer(self.arbiter)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class ArbiterState(pyspiel.State):
+    """A position of an Arbiter game as a ``pyspiel.State`` (see the module docstring).
+
+    ``_s`` is the Game API's array (at a chance node: the position before the event, None
+    before the deal) and ``_event`` None at a player or terminal node, else what the chance
+    node resolves: ``_DEAL`` or the revealing move just played."""
+
+    def __init__(self, game: ArbiterGame):
+        super().__init__(game)
+        shared = game._shared
+        self._shared = shared
+        if game.spec.chance_outcomes:
+            self._s, self._event = None, _DEAL
+            self._reached = shared.start  # a position the event could have reached (for its distribution)
+        else:
+            self._s, self._event, self._reached = shared.start.copy(), None, None
+
+    # -- reading -------------------------------------------------------------------------------
+    def current_player(self):
+        if self._event is not None:
+            return pyspiel.PlayerId.CHANCE
+        if self._s.item(C.H_STATUS) == C.TERMINAL:
+            return pyspiel.PlayerId.TERMINAL
+        return self._s.item(C.H_PLAYER)
+
+    def is_terminal(self):
+        return self._event is None and self._s.item(C.H_STATUS) == C.TERMINAL
+
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0] * self._shared.game.num_players
+        return self._shared.unchecked.returns(self._s).tolist()
+
+    def chance_outcomes(self):
+        if self._event is None:
+            return []
+        return _chance.distribution(self._shared.game, self._reached)
+
+    def _legal_actions(self, player):
+        if self._event is not None:
+            return [slot for slot, _ in self.chance_outcomes()]
+        if player != self.current_player():
+            return []
+        return self._shared.unchecked.legal_actions(self._s).tolist()
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"chance: slot {action} turns up"
+        game = self._shared.game
+        return game.action_to_str(self._shared.start if self._s is None else self._s, action)
+
+    def arbiter_array(self) -> np.ndarray:
+        """A copy of the position as the Game API's array (None before the deal)."""
+        return None if self._s is None else self._s.copy()
+
+    def __str__(self):
+        game = self._shared.game
+        if self._s is None:
+            return "the deal: the first item is about to turn up\n"
+        text = ansi(game, self._s)
+        if self._event is not None:
+            text += f"to turn up: what {game.action_to_str(self._s, self._event)} reveals\n"
+        return text
+
+    # -- playing -------------------------------------------------------------------------------
+    def _apply_action(self, action):
+        game = self._shared.game
+        action = int(action)
+        if self._event == _DEAL:
+            self._s, self._event, self._reached = _chance.deal(game, action), None, None
+        elif self._event is not None:
+            self._s = _chance.turn(game, self._s, self._event, action)
+            self._event = self._reached = None
+        elif _chance.reveals(game, self._s, action):
+            reached = self._shared.unchecked.apply(self._s, action)
+            if len(_chance.distribution(game, reached)) == 1:
+                self._s = reached  # only one thing can turn up: no chance node
+            else:
+                self._event, self._reached = action, reached
+        else:
+            self._s = self._shared.unchecked.apply(self._s, action)
+
+
+class _Observer:
+    """OpenSpiel's observer over the game's encoder (``tensor``, ``dict``, ``string_from``)."""
+
+    def __init__(self, game):
+        self._game = game
+        self.tensor = np.zeros(int(np.prod(game.observation_shape)), dtype=np.float32)
+        self.dict = {"observation": self.tensor.reshape(game.observation_shape)}
+
+    def set_from(self, state, player):
+        if state._s is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = self._game.observation(state._s, player).ravel()
+
+    def string_from(self, state, player):
+        return str(state) if state._s is None else ansi(self._game, state._s)
