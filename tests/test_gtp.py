@@ -342,8 +342,9 @@ def test_engine_that_hangs_times_out():
 def test_bad_client_options():
     with pytest.raises(agents.AgentError, match="command="):
         agents.make("gtp")
-    with pytest.raises(agents.AgentError, match="does not apply to gomoku"):
-        agents.make("gtp", command=["true"]).act(envs.make_game("gomoku"), envs.make_game("gomoku").initial_state())
+    with pytest.raises(agents.AgentError, match="does not apply to calculation"):
+        patience = envs.make_game("calculation")
+        agents.make("gtp", command=["true"]).act(patience, patience.initial_state(seed=0))
 
 
 def test_spec_strings_build_the_client():

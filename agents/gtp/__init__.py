@@ -1,5 +1,8 @@
 """GTP both ways: play through an external engine, and serve any Arbiter agent to GTP tools.
 
+Both sides play every two-player game (Go, Othello, Gomoku, Lines of Action), each in its own
+notation (the wire forms are in ``protocol``).
+
 Client: an external engine as an agent (Go through GNU Go, Othello through GRhino)::
 
     bot = agents.make("gtp", command=["/usr/games/gnugo", "--mode", "gtp", "--level", "1",

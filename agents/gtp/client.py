@@ -29,8 +29,10 @@ short); the referee judges a loss on time. Without a clock it gets ``move_time``
 byo-yomi period of one stone.
 
 Moves are written in the game's own notation, which is GTP's for Go (``C3``, columns skip I)
-and GRhino's for Othello (``d3``, rows top to bottom); the agent plays the games whose spec says
-so (``GameSpec.gtp``). Every engine failure (it dies, answers garbage or an illegal move, or
+and GRhino's for Othello (``d3``, rows top to bottom), a point for Gomoku (``h8``) and a
+from-to move for Lines of Action (``b1-b3``, a capture ``c1xa3``; an engine's ``b1b3`` is read
+too): the wire forms of ``agents.gtp.protocol``, which ``arbiter gtp`` speaks for every
+two-player game. Every engine failure (it dies, answers garbage or an illegal move, or
 exceeds ``move_time``) raises a ``GTPEngineError`` (an ``AgentError``), so a tournament can
 forfeit the game instead of hanging. A resignation raises ``GTPResigned``, both a
 ``GTPEngineError`` and an ``agents.Resign``: the game is the engine's loss by resignation, not a
@@ -51,7 +53,7 @@ from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
 from .engine import GTPEngine, GTPEngineError, GTPResigned, GTPSyncError
-from .protocol import COLOURS
+from .protocol import COLOURS, Refusal, read_vertex
 
 
 @register("gtp")
@@ -67,11 +69,11 @@ class GTPAgent(Agent):
     engine's randomness is left as it is.
     """
 
-    plays = "games whose spec says they speak GTP (Go, Othello)"
+    plays = "two-player games (Go, Othello, Gomoku, Lines of Action), in each game's notation"
     summary = "an external engine over the Go Text Protocol (GNU Go, GRhino); command= is its argv"
 
     def applies_to(self, game: Game) -> bool:
-        return game.spec.gtp
+        return game.num_players == 2
 
     def __init__(
         self, command: str | Sequence[str] | None = None, move_time: float = 30.0, seed: int | None = None
@@ -109,16 +111,29 @@ class GTPAgent(Agent):
         reply = self._engine.send(f"genmove {COLOURS[seat]}", timeout=timeout).lower()
         if reply == "resign":
             raise GTPResigned(f"GTP engine {self.command[0]} resigned as {COLOURS[seat]}")
-        try:
-            action = game.str_to_action(state, reply)
-        except ArbiterError as exc:
-            self._forget()
-            raise GTPEngineError(
-                f"GTP engine {self.command[0]} answered genmove with {reply!r}, not a legal {game.name} move: {exc}"
-            ) from None
+        action = self._read_move(game, state, reply)
         self._known = game.apply(state, action)
         self.last_stats = {"seconds": time.perf_counter() - start}
         return action
+
+    def _read_move(self, game, state, reply: str) -> int:
+        """The legal action ``reply`` names (the game's wire form, ``agents.gtp.protocol``);
+        anything else is the engine's fault: ``GTPEngineError`` with the game's own reason."""
+        try:
+            action = read_vertex(game, state, reply)
+            if game.is_legal(state, action):
+                return action
+        except Refusal:
+            pass
+        self._forget()
+        try:
+            game.str_to_action(state, reply)  # raises, saying what is wrong with the move
+            why = "not a legal move here"
+        except ArbiterError as exc:
+            why = str(exc)
+        raise GTPEngineError(
+            f"GTP engine {self.command[0]} answered genmove with {reply!r}, not a legal {game.name} move: {why}"
+        )
 
     def _tell_clock(self, colour, left) -> float:
         """Give the engine the game's time control (once a game) and ``colour``'s time ``left``

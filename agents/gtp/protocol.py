@@ -3,8 +3,20 @@
 A command is one line: an optional numeric id, the command's name and its arguments; control
 characters other than tab and newline are dropped and ``#`` starts a comment. A response is
 ``=`` (success) or ``?`` (failure), the id echoed, a space and the text, ended by an empty line.
-Colours are ``b``/``black`` and ``w``/``white``; a vertex is the game's notation for a move
-(GTP's own for Go: ``C3``, columns skip I; ``pass``), written upper-case and read in any case.
+Colours are ``b``/``black`` and ``w``/``white``; a vertex is the game's notation for a move,
+read in any case and written as each game's wire form:
+
+======== ============================ ==========================================================
+game     written                      read as well
+======== ============================ ==========================================================
+Go       ``C3`` (columns skip I)      ``c3``; ``pass``
+Othello  ``D3`` (rows top to bottom)  ``d3``; ``pass`` (a blocked side's only move)
+Gomoku   ``H8`` (columns skip none)   ``h8``
+LOA      ``b1-b3``, capture ``c1xa3`` ``B1-B3``, ``c1:a3``, the squares alone (``b1b3``); ``pass``
+======== ============================ ==========================================================
+
+Points of placement games are written upper-case as GTP writes vertices; a Lines of Action move
+is one token, from-square and to-square, in the game's own notation.
 
 The parsers here refuse what they cannot read with ``Refusal``, whose message is GTP's own text
 (``syntax error``, ``invalid color or coordinate``), and bound what they read: no line is held
@@ -32,6 +44,7 @@ MAX_LINE = 16384  # characters of a command line; the longest real command is lo
 RESPONSE_END = b"\n\n"  # an empty line ends every response
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # GTP: dropped, except HT and LF
 _DIGITS = re.compile(r"[0-9]+")
+_SQUARE = re.compile(r"[a-z][0-9]+")  # one square of a move in notation (b1-b3: b1, b3)
 
 
 class Refusal(Exception):
@@ -102,19 +115,32 @@ def colour(text: str) -> int:
 
 
 def vertex(game: Game, state: ArrayLike, action: int) -> str:
-    """``action`` as a GTP vertex: the game's notation upper-case (``C3``), its pass ``pass``."""
+    """``action`` as a GTP vertex: a point of a placement game (Go, Othello, Gomoku) in the
+    game's notation upper-case (``C3``) as GTP writes vertices; any other move in the game's
+    notation as it is (Lines of Action: ``b1-b3``, a capture ``c1xa3``); a pass ``pass``."""
     if action == game.pass_action:
         return "pass"
-    return game.action_to_str(state, action).upper()
+    text = game.action_to_str(state, action)
+    return text.upper() if game.spec.placement else text
 
 
 def read_vertex(game: Game, state: ArrayLike, text: str) -> int:
     """The action a GTP vertex names in ``state`` (legal or not, which is for the caller to say);
-    ``invalid color or coordinate`` if it names none."""
+    ``invalid color or coordinate`` if it names none.
+
+    Any case is read. A move written without its separator (Lines of Action ``b1b3`` for
+    ``b1-b3``, as engines that write a move as two squares do) names the legal move whose
+    notation it is once the separator is left out."""
+    text = text.strip().lower()
     try:
-        return int(game.spec.notation.parse_move(game, state, text.strip().lower()))
+        return int(game.spec.notation.parse_move(game, state, text))
     except ArbiterError:
-        raise Refusal("invalid color or coordinate") from None
+        pass
+    if text.isalnum() and not game.is_terminal(state):
+        for action in game.legal_actions(state):
+            if "".join(_SQUARE.findall(game.action_to_str(state, int(action)).lower())) == text:
+                return int(action)
+    raise Refusal("invalid color or coordinate")
 
 
 def number(text: str) -> float:
