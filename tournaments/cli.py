@@ -8,6 +8,7 @@
     arbiter study [--out study_out] [--parts grid models placing budget] [--plot DIR] [--executor ray]
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
+    arbiter pbrain --agent mcts:seconds=5        (a Gomocup brain; delegates to agents.gomocup)
     arbiter match --game othello --a greedy --b random --games 400 --sprt 0 50 0.05 0.05
     arbiter report run.db -o report.html
     arbiter ratings a.db b.db --anchor random=0          (one rating list from several journals)
@@ -617,6 +618,19 @@ def _run_gtp(args, rest) -> int:
     return gtp.main(rest) or 0
 
 
+# -- pbrain ----------------------------------------------------------------------------------------
+def _add_pbrain(sub):
+    from agents.gomocup.cli import add_arguments
+
+    add_arguments(sub.add_parser("pbrain", help="serve a Gomoku agent as a Gomocup (piskvork) brain"))
+
+
+def _run_pbrain(args) -> int:
+    from agents.gomocup.cli import params_of, run
+
+    return run(args.agent, params_of(args.param), _check_seed(args.seed))
+
+
 # -- export ---------------------------------------------------------------------------------------
 def _add_export(sub):
     p = sub.add_parser("export", help="write the games of a tournament journal as SGF files")
@@ -879,6 +893,7 @@ COMMANDS = {
     "study": (_add_study, _run_study),
     "play": (_add_play, _run_play),
     "gtp": (_add_gtp, None),
+    "pbrain": (_add_pbrain, _run_pbrain),
     "match": (_add_match, _run_match),
     "report": (_add_report, _run_report),
     "games": (_add_games, _run_games),
