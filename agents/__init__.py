@@ -8,7 +8,7 @@ Importing this package registers every agent module listed below; a new agent mo
 itself with ``@register("name")`` (see ``agents.base``) and is added to this import list.
 """
 
-from . import alphabeta, gomocup, greedy, gtp, learned, mcts, minimax, random_agent  # noqa: F401  (registration side effects)
+from . import alphabeta, gomocup, greedy, gtp, learned, mcts, minimax, openspiel, random_agent  # noqa: F401  (registration side effects)
 from .base import REGISTRY, Agent, AgentError, Resign, make, parse_spec, register
 from .tuning import tune
 

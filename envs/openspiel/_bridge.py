@@ -6,7 +6,8 @@ How Arbiter's model maps onto OpenSpiel's:
   seats are zero-sum with returns in [-1, 1], one seat is general-sum with returns in [0, 1]
   (the Game protocol's returns: +1/-1/0, and 1 won / 0 lost for a patience).
 * *Parameters*: every rule parameter with its default, plus ``rules`` (the preset, default
-  ``standard``). OpenSpiel has no ``None``: an optional integer parameter whose default is None
+  ``standard``; a parameter left at its standard default takes the preset's value, since
+  OpenSpiel fills in defaults before a game sees its parameters). OpenSpiel has no ``None``: an optional integer parameter whose default is None
   (Go's ``max_moves``) is exposed as 0 meaning None. Bounds are the registry's: a bad value is
   the ``envs.ParameterError`` that ``envs.make_game`` raises, naming it.
 * *Chance*: a game with hidden items (``spec.chance_outcomes > 0``) is *explicitly* stochastic.
@@ -89,9 +90,14 @@ def game_type(spec):
 
 
 def _arbiter_params(spec, given: dict) -> dict:
-    """OpenSpiel parameters (as given to ``load_game``) -> ``envs.make_game`` keyword arguments."""
+    """OpenSpiel parameters -> ``envs.make_game`` keyword arguments. OpenSpiel hands a game every
+    parameter, defaults filled in, so a value written out cannot be told from a default: a
+    parameter at its standard default is left out, for the ``rules`` preset to set."""
+    exposed = parameter_specification(spec)
     out = {}
     for name, value in given.items():
+        if name != "rules" and name in exposed and value == exposed[name] and type(value) is type(exposed[name]):
+            continue
         param = next((p for p in spec.params if p.name == name), None)
         if param is not None and param.default is None and value == 0:
             value = None  # the stand-in for None (``_exposed``)
