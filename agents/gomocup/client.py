@@ -70,6 +70,7 @@ class GomocupAgent(Agent):
     """
 
     games = (GAME,)
+    time_option = "move_time"  # a controller's clock (arbiter gtp, pbrain) sets the brain's turn time
     summary = "an external Gomoku engine over the Gomocup (piskvork) protocol; command= is its argv"
 
     def __init__(
@@ -113,7 +114,6 @@ class GomocupAgent(Agent):
         start = time.perf_counter()
         if self._brain is None or not self._brain.alive or self._setup != _setup_of(game):
             self._start(game)
-        timeout = self._tell_time()
         n = game.board_size
         known, order = self._known, self._order
         step = None if known is None else _one_move(game, known, state)
@@ -131,7 +131,7 @@ class GomocupAgent(Agent):
             else:
                 command, body = "BEGIN", ()
         self._known = None  # until the brain has answered
-        reply = self._brain.ask(command, timeout, body)
+        reply = self._brain.ask(command, self._tell_time(), body)
         try:
             action = read_point(reply, n)
         except WireError as exc:
@@ -206,7 +206,7 @@ class GomocupAgent(Agent):
             turn, match, left = limit, self.clock.control.base, limit
         else:
             turn, match, left = self.move_time, 0.0, None
-        self._brain.tell(f"INFO timeout_turn {_ms(turn)}")
+        self._brain.tell(f"INFO timeout_turn {max(1, _ms(turn))}")
         self._brain.tell(f"INFO timeout_match {_ms(match)}")
         self._brain.tell(f"INFO time_left {NO_LIMIT_MS if left is None else _ms(left)}")
         return turn + GRACE
@@ -233,7 +233,7 @@ def _setup_of(game) -> tuple[int, bool]:
 
 
 def _ms(seconds: float) -> int:
-    return max(1, int(seconds * 1000))
+    return int(seconds * 1000)
 
 
 def _one_move(game, known, state) -> int | None:

@@ -173,7 +173,9 @@ def answer(session: BrainSession, keyword: str, rest: str, lines: Iterator[str])
         return session.genmove()
     if keyword == "TURN":
         saved = list(session.moves)
-        session.opponent_moves(_point(session, rest))
+        session.opponent_moves(_point(session, rest))  # kept if it ends the game: TAKEBACK may follow
+        if session.game.is_terminal(session.state):
+            raise Refusal(f"the game is over after {rest.strip()}: no move to make")
         try:
             return session.genmove()
         except Exception:
