@@ -51,6 +51,14 @@ process, each agent within ``setup_time``; an agent whose warm-up hangs has its 
 is ruled out: it loses every game on time without playing it (``warm_up_report`` tells what each
 agent took, ``ruled_out`` why an agent was ruled out).
 
+*A cold cache costs time, never a game.* Every helper and worker tells its parent when it enters
+and leaves numba's compiler (``envs.core.compiling.watch``), and the parent stops the clock of the
+step it is in meanwhile: a setup step's ``setup_time`` and a move's hard limit count no compiling
+(a compile is bounded by ``COMPILE_LIMIT`` alone, against a hang), and ``play_game`` charges no
+compiling to a game clock either. So a tournament plays the same games on an empty cache and a
+busy machine as on a warm one. The children's first-compile notices come to the parent, which
+prints them once and keeps the "still compiling" heartbeat going on its own stderr.
+
 ``InlineExecutor`` plays in the calling process (debugging, profilers): a move that never returns
 cannot be interrupted there.
 """
@@ -71,10 +79,12 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from multiprocessing import reduction
 from multiprocessing.connection import wait
 from typing import Any, Protocol
+
+from envs.core import compiling
 
 from .play import CRASH, TIMEOUT, Context, Job, build_agent, forfeit_record, play_job
 
@@ -87,6 +97,9 @@ STARTUP_TIME = 120.0  # seconds for a helper process to start and build the game
 DEATH_POLL = 0.25  # seconds between checks that busy workers live (their pipe may hide a death)
 STDERR_TAIL = 16384  # bytes of a dead worker's stderr read for its forfeit detail
 SETUP_STEPS = {"build": "building the agent", "warm": "warm-up move"}
+# The longest one spell in numba's compiler may take (seconds) before its step counts as hung:
+# a cold compile on a busy 2-core machine took up to 3 minutes; this bound only catches a hang.
+COMPILE_LIMIT = 1800.0
 
 
 class Executor(Protocol):
@@ -290,6 +303,14 @@ def _become_worker(stderr: _Fd, inherited=(), parent=None) -> None:
             obj.close()
         except OSError:
             pass
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """End this child process (with the process group it leads, if it leads one) when its parent
+    dies, however it dies: the kernel's parent-death signal on Linux, and everywhere a watchdog
+    thread that sees the parent pid change. ``parent``: the pid the parent had when it started
+    this child (None: the parent now), so that a parent dead before this call is noticed too."""
     if parent is None:
         parent = os.getppid()
     _arm_parent_death_signal()
@@ -305,8 +326,28 @@ def _become_worker(stderr: _Fd, inherited=(), parent=None) -> None:
     threading.Thread(target=watch, name="arbiter-parent-watchdog", daemon=True).start()
 
 
+def _tell_compiles(conn) -> Callable[..., None]:
+    """Send this child's compiles to its parent (see the module docstring): ``("compiler",
+    inside)`` as it enters and leaves numba's compiler, ``("compiling", game, module, name)`` for
+    a first-compile notice. Returns the locked ``send`` the child's other messages must use too:
+    a compile may start on any thread of an agent."""
+    lock = threading.Lock()
+
+    def send(msg) -> None:
+        with lock:
+            try:
+                conn.send(msg)
+            except (OSError, ValueError):  # the parent is gone: the worker ends with it anyway
+                pass
+
+    compiling.relay(lambda *part: send(("compiling", *part)))
+    compiling.watch(lambda inside: send(("compiler", inside)))
+    return send
+
+
 def _worker_main(conn, ctx: Context, stderr: _Fd, inherited=(), parent=None) -> None:
     _become_worker(stderr, inherited, parent)
+    send = _tell_compiles(conn)
     game = ctx.make_game()
     warmed: set = set()
     while True:
@@ -317,30 +358,31 @@ def _worker_main(conn, ctx: Context, stderr: _Fd, inherited=(), parent=None) -> 
         if job is None:
             return
         try:
-            record = play_job(ctx, job, game, report=lambda *msg: conn.send(msg), warmed=warmed)
+            record = play_job(ctx, job, game, report=lambda *msg: send(msg), warmed=warmed)
         except Exception:  # noqa: BLE001 - reported to the parent, which raises ExecutorError
-            conn.send(("error", traceback.format_exc()))
+            send(("error", traceback.format_exc()))
             continue
-        conn.send(("done", record))
+        send(("done", record))
 
 
 def _warm_main(conn, ctx: Context, first: int, skip, stderr: _Fd, inherited=(), parent=None) -> None:
     """Warm up agents ``first``, ``first + 1``, ... (not those in ``skip``), telling the parent
     before and after each."""
     _become_worker(stderr, inherited, parent)
+    send = _tell_compiles(conn)
     game = ctx.make_game()
     for i in range(first, len(ctx.agents)):
         if i in skip:
             continue
-        conn.send(("warm", i))
+        send(("warm", i))
         try:
             agent = build_agent(ctx.agents[i], 0)
             if hasattr(agent, "warm_up"):
                 agent.warm_up(game)
         except Exception:  # noqa: BLE001 - the agent fails in its games instead, as a forfeit
             pass
-        conn.send(("warmed", i))
-    conn.send(("end",))
+        send(("warmed", i))
+    send(("end",))
 
 
 def _process(mpctx, target, args, others=()):
@@ -385,12 +427,48 @@ def _reap(proc, timeout=5.0):
     return _end(proc)
 
 
+class _Compiles:
+    """A child's spells in numba's compiler as its messages tell them, and what they do to the
+    parent: a clock that stops meanwhile (``hold``), the notice printed once, the heartbeat."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None  # when the spell under way began
+
+    def message(self, msg) -> bool:
+        """Take in ``msg`` if it is about compiling (True), else leave it to the caller."""
+        if msg[0] == "compiling":
+            compiling.announce(*msg[1:4])
+            return True
+        if msg[0] != "compiler":
+            return False
+        if msg[1] and self.since is None:
+            self.since = time.monotonic()
+            compiling.remote_spell(True)
+        elif not msg[1]:
+            self.end()
+        return True
+
+    def end(self) -> float:
+        """The spell is over (or its process is gone): the seconds it took, 0.0 if none was on."""
+        if self.since is None:
+            return 0.0
+        spent, self.since = time.monotonic() - self.since, None
+        compiling.remote_spell(False)
+        return spent
+
+    def held(self, deadline: float) -> float:
+        """``deadline`` as it stands while the child compiles: ``COMPILE_LIMIT`` after the spell
+        began (a hang guard), else unchanged."""
+        return deadline if self.since is None else self.since + COMPILE_LIMIT
+
+
 class _Slot:
     """One worker process and the game it is playing."""
 
     def __init__(self, mpctx, ctx, others=()):
         self.proc, self.conn, self.stderr = _process(mpctx, _worker_main, (ctx,), others)
         self.job = None
+        self.compiles = _Compiles()
 
     def assign(self, job, deadline):
         self.job, self.seat, self.step, self.moves, self.actions = job, None, "start", [], []
@@ -403,8 +481,13 @@ class _Slot:
         self.release()
 
     def release(self):
+        self.compiles.end()
         self.conn.close()
         self.stderr.close()
+
+    def expired(self, now: float) -> bool:
+        """Whether the step under way has run out of time (compiling stops its clock)."""
+        return now > self.compiles.held(self.deadline)
 
 
 class ProcessExecutor:
@@ -441,12 +524,15 @@ class ProcessExecutor:
                 self.mpctx, _warm_main, (ctx, first, frozenset(self.ruled_out)), self._others()
             )
             current, since = None, time.monotonic()
+            compiles = _Compiles()
             try:
                 while True:
                     # an agent's warm-up has setup_time; between agents the helper runs Arbiter's
-                    # code only (starting, building the game), which gets a generous bound
+                    # code only (starting, building the game), which gets a generous bound; no
+                    # time spent compiling counts (see the module docstring)
                     bound = ctx.setup_time if current is not None else max(ctx.setup_time, STARTUP_TIME)
-                    if not conn.poll(max(0.0, bound - (time.monotonic() - since))):
+                    deadline = compiles.held(since + bound)
+                    if not conn.poll(max(0.0, deadline - time.monotonic())):
                         _end(proc)
                         if current is None:
                             raise ExecutorError(f"the warm-up process did not answer within {bound}s")
@@ -477,6 +563,11 @@ class ProcessExecutor:
                         )
                         first = current + 1
                         break
+                    if msg[0] == "compiler" and not msg[1]:
+                        since += compiles.end()  # the clock stood still while it compiled
+                        continue
+                    if compiles.message(msg):
+                        continue
                     now = time.monotonic()
                     if msg[0] == "warm":
                         current, since = msg[1], now
@@ -488,6 +579,7 @@ class ProcessExecutor:
                         first = len(ctx.agents)
                         break
             finally:  # also on Ctrl-C: no helper (nor anything it started) outlives the warm-up
+                compiles.end()
                 conn.close()
                 _end(proc)
                 stderr.close()
@@ -511,7 +603,7 @@ class ProcessExecutor:
                 busy[slot.conn] = slot
             if not busy:
                 continue
-            first = min(s.deadline for s in busy.values())
+            first = min(s.compiles.held(s.deadline) for s in busy.values())
             timeout = min(DEATH_POLL, max(0.0, first - time.monotonic()))
             for conn in wait(list(busy), timeout=timeout):
                 slot = busy[conn]
@@ -527,7 +619,7 @@ class ProcessExecutor:
                     yield from self._finished(slot, self._gone(slot), pending)
             now = time.monotonic()
             for conn, slot in list(busy.items()):
-                if conn in busy and now > slot.deadline:  # (a rule-out may have ended it already)
+                if conn in busy and slot.expired(now):  # (a rule-out may have ended it already)
                     if slot.step == "judge":
                         slot.kill()
                         self.slots.remove(slot)
@@ -606,6 +698,11 @@ class ProcessExecutor:
         except (EOFError, OSError):
             return self._died(slot)
         kind = msg[0]
+        if kind == "compiler" and not msg[1]:
+            slot.deadline += slot.compiles.end()  # the step's clock stood still while it compiled
+            return None
+        if slot.compiles.message(msg):
+            return None
         if kind == "done":
             slot.job = None
             return msg[1]

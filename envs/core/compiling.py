@@ -19,6 +19,18 @@ own notice); ``notices(False)`` turns the lines off.
 or loading from the cache, whichever thread did it): an agent subtracts what a move added to it
 from the move's ``last_stats["seconds"]``, which thus times the search and not the compile.
 
+A compile is also shown to be alive: while one has run for ``FIRST_BEAT`` seconds, a line
+``arbiter: still compiling go's numba code: 25 s so far`` follows every ``BEAT`` seconds (a
+compile of a cold game is many spells in numba's compiler with short gaps between them; they
+count as one until the compiler has been idle for ``GAP`` seconds), so no first run is a long
+silence, however busy the machine.
+
+A process that plays for another (a tournament's worker or warm-up helper, whose stderr is a
+file) does not print: ``relay(fn)`` hands its notices to ``fn`` and ``watch(fn)`` tells ``fn``
+each time the process enters and leaves numba's compiler, so the parent can print the notice
+(``announce``), keep the heartbeat (``remote_spell``) and stop the clocks of a setup step or a
+move while its worker compiles: a cold cache costs time, never a game.
+
 Nothing here compiles or imports anything of the project: the listeners are numba's own
 ``numba.core.event`` hooks, installed once when this module is imported.
 """
@@ -28,6 +40,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from numba.core import event
 
@@ -37,9 +50,15 @@ _PROJECT = ("envs.", "agents.")
 
 _lock = threading.Lock()
 _local = threading.local()
-_state = {"seconds": 0.0, "enabled": True}
+_state = {"seconds": 0.0, "enabled": True, "told": False}  # told: a notice with the estimate was printed
 _announced: set = set()  # (game or None, module) pairs announced; (game, None): the whole game
 _quiet: set = set()  # games whose compiles the caller announced itself
+_watchers: list = []  # fn(inside): told as this process enters (True) and leaves (False) the compiler
+_relay: list = []  # [fn(game, module, name)] where notices go instead of stderr, when set
+
+FIRST_BEAT = 5.0  # seconds of compiling before the first "still compiling" line
+BEAT = 10.0  # seconds between those lines
+GAP = 2.0  # seconds the compiler may be idle within one compile (between two entry points)
 
 
 def compile_seconds() -> float:
@@ -79,42 +98,149 @@ def _part(dispatcher):
     return game, module, name
 
 
+def announce(game: str | None, module: str, name: str) -> bool:
+    """Print the first-compile line of a part (``_part``'s triple), unless its game is quiet or
+    the part was announced already in this process; True if printed. A parent calls it with the
+    parts its workers relay, so each is announced once per run, on the parent's stderr."""
+    with _lock:
+        _beat.compiled(game)
+        if not _state["enabled"] or game in _quiet or (game, module) in _announced:
+            return False
+        _announced.add((game, module))
+        first = not _state["told"]
+        _state["told"] = True
+    whose = f"{game}'s numba code" if game else "numba code"
+    # the first line says what to expect; later parts of the same run only name themselves
+    why = (
+        ": first use only, about 10-60 s on a quiet 2-core machine, up to 3 min on a busy one; numba "
+        "caches it for later runs"
+        if first
+        else ""
+    )
+    sys.stderr.write(f"arbiter: compiling {whose} ({module}.{name} and what it calls){why}\n")
+    sys.stderr.flush()
+    return True
+
+
+def relay(fn: Callable[[str | None, str, str], object] | None) -> None:
+    """Hand this process's first-compile notices to ``fn(game, module, name)`` instead of
+    printing them (a worker sends them to its parent); None prints them again."""
+    with _lock:
+        _relay[:] = [fn] if fn is not None else []
+
+
+def watch(fn: Callable[[bool], object]) -> Callable[[], None]:
+    """Call ``fn(True)`` each time this process enters numba's compiler (to compile, or to load
+    cached code) and ``fn(False)`` when it leaves; returns a function that stops the calls."""
+    with _lock:
+        _watchers.append(fn)
+
+    def stop():
+        with _lock:
+            if fn in _watchers:
+                _watchers.remove(fn)
+
+    return stop
+
+
+def remote_spell(inside: bool) -> None:
+    """Another process that works for this one (a worker) entered (True) or left (False) numba's
+    compiler: the heartbeat counts its compile as this process's own."""
+    with _lock:
+        _beat.spell(inside)
+
+
+class _Heartbeat:
+    """The "still compiling" lines: a daemon thread, started by the first spell, that prints
+    while a compile (in this process or a worker's) has gone on for ``FIRST_BEAT`` seconds."""
+
+    def __init__(self):
+        self.inside = 0  # spells now running, here or in workers
+        self.since = None  # when the current compile began (None: idle)
+        self.left = 0.0  # when the last spell ended
+        self.what = None  # the game whose code is compiling, when known
+        self.real = False  # a real compile (not only cached code loading) in the current one
+        self.said = 0.0
+        self.thread = None
+
+    def spell(self, inside: bool) -> None:  # under _lock
+        now = time.monotonic()
+        if inside:
+            if self.inside == 0 and (self.since is None or now - self.left > GAP):
+                self.since, self.said, self.real, self.what = now, now, False, None
+            self.inside += 1
+            if self.thread is None and _state["enabled"]:
+                self.thread = threading.Thread(target=self._run, name="arbiter-compile-heartbeat", daemon=True)
+                self.thread.start()
+        else:
+            self.inside = max(0, self.inside - 1)
+            self.left = now
+
+    def compiled(self, game) -> None:  # under _lock: a real compile began
+        self.real = True
+        self.what = game or self.what
+
+    def _run(self):
+        while True:
+            time.sleep(0.5)
+            with _lock:
+                now = time.monotonic()
+                if self.inside == 0 and self.since is not None and now - self.left > GAP:
+                    self.since = None
+                if not (self.inside and self.real and _state["enabled"] and not _relay):
+                    continue
+                if now - self.since < FIRST_BEAT or now - self.said < (BEAT if self.said > self.since else FIRST_BEAT):
+                    continue
+                self.said = now
+                whose = f"{self.what}'s numba code" if self.what else "numba code"
+                line = f"arbiter: still compiling {whose}: {now - self.since:.0f} s so far\n"
+            try:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+            except (OSError, ValueError):  # stderr closed at exit: nothing to tell
+                return
+
+
+_beat = _Heartbeat()
+
+
 class _Notice(event.Listener):
-    """Prints the line for the outermost compile of a part not announced yet (numba nests the
-    compiles of the functions a function calls inside its own)."""
+    """Announces the outermost compile of a part not announced yet (numba nests the compiles of
+    the functions a function calls inside its own)."""
 
     def on_start(self, ev):
         depth = getattr(_local, "compiling", 0)
         _local.compiling = depth + 1
-        if depth or not _state["enabled"]:
+        if depth:
             return
         part = _part(ev.data.get("dispatcher"))
         if part is None:
             return
-        game, module, name = part
         with _lock:
-            if game in _quiet or (game, module) in _announced:
-                return
-            _announced.add((game, module))
-        whose = f"{game}'s numba code" if game else "numba code"
-        sys.stderr.write(
-            f"arbiter: compiling {whose} ({module}.{name} and what it calls): first use "
-            "only, can take 10-60 s; numba caches it for later runs\n"
-        )
-        sys.stderr.flush()
+            relayed = _relay[0] if _relay else None
+        if relayed is not None:
+            with _lock:
+                if (part[0], part[1]) in _announced:
+                    return
+                _announced.add((part[0], part[1]))
+            relayed(*part)
+        else:
+            announce(*part)
 
     def on_end(self, ev):
         _local.compiling = getattr(_local, "compiling", 1) - 1
 
 
 class _Clock(event.Listener):
-    """Adds up the outermost spells in numba's compiler lock, per thread."""
+    """Adds up the outermost spells in numba's compiler lock, per thread, and tells the
+    watchers and the heartbeat as each begins and ends."""
 
     def on_start(self, ev):
         depth = getattr(_local, "locked", 0)
         _local.locked = depth + 1
         if depth == 0:
             _local.since = time.perf_counter()
+            self._tell(True)
 
     def on_end(self, ev):
         _local.locked = getattr(_local, "locked", 1) - 1
@@ -122,6 +248,15 @@ class _Clock(event.Listener):
             spent = time.perf_counter() - _local.since
             with _lock:
                 _state["seconds"] += spent
+            self._tell(False)
+
+    @staticmethod
+    def _tell(inside):
+        with _lock:
+            _beat.spell(inside)
+            watchers = list(_watchers)
+        for fn in watchers:
+            fn(inside)
 
 
 event.register("numba:compile", _Notice())
