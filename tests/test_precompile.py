@@ -94,3 +94,41 @@ def test_unknown_parts_are_refused():
         precompile.start(["ratings"])
     with pytest.raises(ValueError, match="'ratings'"):
         precompile.compile_part("ratings")
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for a reaper counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_the_helper_dies_with_a_sigkilled_parent(tmp_path):
+    """SIGKILL of a tournament's process (the OOM killer, ``kill -9``) leaves no helper behind."""
+    import signal
+    import time
+
+    code = """
+        import sys, time
+        from tournaments import precompile
+        assert precompile.start(["systems", "simulator"])
+        print(precompile._helpers["systems"].proc.pid, flush=True)
+        time.sleep(120)
+        """
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        helper = int(parent.stdout.readline())
+        assert _alive(helper)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(helper) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(helper), "the precompile helper outlived its SIGKILLed parent"
+    finally:
+        parent.kill()
+        parent.wait()

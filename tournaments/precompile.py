@@ -12,13 +12,16 @@ to 20.9 s cold (docs/benchmarks.md).
 Nothing is started when the cache already holds a part (a warm run costs two file checks). If
 the helper dies, cannot compile a part or takes longer than ``WAIT_LIMIT``, ``wait`` returns all
 the same and the main process compiles what is missing itself, as it would without the helper.
-The helper ignores Ctrl-C (the main process ends it on exit: a daemon process), prints no
-compile notices, and uses the start method of the tournament's own worker processes.
+The helper ignores Ctrl-C (the main process ends it on exit: a daemon process), dies with the
+main process however that one dies (``executor.die_with_parent``: a SIGKILLed tournament leaves
+no helper behind), prints no compile notices, and uses the start method of the tournament's own
+worker processes.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import threading
 import time
@@ -75,9 +78,13 @@ def compile_part(part: str) -> None:
         raise ParameterError(f"part {part!r}: expected one of {', '.join(PARTS)}")
 
 
-def _main(conn, parts) -> None:
+def _main(conn, parts, parent) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     from envs.core import compiling
+
+    from .executor import die_with_parent
+
+    die_with_parent(parent)
 
     compiling.notices(False)
     for part in parts:
@@ -93,7 +100,9 @@ class _Helper:
     def __init__(self, parts: list[str]) -> None:
         context = mp.get_context()
         self.conn, child = context.Pipe(duplex=False)
-        self.proc = context.Process(target=_main, args=(child, parts), daemon=True, name="arbiter-precompile")
+        # the parent it must outlive: this process, unless a fork server starts the child
+        parent = os.getpid() if context.get_start_method() in ("fork", "spawn") else None
+        self.proc = context.Process(target=_main, args=(child, parts, parent), daemon=True, name="arbiter-precompile")
         self.proc.start()
         child.close()
         self.ready: set[str] = set()
