@@ -1,6 +1,6 @@
 """Make the opening suites shipped in ``tournaments/openings/``: balanced openings for every board game.
 
-    nice python examples/make_openings.py                    # every suite, seed 0, into the package
+    nice python examples/make_openings.py                    # every suite, seed 0, into runs/openings/
     nice python examples/make_openings.py --suites go_9x9 --out /tmp/suites --count 50
 
 For each suite: draw random openings (``--seed``) of a few plies, drop those that pass, end the
@@ -41,13 +41,15 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 import agents  # noqa: E402
 import envs  # noqa: E402
 from agents import evaluation as E  # noqa: E402
 from envs import sgf  # noqa: E402
 from tournaments import openings  # noqa: E402
+from tournaments.outputs import check_not_shipped  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -211,11 +213,17 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="seeds the random openings (default %(default)s)")
     parser.add_argument("--count", type=int, default=100, help="openings per suite (default %(default)s)")
-    parser.add_argument("--out", default=openings.HERE, help="directory of the suites (default: the package's)")
+    parser.add_argument("--out", default=ROOT / "runs" / "openings", help="directory of the suites")
+    parser.add_argument(
+        "--overwrite-shipped", action="store_true", help="allow --out to be the package's own suites' directory"
+    )
     args = parser.parse_args(argv)
     if args.count < 1:
         parser.error(f"--count {args.count}: expected a positive number of openings")
-    out = Path(args.out)
+    try:  # the shipped suites are replaced on purpose only
+        out = Path(check_not_shipped(args.out, "--out", args.overwrite_shipped))
+    except ValueError as e:
+        parser.error(str(e))
     out.mkdir(parents=True, exist_ok=True)
     total = 0.0
     for name in args.suites:

@@ -2,7 +2,8 @@
 
     nice python examples/othello_patterns.py --workers 2 --positions runs/othello-positions
 
-(the shipped table: 2 rounds of 60,000 games, 23 minutes on 2 cores, of which the fits take 2).
+writes ``runs/patterns.npz``; ``--out envs/othello/patterns.npz --overwrite-shipped`` replaces
+the shipped table (itself 2 rounds of 60,000 games, 23 minutes on 2 cores, of which the fits take 2).
 
 1. **Games.** Each game starts from its own opening of 2-12 uniformly random plies, then
    alpha-beta at ``--depth`` plays both sides, a uniformly random move instead with
@@ -36,9 +37,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from envs.othello import patterns as PT  # noqa: E402
+from tournaments.outputs import check_not_shipped  # noqa: E402
 
 OPENING = (2, 12)
 
@@ -238,8 +241,16 @@ def main(argv=None) -> int:
     parser.add_argument("--chunk", type=int, default=1000, help="games per job")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of games, each played with the last fit")
     parser.add_argument("--positions", type=Path, help="a folder to cache each round's positions in, and reuse")
-    parser.add_argument("--out", type=Path, default=PT.PATH)
+    parser.add_argument("--out", type=Path, default=ROOT / "runs" / "patterns.npz", help="the table to write")
+    parser.add_argument(
+        "--overwrite-shipped", action="store_true", help=f"allow --out to replace the shipped table ({PT.PATH.name})"
+    )
     args = parser.parse_args(argv)
+    try:
+        check_not_shipped(args.out, "--out", args.overwrite_shipped)
+    except ValueError as e:
+        parser.error(str(e))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
 
     from envs.othello import evaluation
 

@@ -10,7 +10,8 @@
 
 Runs self-play/training iterations until the time budget (counted across resumptions) is spent.
 After every iteration it saves a resumable checkpoint (``--checkpoint``; run the same command
-again to continue) and exports the weights with their JSON sidecar (``--out``), so an
+again to continue) and exports the weights with their JSON sidecar (``--out``, by default
+``runs/alphazero_<game>.pt``; replacing the shipped weights takes ``--overwrite-shipped``), so an
 interrupted run still leaves usable weights. ``--snapshot-minutes M`` also keeps a copy of the
 weights every M minutes of training next to the checkpoint (for learning curves). Evaluate them
 with ``examples/evaluate.py``. Uses one torch thread unless ``--threads`` says otherwise.
@@ -34,6 +35,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from tournaments.outputs import check_not_shipped  # noqa: E402
 
 DEFAULT_SIZES = {"othello": [6, 8], "gomoku": [7, 9], "go": [5, 7], "loa": [8]}  # LOA's board is 8x8
 
@@ -87,7 +90,12 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 on a shared machine)")
     parser.add_argument("--checkpoint", type=Path, help="default: runs/alphazero_<game>.ckpt")
-    parser.add_argument("--out", type=Path, help="default: agents/learned/weights/alphazero_<game>.pt")
+    parser.add_argument("--out", type=Path, help="default: runs/alphazero_<game>.pt")
+    parser.add_argument(
+        "--overwrite-shipped",
+        action="store_true",
+        help="allow --out to replace weights shipped in the package (agents/learned/weights/)",
+    )
     parser.add_argument(
         "--executor",
         choices=["local", "ray"],
@@ -103,6 +111,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.executor != "ray" and (args.address or args.actors is not None):
         parser.error("--address and --actors need --executor ray")
+    if args.out is not None:  # the shipped weights are replaced on purpose only
+        try:
+            check_not_shipped(args.out, "--out", args.overwrite_shipped)
+        except ValueError as e:
+            parser.error(str(e))
     if bool(args.teacher) != (args.teacher_games > 0):
         parser.error("--teacher and --teacher-games go together (a spec and a positive number of games)")
 
@@ -136,7 +149,7 @@ def main(argv=None):
         teacher_games=args.teacher_games,
     )
     checkpoint = args.checkpoint or ROOT / "runs" / f"alphazero_{args.game}.ckpt"
-    out = args.out or ROOT / "agents" / "learned" / "weights" / f"alphazero_{args.game}.pt"
+    out = args.out or ROOT / "runs" / f"alphazero_{args.game}.pt"
     command = "python examples/train_alphazero.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     executor = "local"
     try:

@@ -44,7 +44,8 @@ run is resumable: a checkpoint (sb3's own zip, which is a pickle: load only chec
 is saved every ``--snapshot-every`` steps and at the end, and the same command continues up to
 ``--steps`` in total (the pool's frozen copies are not saved; a resumed pool restarts from a copy
 of the resumed policy). At the end the policy is exported as safe weights (``agents.make("ppo",
-path=...)``) and evaluated with the protocol of ``examples/evaluate.py``: against random and
+path=...)``; ``runs/ppo_<game><size>.pt`` unless ``--out`` says otherwise: replacing the
+shipped weights takes ``--overwrite-shipped`` as well) and evaluated with the protocol of ``examples/evaluate.py``: against random and
 greedy (two players) or over seeded deals (Calculation); the results go to the console and into
 the weights' sidecar.
 
@@ -63,6 +64,7 @@ sys.path.insert(0, str(ROOT))
 import envs  # noqa: E402
 from agents.learned import ppo_training  # noqa: E402
 from agents.learned.ppo_training import DEFAULTS, RECIPES, STEPS  # noqa: E402
+from tournaments.outputs import check_not_shipped  # noqa: E402
 
 
 def parse(argv=None):
@@ -136,7 +138,12 @@ def parse(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--checkpoint", type=Path, help="default: runs/ppo_<game><size>.zip")
-    parser.add_argument("--out", type=Path, help="default: agents/learned/weights/ppo_<game><size>.pt")
+    parser.add_argument("--out", type=Path, help="default: runs/ppo_<game><size>.pt")
+    parser.add_argument(
+        "--overwrite-shipped",
+        action="store_true",
+        help="allow --out to replace weights shipped in the package (agents/learned/weights/)",
+    )
     args = parser.parse_args(argv)
     for name in ("steps", "n_envs", "snapshot_every", "n_steps", "batch", "epochs", "log_every", "threads"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
@@ -170,7 +177,9 @@ def parse(argv=None):
             seed=args.seed,
             threads=args.threads,
         )
-    except ValueError as error:  # ConfigError: the option and its bad value
+        if args.out is not None:  # the shipped weights are replaced on purpose only
+            check_not_shipped(args.out, "--out", args.overwrite_shipped)
+    except ValueError as error:  # ConfigError: the option and its bad value; OutputPathError
         parser.error(str(error))
     return args
 
@@ -181,7 +190,7 @@ def main(argv=None):
     config = args.config
     tag = config.tag()
     checkpoint = args.checkpoint or ROOT / "runs" / f"ppo_{tag}.zip"
-    out = args.out or ROOT / "agents" / "learned" / "weights" / f"ppo_{tag}.pt"
+    out = args.out or ROOT / "runs" / f"ppo_{tag}.pt"
 
     def evaluate(game, path):
         import agents

@@ -66,3 +66,32 @@ def check_directory(path: str | os.PathLike[str], option: str) -> str:
     except OSError as exc:
         raise OutputPathError(f"{option} {path}: cannot write files in it ({_reason(exc)})") from None
     return path
+
+
+# The installed packages: what Arbiter ships (weights, pattern tables, opening suites) lives in
+# them, and a user's run writes there only when told to in so many words.
+_PACKAGES = tuple(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + name
+    for name in ("envs", "agents", "tournaments")
+)
+OVERWRITE_SHIPPED = "--overwrite-shipped"
+
+
+def ships(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` lies inside one of Arbiter's packages (``envs``, ``agents``,
+    ``tournaments``), symbolic links followed: a file there is part of what we ship."""
+    real = os.path.realpath(os.fspath(path))
+    return any(real == root or real.startswith(root + os.sep) for root in map(os.path.realpath, _PACKAGES))
+
+
+def check_not_shipped(path: str | os.PathLike[str], option: str, overwrite: bool = False) -> str:
+    """``path`` as a string, unless it lies inside the packages (``ships``) and ``overwrite``
+    was not asked for: training and fitting scripts write to ``runs/`` by default, and replacing
+    the shipped weights, tables or suites takes ``--overwrite-shipped``."""
+    path = os.fspath(path)
+    if ships(path) and not overwrite:
+        raise OutputPathError(
+            f"{option} {path}: inside the installed package, over what Arbiter ships; write elsewhere "
+            f"(runs/ by default) or pass {OVERWRITE_SHIPPED} to replace the shipped file"
+        )
+    return path

@@ -1,0 +1,70 @@
+"""What we ship stays as shipped: no script a user runs writes over it by default.
+
+The shipped weights, the Othello pattern table and the opening suites are listed with their
+SHA-256 digests in ``tests/data/shipped.sha256`` (``sha256sum`` format): a training or fitting
+run that wrote over one of them, or a change that replaced one without updating the list, fails
+here. The scripts that make those files write to ``runs/`` by default and refuse an ``--out``
+inside the package unless ``--overwrite-shipped`` is given.
+"""
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tournaments.outputs import OutputPathError, check_not_shipped, ships
+
+ROOT = Path(__file__).resolve().parents[1]
+LIST = ROOT / "tests" / "data" / "shipped.sha256"
+
+
+def _listed() -> dict[str, str]:
+    rows = (line.split() for line in LIST.read_text().splitlines() if line.strip())
+    return {path: digest for digest, path in rows}
+
+
+def test_the_shipped_files_are_the_listed_ones_byte_for_byte():
+    listed = _listed()
+    present = {
+        str(p.relative_to(ROOT))
+        for pattern in ("agents/learned/weights/*", "envs/othello/patterns.npz", "tournaments/openings/*.txt")
+        for p in ROOT.glob(pattern)
+    }
+    assert present == set(listed), "a shipped file was added or removed without updating the list"
+    for path, digest in listed.items():
+        assert hashlib.sha256((ROOT / path).read_bytes()).hexdigest() == digest, f"{path} is not as shipped"
+
+
+def test_a_path_inside_the_packages_is_refused_without_the_flag(tmp_path):
+    weights = ROOT / "agents" / "learned" / "weights" / "ppo_othello6.pt"
+    assert ships(weights) and ships(ROOT / "tournaments" / "openings")
+    assert not ships(tmp_path / "ppo.pt") and not ships(ROOT / "runs" / "ppo.pt")
+    with pytest.raises(OutputPathError, match="--overwrite-shipped"):
+        check_not_shipped(weights, "--out")
+    assert check_not_shipped(weights, "--out", overwrite=True) == str(weights)
+    (tmp_path / "link").symlink_to(weights.parent)  # a link into the package is the package
+    assert ships(tmp_path / "link" / "ppo_othello6.pt")
+
+
+@pytest.mark.parametrize(
+    "script, out",
+    [
+        ("train_ppo.py", "agents/learned/weights/ppo_othello6.pt"),
+        ("train_alphazero.py", "agents/learned/weights/alphazero_othello.pt"),
+        ("othello_patterns.py", "envs/othello/patterns.npz"),
+        ("make_openings.py", "tournaments/openings"),
+    ],
+)
+def test_the_scripts_refuse_to_write_over_what_we_ship(script, out):
+    got = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / script), "--out", out],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert got.returncode == 2, got.stderr
+    assert f"--out {out}: inside the installed package" in got.stderr
+    assert "Traceback" not in got.stderr
