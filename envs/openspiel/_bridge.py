@@ -29,9 +29,10 @@ How Arbiter's model maps onto OpenSpiel's:
 * *Actions*: the flat action space of the game, pass included; ``action_to_string`` is the
   game's notation (``b1-b3``, ``d3``, ``C3``, ``K>w3``).
 
-A state holds the position as the Game API's int64 array and plays through ``game.unchecked``
-(legality still checked). OpenSpiel clones a Python state by ``deepcopy`` of its attributes, so
-the Arbiter game travels in a holder that is shared, never copied.
+A state holds the position packed as ``envs.State`` packs it (legality checked, one compiled
+call a move and its next legal moves). OpenSpiel clones a Python state by a ``deepcopy`` of each attribute;
+a state's one attribute is an immutable node of the tree (a move makes a new one), which a
+clone shares, so a clone copies no array.
 """
 
 from __future__ import annotations
@@ -41,11 +42,13 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from .. import registry
+from .._generic import PACKED_HEADER
 from ..core import kernel as C
 from ..render import ansi
 from . import PREFIX, _chance
 
-_DEAL = -1  # ``State._event`` of the start's chance node; a move id (>= 0): that move turns an item
+_DEAL = -1  # ``_Node.event`` of the start's chance node; a move id (>= 0): that move turns an item
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _REGISTERED: dict[str, type] = {}
 
 
@@ -143,8 +146,7 @@ def from_array(openspiel_game, array):
     if not isinstance(openspiel_game, ArbiterGame):
         raise TypeError(f"from_array needs a game of envs.openspiel, got {type(openspiel_game).__name__}")
     state = openspiel_game.new_initial_state()
-    state._s = openspiel_game.arbiter.check_state(array).copy()
-    state._event = None
+    state._node = openspiel_game._shared.node(openspiel_game.arbiter.check_state(array))
     return state
 
 
@@ -152,12 +154,31 @@ def from_array(openspiel_game, array):
 
 
 class _Shared:
-    """What every state of one game reads and none may copy: the Arbiter game and its start.
-    ``deepcopy`` (OpenSpiel's clone of a Python state) returns the holder itself; ``pickle``
-    (its serialisation) carries the game, whose own pickling rebuilds it checked."""
+    """What every state of one game reads and none may copy: the Arbiter game, its compiled
+    move, its start. ``deepcopy`` returns the holder itself; ``pickle`` (OpenSpiel's
+    serialisation of a Python state) carries the game, whose own pickling rebuilds it checked."""
 
     def __init__(self, game):
-        self.game, self.unchecked, self.start = game, game.unchecked, game.initial_state()
+        self.game = game
+        self.advance = game._ops.advance_packed
+        self.chance = game.spec.chance_outcomes > 0
+        if self.chance:  # the deal: a chance node before any position
+            self.start = _Node(self, None, 0, _DEAL, game.initial_state(seed=0))
+        else:
+            self.start = self.node(game.initial_state())
+
+    def node(self, array: np.ndarray) -> _Node:
+        """The node of a position (a state the game made or checked), packed as ``envs.State``
+        packs its own: ``[len(s), len(p), s..., p..., legal...]``, so that one compiled call
+        (``advance_packed``) plays a move and lists the next legal moves."""
+        game, p = self.game, self.game._p
+        buf = np.empty(PACKED_HEADER + array.size + p.size + game.num_actions, dtype=np.int64)
+        buf[0], buf[1] = array.size, p.size
+        at = PACKED_HEADER + array.size
+        buf[PACKED_HEADER:at] = array
+        buf[at : at + p.size] = p
+        n = game._ops.list_legal(buf[PACKED_HEADER:at], p, buf[at + p.size :])
+        return _Node(self, buf, n)
 
     def __deepcopy__(self, memo):
         return self
@@ -167,6 +188,63 @@ class _Shared:
 
     def __setstate__(self, state):
         self.__init__(state["game"])
+
+
+class _Node:
+    """One node of the game tree, never changed once made: a move makes a new node, so a clone
+    (OpenSpiel's ``deepcopy`` of a state's attributes) shares it instead of copying a position.
+
+    ``buf`` is the position packed with its legal moves (``_Shared.node``; at a chance node the
+    position before the event, None before the deal), ``n`` how many legal moves; ``event`` None
+    at a player or terminal node, else what the chance node resolves (``_DEAL`` or the revealing
+    move just played), ``reached`` an array that event could have reached (what its
+    distribution is read from); ``player`` OpenSpiel's player id."""
+
+    __slots__ = ("shared", "buf", "n", "event", "reached", "player")
+
+    def __init__(self, shared, buf, n, event=None, reached=None):
+        self.shared, self.buf, self.n, self.event, self.reached = shared, buf, n, event, reached
+        if event is not None:
+            self.player = int(pyspiel.PlayerId.CHANCE)
+        elif buf.item(PACKED_HEADER + C.H_STATUS) == C.TERMINAL:
+            self.player = _TERMINAL
+        else:
+            self.player = buf.item(PACKED_HEADER + C.H_PLAYER)
+
+    def __deepcopy__(self, memo):
+        return self
+
+    @property
+    def view(self):
+        """The Game API's array of the position (a view: not to be written), None before the deal."""
+        return None if self.buf is None else self.buf[PACKED_HEADER : PACKED_HEADER + self.buf.item(0)]
+
+    @property
+    def array(self):
+        """A copy of ``view``."""
+        return None if self.buf is None else self.view.copy()
+
+    def legal(self) -> list:
+        at = PACKED_HEADER + self.buf.item(0) + self.buf.item(1)
+        return self.buf[at : at + self.n].tolist()
+
+    def after(self, action: int) -> _Node:
+        shared = self.shared
+        game = shared.game
+        if self.event == _DEAL:
+            return shared.node(_chance.deal(game, action))
+        if self.event is not None:
+            return shared.node(_chance.turn(game, self.view, self.event, action))
+        buf = self.buf.copy()
+        n = shared.advance(buf, game.check_action(action))
+        if n < 0:
+            game.apply(self.view, action)  # raises the IllegalActionError that says why
+        node = _Node(shared, buf, n)
+        if shared.chance and _chance.reveals(game, self.view, action):
+            reached = node.view
+            if len(_chance.distribution(game, reached)) > 1:
+                return _Node(shared, self.buf, self.n, action, reached)
+        return node  # no hidden item turned, or only one could: no chance node
 
 
 class ArbiterGame(pyspiel.Game):
@@ -203,86 +281,70 @@ class ArbiterGame(pyspiel.Game):
 
 
 class ArbiterState(pyspiel.State):
-    """A position of an Arbiter game as a ``pyspiel.State`` (see the module docstring).
-
-    ``_s`` is the Game API's array (at a chance node: the position before the event, None
-    before the deal) and ``_event`` None at a player or terminal node, else what the chance
-    node resolves: ``_DEAL`` or the revealing move just played."""
+    """A position of an Arbiter game as a ``pyspiel.State`` (see the module docstring); its one
+    attribute is the current ``_Node``."""
 
     def __init__(self, game: ArbiterGame):
         super().__init__(game)
-        shared = game._shared
-        self._shared = shared
-        if game.spec.chance_outcomes:
-            self._s, self._event = None, _DEAL
-            self._reached = shared.start  # a position the event could have reached (for its distribution)
-        else:
-            self._s, self._event, self._reached = shared.start.copy(), None, None
+        self._node = game._shared.start
 
     # -- reading -------------------------------------------------------------------------------
     def current_player(self):
-        if self._event is not None:
-            return pyspiel.PlayerId.CHANCE
-        if self._s.item(C.H_STATUS) == C.TERMINAL:
-            return pyspiel.PlayerId.TERMINAL
-        return self._s.item(C.H_PLAYER)
+        return self._node.player
 
     def is_terminal(self):
-        return self._event is None and self._s.item(C.H_STATUS) == C.TERMINAL
+        return self._node.player == _TERMINAL
 
     def returns(self):
-        if not self.is_terminal():
-            return [0.0] * self._shared.game.num_players
-        return self._shared.unchecked.returns(self._s).tolist()
+        node = self._node
+        if node.player != _TERMINAL:
+            return [0.0] * node.shared.game.num_players
+        return node.shared.game.unchecked.returns(node.view).tolist()
 
     def chance_outcomes(self):
-        if self._event is None:
-            return []
-        return _chance.distribution(self._shared.game, self._reached)
+        node = self._node
+        return [] if node.event is None else _chance.distribution(node.shared.game, node.reached)
 
     def _legal_actions(self, player):
-        if self._event is not None:
-            return [slot for slot, _ in self.chance_outcomes()]
-        if player != self.current_player():
+        node = self._node
+        if player != node.player or node.player == _TERMINAL:
             return []
-        return self._shared.unchecked.legal_actions(self._s).tolist()
+        if node.event is not None:
+            return [slot for slot, _ in self.chance_outcomes()]
+        return node.legal()
+
+    # OpenSpiel answers these from C++, which calls back into the methods above; a Python caller
+    # (OpenSpiel's Python MCTS and ``evaluate_bots``) gets the same answers here directly. A list
+    # of legal moves crossing pybind11 both ways costs about 8 us on 9x9 Go, more than a move.
+    def legal_actions(self, player=None):
+        return self._legal_actions(self._node.player if player is None else player)
+
+    def is_chance_node(self):
+        return self._node.event is not None
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"chance: slot {action} turns up"
-        game = self._shared.game
-        return game.action_to_str(self._shared.start if self._s is None else self._s, action)
+        node = self._node
+        return node.shared.game.action_to_str(node.reached if node.buf is None else node.view, action)
 
     def arbiter_array(self) -> np.ndarray:
         """A copy of the position as the Game API's array (None before the deal)."""
-        return None if self._s is None else self._s.copy()
+        return self._node.array
 
     def __str__(self):
-        game = self._shared.game
-        if self._s is None:
+        node = self._node
+        if node.buf is None:
             return "the deal: the first item is about to turn up\n"
-        text = ansi(game, self._s)
-        if self._event is not None:
-            text += f"to turn up: what {game.action_to_str(self._s, self._event)} reveals\n"
+        game, array = node.shared.game, node.view
+        text = ansi(game, array)
+        if node.event is not None:
+            text += f"to turn up: what {game.action_to_str(array, node.event)} reveals\n"
         return text
 
     # -- playing -------------------------------------------------------------------------------
     def _apply_action(self, action):
-        game = self._shared.game
-        action = int(action)
-        if self._event == _DEAL:
-            self._s, self._event, self._reached = _chance.deal(game, action), None, None
-        elif self._event is not None:
-            self._s = _chance.turn(game, self._s, self._event, action)
-            self._event = self._reached = None
-        elif _chance.reveals(game, self._s, action):
-            reached = self._shared.unchecked.apply(self._s, action)
-            if len(_chance.distribution(game, reached)) == 1:
-                self._s = reached  # only one thing can turn up: no chance node
-            else:
-                self._event, self._reached = action, reached
-        else:
-            self._s = self._shared.unchecked.apply(self._s, action)
+        self._node = self._node.after(int(action))
 
 
 class _Observer:
@@ -294,10 +356,12 @@ class _Observer:
         self.dict = {"observation": self.tensor.reshape(game.observation_shape)}
 
     def set_from(self, state, player):
-        if state._s is None:
+        array = state._node.view
+        if array is None:
             self.tensor.fill(0.0)
         else:
-            self.tensor[:] = self._game.observation(state._s, player).ravel()
+            self.tensor[:] = self._game.observation(array, player).ravel()
 
     def string_from(self, state, player):
-        return str(state) if state._s is None else ansi(self._game, state._s)
+        array = state._node.view
+        return str(state) if array is None else ansi(self._game, array)
