@@ -28,7 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--game",
         required=True,
         choices=sorted(s.name for s in envs.specs() if s.num_players == 2),
-        help="the game to play (GTP tools know Go; Othello works with GRhino's conventions)",
+        help="the game to play, in its own notation (Go's vertices; Othello as GRhino writes it; Gomoku's "
+        "points, H8; Lines of Action's from-to moves, B1-B3)",
     )
     parser.add_argument("--size", type=int, help="board size (the game's default if omitted)")
     parser.add_argument("--komi", type=float, help="komi for Go")

@@ -4,19 +4,19 @@ A command is one line: an optional numeric id, the command's name and its argume
 characters other than tab and newline are dropped and ``#`` starts a comment. A response is
 ``=`` (success) or ``?`` (failure), the id echoed, a space and the text, ended by an empty line.
 Colours are ``b``/``black`` and ``w``/``white``; a vertex is the game's notation for a move,
-read in any case and written as each game's wire form:
+written upper-case as GTP writes vertices and read in any case:
 
-======== ============================ ==========================================================
-game     written                      read as well
-======== ============================ ==========================================================
-Go       ``C3`` (columns skip I)      ``c3``; ``pass``
-Othello  ``D3`` (rows top to bottom)  ``d3``; ``pass`` (a blocked side's only move)
-Gomoku   ``H8`` (columns skip none)   ``h8``
-LOA      ``b1-b3``, capture ``c1xa3`` ``B1-B3``, ``c1:a3``, the squares alone (``b1b3``); ``pass``
-======== ============================ ==========================================================
+======== ====================================== ==============================================
+game     written                                read as well
+======== ====================================== ==============================================
+Go       ``C3`` (columns skip I), ``pass``      ``c3``
+Othello  ``D3`` (GRhino's rows), ``pass``       ``d3``
+Gomoku   ``H8`` (columns skip no letter)        ``h8``
+LOA      ``B1-B3``, a capture ``C1XA3``         ``b1-b3``, ``c1xa3``, ``c1:a3``, the squares
+                                                alone (``b1b3``, ``c1a3``); ``pass``
+======== ====================================== ==============================================
 
-Points of placement games are written upper-case as GTP writes vertices; a Lines of Action move
-is one token, from-square and to-square, in the game's own notation.
+A Lines of Action move is one token, its from-square and its to-square.
 
 The parsers here refuse what they cannot read with ``Refusal``, whose message is GTP's own text
 (``syntax error``, ``invalid color or coordinate``), and bound what they read: no line is held
@@ -115,13 +115,11 @@ def colour(text: str) -> int:
 
 
 def vertex(game: Game, state: ArrayLike, action: int) -> str:
-    """``action`` as a GTP vertex: a point of a placement game (Go, Othello, Gomoku) in the
-    game's notation upper-case (``C3``) as GTP writes vertices; any other move in the game's
-    notation as it is (Lines of Action: ``b1-b3``, a capture ``c1xa3``); a pass ``pass``."""
+    """``action`` as a GTP vertex: the game's notation upper-case, as GTP writes vertices (Go's
+    ``C3``; Lines of Action's ``B1-B3``, a capture ``C1XA3``); a pass ``pass``."""
     if action == game.pass_action:
         return "pass"
-    text = game.action_to_str(state, action)
-    return text.upper() if game.spec.placement else text
+    return game.action_to_str(state, action).upper()
 
 
 def read_vertex(game: Game, state: ArrayLike, text: str) -> int:

@@ -14,6 +14,9 @@ What a command can do depends on the game, and the server asks the game rather t
 ``final_score`` is its ``returns`` and ``margin``, ``final_status_list`` reads the stones of a
 placement game (``GameSpec.placement``) from its observation.
 
+* Every two-player game is served, each in its own notation (``agents.gtp.protocol``): Go's
+  and Othello's vertices, Gomoku's points (``H8``), Lines of Action's from-to moves (``play b
+  b1-b3``, ``play w c1xa3``, or the squares alone, ``b1b3``; ``genmove`` answers ``B1-B3``).
 * Any colour may ``play`` or ``genmove`` at any time, as GTP allows (handicap stones are
   several Black moves in a row): in Go the side to move passes first, so the ply count includes
   that pass, and a pass by the side not to move changes nothing; in a game without passes the
@@ -182,7 +185,27 @@ def _cmd_play(session, args):
     if len(args) != 2:
         raise Refusal("syntax error")
     seat = colour(args[0])
-    session.play(seat, read_vertex(session.game, session.state, args[1]))
+    session.play(seat, _read_move_of(session, seat, args[1]))
+    return ""
+
+
+def _read_move_of(session, seat, text):
+    """The action ``text`` names as ``seat``'s move. A from-to move (Lines of Action) is read in
+    the position with ``seat`` to move, since whose piece stands on its first square decides
+    whether it is a move at all; GTP lets any colour play at any time (``Session.give_turn``)."""
+    game, state = session.game, session.state
+    try:
+        return read_vertex(game, state, text)
+    except Refusal:
+        if game.current_player(state) == seat or game.is_terminal(state):
+            raise
+    saved = session.checkpoint()
+    try:
+        session.reopen()
+        session.give_turn(seat)
+        return read_vertex(session.game, session.state, text)
+    finally:
+        session.rollback(saved)
     return ""
 
 
