@@ -29,7 +29,7 @@ import sys, time
 MODE, LOG, START = {mode!r}, {log!r}, {start!r}
 n, stones = 15, set()
 def move():
-    if MODE == "hang": time.sleep(60)
+    if MODE == "hang": print("MESSAGE thinking"); print("depth 3 no move yet"); sys.stdout.flush(); time.sleep(60)
     if MODE == "crash": sys.stderr.write("segfault in search"); sys.exit(139)
     if MODE == "garbage": return "seven,seven"
     if MODE == "offboard": return f"{{n}},0"
@@ -281,4 +281,5 @@ def test_a_hanging_brain_loses_on_time_and_is_ended():
         brain.close()
     assert outcome.reason == "forfeit-timeout" and outcome.loser == 0
     assert GomocupTimeout.__name__ in outcome.detail and "gave no answer to 'BEGIN'" in outcome.detail
+    assert "its last notes: MESSAGE thinking | depth 3 no move yet" in outcome.detail
     assert time.monotonic() - start < 15

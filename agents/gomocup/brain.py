@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..base import AgentError
 from ..engine_process import EngineProcess
@@ -58,21 +58,36 @@ class Brain:
         """Send a command that has no answer (``INFO``)."""
         self._process.write(line)
 
-    def ask(self, command: str, timeout: float | None = None, body: Sequence[str] = ()) -> str:
+    def ask(
+        self,
+        command: str,
+        timeout: float | None = None,
+        body: Sequence[str] = (),
+        answers: Callable[[str], bool] | None = None,
+    ) -> str:
         """Send ``command`` (and the lines of ``body`` after it) and return the brain's answer
-        line, stripped; ``ERROR``/``UNKNOWN`` raise ``GomocupRefused`` with the brain's text."""
+        line, stripped; ``ERROR``/``UNKNOWN`` raise ``GomocupRefused`` with the brain's text.
+
+        ``answers``: which lines are meant as the answer; any other line is kept as a note, as
+        a ``MESSAGE`` is (a move is a line with a comma: some brains write their search's
+        progress on lines of their own, or break a ``MESSAGE`` line with a stray newline, and
+        the manager still waits for the move). Default: every line but a note is the answer."""
         for line in (command, *body):
             self._process.write(line, command)
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         while True:
             left = max(deadline - time.monotonic(), 0.0)
-            line = self._process.read_until(b"\n", command, left, allowed=timeout)
+            try:
+                line = self._process.read_until(b"\n", command, left, allowed=timeout)
+            except GomocupError as exc:  # silent or dead: what it last said may tell why
+                said = f"; its last notes: {' | '.join(self.notes)}" if self.notes else ""
+                raise type(exc)(f"{exc}{said}") from None
             line = line.decode(errors="replace").strip()
             keyword, text = split(line)
             if not line:
                 continue
-            if keyword in NOTES:
+            if keyword in NOTES or (answers is not None and keyword not in REFUSALS and not answers(line)):
                 self.notes.append(line[:200])
                 continue
             if keyword in REFUSALS:

@@ -27,7 +27,8 @@ clock the brain gets ``move_time`` per move, no match limit, and a second's grac
 sends ``START`` and ``INFO rule`` and asks ``ABOUT``: a command that does not start, a brain
 that refuses the board or the rule, or one that does not answer is one clear error before any
 game. Every failure during a game (the brain dies, hangs, answers ``ERROR``, a point that is no
-``x,y``, off the board or occupied) raises a ``GomocupError`` (an ``AgentError``), so a
+``x,y``, off the board or occupied; a line without a comma is no answer but a note, as
+``MESSAGE`` lines are) raises a ``GomocupError`` (an ``AgentError``), so a
 tournament forfeits that game and goes on. The brain process is ended (``END``, then killed
 after a second) by ``close``, when the agent is collected, or when its owner exits.
 """
@@ -131,7 +132,7 @@ class GomocupAgent(Agent):
             else:
                 command, body = "BEGIN", ()
         self._known = None  # until the brain has answered
-        reply = self._brain.ask(command, self._tell_time(), body)
+        reply = self._brain.ask(command, self._tell_time(), body, answers=lambda line: "," in line)
         try:
             action = read_point(reply, n)
         except WireError as exc:
