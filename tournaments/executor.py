@@ -427,7 +427,7 @@ def _reap(proc, timeout=5.0):
     return _end(proc)
 
 
-class _Compiles:
+class Compiles:
     """A child's spells in numba's compiler as its messages tell them, and what they do to the
     parent: a clock that stops meanwhile (``hold``), the notice printed once, the heartbeat."""
 
@@ -468,7 +468,7 @@ class _Slot:
     def __init__(self, mpctx, ctx, others=()):
         self.proc, self.conn, self.stderr = _process(mpctx, _worker_main, (ctx,), others)
         self.job = None
-        self.compiles = _Compiles()
+        self.compiles = Compiles()
 
     def assign(self, job, deadline):
         self.job, self.seat, self.step, self.moves, self.actions = job, None, "start", [], []
@@ -524,7 +524,7 @@ class ProcessExecutor:
                 self.mpctx, _warm_main, (ctx, first, frozenset(self.ruled_out)), self._others()
             )
             current, since = None, time.monotonic()
-            compiles = _Compiles()
+            compiles = Compiles()
             try:
                 while True:
                     # an agent's warm-up has setup_time; between agents the helper runs Arbiter's

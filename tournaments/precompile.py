@@ -27,7 +27,9 @@ import threading
 import time
 from collections.abc import Iterable
 
-from envs.core import ParameterError
+from envs.core import ParameterError, compiling
+
+from .executor import Compiles, die_with_parent
 
 PARTS = ("systems", "simulator")
 # The longest ``wait`` for one part (seconds): far beyond a compile of a few seconds, short of a
@@ -80,19 +82,16 @@ def compile_part(part: str) -> None:
 
 def _main(conn, parts, parent) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
-    from envs.core import compiling
-
-    from .executor import die_with_parent
-
     die_with_parent(parent)
-
     compiling.notices(False)
+    # the main process, when it waits for a part, keeps the "still compiling" heartbeat going
+    compiling.watch(lambda inside: conn.send(("compiler", inside)))
     for part in parts:
         try:
             compile_part(part)
         except Exception:  # noqa: BLE001 - the main process compiles it itself, and reports any error
             pass
-        conn.send(part)
+        conn.send(("compiled", part))
     conn.close()
 
 
@@ -107,17 +106,25 @@ class _Helper:
         child.close()
         self.ready: set[str] = set()
         self.left = set(parts)
+        self.compiles = Compiles()
 
     def wait(self, part: str) -> None:
         deadline = time.monotonic() + WAIT_LIMIT
-        while part not in self.ready:
-            try:
-                if not self.conn.poll(max(0.0, deadline - time.monotonic())):
-                    self.proc.kill()  # stuck (a lock a forked child can never take): do without it
+        try:
+            while part not in self.ready:
+                try:
+                    if not self.conn.poll(max(0.0, deadline - time.monotonic())):
+                        self.proc.kill()  # stuck (a lock a forked child can never take): do without it
+                        break
+                    msg = self.conn.recv()
+                except (EOFError, OSError):  # the helper died: the caller compiles what is missing
                     break
-                self.ready.add(self.conn.recv())
-            except (EOFError, OSError):  # the helper died: the caller compiles what is missing
-                break
+                if msg[0] == "compiled":
+                    self.ready.add(msg[1])
+                else:
+                    self.compiles.message(msg)
+        finally:
+            self.compiles.end()
         self.left.discard(part)
         if not self.left or not self.proc.is_alive():
             self.conn.close()

@@ -73,9 +73,11 @@ def notices(enabled: bool) -> None:
 
 
 def quiet(game: str) -> None:
-    """Print no first-compile line for ``game`` (its caller printed its own)."""
+    """Print no first-compile line for ``game`` (its caller printed its own, which also said
+    what to expect: the lines of other parts only name themselves)."""
     with _lock:
         _quiet.add(game)
+        _state["told"] = True
 
 
 def _part(dispatcher):
