@@ -72,11 +72,15 @@ def test_loaded_games_carry_our_parameters(text, name, params):
     assert again.arbiter.params == ours.params
 
 
-def test_bad_parameters_are_refused_naming_the_value():
-    with pytest.raises(Exception, match="size=4"):
+def test_bad_parameters_and_illegal_moves_raise_our_typed_errors():
+    with pytest.raises(envs.ParameterError, match="size=4"):
         pyspiel.load_game("arbiter_othello(size=4)")
-    with pytest.raises(Exception, match="rules"):
+    with pytest.raises(envs.ParameterError, match="rules"):
         pyspiel.load_game("arbiter_go(rules=japanese)")
+    state = pyspiel.load_game("arbiter_othello(size=6)").new_initial_state()
+    with pytest.raises(envs.IllegalActionError, match=r"action 0 \(a1\) is not legal"):
+        state.apply_action(0)
+    assert state.history() == [] and state.move_number() == 0  # untouched
 
 
 @pytest.mark.parametrize("text, name, params", CASES, ids=IDS)
@@ -169,7 +173,7 @@ def test_chance_nodes_give_the_exact_distribution_of_the_unseen_cards():
     after = dict(state.chance_outcomes())
     assert after[13] == pytest.approx(3 / 47) and after[1] == pytest.approx(3 / 47)
     assert sum(after.values()) == pytest.approx(1.0)
-    with pytest.raises(Exception, match="cannot turn up"):
+    with pytest.raises(envs.IllegalActionError, match="cannot turn up"):
         state.apply_action(0)  # slot 0 (an empty stock) is not among them
 
 
