@@ -16,8 +16,8 @@ plays ``seat``; it is called once per game and seat, with a seed drawn from the 
 the same agent seed gives the same bots. Bots are asked with a fresh state at each move (its
 history starts at that position), so a bot that keeps its own record of the game through
 ``inform_action`` sees none. Agents pickle without their bots, which are rebuilt where they
-play (a tournament's worker processes); a factory must therefore be picklable (a module-level
-function or class) to play in worker processes.
+play (a tournament's worker processes). A tournament pickles every agent, to name it in the
+journal and to ship it, so a factory there must pickle: a module-level function or class.
 
 OpenSpiel is the ``openspiel`` extra; without it these agents import, list and refuse to play
 with the install hint (``check_ready``, before a tournament's first game).
