@@ -26,7 +26,7 @@ PREFIX = "arbiter_"  # OpenSpiel's name of an Arbiter game: arbiter_loa, arbiter
 INSTALL_HINT = 'pip install "arbiter-games[openspiel]"'
 
 
-def _bridge():
+def _module():
     try:
         return import_module(f"{__name__}._bridge")
     except ModuleNotFoundError as exc:
@@ -39,25 +39,25 @@ def register() -> tuple[str, ...]:
     """Register every game of Arbiter's registry with OpenSpiel (``pyspiel.register_game``) under
     ``arbiter_<name>``; returns the OpenSpiel names. Calling it again registers only games added
     to the registry since."""
-    return _bridge().register()
+    return _module().register()
 
 
 def openspiel_name(game) -> str:
     """The ``pyspiel.load_game`` string of an ``envs.Game``, its parameters included
     (``arbiter_go(komi=7.5,rules=standard,size=9,...)``)."""
-    return _bridge().load_string(game)
+    return _module().load_string(game)
 
 
 def load(game):
     """The OpenSpiel game of an ``envs.Game`` (same rules and parameters), registering first."""
-    return _bridge().load(game)
+    return _module().load(game)
 
 
 def from_array(openspiel_game, array):
     """An OpenSpiel state of ``openspiel_game`` (one ``load`` or ``pyspiel.load_game`` made)
     at the Arbiter position ``array`` (checked as ``Game.check_state`` checks it); its history
     starts there. Hidden items in ``array`` stay hidden: the next one turned is a chance node."""
-    return _bridge().from_array(openspiel_game, array)
+    return _module().from_array(openspiel_game, array)
 
 
 __all__ = ["PREFIX", "INSTALL_HINT", "register", "openspiel_name", "load", "from_array"]
