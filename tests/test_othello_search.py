@@ -11,12 +11,20 @@ from envs.othello import endgame as EG
 from envs.othello import evaluation as EV
 
 
+def world_score(game, s):
+    """Final score of finished ``s`` for its side to move by the world rules: the disc
+    difference, the empty squares counted for the winner."""
+    x = C.HEADER + game.size * game.size
+    me = s[C.H_PLAYER]
+    mine, theirs = int(s[x + me]), int(s[x + 1 - me])
+    rest = game.size * game.size - mine - theirs
+    return mine - theirs + (rest if mine > theirs else -rest if mine < theirs else 0)
+
+
 def negamax(game, s):
-    """Final disc difference for the side to move under perfect play: the plain full tree."""
+    """Final score (world rules) for the side to move under perfect play: the plain full tree."""
     if game.is_terminal(s):
-        x = C.HEADER + game.size * game.size
-        me = s[C.H_PLAYER]
-        return int(s[x + me] - s[x + 1 - me])
+        return world_score(game, s)
     return max(-negamax(game, game.apply(s, int(a))) for a in game.legal_actions(s))
 
 

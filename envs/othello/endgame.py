@@ -1,4 +1,4 @@
-"""Exact Othello endgame solver on the one-word bitboards (N <= 8).
+"""Exact Othello endgame solver: final scores by the world rules under perfect play.
 
 Late in the game the static evaluation is the weakest part of a search: the outcome is decided by
 who gets the last moves in each region, which no evaluation sees. With few empty squares left
@@ -6,38 +6,759 @@ the game tree is small enough to search to the end, so ``solve`` (the game's ``s
 called by alpha-beta when a position has at most its ``endgame`` limit of empties) returns the
 exact result instead.
 
-The search is a negamax alpha-beta over two words per position (the mover's discs and the
-opponent's), with no cells, counts or hash to keep up to date: a node is one Kogge-Stone move
-generation. It runs over an explicit stack of frames (numba's on-disk cache breaks recursive
-functions). Move ordering, which decides its speed:
+Scores count by the World Othello Federation's rules, as the FFO test suite and every Othello
+program do: the final disc difference, with the empty squares of a game that ends before the
+board is full given to the winner (a win by 33-30 with one empty square scores +4, not +3).
 
-  * **fastest first** while more than ``PARITY_EMPTIES`` squares are empty: moves that leave the
-    opponent the fewest replies first (a cut-off is found sooner where the opponent has few
-    options), corners before other squares at equal counts;
-  * **parity** below that: moves into quadrants with an odd number of empties first (the side
-    that plays last in a region is the one that gains from it), where counting replies costs
-    more than it saves.
+The 8x8 board (``_search``, below) is one 64-bit word per side, bit ``8*r + c`` (a1 = bit 0,
+the top-left corner, h8 = bit 63)::
 
-``solve`` asks only win, draw or loss (a null window around a draw: every cut-off comes as soon
-as one move reaches the bound), which is what a match needs and several times cheaper than the
-exact disc difference; ``disc_difference`` gives the latter (full window), for tests and
-analysis. Only a lost position pays for the margin too: an engine that must lose loses by as
-few discs as it can, rather than by whichever losing move the win/loss search met first.
+         a  b  c  d  e  f  g  h
+      1  0  1  2  3  4  5  6  7        quadrants (region parity):
+      2  8  9 10 11 12 13 14 15          0: a1-d4   1: e1-h4
+      3 16 17 18 19 20 21 22 23          2: a5-d8   3: e5-h8
+      4 24 25 26 27 28 29 30 31
+      5 32 33 34 35 36 37 38 39        shifts: +1 east, +8 south,
+      6 40 41 42 43 44 45 46 47                +9 south-east, +7 south-west
+      7 48 49 50 51 52 53 54 55
+      8 56 57 58 59 60 61 62 63
+
+A node is two words, the mover's discs ``own`` and the opponent's ``opp``: a move is ``own | flips |
+square`` and ``opp & ~flips`` with the sides swapped, nothing to undo. What makes it fast is what
+every strong solver does, layer by layer from the root:
+
+  * **null windows**: the root searches its first move with the full window and every other one
+    with a null window around the best so far (PVS), re-searching only a move that beats it;
+    ``solve`` asks only win, draw or loss (a window around a draw), far cheaper than the score;
+  * **a transposition table** (``TT_MIN_EMPTIES`` empties and more) keyed by both words, so a
+    hit is never a collision; a position's exact value does not depend on the path, so bounds
+    from any earlier search (a win/loss search before the exact one) stay valid;
+  * **enhanced transposition cut-offs** (``ETC_MIN_EMPTIES`` and more): before searching any
+    child, the table is asked whether one of them is already known to refute the window;
+  * **stability cut-offs**: discs the opponent can never lose cap the mover's best final score
+    at ``64 - 2 * stable``; when that is at most alpha the node fails low unsearched;
+  * **move ordering**: the table's best move first; then, with ``SORT_MIN_EMPTIES`` empties and
+    more, by a shallow search of each child (``_probe``: a few plies of mobility evaluation);
+    below it **fastest first** (the moves that leave the opponent fewest replies, corners
+    counted twice, first: a cut-off comes sooner where the opponent has few options), with odd
+    quadrants first among equals;
+  * **parity** at ``SHALLOW_EMPTIES`` and fewer: no replies counted, moves into quadrants with
+    an odd number of empties first (the side that plays last in a region gains from it), where
+    counting replies would cost more than it saves; the last ``SMALL_EMPTIES`` squares are
+    solved by straight-line code (``_small``: no table, no move list, no frame).
+
+The tree is walked over an explicit stack of frames (``_search``), not by recursion: numba
+cannot link a recursive function loaded from its disk cache into a caller compiled later.
+Boards smaller than 8x8 (6x6) keep the size-generic search over the kernel's one-word move
+generator (``_general_search``), with the same ordering ideas and no table: their trees are
+small.
 """
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ..core import kernel as C
 from . import _kernel as K
 
-PARITY_EMPTIES = 6  # from here down, parity ordering instead of fastest first
-ONE = np.uint64(1)
 SOLVED, NOT_SOLVED, OUT_OF_TIME = 1, 0, -1
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
+PASS = 64  # the pass on 8x8 (action N*N)
+SCORE_MAX = 64
+
+SHALLOW_EMPTIES = 6  # from here down: region parity orders the moves
+SMALL_EMPTIES = 4  # from here down: solved in one call, no frame (``_small``)
+TT_MIN_EMPTIES = 8  # the table is probed and stored from here up
+ETC_MIN_EMPTIES = 12  # enhanced transposition cut-offs from here up
+SORT_MIN_EMPTIES = 17  # children ordered by a shallow search from here up
+SORT_DEEPER_EMPTIES = 21  # that search two plies deep from here up (one below)
+TT_BITS = 21  # default table: 2**21 positions (about 40 MB)
+CHECK_NODES = 4096  # nodes between two looks at the clock
 
 
-def _quadrant_masks():
+# -- tables built once at import ----------------------------------------------------------------
+def _u64(x):
+    return np.uint64(x & 0xFFFFFFFFFFFFFFFF)
+
+
+def _rays():
+    """RAYS[d, sq]: the squares from ``sq`` (excluded) to the board's edge in direction d; the
+    first four directions run to higher bits (east, south-west, south, south-east), the last
+    four to lower bits."""
+    steps = ((0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1))
+    rays = np.zeros((8, 64), dtype=np.uint64)
+    for d, (dr, dc) in enumerate(steps):
+        for sq in range(64):
+            r, c, bits = sq // 8 + dr, sq % 8 + dc, 0
+            while 0 <= r < 8 and 0 <= c < 8:
+                bits |= 1 << (8 * r + c)
+                r, c = r + dr, c + dc
+            rays[d, sq] = _u64(bits)
+    return rays
+
+
+def _neighbours():
+    """NEIGHBOURS[sq]: the up to 8 squares next to ``sq`` (a move must flip one of them)."""
+    out = np.zeros(64, dtype=np.uint64)
+    for sq in range(64):
+        bits = 0
+        for dr in (-1, 0, 1):
+            for dc in (-1, 0, 1):
+                r, c = sq // 8 + dr, sq % 8 + dc
+                if (dr or dc) and 0 <= r < 8 and 0 <= c < 8:
+                    bits |= 1 << (8 * r + c)
+        out[sq] = _u64(bits)
+    return out
+
+
+def _quadrants():
+    """QUADRANT_BIT[sq] (1 << quadrant) and ODD_SQUARES[parity]: the squares of the quadrants
+    whose bits are set in the 4-bit ``parity``."""
+    bit = np.zeros(64, dtype=np.int64)
+    masks = [0] * 4
+    for sq in range(64):
+        q = 2 * (sq // 8 >= 4) + (sq % 8 >= 4)
+        bit[sq] = 1 << q
+        masks[q] |= 1 << sq
+    odd = np.zeros(16, dtype=np.uint64)
+    for parity in range(16):
+        odd[parity] = _u64(sum(masks[q] for q in range(4) if parity >> q & 1))
+    return bit, odd
+
+
+def _diagonals():
+    """The 15 diagonals of each direction, as masks (for full-line tests)."""
+    d9, d7 = [0] * 15, [0] * 15
+    for sq in range(64):
+        r, c = divmod(sq, 8)
+        d9[r - c + 7] |= 1 << sq
+        d7[r + c] |= 1 << sq
+    return np.array([_u64(m) for m in d9 + d7], dtype=np.uint64)
+
+
+def _edge_stability():
+    """EDGE_STABLE[p * 256 + o]: the discs of ``p`` on an 8-square edge (bits 0..7, ``o`` the
+    opponent's) that no sequence of placements on that edge can flip.
+
+    A disc on an edge can be flipped only along the edge, so its stability is a property of the
+    edge line alone; any empty edge square may be taken by either side in any order (legality
+    depends on the rest of the board, so every placement is assumed possible). Built bottom-up
+    from full lines: the stable set of a line is its owner's discs that stay theirs in every
+    line one placement away.
+    """
+    table = np.zeros(65536, dtype=np.uint8)
+    lines = [(p, o) for p in range(256) for o in range(256) if not p & o]
+    lines.sort(key=lambda po: -bin(po[0] | po[1]).count("1"))  # fuller lines first
+    for p, o in lines:
+        stable = p
+        empty = ~(p | o) & 0xFF
+        for x in range(8):
+            if not empty >> x & 1:
+                continue
+            for mover in (0, 1):
+                me, you = (p, o) if mover == 0 else (o, p)
+                flips = 0
+                for step in (1, -1):
+                    run, y = 0, x + step
+                    while 0 <= y < 8 and you >> y & 1:
+                        run |= 1 << y
+                        y += step
+                    if 0 <= y < 8 and me >> y & 1:
+                        flips |= run
+                me, you = me | flips | (1 << x), you & ~flips
+                child_p, child_o = (me, you) if mover == 0 else (you, me)
+                stable &= int(table[child_p * 256 + child_o])
+                if not stable:
+                    break
+            if not stable:
+                break
+        table[p * 256 + o] = stable
+    return table
+
+
+RAYS = _rays()
+NEIGHBOURS = _neighbours()
+QUADRANT_BIT, ODD_SQUARES = _quadrants()
+DIAGONALS = _diagonals()
+EDGE_STABLE = _edge_stability()
+CORNERS = np.uint64(0x8100000000000081)
+INNER = np.uint64(0x007E7E7E7E7E7E00)  # squares off every edge
+NOT_A = np.uint64(0x7E7E7E7E7E7E7E7E)  # masks a horizontal or diagonal shift to columns b-g
+COLUMN_A = np.uint64(0x0101010101010101)
+PACK_COLUMN = np.uint64(0x0102040810204080)  # column a (bits 0, 8, .. 56) -> one byte, times this
+UNPACK_COLUMN = np.array([_u64(sum(1 << (8 * k) for k in range(8) if b >> k & 1)) for b in range(256)], dtype=np.uint64)
+TT_EMPTY = 127  # the empties field of an unused table slot
+
+
+# -- bitboard primitives ------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _count(x):
+    """Set bits of a uint64 (LLVM makes it one popcnt)."""
+    n = 0
+    while x:
+        x &= x - ONE
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _line_moves(own, mask, k):
+    """Squares ``own`` reaches over a run of ``mask`` discs along shift ``k`` either way: a
+    Kogge-Stone fill (runs of up to 6 discs in four steps) then one step onto the square."""
+    k2 = k + k
+    left = mask & (own << k)
+    right = mask & (own >> k)
+    left |= mask & (left << k)
+    right |= mask & (right >> k)
+    pre_left = mask & (mask << k)
+    pre_right = mask & (mask >> k)
+    left |= pre_left & (left << k2)
+    right |= pre_right & (right >> k2)
+    left |= pre_left & (left << k2)
+    right |= pre_right & (right >> k2)
+    return (left << k) | (right >> k)
+
+
+@njit(cache=True)
+def _moves(own, opp):
+    """Squares where ``own`` can place against ``opp``. Horizontal and diagonal runs are masked to
+    columns b-g so a fill never wraps round the board's side."""
+    inner = opp & NOT_A
+    m = _line_moves(own, inner, np.uint64(1))
+    m |= _line_moves(own, opp, np.uint64(8))
+    m |= _line_moves(own, inner, np.uint64(7))
+    m |= _line_moves(own, inner, np.uint64(9))
+    return m & ~(own | opp)
+
+
+@njit(cache=True)
+def _flips(own, opp, sq):
+    """The ``opp`` discs a placement of ``own`` at ``sq`` flips: along each ray, the run of ``opp``
+    discs up to the first square that is not ``opp``'s, when that square is ``own``'s."""
+    f = ZERO
+    for d in range(4):  # towards higher bits: the nearest non-opp square is the lowest one
+        ray = RAYS[d, sq]
+        stop = ray & ~opp
+        first = stop & (~stop + ONE)
+        if first & own:
+            f |= ray & (first - ONE)
+    for d in range(4, 8):  # towards lower bits: the highest one
+        ray = RAYS[d, sq]
+        stop = ray & ~opp
+        if stop:
+            last = ONE << np.uint64(63 - leading_zeros(stop))
+            if last & own:
+                f |= ray & ~((last << ONE) - ONE)
+    return f
+
+
+@njit(cache=True, inline="always")
+def _final(own, opp):
+    """The world rules' final score for ``own``: disc difference, empty squares to the winner."""
+    p, o = _count(own), _count(opp)
+    if p > o:
+        return SCORE_MAX - 2 * o
+    if p < o:
+        return 2 * p - SCORE_MAX
+    return 0
+
+
+@njit(cache=True)
+def _weighted_mobility(own, opp):
+    """Moves of ``own``, corners counted twice."""
+    m = _moves(own, opp)
+    return _count(m) + _count(m & CORNERS)
+
+
+@njit(cache=True)
+def _parity(empty):
+    """4-bit region parity: bit q set when quadrant q has an odd number of empty squares."""
+    parity = 0
+    while empty:
+        sq = trailing_zeros(empty)
+        empty &= empty - ONE
+        parity ^= QUADRANT_BIT[sq]
+    return parity
+
+
+# -- stability ----------------------------------------------------------------------------------
+@njit(cache=True)
+def _full_lines(occupied):
+    """(rows, columns, diagonals 9, diagonals 7): the squares whose line in that direction is
+    full (a disc there can never be flipped along it)."""
+    h = occupied & (occupied >> ONE)
+    h &= h >> np.uint64(2)
+    h &= h >> np.uint64(4)
+    rows = (h & COLUMN_A) * np.uint64(0xFF)  # bit 8r holds row r's AND, spread over the row
+    v = occupied & (occupied >> np.uint64(32))
+    v &= v >> np.uint64(16)
+    v &= v >> np.uint64(8)
+    cols = (v & np.uint64(0xFF)) * COLUMN_A
+    d9 = ZERO
+    d7 = ZERO
+    for i in range(15):
+        m = DIAGONALS[i]
+        if occupied & m == m:
+            d9 |= m
+        m = DIAGONALS[15 + i]
+        if occupied & m == m:
+            d7 |= m
+    return rows, cols, d9, d7
+
+
+@njit(cache=True, inline="always")
+def _column(x, shift):
+    """Column ``shift`` (0 = a, 7 = h) of ``x`` packed into a byte, row 1 as bit 0."""
+    return (((x >> np.uint64(shift)) & COLUMN_A) * PACK_COLUMN) >> np.uint64(56)
+
+
+@njit(cache=True)
+def _edges_stable(own, opp):
+    """``own``'s discs on the four edges that stay ``own``'s (``EDGE_STABLE`` per edge line)."""
+    b = np.uint64(0xFF)
+    top = np.uint64(EDGE_STABLE[(own & b) * np.uint64(256) + (opp & b)])
+    s56 = np.uint64(56)
+    bottom = np.uint64(EDGE_STABLE[(own >> s56) * np.uint64(256) + (opp >> s56)])
+    left = EDGE_STABLE[_column(own, 0) * np.uint64(256) + _column(opp, 0)]
+    right = EDGE_STABLE[_column(own, 7) * np.uint64(256) + _column(opp, 7)]
+    return top | (bottom << s56) | UNPACK_COLUMN[left] | (UNPACK_COLUMN[right] << np.uint64(7))
+
+
+@njit(cache=True)
+def _stable(own, opp):
+    """``own``'s discs that no play can flip (a subset of the true set, as solvers compute it):
+    the edge discs stable along their edge, and inner discs that along each of the four axes
+    have a full line or a stable neighbour of their own, grown until nothing changes."""
+    rows, cols, d9, d7 = _full_lines(own | opp)
+    inner = own & INNER
+    stable = _edges_stable(own, opp) | (inner & rows & cols & d9 & d7)
+    if stable == ZERO:
+        return stable
+    while True:
+        old = stable
+        h = (stable >> ONE) | (stable << ONE) | rows
+        v = (stable >> np.uint64(8)) | (stable << np.uint64(8)) | cols
+        a = (stable >> np.uint64(9)) | (stable << np.uint64(9)) | d9
+        b = (stable >> np.uint64(7)) | (stable << np.uint64(7)) | d7
+        stable |= h & v & a & b & inner
+        if stable == old:
+            return stable
+
+
+# -- the last empty squares (no table, no move list, no stack) -------------------------------------
+@njit(cache=True)
+def _last(own, opp, sq, info):
+    """Final score for ``own`` with one empty square ``sq``: whoever can takes it, else it goes
+    to the winner."""
+    info[0] += 1
+    p = _count(own)
+    f = _count(_flips(own, opp, sq))
+    if f:
+        return 2 * (p + f + 1) - SCORE_MAX
+    f = _count(_flips(opp, own, sq))
+    if f:
+        return 2 * (p - f) - SCORE_MAX
+    return 2 * p - SCORE_MAX + 2 if 2 * p > 63 else 2 * p - SCORE_MAX  # 63 discs: never drawn
+
+
+@njit(cache=True)
+def _solve2(own, opp, alpha, beta, x1, x2, info):
+    """Fail-soft value for ``own`` with the two empty squares ``x1``, ``x2`` (tried in that
+    order). A pass swaps the sides (and the window) once; a second pass ends the game."""
+    info[0] += 1
+    sign = 1
+    for _side in range(2):
+        best = -SCORE_MAX - 1
+        for k in range(2):
+            x, y = (x1, x2) if k == 0 else (x2, x1)
+            if NEIGHBOURS[x] & opp:
+                f = _flips(own, opp, x)
+                if f:
+                    v = -_last(opp ^ f, own | f | (ONE << np.uint64(x)), y, info)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            return sign * v
+                        alpha = max(alpha, v)
+        if best > -SCORE_MAX - 1:
+            return sign * best
+        own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
+    return _final(own, opp)
+
+
+@njit(cache=True)
+def _solve3(own, opp, alpha, beta, x1, x2, x3, info):
+    """``_solve2`` with three empty squares, tried in the order given."""
+    info[0] += 1
+    sign = 1
+    for _side in range(2):
+        best = -SCORE_MAX - 1
+        for k in range(3):
+            x, y, z = (x1, x2, x3) if k == 0 else (x2, x1, x3) if k == 1 else (x3, x1, x2)
+            if NEIGHBOURS[x] & opp:
+                f = _flips(own, opp, x)
+                if f:
+                    v = -_solve2(opp ^ f, own | f | (ONE << np.uint64(x)), -beta, -alpha, y, z, info)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            return sign * v
+                        alpha = max(alpha, v)
+        if best > -SCORE_MAX - 1:
+            return sign * best
+        own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
+    return _final(own, opp)
+
+
+@njit(cache=True)
+def _solve4(own, opp, alpha, beta, x1, x2, x3, x4, info):
+    """``_solve2`` with four empty squares, tried in the order given."""
+    info[0] += 1
+    sign = 1
+    for _side in range(2):
+        best = -SCORE_MAX - 1
+        for k in range(4):
+            if k == 0:
+                x, y, z, w = x1, x2, x3, x4
+            elif k == 1:
+                x, y, z, w = x2, x1, x3, x4
+            elif k == 2:
+                x, y, z, w = x3, x1, x2, x4
+            else:
+                x, y, z, w = x4, x1, x2, x3
+            if NEIGHBOURS[x] & opp:
+                f = _flips(own, opp, x)
+                if f:
+                    v = -_solve3(opp ^ f, own | f | (ONE << np.uint64(x)), -beta, -alpha, y, z, w, info)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            return sign * v
+                        alpha = max(alpha, v)
+        if best > -SCORE_MAX - 1:
+            return sign * best
+        own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
+    return _final(own, opp)
+
+
+@njit(cache=True)
+def _small(own, opp, alpha, beta, info):
+    """Fail-soft value for ``own`` with at most ``SMALL_EMPTIES`` (4) empty squares: the empty
+    squares of odd quadrants first (region parity), then the others."""
+    empty = ~(own | opp)
+    odd = ODD_SQUARES[_parity(empty)]
+    xs = np.zeros(4, dtype=np.int64)
+    n = 0
+    for half in range(2):
+        part = empty & odd if half == 0 else empty & ~odd
+        while part:
+            xs[n] = trailing_zeros(part)
+            part &= part - ONE
+            n += 1
+    if n == 0:
+        info[0] += 1
+        return _final(own, opp)
+    if n == 1:
+        return _last(own, opp, xs[0], info)
+    if n == 2:
+        return _solve2(own, opp, alpha, beta, xs[0], xs[1], info)
+    if n == 3:
+        return _solve3(own, opp, alpha, beta, xs[0], xs[1], xs[2], info)
+    return _solve4(own, opp, alpha, beta, xs[0], xs[1], xs[2], xs[3], info)
+
+
+# -- move ordering by a shallow search ----------------------------------------------------------
+@njit(cache=True)
+def _evaluate(own, opp):
+    """A cheap midgame evaluation for ordering: weighted mobility and corners, each side's."""
+    return 4 * (_weighted_mobility(own, opp) - _weighted_mobility(opp, own)) + 8 * (
+        _count(own & CORNERS) - _count(opp & CORNERS)
+    )
+
+
+@njit(cache=True)
+def _probe1(own, opp):
+    """One ply of negamax over ``_evaluate`` (a finished game: its score, scaled past any
+    evaluation)."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return 1000 * _final(own, opp)
+        return -_evaluate(opp, own)
+    best = -1000000
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        best = max(best, -_evaluate(opp ^ f, own | f | bit))
+    return best
+
+
+@njit(cache=True)
+def _probe2(own, opp):
+    """Two plies of negamax over ``_evaluate``."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return 1000 * _final(own, opp)
+        return -_probe1(opp, own)
+    best = -1000000
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        best = max(best, -_probe1(opp ^ f, own | f | bit))
+    return best
+
+
+# -- transposition table ------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _slot(own, opp, mask):
+    """The first of the two slots (an even index) a position may occupy."""
+    h = own * np.uint64(0x9E3779B97F4A7C15) ^ (opp * np.uint64(0xC2B2AE3D27D4EB4F))
+    return np.int64((h ^ (h >> np.uint64(29))) & mask) & ~1
+
+
+@njit(cache=True)
+def _lookup(tt_p, tt_o, own, opp, mask):
+    """The slot holding (own, opp), or -1."""
+    i = _slot(own, opp, mask)
+    if tt_p[i] == own and tt_o[i] == opp:
+        return i
+    if tt_p[i + 1] == own and tt_o[i + 1] == opp:
+        return i + 1
+    return -1
+
+
+@njit(cache=True)
+def _store(tt_p, tt_o, tt_v, own, opp, mask, n, lo, hi, move):
+    """Record bounds ``lo <= value <= hi`` and the best move of (own, opp) with ``n`` empties,
+    tightening what the slot already knows of it. Of two slots the first keeps the larger
+    subtree (more empties), the second takes whatever the first does not."""
+    i = _slot(own, opp, mask)
+    j = i
+    if tt_p[i] == own and tt_o[i] == opp:
+        lo = max(lo, np.int64(tt_v[i, 0]))
+        hi = min(hi, np.int64(tt_v[i, 1]))
+    elif tt_p[i + 1] == own and tt_o[i + 1] == opp:
+        j = i + 1
+        lo = max(lo, np.int64(tt_v[j, 0]))
+        hi = min(hi, np.int64(tt_v[j, 1]))
+    elif tt_v[i, 3] != TT_EMPTY and tt_v[i, 3] > n:
+        j = i + 1
+    tt_p[j] = own
+    tt_o[j] = opp
+    tt_v[j, 0] = lo
+    tt_v[j, 1] = hi
+    tt_v[j, 2] = move
+    tt_v[j, 3] = n
+
+
+# -- the main search ----------------------------------------------------------------------------
+@njit(cache=True)
+def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
+    """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
+    ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
+    first; then a shallow search's value (``SORT_MIN_EMPTIES`` and more), or fewest replies
+    (weighted mobility) above ``SHALLOW_EMPTIES``, or region parity alone at and below it."""
+    odd = ODD_SQUARES[_parity(~(own | opp))]
+    k = 0
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        key = 4 * ((bit & odd) != ZERO) + 2 * ((bit & CORNERS) != ZERO)
+        if sq == hash_move:
+            key = 1 << 40
+        elif n > SHALLOW_EMPTIES:
+            child_p, child_o = opp ^ f, own | f | bit
+            key += 1024 * (64 - _weighted_mobility(child_p, child_o))
+            if n >= SORT_MIN_EMPTIES:
+                probe = _probe1(child_p, child_o) if n < SORT_DEEPER_EMPTIES else _probe2(child_p, child_o)
+                key -= (1 << 16) * probe
+        mv[ply, k] = sq
+        fl[ply, k] = f
+        ky[ply, k] = key
+        k += 1
+    return k
+
+
+# frame fields of ``_search``'s stack (one int64 row per ply; the position in ``boards``)
+F_EMPTIES, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_COUNT, F_INDEX, F_STAGE = range(9)
+
+
+@njit(cache=True)
+def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
+    """Open frame ``ply`` (position, empties and window already set): True when it is decided
+    at once, its value in ``fr[ply, F_BEST]`` (the table's bounds, a stability or enhanced
+    transposition cut-off, the game's end, out of time); otherwise its moves are listed."""
+    tt_own, tt_opp, tt_v = tables
+    info[0] += 1
+    if deadline > 0.0 and info[0] >= info[3]:
+        info[3] = info[0] + CHECK_NODES
+        if C.now() > deadline:
+            info[1] = 1
+    if info[1]:
+        fr[ply, F_BEST] = 0
+        return True
+    own, opp = boards[ply, 0], boards[ply, 1]
+    n, alpha, beta = fr[ply, F_EMPTIES], fr[ply, F_ALPHA], fr[ply, F_BETA]
+    hash_move = -1
+    if ply > 0:  # the root always lists its moves: it must name one
+        if SCORE_MAX - 2 * _count(opp) <= alpha:  # stability: the opponent's stable discs stay theirs
+            top = SCORE_MAX - 2 * _count(_stable(opp, own))
+            if top <= alpha:
+                fr[ply, F_BEST] = top
+                return True
+        if n >= TT_MIN_EMPTIES and mask:
+            i = _lookup(tt_own, tt_opp, own, opp, mask)
+            if i >= 0:
+                lo, hi = np.int64(tt_v[i, 0]), np.int64(tt_v[i, 1])
+                if lo >= beta or lo == hi:
+                    fr[ply, F_BEST] = lo
+                    return True
+                if hi <= alpha:
+                    fr[ply, F_BEST] = hi
+                    return True
+                hash_move = tt_v[i, 2]
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            fr[ply, F_BEST] = _final(own, opp)
+            return True
+        mv[ply, 0] = PASS  # the only child: the same discs, the sides swapped
+        fl[ply, 0] = ZERO
+        k = 1
+    else:
+        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move)
+        if ply > 0 and n >= ETC_MIN_EMPTIES and mask:  # a child known to refute the window
+            for c in range(k):
+                f = fl[ply, c]
+                j = _lookup(tt_own, tt_opp, opp ^ f, own | f | (ONE << np.uint64(mv[ply, c])), mask)
+                if j >= 0 and -np.int64(tt_v[j, 1]) >= beta:
+                    fr[ply, F_BEST] = -np.int64(tt_v[j, 1])
+                    return True
+    fr[ply, F_COUNT] = k
+    fr[ply, F_INDEX] = 0
+    fr[ply, F_ALPHA0] = alpha
+    fr[ply, F_BEST] = -SCORE_MAX - 1
+    fr[ply, F_MOVE] = mv[ply, 0]
+    return False
+
+
+@njit(cache=True)
+def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, info, deadline):
+    """Set frame ``ply`` to a position and window and open it (``_enter``); a position with at
+    most ``SMALL_EMPTIES`` empties is solved at once (``_small``). True when decided."""
+    boards[ply, 0], boards[ply, 1] = own, opp
+    fr[ply, F_EMPTIES], fr[ply, F_ALPHA], fr[ply, F_BETA] = n, alpha, beta
+    if n <= SMALL_EMPTIES:
+        fr[ply, F_BEST] = _small(own, opp, alpha, beta, info)
+        return True
+    return _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+
+
+@njit(cache=True)
+def _search(own, opp, alpha, beta, tt_bits, deadline, info):
+    """Fail-soft PVS value for ``own`` (exact within ``(alpha, beta)``, a bound outside) and, in
+    ``info[2]``, a best move (``PASS``: the pass; -1: the game is over), with a fresh table of
+    ``2**tt_bits`` positions (0: none). ``info``: nodes, the out-of-time flag (then the value
+    means nothing), the move, the node count of the next look at the clock.
+
+    The tree is walked over an explicit stack of frames (numba cannot cache a recursive
+    function for callers compiled later). A frame's children are searched in key order: the
+    first with the frame's window, the others with a null window above alpha (``F_STAGE`` 1),
+    re-searched with the window from their value up (stage 2) when they land inside it.
+    """
+    size = 1 << max(tt_bits, 1)
+    tt_own = np.zeros(size, dtype=np.uint64)
+    tt_opp = np.zeros(size, dtype=np.uint64)
+    tt_v = np.zeros((size, 4), dtype=np.int8)  # lower bound, upper bound, best move, empties
+    tt_v[:, 3] = TT_EMPTY
+    tables = (tt_own, tt_opp, tt_v)
+    mask = np.uint64(size - 1) if tt_bits > 0 else ZERO  # 0: the table is off
+    depth = 2 * 64 + 2  # plies: each fills a square or passes, never two passes in a row
+    boards = np.zeros((depth, 2), dtype=np.uint64)
+    fr = np.zeros((depth, 9), dtype=np.int64)
+    mv = np.zeros((depth, 34), dtype=np.int64)  # a position has at most 33 moves
+    fl = np.zeros((depth, 34), dtype=np.uint64)
+    ky = np.zeros((depth, 34), dtype=np.int64)
+    info[2] = -1
+    info[3] = 1  # the clock is read at the first node, then every CHECK_NODES
+    n = _count(~(own | opp))
+    boards[0, 0], boards[0, 1] = own, opp
+    fr[0, F_EMPTIES], fr[0, F_ALPHA], fr[0, F_BETA] = n, alpha, beta
+    resolved = _enter(0, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+    ply = 0
+    while True:
+        if resolved:
+            if ply == 0:
+                if fr[0, F_COUNT] > 0:
+                    info[2] = fr[0, F_MOVE]
+                return fr[0, F_BEST]
+            v = -fr[ply, F_BEST]
+            ply -= 1
+            if info[1]:
+                return 0
+            a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
+            if fr[ply, F_STAGE] == 1 and a < v < b:  # the null window failed high inside: re-search
+                fr[ply, F_STAGE] = 2
+                child = ply + 1
+                own, opp, n = boards[child, 0], boards[child, 1], fr[child, F_EMPTIES]
+                resolved = _push(child, own, opp, n, -b, -v, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+                ply = child
+                continue
+            if v > fr[ply, F_BEST]:
+                fr[ply, F_BEST] = v
+                fr[ply, F_MOVE] = mv[ply, fr[ply, F_INDEX] - 1]
+                if v > a:
+                    fr[ply, F_ALPHA] = v
+                    if v >= b:
+                        fr[ply, F_INDEX] = fr[ply, F_COUNT]  # cut-off
+        i = fr[ply, F_INDEX]
+        if i >= fr[ply, F_COUNT]:  # the frame is done
+            n = fr[ply, F_EMPTIES]
+            if n >= TT_MIN_EMPTIES and mask:
+                v = fr[ply, F_BEST]
+                lo = v if v > fr[ply, F_ALPHA0] else -SCORE_MAX
+                hi = v if v < fr[ply, F_BETA] else SCORE_MAX
+                _store(tt_own, tt_opp, tt_v, boards[ply, 0], boards[ply, 1], mask, n, lo, hi, fr[ply, F_MOVE])
+            resolved = True
+            continue
+        j = i  # selection: the highest remaining key to position i
+        for k in range(i + 1, fr[ply, F_COUNT]):
+            if ky[ply, k] > ky[ply, j]:
+                j = k
+        sq, f, key = mv[ply, j], fl[ply, j], ky[ply, j]
+        mv[ply, j], fl[ply, j], ky[ply, j] = mv[ply, i], fl[ply, i], ky[ply, i]
+        mv[ply, i], fl[ply, i], ky[ply, i] = sq, f, key
+        fr[ply, F_INDEX] = i + 1
+        own, opp = boards[ply, 0], boards[ply, 1]
+        a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
+        if sq == PASS:
+            child_own, child_opp, n = opp, own, fr[ply, F_EMPTIES]
+        else:
+            child_own, child_opp, n = opp ^ f, own | f | (ONE << np.uint64(sq)), fr[ply, F_EMPTIES] - 1
+        if i == 0 or b == a + 1:
+            fr[ply, F_STAGE] = 0
+            lo, hi = -b, -a
+        else:
+            fr[ply, F_STAGE] = 1
+            lo, hi = -a - 1, -a
+        ply += 1
+        resolved = _push(ply, child_own, child_opp, n, lo, hi, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+
+
+# -- boards smaller than 8x8: the size-generic search ---------------------------------------------
+PARITY_EMPTIES = 6  # the generic search: parity ordering from here down
+
+
+def _general_quadrants():
     """QUADRANTS[n, q]: the squares of quadrant q (rows and columns split at n // 2), n <= 8."""
     table = np.zeros((9, 4), dtype=np.int64)
     for n in range(4, 9, 2):
@@ -49,7 +770,7 @@ def _quadrant_masks():
     return table
 
 
-def _corner_masks():
+def _general_corners():
     table = np.zeros(9, dtype=np.int64)
     for n in range(4, 9, 2):
         m = (1 << 0) | (1 << (n - 1)) | (1 << (n * (n - 1))) | (1 << (n * n - 1))
@@ -57,39 +778,37 @@ def _corner_masks():
     return table
 
 
-QUADRANTS = _quadrant_masks()
-CORNERS = _corner_masks()
+QUADRANTS = _general_quadrants()
+GENERAL_CORNERS = _general_corners()
 
 
 @njit(cache=True)
-def _count(x):
-    return C.popcount(np.int64(x))
-
-
-@njit(cache=True)
-def _open(own, opp, p, alpha, beta, ply, moves, keys, counts, index, best, best_move, info, deadline, pass_move):
-    """Enter node ``ply``; True when it is resolved at once (its value in ``best[ply]``): game
-    over or out of time. Otherwise its moves are listed, with ordering keys, for the main loop."""
+def _general_open(own, opp, p, ply, moves, keys, counts, index, best, best_move, info, deadline, pass_move):
+    """Enter node ``ply`` of the generic search; True when it is resolved at once (its value in
+    ``best[ply]``): game over or out of time. Otherwise its moves are listed, with ordering
+    keys (fastest first, parity near the end), for the main loop."""
     info[0] += 1
     if deadline > 0.0 and (info[0] & 4095) == 1 and C.now() > deadline:  # node 1, 4097, ...
         info[1] = 1
     if info[1]:
         best[ply] = 0
         return True
+    n = p[K.P_SIZE]
     m = K._bb_moves(own, opp, p)
     if m == 0:
         if K._bb_moves(opp, own, p) == 0:
-            best[ply] = _count(own) - _count(opp)  # game over: the disc difference
+            mine, theirs = _count(own), _count(opp)  # game over: empties to the winner
+            rest = n * n - mine - theirs
+            best[ply] = mine - theirs + (rest if mine > theirs else -rest if mine < theirs else 0)
             return True
         moves[ply, 0] = pass_move  # a pass: the only child, the same discs with sides swapped
         keys[ply, 0] = 0
         counts[ply] = 1
     else:
-        n = p[K.P_SIZE]
         empty = ~(own | opp)
         empties = _count(empty) - (64 - n * n)
-        corners = np.uint64(CORNERS[n])
-        odd = np.uint64(0)
+        corners = np.uint64(GENERAL_CORNERS[n])
+        odd = ZERO
         for q in range(4):
             quad = np.uint64(QUADRANTS[n, q])
             if _count(empty & quad) & 1:
@@ -115,11 +834,10 @@ def _open(own, opp, p, alpha, beta, ply, moves, keys, counts, index, best, best_
 
 
 @njit(cache=True)
-def _search(own, opp, p, alpha, beta, deadline, info):
-    """Negamax value (fail-soft, within ``(alpha, beta)`` exact) of the final disc difference for
-    the side owning ``own``, and its best move (N*N for a pass). ``info[0]`` counts nodes;
-    ``info[1]`` becomes 1 when ``deadline`` (perf_counter seconds; 0: none) passed, and then the
-    value means nothing."""
+def _general_search(own, opp, p, alpha, beta, deadline, info):
+    """Negamax value (fail-soft, exact within ``(alpha, beta)``) of the final score for the side
+    owning ``own`` on any one-word board, and its best move (N*N for a pass), over an explicit
+    stack of frames. ``info`` as ``_search``'s (nodes, out of time)."""
     n = p[K.P_SIZE]
     pass_move = n * n
     empties = n * n - _count(own | opp)
@@ -137,9 +855,7 @@ def _search(own, opp, p, alpha, beta, deadline, info):
     hi = np.zeros(depth, dtype=np.int64)
     S_own[0], S_opp[0], lo[0], hi[0] = own, opp, alpha, beta
     ply = 0
-    resolved = _open(
-        own, opp, p, alpha, beta, 0, moves, keys, counts, index, best, best_move, info, deadline, pass_move
-    )
+    resolved = _general_open(own, opp, p, 0, moves, keys, counts, index, best, best_move, info, deadline, pass_move)
     while True:
         if resolved:
             if ply == 0:
@@ -177,25 +893,12 @@ def _search(own, opp, p, alpha, beta, deadline, info):
             S_own[ply + 1], S_opp[ply + 1] = x & ~flips, o | flips | bit
         lo[ply + 1], hi[ply + 1] = -hi[ply], -lo[ply]
         ply += 1
-        resolved = _open(
-            S_own[ply],
-            S_opp[ply],
-            p,
-            lo[ply],
-            hi[ply],
-            ply,
-            moves,
-            keys,
-            counts,
-            index,
-            best,
-            best_move,
-            info,
-            deadline,
-            pass_move,
+        resolved = _general_open(
+            S_own[ply], S_opp[ply], p, ply, moves, keys, counts, index, best, best_move, info, deadline, pass_move
         )
 
 
+# -- public entry points ------------------------------------------------------------------------
 @njit(cache=True)
 def _sides(s, p):
     n = p[K.P_SIZE]
@@ -213,6 +916,17 @@ def empties(s, p):
 
 
 @njit(cache=True)
+def _value(s, p, alpha, beta, tt_bits, deadline, info):
+    """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: the 8x8
+    search, or the generic one on a smaller board."""
+    own, opp = _sides(s, p)
+    if p[K.P_SIZE] == 8:
+        v = _search(own, opp, alpha, beta, tt_bits, deadline, info)
+        return v, info[2]
+    return _general_search(own, opp, p, alpha, beta, deadline, info)
+
+
+@njit(cache=True)
 def solve(s, p, limit, deadline, out):
     """The game's ``solve`` hook: win, draw or loss of ongoing ``s`` for its side to move, when it
     has at most ``limit`` empty squares and a one-word board (N <= 8).
@@ -222,25 +936,24 @@ def solve(s, p, limit, deadline, out):
     ``OUT_OF_TIME`` (``deadline``, perf_counter seconds, passed; 0: no deadline). out[2]: nodes.
 
     A lost position is then solved again with a full window below a draw, so that out[1] is the
-    move that loses by the fewest discs and out[3] that (negative) disc difference; out[3] is 0
-    when the deadline passed first (out[1] is then just some losing move), and in won or drawn
-    positions.
+    move that loses by the fewest discs and out[3] that (negative) final score by the world
+    rules; out[3] is 0 when the deadline passed first (out[1] is then just some losing move),
+    and in won or drawn positions.
     """
     out[2] = 0
     out[3] = 0
     if not p[K.P_FAST] or s[C.H_STATUS] != C.ONGOING or empties(s, p) > limit:
         return NOT_SOLVED
-    own, opp = _sides(s, p)
-    info = np.zeros(2, dtype=np.int64)
-    v, move = _search(own, opp, p, -1, 1, deadline, info)
+    info = np.zeros(4, dtype=np.int64)
+    v, move = _value(s, p, -1, 1, TT_BITS, deadline, info)
     out[2] = info[0]
     if info[1]:
         return OUT_OF_TIME
     out[0] = 1 if v > 0 else -1 if v < 0 else 0
     out[1] = move
     if v < 0:
-        info[0] = 0
-        margin, least = _search(own, opp, p, -100, 0, deadline, info)
+        info[:] = 0
+        margin, least = _value(s, p, -SCORE_MAX - 1, 0, TT_BITS, deadline, info)
         out[2] += info[0]
         if not info[1]:
             out[1] = least
@@ -249,9 +962,16 @@ def solve(s, p, limit, deadline, out):
 
 
 @njit(cache=True)
+def exact(s, p, tt_bits, info):
+    """Final score by the world rules for the side to move of ongoing ``s`` (N <= 8) under
+    perfect play and a move achieving it: a full-window search with a table of ``2**tt_bits``
+    positions on 8x8 (0: none). ``info[0]`` returns the nodes searched."""
+    info[:] = 0
+    return _value(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tt_bits, 0.0, info)
+
+
 def disc_difference(s, p):
-    """Exact final disc difference (mover's discs minus the opponent's, empties uncounted) under
-    perfect play from ongoing ``s`` (N <= 8), and a best move: a full-window solve."""
-    own, opp = _sides(s, p)
-    info = np.zeros(2, dtype=np.int64)
-    return _search(own, opp, p, -100, 100, 0.0, info)
+    """Final score (the disc difference with the empties to the winner, by the world rules) for
+    the side to move of ongoing ``s`` (N <= 8) under perfect play, and a best move."""
+    info = np.zeros(4, dtype=np.int64)
+    return exact(s, p, TT_BITS, info)
