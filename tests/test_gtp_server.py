@@ -290,7 +290,8 @@ def test_final_score_of_othello_is_the_disc_count_when_the_game_is_over(seed):
     game = envs.make_game("othello", size=6)
     moves, end = _random_game(game, seed)
     black, white = game.discs(end)
-    expected = "0" if black == white else f"{'B' if black > white else 'W'}+{abs(black - white)}"
+    lead = abs(black - white) + 36 - black - white  # the world rules: empty squares to the winner
+    expected = "0" if black == white else f"{'B' if black > white else 'W'}+{lead}"
     plays = [f"play {colour} {move}" for colour, move in moves]
     replies = talk(
         agents.make("random", seed=0),

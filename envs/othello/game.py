@@ -26,6 +26,8 @@ on 8x8; ``pass``.
 
 ## Rewards
 At the end only: +1 to the seat with more discs, -1 to the other, 0 to both for equal counts.
+The size of a win (``margin``, ``score``, records' ``RE``) counts by the world rules: the disc
+difference, with any empty squares left at the end given to the winner.
 
 ## Episode End
 When neither side can place: a full board, or empty squares no one can take (which covers a side
@@ -60,14 +62,21 @@ class Othello(Game):
         return (3, self.size, self.size)
 
     def margin(self, state):
-        """The winner's lead in discs."""
-        black, white = self.discs(state)
-        return abs(black - white)
+        """The winner's lead by the world rules: the disc difference, with the empty squares of
+        a game that ended before the board was full counted for the winner (``score``)."""
+        return abs(self.score(state))
 
     def score(self, state) -> int:
-        """Black's discs minus White's now (> 0: Black leads): the count a move cap scores."""
+        """Black's discs minus White's (> 0: Black leads): the count a move cap scores. Once the
+        game is over it is the final score by the World Othello Federation's rules, as the FFO
+        figures and Othello programs count it: the empty squares go to the winner (33-30 with
+        one square empty scores +4), and a draw stays 0. The winner is the same either way."""
         black, white = self.discs(state)
-        return black - white
+        lead = black - white
+        if lead and self.is_terminal(state):
+            empty = self.size * self.size - black - white
+            lead += empty if lead > 0 else -empty
+        return lead
 
     def discs(self, state) -> tuple[int, int]:
         """Disc counts ``(black, white)``."""
