@@ -5,6 +5,7 @@ it, and brains that refuse, hang, crash or answer nonsense ending in forfeits an
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from tournaments.play import play_game
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PBRAIN = [sys.executable, "-m", "tournaments.cli", "pbrain"]  # what `arbiter pbrain` runs
+PENTAZEN = shutil.which("pbrain-pentazen")  # an open-source brain built from its source (docs/tournaments.md)
 MCTS = "mcts:simulations=100"
 
 # A scripted brain: it keeps the board from TURN/BOARD and answers its first empty point, unless
@@ -178,6 +180,22 @@ def test_arbiter_pbrain_refuses_bad_arguments_in_one_line():
         assert proc.stderr.count("\n") == 1, proc.stderr
 
 
+@pytest.mark.skipif(PENTAZEN is None, reason="no pbrain-pentazen on PATH (docs/tournaments.md builds one)")
+def test_a_match_against_a_real_brain_on_the_referees_clock():
+    game = gomoku(15)
+    brain = agents.make("gomocup", command=[PENTAZEN])
+    try:
+        assert brain.check_ready(game) is None
+        for seats in ([brain, agents.make("mcts", seed=1)], [agents.make("mcts", seed=2), brain]):
+            outcome = play_game(game, seats, clock="5+0.1", opening=[112])
+            assert not outcome.forfeit, outcome.detail
+            assert outcome.reason in ("normal", "resign")
+    finally:
+        brain.close()
+    with pytest.raises(GomocupRefused, match="unsupported size"):
+        agents.make("gomocup", command=[PENTAZEN]).check_ready(gomoku(9))
+
+
 # -- the server in process: the protocol's corners --------------------------------------------------
 
 
@@ -259,10 +277,11 @@ def test_a_brain_refusing_the_board_or_the_rule_is_one_clear_error_before_the_ga
 )
 def test_a_failing_brain_forfeits_its_game(mode, reason, detail):
     game = gomoku(9)
-    brain = agents.make("gomocup", command=fake(mode=mode), move_time=5)
+    good, brain = (agents.make("gomocup", command=fake(mode=m), move_time=5) for m in ("play", mode))
     try:
-        outcome = play_game(game, [agents.make("gomocup", command=fake(), move_time=5), brain])
+        outcome = play_game(game, [good, brain])
     finally:
+        good.close()
         brain.close()
     assert outcome.reason == reason and outcome.loser == 1, outcome.detail
     assert GomocupError.__name__ in outcome.detail
