@@ -39,7 +39,7 @@ from envs.core.specialise import compiled
 
 from . import evaluation as E
 from . import tactics
-from .base import Agent, AgentError, Resigner, check_option, register
+from .base import MAX_SECONDS, Agent, AgentError, Resigner, check_option, register
 from .tuning import tuned
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
@@ -370,10 +370,10 @@ class AlphaBetaAgent(SearchAgent):
         self._resigner = Resigner(1)
         self.threats = _flag("threats", threats)
         self.depth = check_option("depth", depth, int, 0, MAX_PLY)
-        self.time = check_option("time", time, float, 0.0)
+        self.time = check_option("time", time, float, 0.0, MAX_SECONDS)
         self.tt_bits = check_option("tt_bits", tt_bits, int, 0, 26)
         self.endgame = None if endgame is None else check_option("endgame", endgame, int, 0, 256)
-        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self.weights = None if weights is None else E.check_weights(weights)
         self._tt = None
 
     def reset(self):
@@ -409,7 +409,7 @@ class AlphaBetaAgent(SearchAgent):
         """The options as ``budget`` resolves them for ``game`` (depth 4, or Othello's 1 s clock
         with iterative deepening to ``MAX_PLY`` and the endgame solver) and the game's weights."""
         depth, seconds, endgame = self.budget(game)
-        weights = self.weights if self.weights is not None else E.default_weights(game)
+        weights = E.weights_for(self.weights, game)
         return {
             **super().settings(game),
             "depth": depth,
@@ -427,11 +427,7 @@ class AlphaBetaAgent(SearchAgent):
 
     def _act(self, game, state):
         p = game.kernel_params
-        w = self.weights if self.weights is not None else E.default_weights(game)
-        if self.weights is not None and len(w) not in game.spec.weight_counts(game):
-            raise AgentError(
-                f"weights={E.describe(self.weights)}: {game.name} takes {len(game.spec.default_weights())} evaluation weights"
-            )
+        w = E.weights_for(self.weights, game)
         code = compiled(__name__, game.spec)
         max_depth, seconds, endgame = self.budget(game)
         start = time.perf_counter()  # ``act`` takes any compile time out of the statistics

@@ -168,6 +168,12 @@ def register(name: str) -> Callable[[_A], _A]:
     return decorate
 
 
+# The most seconds an agent may be given per move (a day): a move time is a budget a search keeps
+# to, and one past this cannot be meant (``seconds=1e300`` never ended its move); tournament clocks
+# are held to the same bound (``agents.clock``).
+MAX_SECONDS = 86_400.0
+
+
 @overload
 def check_option(name: str, value: Any, kind: type[int], lo: float | None = None, hi: float | None = None) -> int: ...
 @overload
@@ -205,8 +211,9 @@ class Agent:
     clock: TimeLeft | None = None  # an agents.clock.TimeLeft during a move on a game clock (``set_clock``), else None
 
     def __init__(self, seed: int | None = None) -> None:
-        if seed is not None and not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
-            raise AgentError(f"seed={seed!r}: expected an integer or None")
+        if seed is not None and (not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)) or seed < 0):
+            # numpy's seeding refuses a negative seed with a ValueError at the first move
+            raise AgentError(f"seed={shown(seed)}: expected a non-negative integer or None")
         self.seed = None if seed is None else int(seed)
         self.rng = R.new_rng(self.seed)
         self.last_stats: dict[str, Any] = {}
@@ -226,8 +233,12 @@ class Agent:
     def check_ready(self, game: Game) -> None:
         """Raise ``AgentError`` unless this agent can play ``game`` here: it applies to the game
         and what it needs is at hand (learned agents: PyTorch and their weights). Tournaments
-        and matches call it before the first game. Default: ``check_game``."""
+        and matches call it before the first game. Default: ``check_game``, then ``settings``,
+        which resolves every option against the game and so refuses one the game cannot take
+        (MCTS's RAVE on the patience, a weight count the evaluation does not read) here rather
+        than at every move, where each game would be forfeited."""
         self.check_game(game)
+        self.settings(game)
 
     def settings(self, game: Game) -> dict[str, Any]:
         """Every option (but ``seed``) with the value this agent plays ``game`` with: the value

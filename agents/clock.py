@@ -35,7 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import ArrayLike
 
-from envs.core import ParameterError
+from envs.core import ParameterError, shown
+
+from .base import MAX_SECONDS
 
 if TYPE_CHECKING:
     from envs.game import Game
@@ -44,13 +46,29 @@ CLOCK_MARGIN = 0.8  # the share of a move's time an agent is told to think (the 
 MIN_SHARE = 0.01  # the least a move's share is, even with no time left
 
 
-def _seconds(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise ParameterError(f"{what}: expected a number of seconds >= 0, got {text!r}")
+# A number of seconds as a command line writes it: ASCII digits, a point, an exponent. Python's
+# ``float`` also reads ``1_0`` and other scripts' digits, which no clock syntax means.
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+MAX_PERIODS = 1000  # byo-yomi periods: Go servers use a handful
+
+
+def _named(text) -> str:
+    """A command-line value as an error names it: whole, or by its ends when it is huge."""
+    text = str(text)
+    return text if len(text) <= 60 else shown(text)
+
+
+def seconds(text: str, what: str, positive: bool = False) -> float:
+    """``text`` as a number of seconds from 0 (above 0 if ``positive``) to ``MAX_SECONDS`` (a
+    day); a ``ParameterError`` naming ``what`` for anything else: a time past a day is no time
+    control (``--tc 1e300`` never ended a move), and text in another syntax is a typo."""
+    text = str(text).strip()
+    value = float(text) if len(text) <= 40 and _NUMBER.fullmatch(text) else math.nan
+    if not 0 <= value <= MAX_SECONDS or (positive and value == 0):
+        low = "above 0" if positive else "from 0"
+        raise ParameterError(
+            f"{what}: expected a number of seconds {low} to {MAX_SECONDS:g} (a day), got {shown(text)}"
+        )
     return value
 
 
@@ -69,10 +87,10 @@ class TimeControl:
     def __post_init__(self) -> None:
         for name in ("base", "increment", "period"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ParameterError(f"{name}={value!r}: expected a number of seconds >= 0")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+                raise ParameterError(f"{name}={shown(value)}: expected a number of seconds from 0 to {MAX_SECONDS:g}")
             object.__setattr__(self, name, float(value))
-        if isinstance(self.periods, bool) or not isinstance(self.periods, int) or self.periods < 0:
+        if isinstance(self.periods, bool) or not isinstance(self.periods, int) or not 0 <= self.periods <= MAX_PERIODS:
             raise ParameterError(f"periods={self.periods!r}: expected a number of byo-yomi periods >= 0")
         if (self.periods > 0) != (self.period > 0):
             raise ParameterError(
@@ -85,7 +103,7 @@ class TimeControl:
             )
         if self.base == 0 and not self.periods:
             raise ParameterError("base=0 without byo-yomi: a game clock needs some time (BASE+INC or byo-yomi)")
-        if self.move_time is not None and (isinstance(self.move_time, bool) or not self.move_time > 0):
+        if self.move_time is not None and (isinstance(self.move_time, bool) or not 0 < self.move_time <= MAX_SECONDS):
             raise ParameterError(f"move_time={self.move_time!r}: expected a positive number of seconds or None")
 
     @classmethod
@@ -99,16 +117,19 @@ class TimeControl:
         if tc is not None:
             match = re.fullmatch(r"\s*([^+\s]+)\s*(?:\+\s*([^+\s]+))?\s*", str(tc))
             if not match:
-                raise ParameterError(f"--tc {tc}: expected BASE+INC in seconds, e.g. 10+0.1 (or BASE alone)")
-            base = _seconds(match[1], f"--tc {tc}")
-            increment = _seconds(match[2], f"--tc {tc}") if match[2] is not None else 0.0
+                raise ParameterError(f"--tc {_named(tc)}: expected BASE+INC in seconds, e.g. 10+0.1 (or BASE alone)")
+            base = seconds(match[1], f"--tc {_named(tc)}")
+            increment = seconds(match[2], f"--tc {_named(tc)}") if match[2] is not None else 0.0
             if base == 0:
                 raise ParameterError(f"--tc {tc}: expected a base time above 0 seconds")
         if byoyomi is not None:
-            match = re.fullmatch(r"\s*(\d+)\s*/\s*(\S+)\s*", str(byoyomi))
-            if not match or int(match[1]) < 1:
-                raise ParameterError(f"--byoyomi {byoyomi}: expected PERIODS/SECONDS, e.g. 5/10 (5 periods of 10 s)")
-            periods, period = int(match[1]), _seconds(match[2], f"--byoyomi {byoyomi}")
+            match = re.fullmatch(r"\s*([0-9]{1,4})\s*/\s*(\S+)\s*", str(byoyomi))
+            if not match or not 1 <= int(match[1]) <= MAX_PERIODS:
+                raise ParameterError(
+                    f"--byoyomi {_named(byoyomi)}: expected PERIODS/SECONDS with 1 to {MAX_PERIODS} periods, "
+                    "e.g. 5/10 (5 periods of 10 s)"
+                )
+            periods, period = int(match[1]), seconds(match[2], f"--byoyomi {_named(byoyomi)}")
             if period == 0:
                 raise ParameterError(f"--byoyomi {byoyomi}: expected periods of more than 0 seconds")
             if increment:

@@ -14,12 +14,48 @@ import numpy as np
 from numba import njit
 
 from envs.core import kernel as C
+from envs.core import shown
 from envs.core.generic import per_game
+
+from .base import AgentError
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
 INF = 1_000_000
 WIN_BOUND = INF - 1_000  # scores beyond this are forced wins or losses
+
+
+MAX_WEIGHT = 1e6  # |weight| of an evaluation: far above any tuned one (at most 100), and far
+# enough below the int64 a score is summed in that no weighted feature can overflow it
+
+
+def check_weights(weights) -> np.ndarray:
+    """Evaluation weights given as an agent option, as the flat float64 array the compiled
+    evaluation reads; an ``AgentError`` naming them unless they are a flat list of finite numbers
+    within ``MAX_WEIGHT``. Checked when the agent is built: text (``weights=abc``), a nested list
+    or NaN would otherwise fail on every move, and an infinite or huge weight would overflow the
+    integer score and pass for a forced win."""
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        w = None
+    if w is None or w.ndim != 1 or not np.isfinite(w).all() or (np.abs(w) > MAX_WEIGHT).any():
+        raise AgentError(
+            f"weights={shown(weights)}: expected a flat list of finite numbers from "
+            f"{-MAX_WEIGHT:g} to {MAX_WEIGHT:g}, e.g. weights=[1,8,4,10,3,4]"
+        )
+    return w
+
+
+def weights_for(weights, game) -> np.ndarray:
+    """The weights an agent plays ``game`` with: its own (``check_weights``), whose count must be
+    one the game's evaluation takes, else the game's defaults."""
+    if weights is None:
+        return default_weights(game)
+    if len(weights) not in game.spec.weight_counts(game):
+        counts = " or ".join(map(str, game.spec.weight_counts(game)))
+        raise AgentError(f"weights={describe(weights)}: {game.name} takes {counts} evaluation weights")
+    return weights
 
 
 def default_weights(game) -> np.ndarray:

@@ -31,17 +31,17 @@ class GreedyAgent(Agent):
 
     def __init__(self, weights: ArrayLike | None = None, seed: int | None = None) -> None:
         super().__init__(seed=seed)
-        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self.weights = None if weights is None else E.check_weights(weights)
 
     def warm_up(self, game: Game) -> None:
         self.act(game, game.initial_state(seed=0))
 
     def settings(self, game: Game) -> dict[str, Any]:
         """``weights``: the ones given, else the game's default evaluation weights."""
-        weights = self.weights if self.weights is not None else E.default_weights(game)
+        weights = E.weights_for(self.weights, game)
         return {**super().settings(game), "weights": E.describe(weights)}
 
     def _act(self, game: Game, state: np.ndarray) -> int:
-        w = self.weights if self.weights is not None else E.default_weights(game)
+        w = E.weights_for(self.weights, game)
         moves = np.empty(game.num_actions, dtype=np.int64)
         return compiled(policies, game.spec).greedy(state, game.kernel_params, w, self.rng, moves, np.empty_like(state))

@@ -47,7 +47,7 @@ from envs.game import Game
 
 from . import _mcts_kernel as K
 from . import tactics
-from .base import Agent, AgentError, Resigner, check_option, register
+from .base import MAX_SECONDS, Agent, AgentError, Resigner, check_option, register
 from .tuning import tuned
 
 DEFAULT_SIMULATIONS = 1000
@@ -167,7 +167,7 @@ class MCTSAgent(Agent):
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = None if simulations is None else check_option("simulations", simulations, int, 1)
-        self.seconds = None if seconds is None else check_option("seconds", seconds, float, 0.0)
+        self.seconds = None if seconds is None else check_option("seconds", seconds, float, 0.0, MAX_SECONDS)
         if self.seconds is not None and self.seconds <= 0:
             raise AgentError(f"seconds={seconds!r}: expected a positive number")
         self.c = None if c is None else check_option("c", c, float, 0.0)
@@ -531,6 +531,8 @@ class MCTSAgent(Agent):
     def _filtered(self, game) -> bool:
         """Whether the tree keeps only the moves of the game's ``filter_moves``: the option,
         else the game's tuning, else off."""
+        if self.filter_moves and getattr(game.spec.evaluation, "filter_moves", None) is None:
+            raise AgentError(f"filter_moves={self.filter_moves!r}: {game.name} has no move filter to search with")
         return bool(tuned("mcts", game.name, "filter_moves", False) if self.filter_moves is None else self.filter_moves)
 
     def _root_moves(self, game, state) -> np.ndarray:

@@ -101,7 +101,7 @@ class MinimaxAgent(SearchAgent):
         self.resign = _flag("resign", resign)
         self._resigner = Resigner(1)
         self.depth = check_option("depth", depth, int, 1, MAX_PLY)
-        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self.weights = None if weights is None else E.check_weights(weights)
 
     def warm_up(self, game: Game) -> None:
         if self.applies_to(game):
@@ -109,12 +109,12 @@ class MinimaxAgent(SearchAgent):
 
     def settings(self, game: Game) -> dict[str, Any]:
         """``weights``: the ones given, else the game's default evaluation weights."""
-        weights = self.weights if self.weights is not None else E.default_weights(game)
+        weights = E.weights_for(self.weights, game)
         return {**super().settings(game), "weights": E.describe(weights)}
 
     def _act(self, game: Game, state: np.ndarray) -> int:
         p = game.kernel_params
-        w = self.weights if self.weights is not None else E.default_weights(game)
+        w = E.weights_for(self.weights, game)
         states, moves, _ = self._stack(game, self.depth)
         states[0] = state
         stats = np.zeros(2, dtype=np.int64)

@@ -13,11 +13,16 @@ import numpy as np
 
 from envs import Game, ParameterError
 
+# Random openings drawn before giving up: an opening longer than the game can last (60 plies of
+# Gomoku on 7x7) ends the game at every try, and must be an error rather than a loop without end.
+OPENING_TRIES = 1000
+
 
 def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max_plies: int = 4) -> tuple[int, ...]:
     """``min_plies``..``max_plies`` uniformly random legal moves from the start (the number drawn
     uniformly too) that leave the game unfinished, as a tuple of action ids; the deal, if any, is
-    ``initial_state(seed=0)``. Positions that end the game are redrawn from scratch.
+    ``initial_state(seed=0)``. Positions that end the game are redrawn from scratch, up to
+    ``OPENING_TRIES`` times; then a ``ParameterError`` says the plies are more than the game lasts.
 
     An opening never passes while another move is legal: in Go a pass among the first plies
     hands the game to the side that passes next (two passes end it, and one stone owns the
@@ -25,7 +30,7 @@ def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max
     if not 0 <= min_plies <= max_plies:
         raise ParameterError(f"opening plies {min_plies}..{max_plies}: expected 0 <= min <= max")
     passing = game.pass_action
-    while True:
+    for _ in range(OPENING_TRIES):
         state, moves = game.initial_state(seed=0), []
         plies = min_plies if min_plies == max_plies else int(rng.integers(min_plies, max_plies + 1))
         for _ in range(plies):
@@ -38,3 +43,8 @@ def random_opening(game: Game, rng: np.random.Generator, min_plies: int = 2, max
                 break
         if not game.is_terminal(state):
             return tuple(moves)
+    plies = str(min_plies) if min_plies == max_plies else f"{min_plies}..{max_plies}"
+    raise ParameterError(
+        f"opening plies {plies}: {OPENING_TRIES} random openings of {game.name} all ended the game "
+        "before their last ply (the game does not last that long); ask for fewer plies"
+    )

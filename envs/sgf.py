@@ -26,7 +26,7 @@ What the root says, and how it is read back:
   with those stones, and the side to move is ``PL``, else the colour of the first move (a
   handicap game's White), else the game's own. A point named by two of them is refused.
 
-A record of more than ``MAX_NODES`` nodes is refused before it is parsed. Every error is a
+A record of more than ``MAX_BYTES`` bytes or ``MAX_NODES`` nodes is refused before it is parsed. Every error is a
 ``RecordError`` that names the property and the value it could not use
 (``B[zz]``, ``PL[x]``, ``KM[nan]``), and for a move its number in the main line.
 """
@@ -50,6 +50,10 @@ class RecordError(ArbiterError):
 # No game here lasts longer than LOA's longest cap of 10,000 plies: a record of many more nodes is
 # refused before sgfmill builds them (700,000 nodes, 4 MB, take it half a minute and 350 MB).
 MAX_NODES = 50_000
+# sgfmill holds about 100 bytes per byte of a property value while it parses (a 20 MB comment
+# peaked at 2.6 GB), so a record's size is bounded before it sees it: 1 MiB holds LOA's longest
+# game ten times over, comments included, and keeps a parse under about 100 MB.
+MAX_BYTES = 1 << 20
 _VALUES = re.compile(rb"\[(?:[^\]\\]|\\.)*\]", re.DOTALL)  # property values, escapes included
 # FF[4]'s board size for a record without SZ, where it differs from the game's own default
 # (Go's 19x19; Othello's 8x8 and Gomoku's 15x15 are the games' defaults too).
@@ -220,6 +224,8 @@ def parse(data: bytes, game=None, defaults=None, **game_params) -> Record:
     ``decode`` reads each move in its position, ``read`` plays the whole line."""
     if not isinstance(data, (bytes, bytearray)):
         raise RecordError(f"SGF data: expected bytes, got {type(data).__name__}")
+    if len(data) > MAX_BYTES:
+        raise RecordError(f"the record has {len(data)} bytes, more than the {MAX_BYTES} (1 MiB) a record may have")
     nodes = _VALUES.sub(b"", data).count(b";")  # every ';' outside a property value opens a node
     if nodes > MAX_NODES:
         raise RecordError(f"the record has {nodes} nodes, more than the {MAX_NODES} any game here can fill")

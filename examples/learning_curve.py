@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     try:
         import matplotlib  # noqa: F401 (checked before any game is played)
     except ImportError:
-        parser.error('plotting needs matplotlib: pip install -e ".[plot]"')
+        parser.error('plotting needs matplotlib: pip install "arbiter-games[plot]"')
     require_torch().set_num_threads(1)
     paths = snapshots(args.runs, args.stem or f"alphazero_{args.game}")
     if args.final:

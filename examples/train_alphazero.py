@@ -120,6 +120,16 @@ def main(argv=None):
         parser.error("--teacher and --teacher-games go together (a spec and a positive number of games)")
 
     from agents.base import AgentError
+    from agents.learned import imitation, selfplay
+    from envs import ArbiterError
+
+    sizes = args.sizes or DEFAULT_SIZES[args.game]
+    if args.teacher:  # built and made to move before torch, Ray or the net start
+        try:
+            imitation.check_teacher(args.teacher, [selfplay.make_game(args.game, n) for n in sizes])
+        except ArbiterError as e:
+            parser.error(f"--{e}")  # "--teacher SPEC: why"
+
     from agents.learned import train
     from agents.learned.weights import require_torch
 
@@ -128,7 +138,6 @@ def main(argv=None):
     except AgentError as e:
         parser.error(str(e))
     torch.set_num_threads(args.threads)
-    sizes = args.sizes or DEFAULT_SIZES[args.game]
     config = train.Config(
         game=args.game,
         sizes=sizes,

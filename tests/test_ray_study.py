@@ -6,7 +6,7 @@ import pytest
 
 from tournaments import study
 
-ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install -e ".[distributed]"')
+ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
 
 from tournaments.study.distributed import RayStudyExecutor  # noqa: E402
 

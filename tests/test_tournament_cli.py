@@ -89,7 +89,10 @@ def test_play_human_with_undo_and_resign():
     assert outcome.moves == ("c3", "a7")  # the record keeps the game as played after the undo
 
 
-def test_human_playing_white_is_told_so_and_end_of_input_resigns():
+def test_human_playing_white_is_told_so_and_end_of_input_abandons_the_game():
+    """The end of input is no move and no resignation: the game ends without a result."""
+    from tournaments.human import Abandoned
+
     game = envs.make_game("gomoku", size=7)
     shown = []
 
@@ -97,10 +100,10 @@ def test_human_playing_white_is_told_so_and_end_of_input_resigns():
         shown.append(prompt)
         raise EOFError
 
-    outcome = cli.play(game, [Lowest(), HumanAgent(inp=no_more_input, out=shown.append)], out=shown.append)
+    with pytest.raises(Abandoned, match="end of input at White's move"):
+        cli.play(game, [Lowest(), HumanAgent(inp=no_more_input, out=shown.append)], out=shown.append)
     assert "You play White." in shown and "White to move> " in shown
-    assert outcome.reason == "resign" and outcome.result == "1-0"
-    assert shown[-1] == "Result: 1-0, Black (lowest) wins: White (human) resigned"
+    assert not any(line.startswith("Result") for line in shown)
 
 
 def test_watch_two_agents_to_the_end():

@@ -378,7 +378,7 @@ def test_bad_options_are_rejected():
         configure("swiss", 8, k=2)
     with pytest.raises(ParameterError, match="rounds"):
         configure("swiss", 8, rounds=0)
-    with pytest.raises(ParameterError, match="1 players: a tournament needs at least 2 agents"):
+    with pytest.raises(ParameterError, match="1 agent: a tournament needs at least 2"):
         configure("round_robin", 1)
 
 

@@ -3,9 +3,10 @@ same ``play_game`` as every program (``arbiter play --black human``).
 
 Besides a move in the game's notation the human may type ``moves`` (the legal moves), ``hint``
 (what the ``hint`` agent, greedy by default, would play), ``help``,
-``resign`` (raises ``agents.Resign``: the game is lost, not crashed; so does the end of input)
-and ``undo``, which raises ``TakeBack``: ``play_game(..., takebacks=True)`` then returns to the
-human's previous turn, taking back the human's last move and the replies to it.
+``resign`` (raises ``agents.Resign``: the game is lost, not crashed) and ``undo``, which raises ``TakeBack``: ``play_game(..., takebacks=True)`` then returns to the
+human's previous turn, taking back the human's last move and the replies to it. The end of
+input (Ctrl-D, a file of moves run out) raises ``Abandoned``: the person left, which is no move
+and no resignation, so the game ends without a result.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ from envs import ArbiterError, Game
 from .play import TakeBack
 
 HELP = "Enter a move in the game's notation, or: undo, resign, moves, hint, help."
+
+
+class Abandoned(BaseException):
+    """The end of input at a human's prompt: the game is abandoned, not lost. A ``BaseException``
+    like ``KeyboardInterrupt`` (which it resembles: the person stopped), so that ``play_game``,
+    which turns an agent's every ``Exception`` into a forfeit, lets it through unscored."""
 
 
 def seat_name(game: Game, seat: int) -> str:
@@ -60,7 +67,7 @@ class HumanAgent:
             try:
                 text = self.inp(f"{seat_name(game, seat)} to move> ").strip()
             except EOFError:
-                raise Resign("end of input") from None
+                raise Abandoned(f"end of input at {seat_name(game, seat)}'s move") from None
             command = text.lower()
             if command == "resign":
                 raise Resign(f"{seat_name(game, seat)} resigns")

@@ -37,6 +37,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from envs.core import shown
 from envs.core.outcome import Outcome, OutcomeError
 
 try:
@@ -49,6 +50,23 @@ FORMAT = "arbiter-tournament-journal/1"
 
 class JournalError(RuntimeError):
     """A journal that cannot be used: corrupt, foreign, or in the way of a fresh run."""
+
+
+class JournalHoldsGames(JournalError):
+    """A fresh run given a journal that already holds games of its tournament: ``count`` of
+    them. Its own class so that a command line can say it in its own words (``--resume``)."""
+
+    def __init__(self, path: str, count: int) -> None:
+        self.path, self.count = path, count
+        super().__init__(
+            f"{path} already holds {count} finished game{'s' * (count != 1)} of this tournament: "
+            "pass resume=True to continue it, or choose a new journal file"
+        )
+
+
+class JournalWriteError(JournalError):
+    """A finished game the journal could not store (a full disk): the games stored before it are
+    safe, and the run resumes from them once there is room."""
 
 
 # the fields of a game record and their types (``tournaments.play.job_record`` writes them): those a
@@ -105,7 +123,7 @@ def check_record(path: str | os.PathLike[str], idx: int, text: str, players: int
     or ``JournalError`` naming the row and what is wrong with it."""
     try:
         record = json.loads(text)
-    except (TypeError, json.JSONDecodeError) as exc:
+    except (TypeError, RecursionError, json.JSONDecodeError) as exc:  # RecursionError: nested too deep
         raise JournalError(
             f"{path}: game row {idx!r} is not a JSON record ({exc}); the journal was edited or damaged"
         ) from None
@@ -127,7 +145,7 @@ def check_config(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> dict[
         raise JournalError(f"{path}: the journal has no configuration row; it was edited or damaged")
     try:
         config = json.loads(meta["config"])
-    except (TypeError, json.JSONDecodeError):
+    except (TypeError, RecursionError, json.JSONDecodeError):
         config = None
     kinds = {"game": str, "game_params": dict, "system": str, "options": dict, "agents": list, "seed": int}
     bad = next(
@@ -139,16 +157,42 @@ def check_config(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> dict[
         None,
     )
     if bad is not None:
-        shown = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
+        text = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
         raise JournalError(
             f"{path}: the configuration row is not a tournament's ({bad!r} missing or of the "
-            f"wrong type in {shown[:60]!r}); the journal was edited or damaged"
+            f"wrong type in {text[:60]!r}); the journal was edited or damaged"
+        )
+    import envs
+
+    if config["game"] not in envs.GAMES:  # a resume, a report or a rating list plays or reads its games
+        raise JournalError(
+            f"{path}: the configuration names game {shown(config['game'])}, which is not a registered "
+            f"game ({', '.join(sorted(envs.GAMES))}); the journal was edited, or its game's module is not imported"
         )
     if len(config["agents"]) < 2:
         raise JournalError(
             f"{path}: the configuration names {len(config['agents'])} agents; the journal was edited or damaged"
         )
     return config
+
+
+def _setting(key: str, value: Any) -> str:
+    """A configuration entry in words, for a resume refused because it differs: openings as
+    a tournament's header shows them, other tables as ``key=value`` pairs, absence as "none"."""
+    if value is None:
+        return "none"
+    if key == "openings" and isinstance(value, dict):
+        from .runner import openings_text
+
+        try:
+            return openings_text(value)
+        except (KeyError, TypeError, ValueError):
+            pass
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}={_setting(k, v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_setting(key, v) for v in value) + "]"
+    return str(value)
 
 
 _LOCKS: set[int] = set()  # descriptors holding a journal lock in this process
@@ -221,10 +265,7 @@ class Journal:
         except sqlite3.DatabaseError as e:
             raise JournalError(f"{self.path} is not a readable tournament journal ({e})") from None
         if self.done and not resume:
-            raise JournalError(
-                f"{self.path} already holds {len(self.done)} finished games of this tournament: "
-                "pass resume=True (--resume) to continue it, or choose a new journal file"
-            )
+            raise JournalHoldsGames(self.path, len(self.done))
 
     def _create(self):
         # one explicit transaction: Python's sqlite3 would run the CREATEs outside any, and a
@@ -248,25 +289,32 @@ class Journal:
             ours = json.loads(self.config_json)
             try:
                 theirs = json.loads(meta["config"])
-            except (TypeError, json.JSONDecodeError):
+            except (TypeError, RecursionError, json.JSONDecodeError):
                 theirs = None
             if not isinstance(theirs, dict):
-                shown = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
+                text = meta["config"] if isinstance(meta["config"], str) else repr(meta["config"])
                 raise JournalError(
                     f"{self.path}: the configuration row is not a tournament's "
-                    f"({shown[:60]!r}); the journal was edited or damaged"
+                    f"({text[:60]!r}); the journal was edited or damaged"
                 )
-            diff = ", ".join(
-                f"{k}: journal {theirs.get(k)!r} vs now {ours.get(k)!r}"
+            diff = "; ".join(
+                f"{k}: the journal's {_setting(k, theirs.get(k))}, now {_setting(k, ours.get(k))}"
                 for k in sorted(set(theirs) | set(ours))
                 if theirs.get(k) != ours.get(k)
             )
             raise JournalError(f"{self.path} belongs to another tournament ({diff})")
 
     def append(self, record: Mapping[str, Any]) -> None:
-        """Store one finished game durably (one transaction per game)."""
-        with self.db:
-            self.db.execute("INSERT INTO games VALUES (?, ?)", (record["index"], json.dumps(record)))
+        """Store one finished game durably (one transaction per game); ``JournalWriteError`` when
+        SQLite cannot (a full disk), the transaction rolled back and the games before it kept."""
+        try:
+            with self.db:
+                self.db.execute("INSERT INTO games VALUES (?, ?)", (record["index"], json.dumps(record)))
+        except sqlite3.Error as e:
+            raise JournalWriteError(
+                f"{self.path}: cannot store game {record['index']} ({e}); the {len(self.done)} "
+                f"game{'s' * (len(self.done) != 1)} stored before it are kept"
+            ) from None
         self.done[record["index"]] = record
 
     def _unlock(self) -> None:

@@ -35,7 +35,7 @@ def compile_notice(spec: GameSpec, out: TextIO | None = None) -> bool:
         return False
     out.write(
         f"compiling the numba code of {spec.name} and the agents: first run only, "
-        "about 15-75 s; later runs load it from the cache\n"
+        "about 15-75 s on a quiet 2-core machine, up to 3 min on a busy one; later runs load it from the cache\n"
     )
     out.flush()
     compiling.quiet(spec.name)  # this line says it all: no more lines per compiled part
@@ -100,8 +100,12 @@ class Progress:
         self.shown = -1  # ``done`` when the last plain line was written
         self.bar = None
         units = f"{unit}s"
+
+        def counted(n: int) -> str:  # "1 game", "2 games"
+            return f"{n} {unit if n == 1 else units}"
+
         if enabled and total is not None and done >= total:
-            self.out.write(f"all {total} {units} are already in the journal: the tournament is complete\n")
+            self.out.write(f"all {counted(total)} are already in the journal: the tournament is complete\n")
             self.out.flush()
             self.enabled = False
         elif enabled and self.out.isatty():
@@ -111,10 +115,11 @@ class Progress:
         elif enabled:  # a pipe or a log hears at once that the run started, then every ``every`` s
             if done:
                 left = f"playing {total - done}" if total is not None else "playing the rest"
-                of = f" of {total}" if total is not None else ""
-                self.out.write(f"resuming: {done}{of} {units} in the journal; {left}; progress every {every:g} s\n")
+                held = f"{done} of {counted(total)}" if total is not None else counted(done)
+                self.out.write(f"resuming: {held} in the journal; {left}; progress every {every:g} s\n")
             else:
-                self.out.write(f"playing {total if total else 'the'} {units}; progress every {every:g} s\n")
+                playing = counted(total) if total else f"the {units}"
+                self.out.write(f"playing {playing}; progress every {every:g} s\n")
             self.out.flush()
 
     def tick(self, record: Mapping[str, Any] | None = None, work: float = 1.0) -> None:

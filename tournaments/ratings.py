@@ -56,7 +56,8 @@ class Fit:
         sd = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * self.cov, 0.0))
         diff = self.elo[:, None] - self.elo[None, :]
         with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(sd > 0, diff / np.where(sd > 0, sd, 1.0), np.sign(diff) * np.inf)
+            # no spread (both anchored): the order is certain, or, at equal ratings, a coin toss
+            z = np.where(sd > 0, diff / np.where(sd > 0, sd, 1.0), np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
         erf = np.vectorize(math.erf, otypes=[float])
         out = 0.5 * (1.0 + erf(np.where(np.isfinite(z), z, np.sign(z) * 40.0) / math.sqrt(2.0)))
         np.fill_diagonal(out, 0.5)

@@ -33,7 +33,20 @@ if TYPE_CHECKING:
     from .play import GameOutcome
     from .runner import TournamentResult
 
-__all__ = ["RecordError", "game_sgf", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]
+__all__ = ["RecordError", "csv_cell", "game_sgf", "read_json_lines", "read_sgf", "sgf_bytes", "write_sgf"]
+
+# What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell of text
+# starting so (an agent named ``=HYPERLINK(...)``) is written with a leading apostrophe, which
+# spreadsheets show as text and do not evaluate.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as a CSV cell: text that a spreadsheet would take for a formula gets a leading
+    ``'``; numbers and other text are written as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
 
 
 def sgf_bytes(game: envs.Game, record: Mapping[str, Any], date: str | None = None) -> bytes:

@@ -137,7 +137,7 @@ def configure(
     if system not in S.SYSTEMS:
         raise ParameterError(f"system={system!r}: expected one of {', '.join(S.SYSTEMS)}")
     if not isinstance(n_players, (int, np.integer)) or n_players < 2:
-        raise ParameterError(f"{n_players!r} players: a tournament needs at least 2 agents")
+        raise ParameterError(f"{n_players!r} agent{'s' * (n_players != 1)}: a tournament needs at least 2")
     n = int(n_players)
     if not _is_int(k) or not 1 <= k <= 100:
         raise ParameterError(f"k={k!r}: expected an integer from 1 to 100 (first to k wins)")

@@ -52,8 +52,10 @@ def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
     played, with places by points so far (the referee's own places exist only at the end).
     Raises ``JournalError`` for a missing, foreign or inconsistent file."""
     path = os.fspath(path)
-    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+    if not os.path.isfile(path):
         raise JournalError(f"{path}: no such tournament journal")
+    if os.path.getsize(path) == 0:
+        raise JournalError(f"{path}: an empty file, not a tournament journal (no game was ever stored in it)")
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:

@@ -286,11 +286,13 @@ class TournamentResult:
             "detail",
             "moves",
         ]
+        from .records import csv_cell
+
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(cols)
             for g in self.games:
-                w.writerow([" ".join(g[c]) if c == "moves" else g[c] for c in cols])
+                w.writerow([csv_cell(" ".join(g[c]) if c == "moves" else g[c]) for c in cols])
 
     def to_sgf(self, directory: str | PathLike[str]) -> list[str]:
         """One SGF file per game into ``directory`` (``tournaments.records``: games with an SGF

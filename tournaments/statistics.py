@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import ArbiterError
+from envs.core import ArbiterError, shown
 from envs.core.outcome import Outcome
 
 from . import ratings
@@ -191,6 +191,20 @@ class Statistics:
         return "\n".join(lines)
 
 
+MAX_ANCHOR = 10_000.0  # |Elo| of an anchor: every rating scale in use spans a few thousand
+
+
+def check_anchor(name: str, elo: Any, label: str = "anchor") -> float:
+    """An anchor's Elo as a float, or ``RatingsError`` naming it: a finite number within
+    ``MAX_ANCHOR`` (an anchor at 1e308 overflowed the fit and ranked a 0% agent first)."""
+    ok = isinstance(elo, (int, float, np.integer, np.floating)) and not isinstance(elo, bool)
+    if not ok or not -MAX_ANCHOR <= elo <= MAX_ANCHOR:
+        raise RatingsError(
+            f"{label} {name}={shown(elo)}: expected an Elo from {-MAX_ANCHOR:g} to {MAX_ANCHOR:g}, e.g. {label} random=0"
+        )
+    return float(elo)
+
+
 def percent(p: float, sign: bool = True) -> str:
     """A probability as a whole percentage that never rounds a doubt away: ``>99%``, ``<1%``."""
     if p > 0.995:
@@ -244,6 +258,7 @@ def statistics(
             games[i] += 1
             points[i] += outcome.points(seat)
             draws[i] += outcome.draw
+    anchors = {name: check_anchor(name, elo) for name, elo in anchors.items()}
     for name in anchors:
         if name not in index:
             raise RatingsError(f"anchor {name}: no such agent (agents: {', '.join(names)})")

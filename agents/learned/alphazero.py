@@ -23,7 +23,7 @@ from envs.core import rng as R
 from envs.game import Game
 
 from .. import tactics
-from ..base import Agent, AgentError, Resigner, check_option, register
+from ..base import MAX_SECONDS, Agent, AgentError, Resigner, check_option, register
 from . import _puct_kernel as K
 from . import weights as W
 
@@ -74,7 +74,7 @@ class AlphaZeroAgent(Agent):
         if simulations is None and seconds is None:
             simulations = DEFAULT_SIMULATIONS
         self.simulations = None if simulations is None else check_option("simulations", simulations, int, 1)
-        self.seconds = None if seconds is None else check_option("seconds", seconds, float, 0.0)
+        self.seconds = None if seconds is None else check_option("seconds", seconds, float, 0.0, MAX_SECONDS)
         self.batch = check_option("batch", batch, int, 1, 256)
         self.c_puct = check_option("c_puct", c_puct, float, 0.0)
         self.threads = check_option("threads", threads, int, 1)

@@ -27,6 +27,29 @@ from . import puct
 from .selfplay import Samples, final_ownership
 
 
+def check_teacher(teacher: str, games) -> None:
+    """Build ``teacher`` (its spec as written, its own seed included) and have it play one move on
+    the start of the first of ``games`` after ``check_ready`` on each: an agent that cannot teach
+    (an option or weights of another game, a bad spec value, an engine that does not start) is one
+    ``AgentError`` naming the spec before a run's start-up work, not a traceback after it."""
+    import envs
+
+    agent = None
+    try:
+        seeded = "seed" in base.parse_spec(teacher)[1]
+        agent = base.make(teacher) if seeded else base.make(teacher, seed=0)
+        for game in games:
+            agent.check_ready(game)
+        agent.act(games[0], games[0].initial_state(seed=0))
+    except (base.AgentError, envs.ArbiterError) as e:
+        raise base.AgentError(f"teacher {teacher}: {' '.join(str(e).split())}") from None
+    except Exception as e:  # noqa: BLE001 - any failure of the teacher's own code is its refusal
+        raise base.AgentError(f"teacher {teacher}: its first move failed ({type(e).__name__}: {e})") from None
+    finally:
+        if callable(getattr(agent, "close", None)):  # an engine's process
+            agent.close()
+
+
 def teach(
     teacher: str,
     game,

@@ -197,10 +197,8 @@ class Trainer:
             "ownership": config.ownership_weight > 0 and K.has_ownership(game),
             "policy_planes": K.policy_planes(game),
         }
-        if config.teacher:
-            from .. import base
-
-            base.make(config.teacher)  # an unknown agent or option fails here, before any work
+        if config.teacher:  # an agent that cannot teach these games fails here, before any work
+            imitation.check_teacher(config.teacher, self._games())
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)

@@ -149,6 +149,9 @@ def load(path, kind: str | None = None):
         or not all(isinstance(v, torch.Tensor) for v in tensors.values())
     ):
         raise WeightsError(f"weights {str(path)!r}: expected a dict of tensors named by strings")
+    for name, tensor in tensors.items():  # NaN or Inf weights make every output NaN: no move to choose
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise WeightsError(f"weights {str(path)!r}: tensor {name!r} holds NaN or infinite values; refusing them")
     return tensors, meta
 
 

@@ -8,6 +8,8 @@ that names it (cut to its ends when it is huge), never an ``OverflowError`` or a
 from __future__ import annotations
 
 import ast
+import os
+import stat
 
 import numpy as np
 
@@ -75,3 +77,27 @@ def check_choice(name, value, allowed):
             return value
     options = ", ".join(repr(o) for o in allowed)
     raise ParameterError(f"{name}={shown(value)}: expected one of {options}")
+
+
+def read_bounded(path, limit: int, what: str, error: type[ParameterError] = ParameterError) -> bytes:
+    """The bytes of the file a user named (``what`` names it in errors): a regular file of at
+    most ``limit`` bytes, else ``error``. Checked by ``fstat`` before a byte is read, because
+    ``read()`` of ``/dev/zero`` never ends (it ran out of memory), of a FIFO blocks until a writer
+    comes, and of a huge file takes the memory of its size; the read itself stops one byte past
+    ``limit`` for a file that grows meanwhile."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without a writer
+    except (OSError, ValueError) as e:
+        raise error(f"{what}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a device, a pipe or a socket)"
+            raise error(f"{what}: {kind}; expected a file")
+        try:
+            data = f.read(limit + 1) if info.st_size <= limit else b""
+        except OSError as e:
+            raise error(f"{what}: cannot read it ({e.strerror or type(e).__name__})") from None
+    if info.st_size > limit or len(data) > limit:
+        raise error(f"{what}: {max(info.st_size, len(data))} bytes or more, past the limit of {limit}")
+    return data

@@ -24,6 +24,10 @@ Suite files:
   moves from the game's own start position (setup stones that change it are refused), read by
   ``envs.sgf``; its game (GM) and board size must be the tournament's.
 
+A suite is a regular file of at most ``MAX_SUITE_BYTES`` (4 MiB) holding at most ``MAX_OPENINGS``
+openings, each SGF record at most ``envs.sgf.MAX_BYTES``: far more than any book needs, and
+bounds on the memory and time its checks take. A text file may start with a UTF-8 byte-order mark.
+
 Every opening is checked before the first game: a move that does not parse or is not legal, an
 opening that ends the game, or a file without one is an ``OpeningError`` (a ``ParameterError``:
 exit status 2 through the command line) naming the file, the line and the move.
@@ -51,11 +55,14 @@ import numpy as np
 from agents.openings import random_opening
 from envs import ArbiterError, Game, ParameterError
 from envs import sgf as envs_sgf
+from envs.core.checks import read_bounded
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILTIN = "builtin"
 ORDERS = ("sequential", "random")
 MAX_PLIES = 200  # a random opening's plies: an opening, not a game
+MAX_SUITE_BYTES = 4 << 20  # a suite file: the shipped suites are 2-10 KB
+MAX_OPENINGS = 10_000  # openings in a suite: the shipped ones hold about a hundred
 _SHUFFLE, _RANDOM = 0x6F70656E, 0x72616E64  # seed-sequence tags: the suite's order, random openings
 
 
@@ -117,16 +124,12 @@ def load(source: str | os.PathLike[str] | Suite, game: Game) -> Suite:
                 f"(shipped: {', '.join(suites) or 'none'}); pass a file of openings"
             )
         path, shown = suites[name], f"{BUILTIN}:{name}"
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise OpeningError(f"openings {shown}: cannot read it ({e.strerror or type(e).__name__})") from None
+    data = read_bounded(path, MAX_SUITE_BYTES, f"openings {shown}", OpeningError)
     if path.lower().endswith(".sgf"):
         openings, lines = _read_sgf(data, game, shown)
     else:
         try:
-            text = data.decode("utf-8")
+            text = data.decode("utf-8-sig")  # a byte-order mark, as Windows editors write, is no move
         except UnicodeDecodeError as e:
             raise OpeningError(f"openings {shown}: not a UTF-8 text file ({e.reason} at byte {e.start})") from None
         openings, lines = _read_text(text, game, shown)
@@ -157,13 +160,19 @@ def _play(game, tokens, where) -> tuple:
     return tuple(actions)
 
 
+def _check_count(count: int, shown: str) -> None:
+    if count > MAX_OPENINGS:
+        raise OpeningError(f"openings {shown}: {count} openings, more than the {MAX_OPENINGS} a suite may hold")
+
+
 def _read_text(text, game, shown):
     openings, lines = [], []
-    for number, line in enumerate(text.splitlines(), 1):
-        tokens = line.split("#", 1)[0].split()
-        if tokens:
-            openings.append(_play(game, tokens, f"openings {shown}, line {number}"))
-            lines.append(number)
+    moves = [(number, line.split("#", 1)[0].split()) for number, line in enumerate(text.splitlines(), 1)]
+    moves = [(number, tokens) for number, tokens in moves if tokens]
+    _check_count(len(moves), shown)
+    for number, tokens in moves:
+        openings.append(_play(game, tokens, f"openings {shown}, line {number}"))
+        lines.append(number)
     return openings, lines
 
 
@@ -198,7 +207,9 @@ def _read_sgf(data: bytes, game, shown):
     openings, lines = [], []
     n = envs_sgf.side(game)
     start_text = game.to_text(game.initial_state(seed=0))
-    for offset, tree in _trees(data):
+    trees = _trees(data)
+    _check_count(len(trees), shown)
+    for offset, tree in trees:
         line = data.count(b"\n", 0, offset) + 1
         where = f"openings {shown}, line {line}"
         try:
@@ -279,6 +290,8 @@ class Book:
         self.game, self.suite, self.order, self.start, self.seed = game, suite, order, int(start), int(seed)
         self.plies = None if plies is None else check_plies(plies)
         self._random: dict = {}
+        if self.plies is not None:  # plies the game cannot last: an error now, not at the first game's draw
+            self.opening(0)
         if suite is not None:
             self._sequence = (
                 np.random.default_rng([self.seed, _SHUFFLE]).permutation(len(suite))

@@ -13,7 +13,7 @@ from typing import Any
 
 from .grid import ACCURACY, LOWER_IS_BETTER, pareto
 
-INSTALL_HINT = 'plotting needs matplotlib: pip install -e ".[plot]"'
+INSTALL_HINT = 'plotting needs matplotlib: pip install "arbiter-games[plot]"'
 LABELS = {
     "win": "Win: P(strongest is first)",
     "d": "D: total discrepancy",
