@@ -461,9 +461,12 @@ def _callbacks():
     """The training callbacks (classes made here so that sb3 is imported only to train)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from envs.core.compiling import compile_seconds
+
     class Progress(BaseCallback):
         """Prints, every ``every`` steps, the env-steps per second since learning started (wall
-        clock, updates included) and the mean game result of the last 100 episodes."""
+        clock, updates included, numba's compile time left out: a first run's compile is no
+        training speed) and the mean game result of the last 100 episodes."""
 
         def __init__(self, every: int, two_players: bool):
             super().__init__()
@@ -471,13 +474,16 @@ def _callbacks():
 
         def _on_training_start(self) -> None:
             self.start, self.first = time.perf_counter(), self.num_timesteps
+            self.compiled = compile_seconds()
             self.next = (self.num_timesteps // self.every + 1) * self.every
 
         def _on_step(self) -> bool:
             if self.num_timesteps >= self.next:
                 self.next += self.every
                 elapsed = time.perf_counter() - self.start
-                rate = (self.num_timesteps - self.first) / elapsed
+                compiling = compile_seconds() - self.compiled
+                rate = (self.num_timesteps - self.first) / max(elapsed - compiling, 1e-9)
+                took = f"{elapsed:.0f} s" + (f" ({compiling:.0f} s of it compiling)" if compiling >= 0.5 else "")
                 episodes = [e["r"] for e in self.model.ep_info_buffer]
                 result = ""
                 if episodes:
@@ -487,7 +493,7 @@ def _callbacks():
                         if self.two_players
                         else f", last {len(r)} episodes: return {r.mean():.3f}"
                     )
-                print(f"{self.num_timesteps} steps, {elapsed:.0f} s, {rate:.0f} env-steps/s{result}", flush=True)
+                print(f"{self.num_timesteps} steps, {took}, {rate:.0f} env-steps/s{result}", flush=True)
             return True
 
     class Checkpoints(BaseCallback):
