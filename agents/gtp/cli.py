@@ -26,10 +26,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="arbiter gtp", description="Serve an Arbiter agent over GTP on stdin/stdout.")
     parser.add_argument(
         "--game",
-        required=True,
+        default="loa",
         choices=sorted(s.name for s in envs.specs() if s.num_players == 2),
         help="the game to play, in its own notation (Go's vertices; Othello as GRhino writes it; Gomoku's "
-        "points, H8; Lines of Action's from-to moves, B1-B3)",
+        "points, H8; Lines of Action's from-to moves, B1-B3); default %(default)s, as every arbiter command",
     )
     parser.add_argument("--size", type=int, help="board size (the game's default if omitted)")
     parser.add_argument("--komi", type=float, help="komi for Go")
