@@ -50,7 +50,7 @@ for line in sys.stdin:
     if word == "START":
         n = int(line.split()[1]); stones = set()
         print(START if int(line.split()[1]) <= 13 else "ERROR only boards up to 13x13")
-    elif word == "RESTART": stones = set(); print("OK")
+    elif word == "RESTART": stones = set(); print("UNKNOWN RESTART" if MODE == "old" else "OK")
     elif word == "INFO" and MODE == "no-exact" and line == "INFO rule 1": print("ERROR rule 1 is not supported")
     elif word == "ABOUT": print('name="fake", version="1.0", author="tests"')
     elif word == "BOARD": board, stones = True, set()
@@ -111,6 +111,18 @@ def test_client_speaks_begin_turn_board_restart_and_the_rule(tmp_path):
     assert lines[at + 4 : at + 6] == ["BOARD", "0,0,2"] and lines[at + 6] == "8,8,1"
     assert lines[at + 7].endswith(",2") and lines[at + 8] == "DONE"
     assert lines[-1] == "END"
+
+
+def test_a_brain_without_restart_is_started_afresh_for_each_game(tmp_path):
+    log = tmp_path / "brain.log"
+    brain = agents.make("gomocup", command=fake(mode="old", log=log), move_time=5)
+    try:
+        for _ in range(2):
+            assert not play_game(gomoku(9), [brain, agents.make("random", seed=0)]).forfeit
+    finally:
+        brain.close()
+    lines = log.read_text().splitlines()
+    assert lines.count("START 9") == 2 and lines.count("RESTART") == 1 and lines.count("END") == 2
 
 
 def test_arbiter_pbrain_driven_by_a_second_process_as_a_manager_drives_it():

@@ -7,7 +7,8 @@
 The brain is started at its first move with ``START size`` (``ERROR`` there: a board it does not
 play, ``GomocupRefused``) and told the rules with ``INFO rule`` (0 freestyle, 1 exactly five, from
 the game's ``exact_five``). A new game on the same board is ``RESTART`` (a brain that does not
-know it is ended and started again); another size or rule starts a new brain.
+know it, answering ``UNKNOWN`` or nothing within 5 s, is ended and started again); another size
+or rule starts a new brain.
 
 A brain keeps its own board, but an Arbiter state carries no move list, so the agent keeps the
 position it last showed the brain: when the new state is that position and one opponent stone,
@@ -44,7 +45,7 @@ import numpy as np
 from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
-from .brain import Brain, GomocupError, GomocupRefused
+from .brain import Brain, GomocupError, GomocupRefused, GomocupTimeout
 from .protocol import (
     GAME,
     NO_LIMIT_MS,
@@ -58,6 +59,7 @@ from .protocol import (
 )
 
 GRACE = 1.0  # seconds a move may take past what the brain was told, before the pipe gives up
+RESTART_TIMEOUT = 5.0  # seconds for RESTART's OK; a brain silent that long is started afresh
 
 
 @register("gomocup")
@@ -190,12 +192,13 @@ class GomocupAgent(Agent):
         self._setup, self._known, self._order = (size, exact_five), game.initial_state(), []
 
     def _restart(self, game) -> None:
-        """An empty board for a new game: ``RESTART``, or a new brain if it does not know it."""
+        """An empty board for a new game: ``RESTART``, or a new brain if it does not know it
+        (it answers ``UNKNOWN``, or, as brains older than the command may, nothing)."""
         try:
-            if self._brain.ask("RESTART").upper() == "OK":
+            if self._brain.ask("RESTART", RESTART_TIMEOUT).upper() == "OK":
                 self._known, self._order = game.initial_state(), []
                 return
-        except GomocupRefused:
+        except (GomocupRefused, GomocupTimeout):
             pass
         self._start(game)
 
