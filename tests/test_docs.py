@@ -41,7 +41,7 @@ class Block:
 
     @property
     def id(self) -> str:
-        return f"{self.path.relative_to(DOCS)}:{self.line}"
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
 
     @property
     def kind(self) -> str:
@@ -84,7 +84,8 @@ def test_the_markers_are_read():
     assert [(b.kind, b.line, b.code) for b in found] == [("run", 4, "print(1)\n"), ("needs", 8, "print(2)\n")]
 
 
-def _run(block: Block) -> subprocess.CompletedProcess:
+def run_block(block: Block, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run ``block`` as a user would (see the module docstring), within ``timeout`` seconds."""
     # the block's own lines, numbered as in the markdown file in tracebacks
     program = (
         f"import sys\nsource = sys.stdin.read()\n"
@@ -99,20 +100,25 @@ def _run(block: Block) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
 
 
 RUNNABLE = [b for b in BLOCKS if b.kind in ("run", "needs")]
 
 
-@pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
-def test_block_runs_as_written(block):
+def skip_without_its_extra(block: Block) -> None:
+    """Skip ``block``'s test, naming what is missing, when its ``needs`` marker's modules are."""
     if block.kind == "needs":
         missing = [m for m in block.marker.split()[1:] if importlib.util.find_spec(m) is None]
         if missing:
             pytest.skip(f"{block.id} needs {', '.join(missing)} (an extra)")
-    done = _run(block)
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
+def test_block_runs_as_written(block):
+    skip_without_its_extra(block)
+    done = run_block(block)
     assert done.returncode == 0, f"{block.id} failed:\n{done.stderr[-4000:]}"
 
 
