@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PBRAIN = [sys.executable, "-m", "tournaments.cli", "pbrain"]  # what `arbiter pbrain` runs
 PENTAZEN = shutil.which("pbrain-pentazen")  # an open-source brain built from its source (docs/tournaments.md)
+C_GOMOKU_CLI = shutil.which("c-gomoku-cli")  # an open-source Gomocup manager
 MCTS = "mcts:simulations=100"
 
 # A scripted brain: it keeps the board from TURN/BOARD and answers its first empty point, unless
@@ -206,6 +207,27 @@ def test_a_match_against_a_real_brain_on_the_referees_clock():
         brain.close()
     with pytest.raises(GomocupRefused, match="unsupported size"):
         agents.make("gomocup", command=[PENTAZEN]).check_ready(gomoku(9))
+
+
+@pytest.mark.skipif(C_GOMOKU_CLI is None, reason="no c-gomoku-cli on PATH (docs/tournaments.md builds one)")
+def test_arbiter_pbrain_under_a_real_manager(tmp_path):
+    brains = []
+    for name, agent in (("mcts", MCTS), ("random", "random")):
+        script = tmp_path / f"pbrain-{name}"  # managers run one executable; it may change directory
+        script.write_text(f"#!/bin/sh\ncd {ROOT} && exec {sys.executable} -m tournaments.cli pbrain --agent {agent}\n")
+        script.chmod(0o755)
+        brains += ["-engine", f"name={name}", f"cmd={script}"]
+    proc = subprocess.run(
+        [C_GOMOKU_CLI, "-each", "tc=60/5", *brains, "-rule", "1", "-boardsize", "9", "-games", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    finished = [line for line in proc.stdout.splitlines() if "Finished game" in line]
+    assert len(finished) == 2, proc.stdout
+    assert all("five connection" in line or "draw" in line.lower() for line in finished), finished
 
 
 # -- the server in process: the protocol's corners --------------------------------------------------
