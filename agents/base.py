@@ -310,10 +310,17 @@ class Agent:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``"alphabeta:depth=6,time=1.5"`` into ``("alphabeta", {"depth": "6", "time": "1.5"})``."""
+    """Split ``"alphabeta:depth=6,time=1.5"`` into ``("alphabeta", {"depth": "6", "time": "1.5"})``.
+
+    An agent of a family is also written with a colon, as the family's own tools name it:
+    ``openspiel:mcts:simulations=400`` is ``openspiel_mcts`` with ``simulations=400`` (a word
+    without ``=`` after the first colon names the member when ``family_member`` is registered)."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentError(f"agent spec {shown(spec)}: expected a string like 'alphabeta:depth=6'")
     name, _, rest = spec.strip().partition(":")
+    member, colon, after = rest.partition(":")
+    if "=" not in member and "," not in member and f"{name.strip()}_{member.strip()}".lower() in REGISTRY:
+        name, rest = f"{name.strip()}_{member.strip()}", after if colon else ""
     options: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in _split_options(rest))):
         key, eq, value = item.partition("=")

@@ -234,6 +234,17 @@ def test_openspiel_agents_are_seeded_and_pickle_without_their_bots():
     )
 
 
+def test_the_bots_are_named_as_openspiel_users_write_them():
+    assert agents.parse_spec("openspiel:mcts") == ("openspiel_mcts", {})
+    assert agents.parse_spec("openspiel:mcts:simulations=9,seed=2") == (
+        "openspiel_mcts",
+        {"simulations": "9", "seed": "2"},
+    )
+    assert agents.make("openspiel:random:seed=1").name == agents.make("openspiel_random:seed=1").name
+    with pytest.raises(agents.AgentError, match="not of the form key=value"):
+        agents.parse_spec("openspiel:depth")  # no such member: an option without a value, as before
+
+
 def uniform_bot(openspiel_game, seat, seed):
     """A C++ bot of OpenSpiel's for ``BotAgent`` (module level: it pickles)."""
     return pyspiel.make_uniform_random_bot(seat, seed)
@@ -251,17 +262,17 @@ def test_bot_agent_wraps_any_pyspiel_bot():
 def test_an_openspiel_mcts_bot_plays_a_seeded_resumable_round_robin(tmp_path, capsys):
     journal = tmp_path / "run.db"
     args = ["tournament", "--game", "othello", "-p", "size=6", "--system", "round_robin", "--games", "2"]
-    args += ["--agents", "openspiel_mcts:simulations=20,seed=1", "random:seed=2", "greedy", "--workers", "0"]
+    args += ["--agents", "openspiel:mcts:simulations=20,seed=1", "random:seed=2", "greedy", "--workers", "0"]
     args += ["--seed", "3", "--journal", str(journal)]
     assert cli.main(args) == 0
-    assert "openspiel_mcts" in capsys.readouterr().out
+    assert "openspiel:mcts" in capsys.readouterr().out
 
     def records():
         with sqlite3.connect(journal) as db:
             return [json.loads(r) for (r,) in db.execute("SELECT record FROM games ORDER BY idx")]
 
     full = records()
-    assert len(full) == 6 and any("openspiel_mcts" in json.dumps(r) for r in full)
+    assert len(full) == 6 and any("openspiel:mcts" in json.dumps(r) for r in full)
     with sqlite3.connect(journal) as db:
         db.execute("DELETE FROM games WHERE idx >= 3")
     assert cli.main(args + ["--resume"]) == 0
