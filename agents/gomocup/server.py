@@ -15,11 +15,12 @@ runs it on stdin and stdout. It answers:
 * ``BEGIN``, ``TURN x,y``, ``BOARD`` ... ``DONE``: the agent's move as ``x,y``; ``PLAY x,y``: the
   brain's own move is ``x,y`` (swap openings), echoed; ``TAKEBACK x,y``: the last move, at
   ``x,y``, taken back (``OK``);
-* ``ABOUT``: ``name="...", version="...", author="...", country="..."``;
+* ``ABOUT``: ``name="...", version="...", author="Arbiter"``;
 * ``END`` (or the end of input): the brain exits;
 * anything else: ``UNKNOWN``; a malformed point, an occupied one, a move after the game ended,
   or an agent failing: one ``ERROR`` line, and the brain waits for the next command with the
-  position as it was.
+  position as it was. A ``TURN`` that ends the game is kept (a ``TAKEBACK`` may follow) and
+  answered ``ERROR``: there is no move to make.
 
 No input can end or exhaust the brain: lines are read bounded (``agents.gtp.protocol``'s reader)
 and a fault of ours inside a command is an ``ERROR`` answer.
