@@ -962,16 +962,31 @@ def solve(s, p, limit, deadline, out):
 
 
 @njit(cache=True)
-def exact(s, p, tt_bits, info):
-    """Final score by the world rules for the side to move of ongoing ``s`` (N <= 8) under
-    perfect play and a move achieving it: a full-window search with a table of ``2**tt_bits``
-    positions on 8x8 (0: none). ``info[0]`` returns the nodes searched."""
+def _exact(s, p, tt_bits, info):
     info[:] = 0
     return _value(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tt_bits, 0.0, info)
+
+
+def exact(s, p, tt_bits=TT_BITS):
+    """Final score by the world rules for the side to move of ongoing ``s`` (a board of N <= 8)
+    under perfect play, a move achieving it (N*N: the pass) and the nodes searched: a
+    full-window search, on 8x8 with a table of ``2**tt_bits`` positions (0: none)."""
+    s = np.asarray(s)
+    if s.dtype != np.int64 or s.ndim != 1 or len(s) <= C.HEADER:
+        raise ValueError("exact: expected a game state (a one-dimensional int64 array)")
+    if not p[K.P_FAST]:
+        raise ValueError(f"exact: boards up to 8x8, not {p[K.P_SIZE]}x{p[K.P_SIZE]}")
+    if s[C.H_STATUS] != C.ONGOING:
+        raise ValueError("exact: the game is over")
+    if not 0 <= tt_bits <= 28:
+        raise ValueError(f"exact: tt_bits={tt_bits}, expected 0..28")
+    info = np.zeros(4, dtype=np.int64)
+    value, move = _exact(s, p, int(tt_bits), info)
+    return int(value), int(move), int(info[0])
 
 
 def disc_difference(s, p):
     """Final score (the disc difference with the empties to the winner, by the world rules) for
     the side to move of ongoing ``s`` (N <= 8) under perfect play, and a best move."""
-    info = np.zeros(4, dtype=np.int64)
-    return exact(s, p, TT_BITS, info)
+    value, move, _ = exact(s, p)
+    return value, move

@@ -80,3 +80,39 @@ def from_text(game, text):
         K._set(s, game._p, int(cell), int(grid.flat[cell]) - 1)
     K.setup(s, game._p)
     return s
+
+
+def from_obf(game, line):
+    """Read one position of an Othello test suite in the one-line board format the FFO
+    positions are published in: the N*N squares row by row from a1 (``X`` Black, ``O`` White,
+    ``-`` empty), a space, the side to move (``X`` or ``O``), then optionally ``;`` and
+    ``move:score`` pairs, each ended by ``;`` (the exact final score of that move, by the
+    world rules). Returns ``(state, scores)``, ``scores`` a dict from action to score.
+
+    The format has no ply counter: the state gets the fewest plies that fit its discs and its
+    side to move (one pass where the parity needs it)."""
+    if not isinstance(line, str):
+        raise TextBoardError(f"board line {line!r}: expected a string")
+    n = game.size
+    fields = line.replace(";", " ").split()
+    if len(fields) < 2 or len(fields[0]) != n * n or fields[1] not in ("X", "O"):
+        raise TextBoardError(
+            f"board line {line[:80]!r}: expected {n * n} squares of X, O and -, a space and the side to move (X or O)"
+        )
+    board, side = fields[0], fields[1]
+    if set(board) - set("XO-"):
+        raise TextBoardError(f"board line {line[:80]!r}: squares must be X, O or -")
+    rows = [" ".join(".xo"["-XO".index(ch)] for ch in board[r * n : (r + 1) * n]) for r in range(n)]
+    placements = n * n - board.count("-") - 4
+    seat = "XO".index(side)
+    ply = placements + (placements % 2 != seat)
+    text = "\n".join(f"{r + 1} {row}" for r, row in enumerate(rows))
+    state = game.from_text(f"{text}\n  {' '.join(_columns(n))}\nto_move={'xo'[seat]} ply={ply}\n")
+    scores = {}
+    for pair in fields[2:]:
+        move, _, score = pair.partition(":")
+        try:
+            scores[parse_move(game, state, move.lower())] = int(score)
+        except ValueError as error:
+            raise TextBoardError(f"board line: {pair!r} is not a move:score pair") from error
+    return state, scores

@@ -1,0 +1,151 @@
+"""The 8x8 endgame solver: scores by the world rules, its transposition table, FFO positions."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import envs
+from envs.othello import endgame as EG
+from envs.othello.notation import from_obf
+
+FFO = Path(__file__).resolve().parent / "data" / "ffo" / "fforum-40-59.obf"
+GAME = envs.make_game("othello")
+P = GAME.kernel_params
+
+
+def ffo(number):
+    """FFO position ``number`` (40..59) and its moves' exact scores."""
+    return from_obf(GAME, FFO.read_text().splitlines()[number - 40])
+
+
+def random_position(seed, empties):
+    """A random game stopped at ``empties`` empty squares that gives the mover a choice, or None."""
+    rng = np.random.default_rng(seed)
+    s = GAME.initial_state()
+    while not GAME.is_terminal(s) and EG.empties(s, P) > empties:
+        moves = GAME.legal_actions(s)
+        s = GAME.apply(s, int(moves[rng.integers(len(moves))]))
+    if GAME.is_terminal(s) or len(GAME.legal_actions(s)) < 2:
+        return None
+    return s
+
+
+# White's only disc is b1: Black takes it with a1 and the game ends with 57 empty squares, which
+# the world rules give to Black: 7 discs to 0 scores 64, not 7.
+WIPE_OUT = """
+1 . o x . . . . .
+2 . . . . . . . .
+3 . . . . . . . .
+4 . . . x x . . .
+5 . . . x x . . .
+6 . . . . . . . .
+7 . . . . . . . .
+8 . . . . . . . .
+  a b c d e f g h
+to_move=x ply=2
+"""
+
+# Black's one move g8 flips along row 8 and the diagonal to d5, and then nobody can play a1 or
+# b1: every line from them runs through Black's discs to the edge. 59 discs to 3 with two
+# squares empty scores 58 for Black (64 - 2 * 3), not 56.
+BLOCKED = "--XXXXXX" + "XXXXXXXX" * 4 + "XXXOOXXX" + "XXXOOOXX" + "XXXOOO-X" + " X"
+
+
+def test_a_wipe_out_scores_every_square_for_the_winner():
+    s = GAME.from_text(WIPE_OUT)
+    value, move, _ = EG.exact(s, P)
+    assert value == 64 and GAME.action_to_str(s, move) == "a1"
+    end = GAME.apply(s, move)
+    assert GAME.is_terminal(end) and GAME.discs(end) == (7, 0)
+    assert GAME.score(end) == 64 and GAME.margin(end) == 64 and GAME.returns(end).tolist() == [1.0, -1.0]
+    out = np.zeros(4, dtype=np.int64)
+    assert EG.solve(s, P, 64, 0.0, out) == EG.SOLVED and out[0] == 1
+
+
+def test_empty_squares_left_at_the_end_go_to_the_winner():
+    s, _ = from_obf(GAME, BLOCKED)
+    value, move, _ = EG.exact(s, P)
+    assert value == 58 and GAME.action_to_str(s, move) == "g8"
+    end = GAME.apply(s, move)
+    assert GAME.is_terminal(end) and GAME.discs(end) == (59, 3)
+    assert GAME.score(end) == 58 and GAME.margin(end) == 58 and GAME.outcome(end).margin == 58
+    assert GAME.outcome(end).sgf_result == "B+58"
+    # White to move on the same board must pass: the pass is its move, and it loses by 58
+    s, _ = from_obf(GAME, BLOCKED[:-1] + "O")
+    value, move, _ = EG.exact(s, P)
+    assert value == -58 and move == 64
+    out = np.zeros(4, dtype=np.int64)
+    assert EG.solve(s, P, 64, 0.0, out) == EG.SOLVED
+    assert out.tolist()[:2] == [-1, 64] and out[3] == -58  # lost, by the least it can: 58
+
+
+def test_the_table_changes_no_value():
+    """The same exact score with and without the transposition table on random positions of
+    12 to 14 empty squares (the table and its cut-offs work from 8 empties up)."""
+    checked = 0
+    for seed in range(40):
+        s = random_position(seed, 12 + seed % 3)
+        if s is None:
+            continue
+        with_table, move, nodes = EG.exact(s, P)
+        without, _, plain = EG.exact(s, P, tt_bits=0)
+        assert with_table == without
+        child = GAME.apply(s, move)  # the move found reaches that score
+        if not GAME.is_terminal(child):
+            after = EG.exact(child, P)[0]
+            turned = GAME.current_player(child) != GAME.current_player(s)
+            assert (-after if turned else after) == with_table
+        checked += 1
+        if checked == 10:
+            break
+    assert checked == 10
+
+
+def test_win_loss_and_exact_searches_agree():
+    """``solve`` (a window around a draw, then the loss's margin) agrees with the full window."""
+    out = np.zeros(4, dtype=np.int64)
+    seen = set()
+    for seed in range(100, 130):
+        s = random_position(seed, 14)
+        if s is None:
+            continue
+        value, _, _ = EG.exact(s, P)
+        assert EG.solve(s, P, 14, 0.0, out) == EG.SOLVED
+        assert out[0] == np.sign(value)
+        if value < 0:
+            assert out[3] == value  # the least loss: the exact score
+        seen.add(int(np.sign(value)))
+    assert seen >= {-1, 1}
+
+
+@pytest.mark.parametrize("number", [40])
+def test_ffo_win_or_loss_and_a_move_that_keeps_it(number):
+    """FFO positions solved win/draw/loss (the game's ``solve`` hook): the result has the sign
+    of the suite's best score, and the move found is one of the moves that keep it."""
+    s, scores = ffo(number)
+    out = np.zeros(4, dtype=np.int64)
+    assert EG.solve(s, P, 64, 0.0, out) == EG.SOLVED
+    best = max(scores.values())
+    assert out[0] == np.sign(best)
+    assert np.sign(scores[int(out[1])]) == np.sign(best)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", [40, 41, 42, 44])
+def test_ffo_exact_score_and_best_move(number):
+    s, scores = ffo(number)
+    value, move, _ = EG.exact(s, P)
+    assert value == max(scores.values())
+    assert scores[move] == value
+
+
+def test_obf_lines_are_checked():
+    with pytest.raises(ValueError, match="side to move"):
+        from_obf(GAME, "X" * 64)
+    with pytest.raises(ValueError, match="squares must be"):
+        from_obf(GAME, "Z" * 64 + " X")
+    s, scores = ffo(40)
+    assert EG.empties(s, P) == 20 and GAME.current_player(s) == 0 and len(scores) == 10
+    with pytest.raises(ValueError, match="tt_bits"):
+        EG.exact(s, P, tt_bits=40)
