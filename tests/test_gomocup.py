@@ -250,12 +250,15 @@ def test_server_reads_board_positions_with_either_side_to_move_and_refuses_impos
 
 
 def test_server_refuses_a_move_after_the_game_is_won_and_keeps_the_position():
-    # Black (the manager) has four in a row; the brain (a random agent) is shown each answer
+    # Black (the manager) has four in a row; the brain's answer is taken back, and PLAY has it
+    # play elsewhere instead
     commands = ["START 7", "BOARD", "0,0,2", "6,6,1", "1,0,2", "6,5,1", "2,0,2", "6,4,1", "3,0,2", "DONE"]
+    answer = brain_talk(commands)[1]
     replies = brain_talk(
-        commands + ["TAKEBACK 4,0", "PLAY 5,5", "TURN 4,0", "TURN 5,0", "TAKEBACK 5,5", "TAKEBACK 4,0", "TURN 5,0"]
+        commands
+        + [f"TAKEBACK {answer}", "PLAY 5,5", "TURN 4,0", "TURN 5,0", "TAKEBACK 5,5", "TAKEBACK 4,0", "TURN 5,0"]
     )
-    assert replies[:4] == ["OK", "4,0", "OK", "5,5"]  # the brain blocks; that taken back; PLAY echoed
+    assert replies[:4] == ["OK", answer, "OK", "5,5"]  # the same answer; taken back; PLAY echoed
     assert replies[4] == "ERROR the game is over after 4,0: no move to make"  # Black's five stands
     assert replies[5] == "ERROR 5,0: the game is over"
     assert replies[6] == "ERROR TAKEBACK 5,5: only the last move can be taken back"
