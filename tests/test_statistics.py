@@ -71,7 +71,8 @@ def test_a_dominant_agent_is_superior_and_the_best_and_equals_are_coin_tosses():
     for x in "abc":
         for y in "abc":
             if x != y:
-                assert stats.los_of(x, y) == pytest.approx(0.5, abs=1e-6)
+                # posterior draws: a coin toss within their Monte Carlo error (a standard error below 0.4 points)
+                assert stats.los_of(x, y) == pytest.approx(0.5, abs=0.012)
     assert np.allclose(stats.los + stats.los.T, 1.0)
     assert [r.draws for r in stats.ratings[1:]] == [2 / 3] * 3  # 20 draws of 30 games each
     text = stats.table()

@@ -8,12 +8,22 @@ superiority, the probability of being the best, and colour pairs counted as pent
     print(stats.table())                   # the rating table as the CLI prints it
     print(rating_list(["a.db", "b.db"], anchors={"greedy": 1000}).table())   # ``arbiter ratings``
 
-Ratings are ``tournaments.ratings``' Bradley–Terry fit (Elo, 95% margins). The likelihood of
-superiority (LOS) of i over j is the probability, under the normal approximation of the fit's
-posterior, that R_i > R_j: it uses every game, so two agents that never met are compared through
-their common opponents, as BayesElo's LOS matrix does. ``p_best`` is the probability that an agent
-is the strongest of all: the share of seeded draws from the same posterior (``ratings.SAMPLES``)
-in which its rating is the highest; the seed is the tournament's unless one is passed.
+Ratings are ``tournaments.ratings.fit_model``'s Bradley–Terry fit (Elo, 95% margins) with, by
+default, Ordo's first-move (white) advantage and the Rao–Kupper draw model of BayesElo's drawelo,
+both reported in Elo with their margins (``Statistics.advantage``, ``Statistics.draw_elo``); Black
+moves first in every game here. Records are matched to agents by the names they carry.
+
+Two likelihoods of superiority, not to be confused:
+
+* the model's LOS (``los``): the posterior probability that R_i > R_j given every game, so two
+  agents that never met are compared through their common opponents, as BayesElo's LOS matrix
+  does. It and ``p_best`` (the probability that an agent is the strongest of all) come from
+  seeded weighted draws of the exact posterior (``ratings.Model.sample``, importance sampling), not
+  from its normal approximation, which puts mass where the likelihood has none: an agent that lost
+  every game has P(best) near 0, as the exact posterior says. The seed is the tournament's unless
+  one is passed;
+* the head-to-head LOS (``h2h``) as cutechess prints it: Φ((W − L) / √(W + L)) over the two
+  agents' own games, draws ignored; undefined (NaN, None) without a decisive game between them.
 
 Colour pairs: two games form a pair when the same two agents play them with colours reversed, in
 the same round, from the same opening (the record's first ``opening`` moves, none included), as
@@ -31,6 +41,7 @@ different games or game parameters cannot share a scale and are refused (``Ratin
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -55,8 +66,10 @@ class RatingsError(ArbiterError):
 @dataclass(frozen=True)
 class Rating:
     """One agent's line of the rating table: Bradley–Terry Elo and its 95% margin (0 for an
-    anchor), games played, points, score (points / games), draw rate, the likelihood of being
-    stronger than the next agent in the table (None for the last) and of being the strongest."""
+    anchor), games played, points, score (points / games), draw rate, the model's likelihood of
+    being stronger than the next agent in the table (None for the last), the head-to-head one
+    (cutechess's, over their own games; None for the last or without a decisive game between
+    them) and the probability of being the strongest."""
 
     rank: int
     name: str
@@ -68,6 +81,7 @@ class Rating:
     draws: float
     los_next: float | None
     p_best: float
+    los_next_h2h: float | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,14 @@ class Encounter:
     elo: float
     elo_lo: float
     elo_hi: float
+    wins: int = 0  # a's wins, draws and losses against b
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def los_h2h(self) -> float | None:
+        """cutechess's head-to-head LOS of ``a`` over ``b`` (None without a decisive game)."""
+        return head_to_head(self.wins, self.losses)
 
     @property
     def pairs(self) -> int:
@@ -94,7 +116,11 @@ class Encounter:
 @dataclass(frozen=True)
 class Statistics:
     """The statistics of a set of games (see the module docstring). ``ratings`` are strongest
-    first; ``los[i, j]`` is P(ratings[i] is stronger than ratings[j]) in that order."""
+    first; ``los[i, j]`` is the model's P(ratings[i] is stronger than ratings[j]) in that order,
+    ``h2h[i, j]`` the head-to-head LOS (NaN without a decisive game). ``advantage`` and
+    ``draw_elo`` (Elo, with 95% margins) are the fitted first-move advantage and draw parameter,
+    None where not fitted (``model_note`` says why); ``posterior``: the weighted draws behind
+    ``los`` and ``p_best``."""
 
     ratings: list
     los: np.ndarray
@@ -103,11 +129,31 @@ class Statistics:
     anchors: dict = field(default_factory=dict)
     seed: int = 0
     note: str = ""  # what a reader of the table must know (agents the games do not connect)
+    h2h: np.ndarray | None = None
+    advantage: float | None = None
+    advantage_margin: float | None = None
+    draw_elo: float | None = None
+    draw_margin: float | None = None
+    model_note: tuple = ()
+    posterior: ratings.Posterior | None = field(default=None, repr=False, compare=False)
+    order: tuple = ()  # ``ratings``' agents as indices of the names passed
 
     def los_of(self, a: str, b: str) -> float:
-        """P(agent ``a`` is stronger than agent ``b`` | the games)."""
+        """The model's P(agent ``a`` is stronger than agent ``b`` | the games)."""
         index = {r.name: i for i, r in enumerate(self.ratings)}
         return float(self.los[index[a], index[b]])
+
+    def h2h_of(self, a: str, b: str) -> float | None:
+        """cutechess's head-to-head LOS of ``a`` over ``b`` (None without a decisive game)."""
+        index = {r.name: i for i, r in enumerate(self.ratings)}
+        value = float(self.h2h[index[a], index[b]])
+        return None if math.isnan(value) else value
+
+    def p_best_among(self, names: Iterable[str]) -> dict[str, float]:
+        """P(each of ``names`` is the strongest of ``names`` | the games), from the same draws."""
+        names = list(names)
+        index = dict(zip((r.name for r in self.ratings), self.order))
+        return dict(zip(names, (float(p) for p in self.posterior.p_best([index[a] for a in names]))))
 
     def pentanomial(self) -> tuple:
         """Every colour pair of the games, as the first-named agent's pentanomial: the counts of
@@ -124,8 +170,38 @@ class Statistics:
                 a.name: {b.name: float(self.los[i, j]) for j, b in enumerate(self.ratings) if i != j}
                 for i, a in enumerate(self.ratings)
             },
-            "encounters": [{**vars(e), "pentanomial": list(e.pentanomial)} for e in self.encounters],
+            "los_h2h": {
+                a.name: {
+                    b.name: None if math.isnan(self.h2h[i, j]) else float(self.h2h[i, j])
+                    for j, b in enumerate(self.ratings)
+                    if i != j
+                }
+                for i, a in enumerate(self.ratings)
+            },
+            "first_move_advantage": self.advantage,
+            "first_move_advantage_margin": self.advantage_margin,
+            "draw_elo": self.draw_elo,
+            "draw_elo_margin": self.draw_margin,
+            "encounters": [
+                {**vars(e), "pentanomial": list(e.pentanomial), "los_h2h": e.los_h2h} for e in self.encounters
+            ],
         }
+
+    def model_line(self) -> str:
+        """The fitted first-move advantage and draw parameter, in Elo with their margins."""
+        parts = []
+        if self.advantage is not None:
+            parts.append(f"first-move advantage (Black) {self.advantage:+.0f} ± {self.advantage_margin:.0f} Elo")
+        if self.draw_elo is not None:
+            rate = math.tanh(self.draw_elo / ratings.ELO / 2)
+            parts.append(
+                f"draw parameter (Rao–Kupper, BayesElo's drawelo) {self.draw_elo:.0f} ± {self.draw_margin:.0f} Elo, "
+                f"{100 * rate:.0f}% draws between equals"
+            )
+        line = "Fitted with them: " + "; ".join(parts) if parts else ""
+        if self.model_note:
+            line += ("; " if line else "") + "not fitted: " + "; ".join(self.model_note)
+        return line + "." if line else ""
 
     def rating_lines(self) -> list[str]:
         """The rating table alone: heading and one line per agent."""
@@ -134,21 +210,25 @@ class Statistics:
         width = max([24] + [len(r.name) for r in self.ratings])
         lines = [
             (
-                f"Bradley–Terry ratings (Elo, {scale}; ± 95% margin; LOS: likelihood of being stronger "
-                "than the next; P(best): of being the strongest):"
+                f"Bradley–Terry ratings (Elo, {scale}; ± 95% margin; LOS(model): the model's posterior "
+                "probability of being stronger than the next, from all games; LOS(h2h): cutechess's "
+                "head-to-head Φ((W−L)/√(W+L)) over the next, from their own games; P(best): of being "
+                "the strongest):"
             ),
             (
                 f"  {'#':>3}  {'agent':<{width}} {'Elo':>7} {'±':>5} {'games':>6} {'score':>6} {'draws':>6}"
-                f" {'LOS':>5} {'P(best)':>7}"
+                f" {'LOS(model)':>10} {'LOS(h2h)':>8} {'P(best)':>7}"
             ),
         ]
         for r in self.ratings:
             los = "" if r.los_next is None else percent(r.los_next)
+            h2h = "" if r.los_next is None else "-" if r.los_next_h2h is None else percent(r.los_next_h2h)
             lines.append(
                 f"  {r.rank:>3}  {r.name:<{width}} {round(r.elo):>+7d} {r.margin:>5.0f} {r.games:>6} "
-                f"{100 * r.score:>5.1f}% {100 * r.draws:>5.1f}% {los:>5} {percent(r.p_best):>7}"
+                f"{100 * r.score:>5.1f}% {100 * r.draws:>5.1f}% {los:>10} {h2h:>8} {percent(r.p_best):>7}"
             )
-        return lines
+        model = self.model_line()
+        return lines + ([model] if model else [])
 
     def table(self) -> str:
         """The rating table, the LOS matrix (up to ``LOS_MATRIX_MAX`` agents) and the colour pairs
@@ -157,14 +237,24 @@ class Statistics:
         n = len(self.ratings)
         if 2 < n <= LOS_MATRIX_MAX:
             width = max(len(r.name) for r in self.ratings)
-            lines += [
-                "",
-                "Likelihood of superiority (%, the row agent stronger than the column agent):",
-                " " * (width + 6) + " ".join(f"{i + 1:>4}" for i in range(n)),
-            ]
-            for i, r in enumerate(self.ratings):
-                cells = " ".join("   ." if i == j else f"{percent(self.los[i, j], sign=False):>4}" for j in range(n))
-                lines.append(f"  {i + 1:>2} {r.name:<{width}} {cells}")
+            titles = (
+                "Likelihood of superiority, the model's: LOS(model) (%, the row agent stronger than the "
+                "column agent; the posterior of the ratings, from all games):",
+                "Likelihood of superiority head to head, as cutechess computes it: LOS(h2h) (%, "
+                "Φ((W−L)/√(W+L)) over the two agents' own games, draws ignored; -: no decisive game):",
+            )
+            for title, matrix in zip(titles, (self.los, self.h2h)):
+                lines += ["", title, " " * (width + 6) + " ".join(f"{i + 1:>4}" for i in range(n))]
+                for i, r in enumerate(self.ratings):
+                    cells = " ".join(
+                        "   ."
+                        if i == j
+                        else "   -"
+                        if math.isnan(matrix[i, j])
+                        else f"{percent(matrix[i, j], sign=False):>4}"
+                        for j in range(n)
+                    )
+                    lines.append(f"  {i + 1:>2} {r.name:<{width}} {cells}")
         paired = [e for e in self.encounters if e.pairs]
         if paired:
             lines += [
@@ -214,6 +304,15 @@ def percent(p: float, sign: bool = True) -> str:
     return f"{100 * p:.0f}%" if sign else f"{100 * p:.0f}"
 
 
+def head_to_head(wins: float, losses: float) -> float | None:
+    """cutechess's likelihood of superiority from one encounter: Φ((W − L) / √(W + L)), the normal
+    approximation of the sign test on the decisive games (draws ignored); None when no game was
+    decisive."""
+    if wins + losses <= 0:
+        return None
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
 def colour_pairs(records: Iterable[dict[str, Any]]) -> list[tuple[dict, dict]]:
     """The colour pairs among ``records`` (see the module docstring), each ``(first, second)`` in
     the order played. Records of several runs carry a ``source`` so no pair spans two runs."""
@@ -236,24 +335,32 @@ def statistics(
     records: Sequence[Mapping[str, Any]],
     anchors: Mapping[str, float] | None = None,
     seed: int = 0,
+    first_move: bool = True,
+    draw_model: bool = True,
 ) -> Statistics:
-    """The statistics of game ``records`` (``black_id``/``white_id`` index ``names``);
-    ``anchors``: ``{name: Elo}`` (``ratings.fit``); ``seed`` seeds ``p_best``'s draws."""
+    """The statistics of game ``records``, matched to ``names`` by the names they carry (``black``
+    and ``white``; a record without them by ``black_id``/``white_id``); ``anchors``: ``{name:
+    Elo}`` (``ratings.fit``); ``seed`` seeds the posterior draws behind the LOS and ``p_best``;
+    ``first_move``, ``draw_model``: fit the first-move advantage and the draw parameter
+    (``ratings.fit_model``; off, a draw counts half a win for each side). A name not among
+    ``names``, or ``names`` with a name twice, is a ``RatingsError``."""
     names = list(names)
     n = len(names)
     index = {name: i for i, name in enumerate(names)}
+    if len(index) != n:
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise RatingsError(f"names: {', '.join(map(repr, twice))} given twice; records could not tell them apart")
+    records = _by_name(names, index, records)
     anchors = dict(anchors or {})
-    scores, played = np.zeros((n, n)), np.zeros((n, n))
+    wins, drawn, losses = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     games, points, draws = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)
     black_points = []
     for r in records:
         outcome = Outcome.from_record(r)
         b, w = r["black_id"], r["white_id"]
-        black_points.append(outcome.points(0))
-        played[b, w] += 1
-        played[w, b] += 1
-        scores[b, w] += outcome.points(0)
-        scores[w, b] += outcome.points(1)
+        black = outcome.points(0)
+        black_points.append(black)
+        (wins if black == 1 else losses if black == 0 else drawn)[b, w] += 1
         for seat, i in enumerate((b, w)):
             games[i] += 1
             points[i] += outcome.points(seat)
@@ -264,13 +371,20 @@ def statistics(
             raise RatingsError(f"anchor {name}: no such agent (agents: {', '.join(names)})")
         if games[index[name]] == 0:
             raise RatingsError(f"anchor {name}: the agent played no game, so nothing places it on the scale")
-    result = ratings.fit(scores, played, {index[a]: float(e) for a, e in anchors.items()})
-    p_best = result.p_best(seed=seed)
+    result = ratings.fit_model(
+        wins, drawn, losses, {index[a]: float(e) for a, e in anchors.items()}, advantage=first_move, draw=draw_model
+    )
+    posterior = result.posterior(seed=seed)
+    p_best = posterior.p_best()
     order = sorted(range(n), key=lambda i: (-result.elo[i], i))
-    los = result.los()[np.ix_(order, order)]
+    los = posterior.los()[np.ix_(order, order)]
+    decisive_w = wins + losses.T  # i's wins and losses against j, both colours
+    decisive_l = losses + wins.T
+    h2h = np.array([[head_to_head(decisive_w[i, j], decisive_l[i, j]) for j in order] for i in order], dtype=float)
     half = result.half
     rows = []
     for rank, i in enumerate(order):
+        last = rank + 1 == n
         rows.append(
             Rating(
                 rank + 1,
@@ -281,18 +395,61 @@ def statistics(
                 float(points[i]),
                 float(points[i] / games[i]) if games[i] else 0.0,
                 float(draws[i] / games[i]) if games[i] else 0.0,
-                float(los[rank, rank + 1]) if rank + 1 < n else None,
+                None if last else float(los[rank, rank + 1]),
                 float(p_best[i]),
+                None if last or math.isnan(h2h[rank, rank + 1]) else float(h2h[rank, rank + 1]),
             )
         )
+    scores = wins + drawn / 2 + (losses + drawn / 2).T
+    played = wins + drawn + losses
+    played = played + played.T
     return Statistics(
-        rows, los, _encounters(names, records, black_points, scores, played, order), len(records), anchors, seed
+        rows,
+        los,
+        _encounters(names, records, black_points, scores, played, order, (decisive_w, drawn + drawn.T, decisive_l)),
+        len(records),
+        anchors,
+        seed,
+        h2h=h2h,
+        advantage=result.advantage,
+        advantage_margin=result.advantage_margin,
+        draw_elo=result.draw_elo,
+        draw_margin=result.draw_margin,
+        model_note=result.why,
+        posterior=posterior,
+        order=tuple(order),
     )
 
 
-def _encounters(names, records, black_points, scores, played, order) -> list[Encounter]:
+def _by_name(names, index, records) -> list[dict]:
+    """``records`` with ``black_id``/``white_id`` set from the names they carry, or checked
+    against ``names`` where a record carries none."""
+    out = []
+    for k, r in enumerate(records):
+        ids = []
+        for seat in ("black", "white"):
+            name = r.get(seat)
+            if isinstance(name, str):
+                if name not in index:
+                    raise RatingsError(
+                        f"record {r.get('index', k)}: {seat} {name!r} is not one of the agents ({', '.join(names)})"
+                    )
+                ids.append(index[name])
+                continue
+            i = r.get(f"{seat}_id")
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(names):
+                raise RatingsError(
+                    f"record {r.get('index', k)}: no {seat} name and {seat}_id={i!r}: expected one of the "
+                    f"agents ({', '.join(names)}) or an index from 0 to {len(names) - 1}"
+                )
+            ids.append(int(i))
+        out.append({**r, "black_id": ids[0], "white_id": ids[1]})
+    return out
+
+
+def _encounters(names, records, black_points, scores, played, order, results) -> list[Encounter]:
     """Every pair of agents that met, the stronger (earlier in ``order``) first; ``black_points``:
-    Black's points in each of ``records``."""
+    Black's points in each of ``records``; ``results``: i's wins, draws and losses against j."""
     rank = {i: k for k, i in enumerate(order)}
     position = {id(r): k for k, r in enumerate(records)}
     penta: dict = {}
@@ -318,6 +475,7 @@ def _encounters(names, records, black_points, scores, played, order) -> list[Enc
                 float(scores[a, b]),
                 tuple(int(c) for c in counts[k]),
                 *(float(x) for x in elo),
+                *(int(m[a, b]) for m in results),
             )
         )
     return out
@@ -393,6 +551,7 @@ def rating_list(
                 f"--anchor {spec}={elo:g}: no agent {spec!r} in these journals (agents: {', '.join(unique)})"
             )
         named[by_spec.get(spec, spec)] = elo
+    records = [{**r, "black": unique[r["black_id"]], "white": unique[r["white_id"]]} for r in records]
     stats = statistics(unique, records, anchors=named, seed=seed)
     groups = _groups(len(unique), records)
     if len(groups) > 1:

@@ -143,7 +143,10 @@ class Trust:
             if self.draw:
                 model.append(f"draws {100 * self.draw:.0f}%")
             if abs(self.first_move_advantage) >= 0.005:
-                model.append(f"first-move advantage {self.first_move_advantage:+.2f}")
+                model.append(
+                    f"first-move advantage {100 * self.first_move_advantage:+.1f} percentage points of Black's "
+                    "win probability"
+                )
             lines.append(
                 f"Trust: for a {self.system} of {self.players} agents in {self.games} games, at the spread of "
                 f"strength these results show beyond chance ({'; '.join(model)}), the study's simulator "
