@@ -328,9 +328,9 @@ def die_with_parent(parent: int | None = None) -> None:
 
 def _tell_compiles(conn) -> Callable[..., None]:
     """Send this child's compiles to its parent (see the module docstring): ``("compiler",
-    inside)`` as it enters and leaves numba's compiler, ``("compiling", game, module, name)`` for
-    a first-compile notice. Returns the locked ``send`` the child's other messages must use too:
-    a compile may start on any thread of an agent."""
+    inside)`` as it enters and leaves numba's compiler, ``("compiling", game, module, name, ours)``
+    as a compile begins (``compiling.announce``'s arguments). Returns the locked ``send`` the
+    child's other messages must use too: a compile may start on any thread of an agent."""
     lock = threading.Lock()
 
     def send(msg) -> None:
@@ -437,7 +437,7 @@ class Compiles:
     def message(self, msg) -> bool:
         """Take in ``msg`` if it is about compiling (True), else leave it to the caller."""
         if msg[0] == "compiling":
-            compiling.announce(*msg[1:4])
+            compiling.announce(*msg[1:5])
             return True
         if msg[0] != "compiler":
             return False

@@ -85,6 +85,7 @@ def _main(conn, parts, parent) -> None:
     die_with_parent(parent)
     compiling.notices(False)
     # the main process, when it waits for a part, keeps the "still compiling" heartbeat going
+    compiling.relay(lambda *begun: conn.send(("compiling", *begun)))
     compiling.watch(lambda inside: conn.send(("compiler", inside)))
     for part in parts:
         try:

@@ -100,13 +100,15 @@ def _part(dispatcher):
     return game, module, name
 
 
-def announce(game: str | None, module: str, name: str) -> bool:
-    """Print the first-compile line of a part (``_part``'s triple), unless its game is quiet or
-    the part was announced already in this process; True if printed. A parent calls it with the
-    parts its workers relay, so each is announced once per run, on the parent's stderr."""
+def announce(game: str | None, module: str, name: str, ours: bool = True) -> bool:
+    """A compile of ``module.name`` (of ``game``'s code when ``game`` is given) has begun: the
+    heartbeat now says what compiles, and the first compile of a part of ours (``ours``: the
+    games' and agents' code, ``_part``) prints its line, unless its game is quiet or the part was
+    announced already in this process; True if printed. A parent calls it with the compiles its
+    workers relay, so each part is announced once per run, on the parent's stderr."""
     with _lock:
-        _beat.compiled(game)
-        if not _state["enabled"] or game in _quiet or (game, module) in _announced:
+        _beat.compiled(game, module)
+        if not ours or not _state["enabled"] or game in _quiet or (game, module) in _announced:
             return False
         _announced.add((game, module))
         first = not _state["told"]
@@ -124,9 +126,10 @@ def announce(game: str | None, module: str, name: str) -> bool:
     return True
 
 
-def relay(fn: Callable[[str | None, str, str], object] | None) -> None:
-    """Hand this process's first-compile notices to ``fn(game, module, name)`` instead of
-    printing them (a worker sends them to its parent); None prints them again."""
+def relay(fn: Callable[[str | None, str, str, bool], object] | None) -> None:
+    """Hand this process's compiles to ``fn(game, module, name, ours)`` (``announce``'s
+    arguments) instead of announcing them here (a worker sends them to its parent); None
+    announces them here again."""
     with _lock:
         _relay[:] = [fn] if fn is not None else []
 
@@ -153,49 +156,56 @@ def remote_spell(inside: bool) -> None:
 
 
 class _Heartbeat:
-    """The "still compiling" lines: a daemon thread, started by the first spell, that prints
-    while a compile (in this process or a worker's) has gone on for ``FIRST_BEAT`` seconds."""
+    """The "still compiling" lines: a daemon thread, started by the first spell in the compiler,
+    that prints while a compile (in this process or a worker's) has gone on for ``FIRST_BEAT``
+    seconds. A spell that only loads cached code is no compile; compiles with less than ``GAP``
+    seconds between them are one (a cold game compiles entry point after entry point)."""
 
     def __init__(self):
-        self.inside = 0  # spells now running, here or in workers
-        self.since = None  # when the current compile began (None: idle)
-        self.left = 0.0  # when the last spell ended
-        self.what = None  # the game whose code is compiling, when known
-        self.real = False  # a real compile (not only cached code loading) in the current one
-        self.said = 0.0
+        self.inside = 0  # spells in the compiler now running, here or in workers
+        self.real = False  # whether one of them compiles (rather than loads cached code)
+        self.since = None  # when the compile under way began (None: none is)
+        self.left = 0.0  # when the last spell that compiled ended
+        self.what = "numba code"  # what compiles
+        self.said = 0.0  # when the last line was printed
         self.thread = None
 
     def spell(self, inside: bool) -> None:  # under _lock
         now = time.monotonic()
         if inside:
-            if self.inside == 0 and (self.since is None or now - self.left > GAP):
-                self.since, self.said, self.real, self.what = now, now, False, None
+            if self.inside == 0:
+                self.real = False
             self.inside += 1
             if self.thread is None and _state["enabled"]:
                 self.thread = threading.Thread(target=self._run, name="arbiter-compile-heartbeat", daemon=True)
                 self.thread.start()
-        else:
-            self.inside = max(0, self.inside - 1)
-            self.left = now
+            return
+        self.inside = max(0, self.inside - 1)
+        if self.inside == 0 and self.real:
+            self.left, self.real = now, False
 
-    def compiled(self, game) -> None:  # under _lock: a real compile began
+    def compiled(self, game, module) -> None:  # under _lock: a compile began in a spell
+        now = time.monotonic()
+        if self.since is None or (not self.real and now - self.left > GAP):
+            self.since = self.said = now
         self.real = True
-        self.what = game or self.what
+        self.what = f"{game}'s numba code" if game else f"numba code ({module})"
 
     def _run(self):
         while True:
             time.sleep(0.5)
             with _lock:
                 now = time.monotonic()
-                if self.inside == 0 and self.since is not None and now - self.left > GAP:
-                    self.since = None
-                if not (self.inside and self.real and _state["enabled"] and not _relay):
+                if not self.real:
+                    if self.since is not None and now - self.left > GAP:
+                        self.since = None  # that compile is over
+                    continue
+                if not self.inside or not _state["enabled"] or _relay:
                     continue
                 if now - self.since < FIRST_BEAT or now - self.said < (BEAT if self.said > self.since else FIRST_BEAT):
                     continue
                 self.said = now
-                whose = f"{self.what}'s numba code" if self.what else "numba code"
-                line = f"arbiter: still compiling {whose}: {now - self.since:.0f} s so far\n"
+                line = f"arbiter: still compiling {self.what}: {now - self.since:.0f} s so far\n"
             try:
                 sys.stderr.write(line)
                 sys.stderr.flush()
@@ -207,27 +217,32 @@ _beat = _Heartbeat()
 
 
 class _Notice(event.Listener):
-    """Announces the outermost compile of a part not announced yet (numba nests the compiles of
-    the functions a function calls inside its own)."""
+    """Announces the outermost compile (numba nests the compiles of the functions a function
+    calls inside its own), or relays it to the process this one works for."""
 
     def on_start(self, ev):
         depth = getattr(_local, "compiling", 0)
         _local.compiling = depth + 1
         if depth:
             return
-        part = _part(ev.data.get("dispatcher"))
-        if part is None:
-            return
+        dispatcher = ev.data.get("dispatcher")
+        part = _part(dispatcher)
+        fn = getattr(dispatcher, "py_func", None)
+        begun = (
+            (*part, True)
+            if part
+            else (None, getattr(fn, "__module__", None) or "?", getattr(fn, "__qualname__", "?"), False)
+        )
         with _lock:
             relayed = _relay[0] if _relay else None
+            if relayed is not None and begun[3]:  # a part of ours: relayed once per process
+                if (begun[0], begun[1]) in _announced:
+                    begun = (*begun[:3], False)
+                _announced.add((begun[0], begun[1]))
         if relayed is not None:
-            with _lock:
-                if (part[0], part[1]) in _announced:
-                    return
-                _announced.add((part[0], part[1]))
-            relayed(*part)
+            relayed(*begun)
         else:
-            announce(*part)
+            announce(*begun)
 
     def on_end(self, ev):
         _local.compiling = getattr(_local, "compiling", 1) - 1
