@@ -22,7 +22,7 @@ def test_bounds_are_walds():
 
 def test_llr_is_the_gsprt_normal_approximation_on_pairs():
     counts = np.array([3, 10, 20, 12, 5])
-    t = sprt.SPRT(0, 20, 0.05, 0.05)
+    t = sprt.SPRT(0, 20, 0.05, 0.05, method="normal")
     c = counts + sprt.PRIOR
     x = np.array([0, 0.25, 0.5, 0.75, 1])
     n = c.sum()
@@ -37,12 +37,16 @@ def test_llr_is_the_gsprt_normal_approximation_on_pairs():
     assert t.llr(counts[::-1]) < 0 < t.llr(counts)
 
 
-def test_a_one_sided_run_ends_the_test():
-    """Every pair won 2-0 has no variance: the prior still lets the test accept H1."""
-    t = sprt.SPRT(0, 100, 0.05, 0.05)
-    decisions = [t.status([0, 0, 0, 0, k]).decision for k in range(1, 10)]
+@pytest.mark.parametrize("method", ["mle", "normal"])
+def test_a_one_sided_run_ends_the_test(method):
+    """Every pair won 2-0 has no variance: the regularised empty cells (exact GSPRT) or the prior
+    (normal approximation) still let the test accept H1, and the LLR grows with every pair."""
+    t = sprt.SPRT(0, 100, 0.05, 0.05, method=method)
+    llrs = [t.llr([0, 0, 0, 0, k]) for k in range(1, 16)]
+    assert np.all(np.isfinite(llrs)) and np.all(np.diff(llrs) > 0)
+    decisions = [t.status([0, 0, 0, 0, k]).decision for k in range(1, 16)]
     assert decisions[0] == "undecided" and decisions[-1] == "H1"
-    assert [t.status([k, 0, 0, 0, 0]).decision for k in (1, 9)] == ["undecided", "H0"]
+    assert [t.status([k, 0, 0, 0, 0]).decision for k in (1, 15)] == ["undecided", "H0"]
 
 
 @pytest.mark.parametrize(

@@ -20,17 +20,36 @@ both). Counting games as independent trinomial draws (win/draw/loss) overstates 
 unit that is independent is the pair, scoring 0, 0.5, 1, 1.5 or 2 points for A, whose five
 frequencies are the pentanomial counts.
 
-The LLR is the generalized SPRT's normal approximation that fastchess and cutechess use: with
-``m`` the mean pair score (points / 2, in [0, 1]), ``v`` its per-pair variance and ``N`` pairs
-(counted with the weak prior ``PRIOR``, see ``SPRT.llr``),
+The LLR is the generalized SPRT (GSPRT) of the pentanomial model, computed as fastchess computes
+it today (``method="mle"``, the default): the difference of the log-likelihoods of the observed
+pair frequencies under the two *constrained maximum-likelihood* distributions, the pentanomial
+distribution closest to the data among those of mean ``s0`` and among those of mean ``s1``,
 
-    LLR = (s1 - s0) * (2 m - s0 - s1) / (2 v / N)
+    LLR = N * sum_i f_i * (log p1_i - log p0_i)
 
-where ``s0``, ``s1`` are the expected scores under H0 and H1: ``1 / (1 + 10**(-elo / 400))`` for
-the usual logistic Elo (``model="logistic"``, the default: the Elo of ``MatchResult`` and the
-ratings), or ``0.5 + nelo * sqrt(2 v) / (800 / ln 10)`` for normalized Elo
-(``model="normalized"``, whose bounds do not depend on the draw rate). The approximation is why
-the error rates are checked by simulation (``error_rates``) rather than taken on trust.
+with ``N`` pairs and frequencies ``f_i``. Each constrained maximum is found by the Lagrange
+multiplier method (Van den Bergh, "Comments on Normalized Elo", proposition 1.1):
+``p_i = f_i / (1 + theta (a_i - s))`` over the pair scores ``a_i``, with ``theta`` the one root of
+``sum_i f_i (a_i - s) / (1 + theta (a_i - s)) = 0`` between the poles ``-1 / (1 - s)`` and
+``1 / s`` (the sum falls from +inf to -inf there, so a safeguarded Newton iteration brackets it).
+``s0``, ``s1`` are the expected scores under H0 and H1: ``1 / (1 + 10**(-elo / 400))`` for the usual
+logistic Elo (``model="logistic"``, the default here: the Elo of ``MatchResult`` and the ratings).
+fastchess's own default model is normalized Elo (``model="normalized"``: H is then the
+normalized Elo ``(mu - 1/2) / sigma * sqrt(2) * 400 / ln 10`` of the pair scores, a constraint on
+mean *and* spread, maximised by the fixed-point iteration of the same paper's section 4.1).
+
+Empty cells: like fastchess, each pentanomial count that is 0 is replaced by ``REGULARIZE``
+(0.001 of a pair) before the frequencies are taken, so every ``f_i`` is positive, the constrained
+maximum is interior and the LLR finite, also when every pair ended alike. (fastchess counts a
+pair of one win and one loss with the pairs of two draws, as the pentanomial index 2 here does.)
+
+``method="normal"`` keeps the earlier normal approximation of the GSPRT (the one cutechess-cli's
+pentanomial test and early fastchess versions used): with ``m`` the mean pair score, ``v`` its
+per-pair variance (counts with the weak prior ``PRIOR``, see ``SPRT.llr``),
+``LLR = (s1 - s0) * (2 m - s0 - s1) / (2 v / N)``; for normalized Elo there
+``s = 0.5 + nelo * sqrt(2 v) / (800 / ln 10)``. It stops earlier on lopsided matches: 8 pairs of
+which 7 were won 2-0 and one split give it +3.20 (H1 at elo0 0, elo1 50), the exact GSPRT +1.07.
+The error rates of either are checked by simulation (``error_rates``) rather than taken on trust.
 """
 
 from __future__ import annotations
@@ -41,18 +60,23 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike
 
 from envs import ParameterError
 
 H0, H1, UNDECIDED = "H0", "H1", "undecided"
 MODELS = ("logistic", "normalized")
+METHODS = ("mle", "normal")  # the exact constrained-maximum-likelihood GSPRT, its normal approximation
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])  # A's pair points / 2, by pentanomial index
 NELO = 800.0 / math.log(10.0)
 # Half a pair at each extreme, added to the counts before the LLR: a weak prior that keeps the
 # variance positive. It pulls the mean towards 1/2 (conservative) and vanishes as pairs accumulate;
 # the simulated error rates (``error_rates``) are measured with it.
 PRIOR = np.array([0.5, 0.0, 0.0, 0.0, 0.5])
+# What an empty pentanomial cell counts as in the exact GSPRT (fastchess's regularisation): a
+# thousandth of a pair, so every frequency is positive and the constrained maxima are interior.
+REGULARIZE = 1e-3
 
 
 def _number(name, value) -> float:
@@ -74,6 +98,7 @@ class SPRT:
     alpha: float = 0.05
     beta: float = 0.05
     model: str = "logistic"
+    method: str = "mle"
 
     def __post_init__(self):
         for name in ("elo0", "elo1", "alpha", "beta"):
@@ -87,6 +112,16 @@ class SPRT:
             raise ParameterError(f"alpha={self.alpha!r}, beta={self.beta!r}: expected alpha + beta < 1")
         if self.model not in MODELS:
             raise ParameterError(f"model={self.model!r}: expected one of {', '.join(MODELS)}")
+        if self.method not in METHODS:
+            raise ParameterError(f"method={self.method!r}: expected one of {', '.join(METHODS)}")
+        if self.method == "mle" and self.model == "logistic":
+            for name in ("elo0", "elo1"):
+                if not 0.0 < logistic_score(getattr(self, name)) < 1.0:
+                    raise ParameterError(
+                        f"{name}={getattr(self, name)!r}: its expected score rounds to "
+                        f"{float(logistic_score(getattr(self, name))):g}, the edge of the pair scores, "
+                        "where the constrained likelihood is degenerate"
+                    )
 
     @classmethod
     def of(cls, spec: SPRT | Sequence[float]) -> SPRT:
@@ -96,6 +131,23 @@ class SPRT:
         if isinstance(spec, (tuple, list)) and len(spec) == 4:
             return cls(*spec)
         raise ParameterError(f"sprt={spec!r}: expected (elo0, elo1, alpha, beta) or an SPRT")
+
+    @classmethod
+    def parse(cls, words: str | Sequence[str], model: str = "logistic", method: str = "mle") -> SPRT:
+        """A test from the command line: ``"elo0,elo1,alpha,beta"`` (fastchess's and cutechess's
+        order) as one word or as four (``0 50 0.05 0.05``), or both mixed (``0,50 0.05 0.05``)."""
+        if isinstance(words, str):
+            words = [words]
+        fields = [w.strip() for word in words for w in str(word).split(",")]
+        if len(fields) != 4 or not all(fields):
+            raise ParameterError(f"--sprt {' '.join(map(str, words))!r}: expected elo0,elo1,alpha,beta")
+        values = []
+        for name, text in zip(("elo0", "elo1", "alpha", "beta"), fields):
+            try:
+                values.append(float(text))
+            except ValueError:
+                raise ParameterError(f"--sprt {name}={text!r}: expected a number") from None
+        return cls(*values, model=model, method=method)
 
     @property
     def lower(self) -> float:
@@ -107,24 +159,56 @@ class SPRT:
         """Accept H1 at or above this LLR: log((1 - beta) / alpha)."""
         return math.log((1 - self.beta) / self.alpha)
 
+    def scores(self) -> tuple[float, float]:
+        """The expected pair scores ``(s0, s1)`` of H0 and H1 under the logistic model."""
+        return float(logistic_score(self.elo0)), float(logistic_score(self.elo1))
+
     def llr(self, counts: ArrayLike) -> np.ndarray | float:
         """The LLR of pentanomial ``counts`` (last axis: pairs scoring 0, 0.5, 1, 1.5, 2 points);
-        vectorised over leading axes; 0 before the first pair. ``PRIOR`` is added to the counts:
-        without it a one-sided run (every pair won 2-0, as a strong agent does to a weak one) has
-        variance 0 and the formula is undefined, so such a match could never stop."""
+        vectorised over leading axes; 0 before the first pair. ``method="mle"``: the exact GSPRT
+        (module docstring), empty cells counted as ``REGULARIZE``; ``method="normal"``: its normal
+        approximation, with ``PRIOR`` added to the counts: without it a one-sided run (every pair
+        won 2-0, as a strong agent does to a weak one) has variance 0 and the formula is undefined,
+        so such a match could never stop."""
         counts = np.asarray(counts, dtype=np.float64)
+        if counts.shape[-1:] != (5,) or not np.all(counts >= 0):
+            raise ParameterError(f"counts={counts.tolist()!r}: expected five non-negative pentanomial counts")
         played = counts.sum(axis=-1)
+        if self.method == "mle":
+            out = self._llr_mle(counts)
+        else:
+            out = self._llr_normal(counts)
+        out = np.where(played > 0, out, 0.0)
+        return float(out) if out.ndim == 0 else out
+
+    def _llr_normal(self, counts: np.ndarray) -> np.ndarray:
         counts = counts + PRIOR
         n = counts.sum(axis=-1)
         m = (counts @ PAIR_SCORES) / n
         v = (counts @ PAIR_SCORES**2) / n - m**2
         if self.model == "logistic":
-            s0, s1 = logistic_score(self.elo0), logistic_score(self.elo1)
+            s0, s1 = self.scores()
         else:
             s0 = 0.5 + self.elo0 * np.sqrt(2 * v) / NELO
             s1 = 0.5 + self.elo1 * np.sqrt(2 * v) / NELO
-        out = np.where(played > 0, (s1 - s0) * (2 * m - s0 - s1) / (2 * v / n), 0.0)
-        return float(out) if out.ndim == 0 else out
+        return (s1 - s0) * (2 * m - s0 - s1) / (2 * v / n)
+
+    def _llr_mle(self, counts: np.ndarray) -> np.ndarray:
+        rows = np.where(counts > 0, counts, REGULARIZE).reshape(-1, 5)
+        out = np.empty(len(rows))
+        if self.model == "logistic":
+            _llr_rows_logistic(rows, PAIR_SCORES, *self.scores(), out)
+        else:
+            t0, t1 = (math.sqrt(2.0) * e / NELO for e in (self.elo0, self.elo1))
+            _llr_rows_normalized(rows, PAIR_SCORES, t0, t1, out)
+            if np.isnan(out).any():
+                bad = rows[np.isnan(out)][0]
+                bad = np.where(bad == REGULARIZE, 0.0, bad)
+                raise ParameterError(
+                    f"counts={bad.tolist()!r}: the normalized-Elo maximum likelihood at elo0={self.elo0:g}, "
+                    f"elo1={self.elo1:g} did not converge (a normalized Elo too far from 0)"
+                )
+        return out.reshape(counts.shape[:-1])
 
     def decide(self, llr: float) -> str:
         return H1 if llr >= self.upper else H0 if llr <= self.lower else UNDECIDED
@@ -149,6 +233,7 @@ class SPRT:
             lo,
             hi,
             self.decide(llr),
+            self.method,
         )
 
 
@@ -172,6 +257,7 @@ class SPRTStatus:
     elo_lo: float
     elo_hi: float
     decision: str  # H0, H1 or undecided
+    method: str = "mle"  # "mle": the exact GSPRT; "normal": its normal approximation
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -183,11 +269,120 @@ class SPRTStatus:
             UNDECIDED: "undecided",
         }[self.decision]
         return (
-            f"SPRT [{self.elo0:g}, {self.elo1:g}] alpha={self.alpha:g} beta={self.beta:g} ({self.model}): "
+            f"SPRT [{self.elo0:g}, {self.elo1:g}] alpha={self.alpha:g} beta={self.beta:g} "
+            f"({self.model}{'' if self.method == 'mle' else ', normal approximation'}): "
             f"LLR {self.llr:+.2f} ({self.lower:.2f}, {self.upper:.2f}); Elo "
             f"{format_elo(self.elo, self.elo_lo, self.elo_hi)}; pentanomial {list(self.pentanomial)} "
             f"in {self.pairs} pairs; {verdict}"
         )
+
+
+@njit(cache=True)
+def _multiplier(f, d):
+    """The Lagrange multiplier ``theta`` of a maximum likelihood under one linear constraint: the
+    root of ``g(theta) = sum_i f_i d_i / (1 + theta d_i)`` between its poles ``-1 / max d`` and
+    ``-1 / min d``, where every ``1 + theta d_i`` is positive. ``g`` falls strictly from +inf to
+    -inf there, so Newton's steps are kept inside a shrinking bracket (a step that leaves it is
+    replaced by bisection). NaN where ``d`` does not change sign (no constrained maximum)."""
+    dmin, dmax = d.min(), d.max()
+    if not (dmin < 0.0 < dmax):
+        return np.nan
+    lo, hi = -1.0 / dmax, -1.0 / dmin
+    theta = 0.0
+    for _ in range(200):
+        g, slope = 0.0, 0.0
+        for i in range(f.size):
+            q = d[i] / (1.0 + theta * d[i])
+            g += f[i] * q
+            slope -= f[i] * q * q
+        if g > 0.0:
+            lo = theta
+        else:
+            hi = theta
+        step = -g / slope if slope < 0.0 else 0.0
+        new = theta + step
+        if not (lo < new < hi):
+            new = 0.5 * (lo + hi)
+        if abs(new - theta) <= 1e-15 * (1.0 + abs(theta)) or hi - lo <= 1e-15 * (1.0 + abs(theta)):
+            return new
+        theta = new
+    return theta
+
+
+@njit(cache=True)
+def _constrained_mle(f, a, s, p):
+    """``p``: the distribution on scores ``a`` of mean ``s`` that maximises ``sum f log p``."""
+    d = a - s
+    theta = _multiplier(f, d)
+    for i in range(f.size):
+        p[i] = f[i] / (1.0 + theta * d[i])
+
+
+@njit(cache=True)
+def _normalized_mle(f, a, t, p):
+    """``p``: the distribution on scores ``a`` whose normalized score ``(mu - 1/2) / sigma`` is ``t``
+    that maximises ``sum f log p``, by Van den Bergh's fixed point (section 4.1): linearise the
+    constraint at the current ``p`` (``phi``), solve the one-multiplier problem, repeat. Starts
+    from ``p`` as given when it is a distribution (the previous row's answer: a simulated match
+    adds one pair per row, so a step or two suffice), else from the uniform one, as the paper
+    does, and again from the uniform one if a warm start fails; NaN if that fails too."""
+    k = f.size
+    if not (np.all(p > 0.0) and abs(p.sum() - 1.0) < 1e-6):
+        p[:] = 1.0 / k
+    if not _fixed_point(f, a, t, p):
+        p[:] = 1.0 / k
+        if not _fixed_point(f, a, t, p):
+            p[:] = np.nan
+
+
+@njit(cache=True)
+def _fixed_point(f, a, t, p):
+    k = f.size
+    phi = np.empty(k)
+    for _ in range(500):
+        mu = 0.0
+        for i in range(k):
+            mu += p[i] * a[i]
+        var = 0.0
+        for i in range(k):
+            var += p[i] * (a[i] - mu) ** 2
+        sigma = np.sqrt(var)
+        for i in range(k):
+            z = (a[i] - mu) / sigma
+            phi[i] = a[i] - 0.5 - 0.5 * t * sigma * (1.0 + z * z)
+        theta = _multiplier(f, phi)
+        if np.isnan(theta):
+            return False
+        change = 0.0  # relative: the LLR needs every log p_i, the smallest ones too
+        for i in range(k):
+            new = f[i] / (1.0 + theta * phi[i])
+            change = max(change, abs(new - p[i]) / new)
+            p[i] = new
+        if change < 1e-10:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _llr_rows_logistic(rows, a, s0, s1, out):
+    p0, p1 = np.empty(a.size), np.empty(a.size)
+    for r in range(rows.shape[0]):
+        n = rows[r].sum()
+        f = rows[r] / n
+        _constrained_mle(f, a, s0, p0)
+        _constrained_mle(f, a, s1, p1)
+        out[r] = n * np.sum(f * (np.log(p1) - np.log(p0)))
+
+
+@njit(cache=True)
+def _llr_rows_normalized(rows, a, t0, t1, out):
+    p0, p1 = np.zeros(a.size), np.zeros(a.size)
+    for r in range(rows.shape[0]):
+        n = rows[r].sum()
+        f = rows[r] / n
+        _normalized_mle(f, a, t0, p0)
+        _normalized_mle(f, a, t1, p1)
+        out[r] = n * np.sum(f * (np.log(p1) - np.log(p0)))
 
 
 def logistic_score(elo: ArrayLike) -> np.ndarray | float:
