@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise envs.ParameterError(f"komi={args.komi!r}: {exc}") from None
         options = parse_spec(args.agent)[1]
         agent = make(args.agent, **({} if "seed" in options else {"seed": args.seed}))
-        agent.check_game(game)  # before the first command, not at the first genmove
+        agent.check_ready(game)  # before the first command, not at the first genmove: its options too
         serve(game, agent, sys.stdin, sys.stdout, resign=not args.no_resign)
     except ArbiterError as exc:  # bad input: one line, status 2, as the other commands
         print(f"arbiter gtp: error: {' '.join(str(exc).split())}", file=sys.stderr)
