@@ -126,8 +126,8 @@ def test_colours_that_cannot_show_an_advantage_leave_it_out():
     names = ["a", "b"]
     records = games(names, [(0, 1, ["1-0"] * 6 + ["0-1"] * 2)])  # a always Black: a's edge or Black's?
     stats = statistics(names, records)
-    assert stats.advantage is None and any("colours" in why for why in stats.model_note)
-    assert stats.draw_elo is None and "not fitted" in stats.table()
+    assert stats.advantage is None and "colours played" in dict(stats.model_note)[ratings.ADVANTAGE]
+    assert stats.draw_elo is None and "first-move advantage not fitted" in stats.table()
 
 
 # -- LOS and P(best) against the exact posterior ------------------------------------------------------

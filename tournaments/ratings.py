@@ -1,5 +1,5 @@
 """Bradley–Terry ratings on the Elo scale, with 95% intervals, anchors and the posterior they imply
-(numpy only).
+(numpy; numba for the posterior draws).
 
 Model: P(i beats j) = 1 / (1 + 10**((R_j - R_i) / 400)); a draw counts half a win for each side.
 Fitted by Newton's method on the log-likelihood plus a weak Gaussian prior on the natural-scale
@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike
 
 from envs.core import ParameterError
@@ -169,6 +170,41 @@ def _log_draw(x, delta):
     return np.where(delta > 0, out, -np.inf)
 
 
+@njit(cache=True)
+def _log_sigmoid_scalar(z):
+    return -math.log1p(math.exp(-z)) if z >= 0 else z - math.log1p(math.exp(z))
+
+
+@njit(cache=True)
+def _log_posterior_kernel(p, first, second, wins, draws, losses, n, advantage, draw, mean):
+    """``Model.log_posterior`` of each row of ``p``: one pass over the cells per draw (the
+    importance sampler evaluates tens of thousands of draws)."""
+    size = p.shape[1]
+    out = np.empty(p.shape[0])
+    lam = 1.0 / PRIOR_SD**2
+    for s in range(p.shape[0]):
+        delta = p[s, size - 1] if draw else 0.0
+        if draw and delta <= 0:
+            out[s] = -np.inf
+            continue
+        eta = p[s, n] if advantage else 0.0
+        total = 0.0
+        for k in range(first.shape[0]):
+            x = p[s, first[k]] - p[s, second[k]] + eta
+            if wins[k] > 0:
+                total += wins[k] * _log_sigmoid_scalar(x - delta)
+            if losses[k] > 0:
+                total += losses[k] * _log_sigmoid_scalar(-x - delta)
+            if draws[k] > 0:  # log(F(delta - x) - F(-delta - x)), without cancellation
+                upper = _log_sigmoid_scalar(delta - x)
+                total += draws[k] * (upper + math.log1p(-math.exp(_log_sigmoid_scalar(-delta - x) - upper)))
+        prior = 0.0
+        for j in range(size):
+            prior += (p[s, j] - mean[j]) ** 2
+        out[s] = total - 0.5 * lam * prior
+    return out
+
+
 @dataclass(frozen=True)
 class Cells:
     """The games as cells: ``first[k]`` moved first against ``second[k]`` and won ``wins[k]``,
@@ -222,16 +258,12 @@ class Model:
     def log_posterior(self, p: np.ndarray) -> np.ndarray:
         """The log-posterior (up to a constant) of parameter vectors ``p`` (``(..., size)``)."""
         c = self.cells
-        x, delta = self._x_delta(p)
-        terms = c.wins * _log_sigmoid(x - delta) + c.losses * _log_sigmoid(-x - delta)
-        if self.draw:
-            with np.errstate(invalid="ignore"):  # 0 draws x log P(draw) = -inf where delta <= 0
-                terms = terms + np.where(c.draws > 0, c.draws * _log_draw(x, delta), 0.0)
-        prior = -0.5 / PRIOR_SD**2 * ((p - self.mean) ** 2).sum(axis=-1)
-        out = terms.sum(axis=-1) + prior
-        if self.draw:
-            out = np.where(p[..., self.size - 1] > 0, out, -np.inf)
-        return out
+        p = np.asarray(p, dtype=np.float64)
+        flat = np.ascontiguousarray(p.reshape(-1, self.size))
+        out = _log_posterior_kernel(
+            flat, c.first, c.second, c.wins, c.draws, c.losses, self.n, self.advantage, self.draw, self.mean
+        )
+        return out.reshape(p.shape[:-1])
 
     def derivatives(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The gradient and the Hessian of the log-posterior at one parameter vector ``p``: each
@@ -367,7 +399,7 @@ class Posterior:
 class ModelFit(Fit):
     """A fit of ``Model``: ``elo``/``cov`` of the ratings as ``Fit`` has them, and the first-move
     advantage and the draw parameter (BayesElo's drawelo) in Elo with 95% margins, None where the
-    model has no such term (``why`` says why)."""
+    model has no such term (``why``: ``(ADVANTAGE or DRAW, the reason)`` for each left out)."""
 
     advantage: float | None = None
     advantage_margin: float | None = None
@@ -448,11 +480,11 @@ def fit_model(
     why = []
     with_draw = draw and draws.sum() > 0
     if draw and not with_draw:
-        why.append("no draws: no draw parameter to fit")
+        why.append((DRAW, "no draws"))
     cells = _cells(wins, draws, losses, not with_draw, by_colour=True)
     with_advantage = advantage and _identifies_advantage(cells, n)
     if advantage and not with_advantage:
-        why.append("the colours played do not separate a first-move advantage from the ratings")
+        why.append((ADVANTAGE, "the colours played do not separate it from the ratings"))
     if not with_advantage:
         cells = _cells(wins, draws, losses, not with_draw, by_colour=False)
     size = n + with_advantage + with_draw

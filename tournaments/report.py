@@ -378,15 +378,18 @@ LOS_MATRIX_MAX = 32  # agents up to which the page shows the full LOS matrix
 
 
 def _statistics_html(stats) -> list[str]:
-    """The rating table (margins, games, score, draws, LOS, P(best)), the LOS matrix as a heat
-    map and every encounter's colour pairs (``tournaments.statistics``)."""
+    """The rating table (margins, games, score, draws, the model's and the head-to-head LOS,
+    P(best)), the fitted first-move advantage and draw parameter, both LOS matrices as heat maps
+    and every encounter's colour pairs (``tournaments.statistics``)."""
     from .statistics import percent
 
     esc = html.escape
     out = [
         (
             "<table id='rating-table'><thead><tr><th>#</th><th class='name'>agent</th><th>Elo</th><th>±</th>"
-            "<th>games</th><th>score</th><th>draws</th><th title='likelihood of being stronger than the next'>LOS</th>"
+            "<th>games</th><th>score</th><th>draws</th>"
+            "<th title='the model: posterior probability of being stronger than the next, from all games'>"
+            "LOS(model)</th><th title='head to head, as cutechess computes it, over their own games'>LOS(h2h)</th>"
             "<th title='probability of being the strongest'>P(best)</th></tr></thead><tbody>"
         )
     ]
@@ -395,31 +398,52 @@ def _statistics_html(stats) -> list[str]:
             f"<tr><td>{r.rank}</td><td class='name'>{esc(r.name)}</td><td>{round(r.elo):+d}</td>"
             f"<td>{r.margin:.0f}</td><td>{r.games}</td><td>{100 * r.score:.1f}%</td><td>{100 * r.draws:.1f}%</td>"
             f"<td>{'' if r.los_next is None else esc(percent(r.los_next))}</td>"
+            f"<td>{'' if r.los_next is None else '-' if r.los_next_h2h is None else esc(percent(r.los_next_h2h))}</td>"
             f"<td>{esc(percent(r.p_best))}</td></tr>"
         )
     out.append(
-        "</tbody></table><p>LOS: the likelihood that an agent is stronger than the next one in the "
-        "table; P(best): the probability that it is the strongest of all (draws from the ratings' "
-        "posterior, seeded).</p>"
+        "</tbody></table><p>LOS(model): the model's likelihood that an agent is stronger than the next "
+        "one in the table, from every game; LOS(h2h): the head-to-head likelihood as cutechess computes "
+        "it, Φ((W−L)/√(W+L)) over the two agents' own games, draws ignored (-: no decisive game); "
+        "P(best): the probability that it is the strongest of all (LOS(model) and P(best) from seeded "
+        "draws of the ratings' exact posterior).</p>"
     )
+    model = stats.model_line()
+    if model:
+        out.append(f"<p id='model'>{esc(model)}</p>")
     n = len(stats.ratings)
     if 2 < n <= LOS_MATRIX_MAX:
-        out.append(
-            "<h3>Likelihood of superiority</h3><p>The probability that the row agent is stronger than "
-            "the column agent, from every game (agents that never met compare through common "
-            "opponents).</p><table id='los'><tr><th></th>"
-            + "".join(f"<th title='{esc(r.name)}'>{i + 1}</th>" for i, r in enumerate(stats.ratings))
-            + "</tr>"
+        matrices = (
+            (
+                "los",
+                stats.los,
+                "Likelihood of superiority, the model's: LOS(model)",
+                "The posterior probability that the row agent is stronger than the column agent, from "
+                "every game (agents that never met compare through common opponents).",
+            ),
+            (
+                "los-h2h",
+                stats.h2h,
+                "Likelihood of superiority head to head: LOS(h2h)",
+                "As cutechess computes it: Φ((W−L)/√(W+L)) over the row and column agents' own games, "
+                "draws ignored; empty where they had no decisive game.",
+            ),
         )
-        for i, r in enumerate(stats.ratings):
-            cells = "".join(
-                "<td style='background:#eee'></td>"
-                if i == j
-                else f"<td style='background:{_heat(stats.los[i, j])}'>{esc(percent(stats.los[i, j]))}</td>"
-                for j in range(n)
+        for key, matrix, title, words in matrices:
+            out.append(
+                f"<h3>{esc(title)}</h3><p>{esc(words)}</p><table id='{key}'><tr><th></th>"
+                + "".join(f"<th title='{esc(r.name)}'>{i + 1}</th>" for i, r in enumerate(stats.ratings))
+                + "</tr>"
             )
-            out.append(f"<tr><th class='name'>{i + 1} {esc(r.name)}</th>{cells}</tr>")
-        out.append("</table>")
+            for i, r in enumerate(stats.ratings):
+                cells = "".join(
+                    "<td style='background:#eee'></td>"
+                    if i == j or np.isnan(matrix[i, j])
+                    else f"<td style='background:{_heat(matrix[i, j])}'>{esc(percent(matrix[i, j]))}</td>"
+                    for j in range(n)
+                )
+                out.append(f"<tr><th class='name'>{i + 1} {esc(r.name)}</th>{cells}</tr>")
+            out.append("</table>")
     paired = [e for e in stats.encounters if e.pairs]
     if paired:
         out.append(

@@ -40,7 +40,6 @@ different games or game parameters cannot share a scale and are refused (``Ratin
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -188,20 +187,23 @@ class Statistics:
         }
 
     def model_line(self) -> str:
-        """The fitted first-move advantage and draw parameter, in Elo with their margins."""
+        """The fitted first-move advantage and draw parameter, in Elo with their margins, or why
+        each was left out ("" when the fit had neither asked for)."""
+        why = dict(self.model_note)
         parts = []
         if self.advantage is not None:
             parts.append(f"first-move advantage (Black) {self.advantage:+.0f} ± {self.advantage_margin:.0f} Elo")
+        elif ratings.ADVANTAGE in why:
+            parts.append(f"first-move advantage not fitted ({why[ratings.ADVANTAGE]})")
         if self.draw_elo is not None:
             rate = math.tanh(self.draw_elo / ratings.ELO / 2)
             parts.append(
                 f"draw parameter (Rao–Kupper, BayesElo's drawelo) {self.draw_elo:.0f} ± {self.draw_margin:.0f} Elo, "
                 f"{100 * rate:.0f}% draws between equals"
             )
-        line = "Fitted with them: " + "; ".join(parts) if parts else ""
-        if self.model_note:
-            line += ("; " if line else "") + "not fitted: " + "; ".join(self.model_note)
-        return line + "." if line else ""
+        elif ratings.DRAW in why:
+            parts.append(f"draw parameter not fitted ({why[ratings.DRAW]}: a draw would count half a win)")
+        return "Fitted with the ratings: " + "; ".join(parts) + "." if parts else ""
 
     def rating_lines(self) -> list[str]:
         """The rating table alone: heading and one line per agent."""
@@ -241,7 +243,7 @@ class Statistics:
                 "Likelihood of superiority, the model's: LOS(model) (%, the row agent stronger than the "
                 "column agent; the posterior of the ratings, from all games):",
                 "Likelihood of superiority head to head, as cutechess computes it: LOS(h2h) (%, "
-                "Φ((W−L)/√(W+L)) over the two agents' own games, draws ignored; -: no decisive game):",
+                "Φ((W−L)/√(W+L)) over the two agents' own games, draws ignored; -: no decisive game between them):",
             )
             for title, matrix in zip(titles, (self.los, self.h2h)):
                 lines += ["", title, " " * (width + 6) + " ".join(f"{i + 1:>4}" for i in range(n))]
@@ -488,12 +490,13 @@ CONDITIONS = ("game", "game_params")  # what journals must share to be rated on 
 def rating_list(
     journals: Iterable[str | os.PathLike[str]], anchors: Mapping[str, float] | None = None, seed: int = 0
 ) -> Statistics:
-    """One rating list from the games of every journal in ``journals`` (paths). An agent is the
+    """One rating list from the games of every journal in ``journals`` (paths: tournament
+    journals, ``--jsonl`` or ``--csv`` files alike, ``records.load_games``). An agent is the
     same agent in every journal where its spec is the same; ``anchors``: ``{spec: Elo}``.
     Raises ``RatingsError`` for journals of different games or game parameters, a journal given
     twice, or a game found in two journals (a copy: it would count twice); a journal that cannot
     be read is ``JournalError``."""
-    from .report import load_journal
+    from .records import load_games
 
     paths = [os.fspath(p) for p in journals]
     if not paths:
@@ -508,7 +511,7 @@ def rating_list(
         seen[real] = p
     identities, names, records, first, games_seen = [], [], [], None, {}
     for k, path in enumerate(paths):
-        result = load_journal(path)
+        result = load_games(path)
         config = result.config
         conditions = {c: config.get(c) for c in CONDITIONS}
         if first is None:
@@ -523,7 +526,7 @@ def rating_list(
                 f"{path}: {shown(conditions)} games, but {first[0]} holds {shown(first[1])} "
                 "games; ratings of different games or rules share no scale (rate each apart)"
             )
-        run = json.dumps({key: config.get(key) for key in ("system", "options", "agents", "seed")}, sort_keys=True)
+        run = config["tournament"]  # one run's journal and its files hold the same games
         ids = []
         for identity, name in zip(config["agents"], result.names):
             if identity not in identities:

@@ -395,7 +395,8 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
         )
     fit = ratings.fit(*_matrices(len(names), result.games)[:2])
     index = [names.index(r.name) for r in rows]
-    best = ratings.Fit(fit.elo[index], fit.cov[np.ix_(index, index)]).p_best(seed=seed)
+    among = stats.p_best_among([r.name for r in rows])  # the posterior draws of the rating table
+    best = [among[r.name] for r in rows]
     leader, second = rows[0], rows[1]
     los = stats.los_of(leader.name, second.name)
     chance = 1.0 / len(rows)
