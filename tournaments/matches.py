@@ -40,7 +40,7 @@ from agents.openings import random_opening
 from envs import ParameterError
 
 from .play import GameOutcome, check_players, play_game
-from .sprt import SPRT, SPRTStatus, score_interval
+from .sprt import SPRT, SPRTStatus, elo_interval, format_elo, score_interval
 
 
 class MatchError(RuntimeError):
@@ -153,15 +153,17 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     ``seed + 1``). ``sprt``: ``(elo0, elo1, alpha, beta)`` or a ``tournaments.sprt.SPRT`` makes
     the match sequential, ``games`` its maximum. ``progress(pairs_done, pairs)`` is called after
     every colour pair, with a third argument, the ``SPRTStatus``, in a sequential match (so a
-    caller can print the LLR as the match goes).
+    caller can print the LLR as the match goes). ``lines(text)`` is called after every colour
+    pair with the running line cutechess-cli and fastchess print (``score_line``).
     """
-    unknown = set(kwargs) - {"games", "seed", "min_plies", "max_plies", "progress"}
+    unknown = set(kwargs) - {"games", "seed", "min_plies", "max_plies", "progress", "lines"}
     if unknown:
         raise ParameterError(f"match: unexpected argument(s) {', '.join(sorted(unknown))}")
     game, a, b = _resolve_players(args, game, kwargs)
     games, seed = kwargs.get("games", 100), kwargs.get("seed", 0)
     min_plies, max_plies = kwargs.get("min_plies", 2), kwargs.get("max_plies", 4)
-    progress = kwargs.get("progress")
+    progress, lines = kwargs.get("progress"), kwargs.get("lines")
+    labels = [_display(x) for x in (a, b)]
     if isinstance(game, str):
         game = envs.make_game(game, **dict(game_params or {}))
     elif game_params:
@@ -197,6 +199,9 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
             status = test.status(penta)
         if progress is not None:
             progress(pair + 1, games // 2, *(() if test is None else (status,)))
+        if lines is not None:
+            s = np.asarray(scores)
+            lines(score_line(*labels, int((s == 1).sum()), int((s == 0).sum()), int((s == 0.5).sum()), penta, status))
         if status is not None and status.decision != "undecided":
             break
     s = np.asarray(scores)
@@ -215,6 +220,27 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
         interval=(lo, hi),
         move_seconds=thought / max(moved, 1),
     )
+
+
+def _display(entry) -> str:
+    """An agent's name in a line: its spec, or an agent object's ``name``."""
+    return entry if isinstance(entry, str) else getattr(entry, "name", "") or type(entry).__name__
+
+
+def score_line(a: str, b: str, wins: int, losses: int, draws: int, pentanomial, status=None) -> str:
+    """The running line of a match as cutechess-cli prints it, ``Score of A vs B: W - L - D
+    [score] N``, then the Elo of A over B with its 95% interval from the colour pairs
+    (``sprt.elo_interval``: where the pairs do not bound it, a one-sided bound, never a
+    zero-width "± 0") and, in a sequential match, the LLR between its bounds, as fastchess
+    reports it."""
+    n = wins + losses + draws
+    score = (wins + draws / 2) / n if n else 0.5
+    text = f"Score of {a} vs {b}: {wins} - {losses} - {draws} [{score:.3f}] {n}, Elo {format_elo(*elo_interval(pentanomial))}"
+    if status is not None:
+        text += f", LLR {status.llr:+.2f} ({status.lower:.2f}, {status.upper:.2f})"
+        if status.decision != "undecided":
+            text += f", {status.decision} accepted"
+    return text
 
 
 @dataclass

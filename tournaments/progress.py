@@ -167,6 +167,16 @@ class Progress:
             self.out.write(text + "\n")
             self.out.flush()
 
+    def note(self, text: str) -> None:
+        """A line of news between the progress lines (above the bar on a terminal)."""
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.write(text, file=self.out)
+        else:
+            self.out.write(text + "\n")
+            self.out.flush()
+
     def status(self) -> str:
         """``12/200 cells, 0.52 cells/s, about 8 min left``: done of the total, rate, time left."""
         elapsed = time.monotonic() - self.start
