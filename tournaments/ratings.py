@@ -16,7 +16,20 @@ on the anchors' mean.
 
 From the covariance come the likelihood of superiority ``Fit.los`` (the probability that i is
 stronger than j, given the games) and the probability that each agent is the strongest
-(``Fit.p_best``: seeded draws from the posterior).
+(``Fit.p_best``: seeded draws from the posterior's normal approximation).
+
+The rating table's model (``fit_model``, ``Model``) adds what Ordo and BayesElo fit: a first-move
+advantage (Ordo's white advantage ``-W``; here Black's, as Black moves first in every game here)
+and the Rao–Kupper draw model (BayesElo's drawelo; ``ModelFit.draw_rate`` is the draw rate
+between equal agents it implies, the figure Ordo's ``-D`` fits), both with the same weak prior,
+reported in Elo with 95% margins. Its
+LOS and P(best) come from the exact posterior, not its normal approximation, which is symmetric
+where the likelihood is not: an agent that lost every game has a likelihood flat towards -inf and
+steep above, and the normal law put several percent of P(best) on such an agent where the exact
+posterior puts none. ``Model.sample`` draws from the exact posterior by adaptive importance
+sampling (a multivariate t proposal refitted to a pilot's weighted moments; the log-density in
+numba), deterministic from a seed; ``Posterior`` turns the weighted draws into the LOS matrix and
+P(best).
 """
 
 from __future__ import annotations
