@@ -121,8 +121,10 @@ tune(
 # 146 won against 136 (0.5 screened at 146 of 200 against 148 for 0.2), at 10,000 182 against
 # 182 (13 deals won only by each), and 95 of 100 at 100,000 against 92.
 tune("mcts", "calculation", playout="checked", threshold=1, filter_moves=True, progress_reward=0.2)
-# Othello: 1 s a move by default, with the exact endgame solver from 20 empty squares.
-tune("alphabeta", "othello", seconds=1.0, endgame=20)
+# Othello: 1 s a move by default, with the exact endgame solver from as many empty squares as
+# the move's time allows by the solver's measured speed (its time rule, ``envs/othello/endgame.py``:
+# 20 at 1 s a move, 23 at 10 s), never above 30.
+tune("alphabeta", "othello", seconds=1.0, endgame=30)
 # Othello MCTS: no playouts, the hand-written evaluation's value at the leaves, and less
 # exploration. At 1,000 simulations against greedy (which plays the pattern table on 8x8), 8x8,
 # 100 games on each of three sets of openings (seeds 0, 1, 2):

@@ -1,5 +1,6 @@
 """The 8x8 endgame solver: scores by the world rules, its transposition table, FFO positions."""
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -149,3 +150,23 @@ def test_obf_lines_are_checked():
     assert EG.empties(s, P) == 20 and GAME.current_player(s) == 0 and len(scores) == 10
     with pytest.raises(ValueError, match="tt_bits"):
         EG.exact(s, P, tt_bits=40)
+
+
+def test_on_a_clock_the_solver_starts_only_where_its_speed_says_it_finishes():
+    out = np.zeros(4, dtype=np.int64)
+    need = EG.affordable_seconds(30)
+    assert need > 300 and EG.affordable_seconds(31) == 2 * need  # twice for one more empty square
+    far = random_position(3, 30)
+    assert EG.solve(far, P, 64, time.perf_counter() + 60.0, out) == EG.NOT_SOLVED  # a minute: too little
+    assert out[2] == 0  # declined before any search
+    near = random_position(3, 16)
+    assert EG.affordable_seconds(16) < 0.1
+    assert EG.solve(near, P, 64, time.perf_counter() + 600.0, out) == EG.SOLVED
+    assert EG.solve(near, P, 64, 1e-9, out) == EG.OUT_OF_TIME  # a deadline long past
+
+
+def test_a_search_stops_when_its_deadline_passes():
+    s = random_position(3, 16)
+    info = np.zeros(4, dtype=np.int64)
+    EG._value(s, P, -1, 1, 12, 1e-9, info)  # the clock is read at the first node
+    assert info[1] == 1 and info[0] == 1

@@ -139,11 +139,11 @@ def test_every_disc_of_a_full_board_is_stable():
 def test_clock_is_othellos_default_and_depth_runs_keep_theirs():
     othello = envs.make_game("othello")
     gomoku = envs.make_game("gomoku", size=9)
-    assert agents.make("alphabeta").budget(othello) == (64, 1.0, 20)
+    assert agents.make("alphabeta").budget(othello) == (64, 1.0, 30)
     assert agents.make("alphabeta").budget(gomoku) == (4, 0.0, 0)  # no clock declared: depth 4
     assert agents.make("alphabeta:depth=3").budget(othello) == (3, 0.0, 0)
     assert agents.make("alphabeta:depth=3,endgame=10").budget(othello) == (3, 0.0, 10)
-    assert agents.make("alphabeta:time=0.5").budget(othello) == (64, 0.5, 20)
+    assert agents.make("alphabeta:time=0.5").budget(othello) == (64, 0.5, 30)
 
 
 def test_alphabeta_plays_the_solvers_win_in_the_endgame():

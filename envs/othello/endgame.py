@@ -74,7 +74,13 @@ TT_MIN_EMPTIES = 8  # the table is probed and stored from here up
 ETC_MIN_EMPTIES = 12  # enhanced transposition cut-offs from here up
 SORT_MIN_EMPTIES = 17  # children ordered by a shallow search from here up
 SORT_DEEPER_EMPTIES = 21  # that search two plies deep from here up (one below)
-TT_BITS = 21  # default table: 2**21 positions (about 40 MB)
+TT_BITS = 21  # largest table ``solve`` allocates: 2**21 positions (about 40 MB)
+# The time rule of ``solve`` on a clock: a win/draw/loss search of a hard position (FFO #41, a
+# draw at 22 empties) took about 2.6 s of CPU on this project's shared 2-core machine, and the
+# cost about doubles with each empty square (the FFO #40-#59 table, docs/benchmarks.md): so a
+# position with e empties is solved only when WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are
+# left. Easier positions take far less; the rule errs towards not starting.
+WLD_SECONDS, WLD_EMPTIES = 1.3, 21
 CHECK_NODES = 4096  # nodes between two looks at the clock
 
 
@@ -664,24 +670,32 @@ def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, i
 
 
 @njit(cache=True)
-def _search(own, opp, alpha, beta, tt_bits, deadline, info):
+def _tables(tt_bits):
+    """A transposition table of ``2**tt_bits`` positions (0: a stub of two slots, and mask 0,
+    which turns the table off): the two words of each position, its bounds, best move and
+    empties, and the index mask."""
+    size = 1 << max(tt_bits, 1)
+    tt_own = np.zeros(size, dtype=np.uint64)
+    tt_opp = np.zeros(size, dtype=np.uint64)
+    tt_v = np.zeros((size, 4), dtype=np.int8)  # lower bound, upper bound, best move, empties
+    tt_v[:, 3] = TT_EMPTY
+    mask = np.uint64(size - 1) if tt_bits > 0 else ZERO
+    return (tt_own, tt_opp, tt_v), mask
+
+
+@njit(cache=True)
+def _search(own, opp, alpha, beta, tables, mask, deadline, info):
     """Fail-soft PVS value for ``own`` (exact within ``(alpha, beta)``, a bound outside) and, in
-    ``info[2]``, a best move (``PASS``: the pass; -1: the game is over), with a fresh table of
-    ``2**tt_bits`` positions (0: none). ``info``: nodes, the out-of-time flag (then the value
-    means nothing), the move, the node count of the next look at the clock.
+    ``info[2]``, a best move (``PASS``: the pass; -1: the game is over), with the table
+    ``tables`` (``_tables``). ``info``: nodes, the out-of-time flag (then the value means
+    nothing), the move, the node count of the next look at the clock.
 
     The tree is walked over an explicit stack of frames (numba cannot cache a recursive
     function for callers compiled later). A frame's children are searched in key order: the
     first with the frame's window, the others with a null window above alpha (``F_STAGE`` 1),
     re-searched with the window from their value up (stage 2) when they land inside it.
     """
-    size = 1 << max(tt_bits, 1)
-    tt_own = np.zeros(size, dtype=np.uint64)
-    tt_opp = np.zeros(size, dtype=np.uint64)
-    tt_v = np.zeros((size, 4), dtype=np.int8)  # lower bound, upper bound, best move, empties
-    tt_v[:, 3] = TT_EMPTY
-    tables = (tt_own, tt_opp, tt_v)
-    mask = np.uint64(size - 1) if tt_bits > 0 else ZERO  # 0: the table is off
+    tt_own, tt_opp, tt_v = tables
     depth = 2 * 64 + 2  # plies: each fills a square or passes, never two passes in a row
     boards = np.zeros((depth, 2), dtype=np.uint64)
     fr = np.zeros((depth, 9), dtype=np.int64)
@@ -916,14 +930,53 @@ def empties(s, p):
 
 
 @njit(cache=True)
+def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
+    """Exact value for ``own``, known to lie in ``[lo, hi]``, and a best move, by a sequence of
+    searches with windows that admit one score each (MTD(f)): every score is even (the board
+    has an even number of squares, all counted at the end), so ``(g - 1, g + 1)`` either proves
+    ``g`` or fails soft to a bound beyond it, which becomes the next guess. The table carries
+    each search's bounds into the next, so the later ones cost little."""
+    g = min(max(guess, lo), hi)
+    move = -1
+    while lo < hi:
+        v = _search(own, opp, g - 1, g + 1, tables, mask, deadline, info)
+        if info[1]:
+            return 0, move
+        if v <= g - 1:
+            hi = v
+        else:
+            move = info[2]
+            if v >= g + 1:
+                lo = v
+            else:
+                lo = hi = v
+        g = min(max(v, lo), hi)
+    if move == -1:  # only failed low, down to the lowest bound: one search for the move
+        _search(own, opp, lo - 1, lo + 1, tables, mask, deadline, info)
+        move = info[2]
+    return lo, move
+
+
+@njit(cache=True)
 def _value(s, p, alpha, beta, tt_bits, deadline, info):
-    """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: the 8x8
-    search, or the generic one on a smaller board."""
+    """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: on 8x8 one
+    search for a window of one score (win/draw/loss), MTD(f) from a draw for a wider one; on a
+    smaller board the generic search."""
     own, opp = _sides(s, p)
     if p[K.P_SIZE] == 8:
-        v = _search(own, opp, alpha, beta, tt_bits, deadline, info)
-        return v, info[2]
+        tables, mask = _tables(tt_bits)
+        if beta - alpha <= 2:
+            v = _search(own, opp, alpha, beta, tables, mask, deadline, info)
+            return v, info[2]
+        return _mtd(own, opp, max(alpha, -SCORE_MAX), min(beta, SCORE_MAX), 0, tables, mask, deadline, info)
     return _general_search(own, opp, p, alpha, beta, deadline, info)
+
+
+@njit(cache=True)
+def affordable_seconds(e):
+    """The time ``solve`` wants left before it starts on a position with ``e`` empty squares (a
+    hard one's win/draw/loss cost; see ``WLD_SECONDS``): 0.65 s at 20, 1.3 s at 21, 10 s at 24."""
+    return WLD_SECONDS * 2.0 ** (e - WLD_EMPTIES)
 
 
 @njit(cache=True)
@@ -932,8 +985,11 @@ def solve(s, p, limit, deadline, out):
     has at most ``limit`` empty squares and a one-word board (N <= 8).
 
     Returns ``SOLVED`` (out[0] = 1 won, 0 drawn, -1 lost; out[1] a move that achieves it, N*N
-    for the pass), ``NOT_SOLVED`` (too many empties, a larger board or a finished game) or
-    ``OUT_OF_TIME`` (``deadline``, perf_counter seconds, passed; 0: no deadline). out[2]: nodes.
+    for the pass), ``NOT_SOLVED`` (too many empties, a larger board or a finished game, or on a
+    clock less time left than the solver's measured speed needs at this many empties:
+    ``affordable_seconds``) or ``OUT_OF_TIME`` (``deadline``, perf_counter seconds, passed; 0:
+    no deadline). out[2]: nodes. So on a clock the solver starts from as many empty squares as
+    the time allows, ``limit`` being only a cap.
 
     A lost position is then solved again with a full window below a draw, so that out[1] is the
     move that loses by the fewest discs and out[3] that (negative) final score by the world
@@ -942,22 +998,38 @@ def solve(s, p, limit, deadline, out):
     """
     out[2] = 0
     out[3] = 0
-    if not p[K.P_FAST] or s[C.H_STATUS] != C.ONGOING or empties(s, p) > limit:
+    e = empties(s, p)
+    if not p[K.P_FAST] or s[C.H_STATUS] != C.ONGOING or e > limit:
         return NOT_SOLVED
+    if deadline > 0.0:
+        now = C.now()
+        if now > deadline:
+            return OUT_OF_TIME
+        if now + affordable_seconds(e) > deadline:
+            return NOT_SOLVED  # the time rule: not enough time left to expect an answer
     info = np.zeros(4, dtype=np.int64)
-    v, move = _value(s, p, -1, 1, TT_BITS, deadline, info)
-    out[2] = info[0]
+    eight = p[K.P_SIZE] == 8
+    own, opp = _sides(s, p)
+    tables, mask = _tables(min(TT_BITS, max(12, e)) if eight else 0)  # a small tree, a small table
+    if eight:
+        v = _search(own, opp, -1, 1, tables, mask, deadline, info)
+        move = info[2]
+    else:
+        v, move = _general_search(own, opp, p, -1, 1, deadline, info)
     if info[1]:
+        out[2] = info[0]
         return OUT_OF_TIME
     out[0] = 1 if v > 0 else -1 if v < 0 else 0
     out[1] = move
-    if v < 0:
-        info[:] = 0
-        margin, least = _value(s, p, -SCORE_MAX - 1, 0, TT_BITS, deadline, info)
-        out[2] += info[0]
+    if v < 0:  # at most v (fail-soft); the same table carries on
+        if eight:
+            margin, least = _mtd(own, opp, -SCORE_MAX, v, v, tables, mask, deadline, info)
+        else:
+            margin, least = _general_search(own, opp, p, -SCORE_MAX - 1, 0, deadline, info)
         if not info[1]:
             out[1] = least
             out[3] = margin
+    out[2] = info[0]
     return SOLVED
 
 
