@@ -177,6 +177,7 @@ class Statistics:
                 }
                 for i, a in enumerate(self.ratings)
             },
+            "posterior_effective_samples": None if self.posterior is None else self.posterior.effective_samples,
             "first_move_advantage": self.advantage,
             "first_move_advantage_margin": self.advantage_margin,
             "draw_elo": self.draw_elo,
@@ -192,7 +193,8 @@ class Statistics:
         why = dict(self.model_note)
         parts = []
         if self.advantage is not None:
-            parts.append(f"first-move advantage (Black) {self.advantage:+.0f} ± {self.advantage_margin:.0f} Elo")
+            shown = round(self.advantage) + 0  # never "-0"
+            parts.append(f"first-move advantage (Black) {shown:+d} ± {self.advantage_margin:.0f} Elo")
         elif ratings.ADVANTAGE in why:
             parts.append(f"first-move advantage not fitted ({why[ratings.ADVANTAGE]})")
         if self.draw_elo is not None:
