@@ -150,8 +150,8 @@ def test_los_and_p_best_equal_the_exact_posterior_with_a_zero_score():
     ]
     records = games(names, plan)
     stats = statistics(names, records, seed=11)
-    da = np.arange(-10, 30, 0.12)
-    eta = np.arange(-8, 8, 0.12)
+    da = (np.arange(-84, 250) + 0.5) * 0.12  # cell midpoints, none on a boundary such as a = r
+    eta = (np.arange(-67, 67) + 0.5) * 0.12
     A, B, E = np.meshgrid(da, da, eta, indexing="ij")
     theta = {0: A, 1: B, 2: 0.0}
     logp = np.zeros(A.shape)
@@ -186,9 +186,9 @@ def test_los_with_colours_and_draws_equals_the_exact_posterior():
     records = games(names, plan)
     stats = statistics(names, records, seed=2)
     assert stats.advantage is not None and stats.draw_elo is not None
-    d = np.arange(-8, 8, 0.06)
-    eta = np.arange(-6, 6, 0.06)
-    delta = np.arange(0.03, 6, 0.06)
+    d = (np.arange(-134, 134) + 0.5) * 0.06  # cell midpoints: none on the boundary a = b
+    eta = (np.arange(-100, 100) + 0.5) * 0.06
+    delta = (np.arange(0, 100) + 0.5) * 0.06
     D, E, T = np.meshgrid(d, eta, delta, indexing="ij")
     theta = {0: D, 1: 0.0}
     logp = -0.5 * D**2 / (2 * PRIOR_SD**2) - 0.5 * (E**2 + T**2) / PRIOR_SD**2
