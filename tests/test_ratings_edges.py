@@ -4,6 +4,7 @@ maximisation of BayesElo's likelihood written per game in Elo, the model's LOS a
 the exact posterior integrated on a grid, an agent that scored 0 of 8, cutechess's head-to-head
 LOS, and records matched by the names they carry."""
 
+import html
 import math
 
 import numpy as np
@@ -311,3 +312,19 @@ def test_the_trust_lines_first_move_advantage_says_its_unit():
     )
     text = " ".join(str(trust).split())
     assert "+5.0 percentage points of Black's win probability" in text and "+0.05" not in text
+
+
+def test_the_html_report_labels_both_kinds_of_los(tmp_path):
+    from tournaments import report
+    from tournaments.runner import TournamentResult
+
+    names, records = gauntlet()
+    n = len(names)
+    config = {"system": "round_robin", "game": "gomoku", "game_params": {"size": 7}, "options": {}, "seed": 0}
+    result = TournamentResult(config, tuple(names), [(1, n)] * n, [0.0] * n, records)
+    page = open(report.write_report(result, tmp_path / "r.html"), encoding="utf-8").read()
+    head = page.split("id='rating-table'")[1].split("</thead>")[0]
+    assert ">LOS(model)</th>" in head and ">LOS(h2h)</th>" in head
+    assert "id='los'" in page and "id='los-h2h'" in page and "cutechess" in page
+    stats = result.statistics()
+    assert f"<p id='model'>{html.escape(stats.model_line())}</p>" in page
