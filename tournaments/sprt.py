@@ -278,13 +278,14 @@ class SPRTStatus:
 
 
 @njit(cache=True)
-def _multiplier(f, d):
-    """The Lagrange multiplier ``theta`` of a maximum likelihood under one linear constraint: the
-    root of ``g(theta) = sum_i f_i d_i / (1 + theta d_i)`` between its poles ``-1 / max d`` and
-    ``-1 / min d``, where every ``1 + theta d_i`` is positive. ``g`` falls strictly from +inf to
-    -inf there, so Newton's steps are kept inside a shrinking bracket (a step that leaves it is
-    replaced by bisection). NaN where ``d`` does not change sign (no constrained maximum)."""
-    dmin, dmax = d.min(), d.max()
+def _multiplier(f, x, s):
+    """The Lagrange multiplier ``theta`` of a maximum likelihood under one linear constraint,
+    ``sum p_i d_i = 0`` with ``d = x - s``: the root of ``g(theta) = sum_i f_i d_i / (1 + theta d_i)``
+    between its poles ``-1 / max d`` and ``-1 / min d``, where every ``1 + theta d_i`` is positive.
+    ``g`` falls strictly from +inf to -inf there, so Newton's steps are kept inside a shrinking
+    bracket (a step that leaves it is replaced by bisection). NaN where ``d`` does not change sign
+    (no constrained maximum)."""
+    dmin, dmax = x.min() - s, x.max() - s
     if not (dmin < 0.0 < dmax):
         return np.nan
     lo, hi = -1.0 / dmax, -1.0 / dmin
@@ -292,7 +293,7 @@ def _multiplier(f, d):
     for _ in range(200):
         g, slope = 0.0, 0.0
         for i in range(f.size):
-            q = d[i] / (1.0 + theta * d[i])
+            q = (x[i] - s) / (1.0 + theta * (x[i] - s))
             g += f[i] * q
             slope -= f[i] * q * q
         if g > 0.0:
@@ -312,10 +313,9 @@ def _multiplier(f, d):
 @njit(cache=True)
 def _constrained_mle(f, a, s, p):
     """``p``: the distribution on scores ``a`` of mean ``s`` that maximises ``sum f log p``."""
-    d = a - s
-    theta = _multiplier(f, d)
+    theta = _multiplier(f, a, s)
     for i in range(f.size):
-        p[i] = f[i] / (1.0 + theta * d[i])
+        p[i] = f[i] / (1.0 + theta * (a[i] - s))
 
 
 @njit(cache=True)
@@ -327,18 +327,18 @@ def _normalized_mle(f, a, t, p):
     adds one pair per row, so a step or two suffice), else from the uniform one, as the paper
     does, and again from the uniform one if a warm start fails; NaN if that fails too."""
     k = f.size
+    phi = np.empty(k)
     if not (np.all(p > 0.0) and abs(p.sum() - 1.0) < 1e-6):
         p[:] = 1.0 / k
-    if not _fixed_point(f, a, t, p):
+    if not _fixed_point(f, a, t, p, phi):
         p[:] = 1.0 / k
-        if not _fixed_point(f, a, t, p):
+        if not _fixed_point(f, a, t, p, phi):
             p[:] = np.nan
 
 
 @njit(cache=True)
-def _fixed_point(f, a, t, p):
+def _fixed_point(f, a, t, p, phi):
     k = f.size
-    phi = np.empty(k)
     for _ in range(500):
         mu = 0.0
         for i in range(k):
@@ -350,7 +350,7 @@ def _fixed_point(f, a, t, p):
         for i in range(k):
             z = (a[i] - mu) / sigma
             phi[i] = a[i] - 0.5 - 0.5 * t * sigma * (1.0 + z * z)
-        theta = _multiplier(f, phi)
+        theta = _multiplier(f, phi, 0.0)
         if np.isnan(theta):
             return False
         change = 0.0  # relative: the LLR needs every log p_i, the smallest ones too
@@ -364,25 +364,41 @@ def _fixed_point(f, a, t, p):
 
 
 @njit(cache=True)
+def _frequencies(row, f):
+    """``f``: the row's counts as frequencies; returns their total."""
+    n = row.sum()
+    for i in range(row.size):
+        f[i] = row[i] / n
+    return n
+
+
+@njit(cache=True)
+def _llr_of(n, f, p0, p1):
+    """N * sum f (log p1 - log p0): the log-likelihood ratio of the two maxima."""
+    total = 0.0
+    for i in range(f.size):
+        total += f[i] * (np.log(p1[i]) - np.log(p0[i]))
+    return n * total
+
+
+@njit(cache=True)
 def _llr_rows_logistic(rows, a, s0, s1, out):
-    p0, p1 = np.empty(a.size), np.empty(a.size)
+    f, p0, p1 = np.empty(a.size), np.empty(a.size), np.empty(a.size)
     for r in range(rows.shape[0]):
-        n = rows[r].sum()
-        f = rows[r] / n
+        n = _frequencies(rows[r], f)
         _constrained_mle(f, a, s0, p0)
         _constrained_mle(f, a, s1, p1)
-        out[r] = n * np.sum(f * (np.log(p1) - np.log(p0)))
+        out[r] = _llr_of(n, f, p0, p1)
 
 
 @njit(cache=True)
 def _llr_rows_normalized(rows, a, t0, t1, out):
-    p0, p1 = np.zeros(a.size), np.zeros(a.size)
+    f, p0, p1 = np.empty(a.size), np.zeros(a.size), np.zeros(a.size)
     for r in range(rows.shape[0]):
-        n = rows[r].sum()
-        f = rows[r] / n
+        n = _frequencies(rows[r], f)
         _normalized_mle(f, a, t0, p0)
         _normalized_mle(f, a, t1, p1)
-        out[r] = n * np.sum(f * (np.log(p1) - np.log(p0)))
+        out[r] = _llr_of(n, f, p0, p1)
 
 
 def logistic_score(elo: ArrayLike) -> np.ndarray | float:
