@@ -136,22 +136,12 @@ def log_f(x):
     return -np.logaddexp(0.0, -x)
 
 
-def test_los_and_p_best_equal_the_exact_posterior_with_a_zero_score():
-    """Three agents, one of which lost all 8 of its games, with the first-move term: the exact
-    posterior on a grid over (a - r, b - r, eta), the mean of the strengths integrated out (the
-    prior is exchangeable: the differences have covariance 25 [[2, 1], [1, 2]])."""
-    names = ["a", "b", "random"]
-    plan = [
-        (0, 2, ["1-0"] * 2),
-        (2, 0, ["0-1"] * 2),
-        (1, 2, ["1-0"] * 2),
-        (2, 1, ["0-1"] * 2),
-        (0, 1, ["1-0", "0-1", "1-0"]),
-        (1, 0, ["0-1", "1-0", "0-1"]),
-    ]
-    records = games(names, plan)
-    stats = statistics(names, records, seed=11)
-    da = (np.arange(-84, 250) + 0.5) * 0.12  # cell midpoints, none on a boundary such as a = r
+def exact_three(plan, side):
+    """The exact posterior of three agents with the first-move term, on a grid over (a - c, b - c,
+    eta) where c is agent 2, the mean of the strengths integrated out (the prior is exchangeable:
+    the differences have covariance 25 [[2, 1], [1, 2]]); ``side`` +1 where a and b lie above c,
+    -1 below (the grid reaches far on that side only). Returns P(best) and LOS by agent index."""
+    da = side * (np.arange(-84, 250) + 0.5) * 0.12  # cell midpoints, none on a boundary such as a = c
     eta = (np.arange(-67, 67) + 0.5) * 0.12
     A, B, E = np.meshgrid(da, da, eta, indexing="ij")
     theta = {0: A, 1: B, 2: 0.0}
@@ -165,19 +155,39 @@ def test_los_and_p_best_equal_the_exact_posterior_with_a_zero_score():
     logp -= 0.5 * E**2 / PRIOR_SD**2
     w = np.exp(logp - logp.max())
     w /= w.sum()
-    tie = 0.5 * w[A == B].sum()  # the grid's diagonal: a and b level, half to each
-    exact_best = {
-        "a": w[(A > 0) & (A > B)].sum() + tie,
-        "b": w[(B > 0) & (B > A)].sum() + tie,
-        "random": w[(A < 0) & (B < 0)].sum(),
-    }
-    exact_los = {("a", "b"): w[A > B].sum() + tie, ("a", "random"): w[A > 0].sum(), ("b", "random"): w[B > 0].sum()}
+    level = A == B  # the grid's diagonal: a and b level, half to each
+    top = 0.5 * w[level & (A > 0)].sum()
+    best = [w[(A > 0) & (A > B)].sum() + top, w[(B > 0) & (B > A)].sum() + top, w[(A < 0) & (B < 0)].sum()]
+    los = {(0, 1): w[A > B].sum() + 0.5 * w[level].sum(), (0, 2): w[A > 0].sum(), (1, 2): w[B > 0].sum()}
+    return best, los
+
+
+@pytest.mark.parametrize("extreme", ["zero", "perfect"])
+def test_los_and_p_best_equal_the_exact_posterior_at_a_zero_or_perfect_score(extreme):
+    """Agent 2 lost (or won) all 8 of its games; a and b split theirs 4-2."""
+    zero = extreme == "zero"
+    names = ["a", "b", "random" if zero else "top"]
+    as_white, as_black = ("1-0", "0-1") if zero else ("0-1", "1-0")  # agent 2's games with each colour
+    plan = [
+        (0, 2, [as_white] * 2),
+        (2, 0, [as_black] * 2),
+        (1, 2, [as_white] * 2),
+        (2, 1, [as_black] * 2),
+        (0, 1, ["1-0", "0-1", "1-0"]),
+        (1, 0, ["0-1", "1-0", "0-1"]),
+    ]
+    stats = statistics(names, games(names, plan), seed=11)
+    assert {r.name: r.score for r in stats.ratings}[names[2]] == (0.0 if zero else 1.0)
+    best, los = exact_three(plan, +1 if zero else -1)
     for r in stats.ratings:
-        assert r.p_best == pytest.approx(exact_best[r.name], abs=0.01), r.name
-    for (x, y), p in exact_los.items():
-        assert stats.los_of(x, y) == pytest.approx(p, abs=0.01)
-        assert stats.los_of(y, x) == pytest.approx(1 - p, abs=0.01)
-    assert exact_best["random"] < 0.001 and stats.ratings[-1].name == "random" and stats.ratings[-1].p_best < 0.005
+        assert r.p_best == pytest.approx(best[names.index(r.name)], abs=0.01), r.name
+    for (x, y), p in los.items():
+        assert stats.los_of(names[x], names[y]) == pytest.approx(p, abs=0.01)
+        assert stats.los_of(names[y], names[x]) == pytest.approx(1 - p, abs=0.01)
+    if zero:
+        assert best[2] < 0.001 and stats.ratings[-1].name == "random" and stats.ratings[-1].p_best < 0.005
+    else:
+        assert best[2] > 0.99 and stats.ratings[0].name == "top"
 
 
 def test_los_with_colours_and_draws_equals_the_exact_posterior():
