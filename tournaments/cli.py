@@ -9,7 +9,7 @@
     arbiter play --game gomoku -p size=9 --black human --white "alphabeta:depth=3"
     arbiter gtp --game go --size 9 --agent mcts:seconds=5        (delegates to agents.gtp)
     arbiter pbrain --agent mcts:seconds=5        (a Gomocup brain; delegates to agents.gomocup)
-    arbiter match --game othello --a greedy --b random --games 400 --sprt 0 50 0.05 0.05
+    arbiter match --game othello -a greedy -b random --games 400 --sprt 0 50 0.05 0.05
     arbiter report run.db -o report.html
     arbiter ratings a.db b.db --anchor random=0          (one rating list from several journals)
 
@@ -25,7 +25,7 @@ traceback, and never a run whose results cannot be written once it is over.
 from __future__ import annotations
 
 import argparse
-import math
+import re
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -35,8 +35,8 @@ import envs
 from envs import render
 
 from .executor import ExecutorError
-from .human import HumanAgent, seat_name
-from .journal import JournalError
+from .human import Abandoned, HumanAgent, seat_name
+from .journal import JournalError, JournalHoldsGames, JournalWriteError
 from .matches import MatchError
 from .outputs import check_directory, check_file
 from .play import check_players, play_game
@@ -56,12 +56,14 @@ def _check_seed(seed) -> int:
 
 
 def _check_positive(option, value, allow_none=True):
-    """A positive, finite number of seconds (or None where the option is optional)."""
+    """A positive number of seconds, at most a day, written in ASCII digits (``agents.clock.seconds``:
+    ``float`` alone would take ``1_0``, other scripts' digits and ``1e300``), or None where the
+    option is optional."""
+    from agents.clock import seconds
+
     if value is None and allow_none:
         return None
-    if value is None or not math.isfinite(value) or value <= 0:
-        raise envs.ParameterError(f"{option} {value}: expected a positive number of seconds")
-    return value
+    return seconds(value, f"{option} {value}", positive=True)
 
 
 def _check_count(option, value, lo):
@@ -171,7 +173,11 @@ def _add_tournament(sub):
     )
     p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
-    p.add_argument("--move-time", type=float, help="seconds per move; slower moves forfeit the game")
+    p.add_argument(
+        "--move-time",
+        help="seconds per move (at most a day); slower moves forfeit the game (needs worker processes: "
+        "a move played in this process, --workers 0, cannot be stopped)",
+    )
     p.add_argument(
         "--tc",
         metavar="BASE+INC",
@@ -201,8 +207,7 @@ def _add_tournament(sub):
     )
     p.add_argument(
         "--setup-time",
-        type=float,
-        default=60.0,
+        default="60",
         help="seconds an agent may take to build and warm up; a hung warm-up loses on time (default %(default)s)",
     )
     p.add_argument("--k", type=int, help="olympic: first to k wins per match (default 1)")
@@ -240,10 +245,15 @@ def _run_tournament(args) -> int:
         raise envs.ParameterError(
             f"--workers {args.workers}: expected 0 (play in this process) or a positive number of worker processes"
         )
-    _check_positive("--move-time", args.move_time)
+    args.move_time = _check_positive("--move-time", args.move_time)
+    if args.move_time is not None and args.workers == 0:
+        raise envs.ParameterError(
+            f"--move-time {args.move_time:g} with --workers 0: a move played in this process cannot be "
+            "stopped when it overruns; use --workers 1 or more (a worker past its time is killed)"
+        )
     if args.adjudicator is not None and not args.adjudicate:
         raise envs.ParameterError(f"--adjudicator {args.adjudicator}: needs --adjudicate RULE...")
-    _check_positive("--setup-time", args.setup_time, allow_none=False)
+    args.setup_time = _check_positive("--setup-time", args.setup_time, allow_none=False)
     _check_count("--k", args.k, 1)
     _check_count("--rounds", args.rounds, 1)
     options = {}
@@ -293,10 +303,15 @@ def _run_tournament(args) -> int:
             resign=not args.no_resign,
             **options,
         )
+    except JournalHoldsGames as e:  # the API's words (resume=True) said as the command line says them
+        raise JournalError(
+            f"--journal {e.path} already holds {e.count} finished game{'s' * (e.count != 1)} of this "
+            "tournament: add --resume to continue it, or choose another --journal file"
+        ) from None
     except KeyboardInterrupt:
         sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
         return 130
-    except ExecutorError as e:  # e.g. a game whose worker keeps being killed: resumable, not a bug report
+    except (ExecutorError, JournalWriteError) as e:  # a worker that keeps dying, a full disk: resumable
         sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
         return 1
     print(result)
@@ -539,12 +554,16 @@ def play(
     seed: int | None = 0,
     out: Callable[[str], object] = print,
     resign: bool = True,
+    names: Sequence[str] | None = None,
 ) -> GameOutcome:
     """Play one game between ``agents`` (``HumanAgent`` objects for people at the terminal) with
     ``play_game``, showing the board after every move; a human may undo (takebacks are on) and
     resign, and so may search agents in a lost game unless ``resign`` is False. Ends with the
-    result line, whatever ended the game; returns the ``GameOutcome``."""
-    names = [getattr(a, "name", "") or type(a).__name__ for a in agents]
+    result line, whatever ended the game; returns the ``GameOutcome``. ``names``: how the header
+    and the result line call the players (``arbiter play`` passes the specs, options and all);
+    default: each agent's ``name``."""
+    if names is None:
+        names = [getattr(a, "name", "") or type(a).__name__ for a in agents]
     out(", ".join(f"{seat_name(game, seat)}: {name}" for seat, name in enumerate(names)))
     verb = "play" if game.num_players == 1 else "plays"  # "You play K>w1", "Black plays d3"
 
@@ -581,19 +600,23 @@ def _run_play(args) -> int:
     if args.save:
         check_file(args.save, "--save")
     players = []
-    for seat, spec in enumerate((args.black, args.white)[: game.num_players]):
+    specs = (args.black, args.white)[: game.num_players]
+    for seat, spec in enumerate(specs):
         if spec == "human":
             check_players([args.hint], game)  # the hint agent, before the first move, not at the first hint
             players.append(HumanAgent(hint=args.hint))
         else:
             players.append(agents.make(spec, seed=min(args.seed + seat, MAX_SEED)))
     check_players(players, game)
-    outcome = play(game, players, seed=args.seed, resign=not args.no_resign)
+    try:
+        outcome = play(game, players, seed=args.seed, resign=not args.no_resign, names=specs)
+    except Abandoned as e:  # the person left: no move, no resignation, so no result to record
+        print(f"Game abandoned ({e}): no result recorded{', nothing saved' if args.save else ''}.")
+        return 1
     if args.save:
         from .records import game_sgf
 
-        names = [getattr(p, "name", "") or type(p).__name__ for p in players]
-        data = game_sgf(game, outcome, names[0], names[1], seed=args.seed)
+        data = game_sgf(game, outcome, specs[0], specs[1], seed=args.seed)
         try:
             with open(args.save, "wb") as f:
                 f.write(data)
@@ -767,8 +790,8 @@ def _run_agents(args) -> int:
 def _add_match(sub):
     p = sub.add_parser("match", help="an evaluation match of two agents, fixed-length or sequential (SPRT)")
     _add_game(p, two_players=True)
-    p.add_argument("--a", required=True, metavar="SPEC", help="agent A, e.g. alphabeta:depth=3")
-    p.add_argument("--b", required=True, metavar="SPEC", help="agent B, the reference")
+    p.add_argument("-a", "--a", dest="a", required=True, metavar="SPEC", help="agent A, e.g. alphabeta:depth=3")
+    p.add_argument("-b", "--b", dest="b", required=True, metavar="SPEC", help="agent B, the reference")
     p.add_argument("--games", type=int, default=100, help="games (even; with --sprt the maximum), default %(default)s")
     p.add_argument(
         "--sprt",
@@ -860,20 +883,16 @@ def _add_ratings(sub):
 def _anchors(items) -> dict:
     """``["greedy=1000", "alphabeta:depth=3=1500"]`` -> ``{spec: Elo}`` (a spec may hold ``=``: the
     Elo follows the last one)."""
-    from .statistics import RatingsError
+    from .statistics import RatingsError, check_anchor
 
     anchors = {}
     for item in items:
         spec, eq, value = item.rpartition("=")
-        try:
-            elo = float(value)
-        except ValueError:
-            elo = math.nan
-        if not eq or not spec or not math.isfinite(elo):
-            raise RatingsError(f"--anchor {item}: expected SPEC=ELO with a finite Elo, e.g. --anchor random=0")
+        if not eq or not spec or not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]{1,3})?", value.strip()):
+            raise RatingsError(f"--anchor {item}: expected SPEC=ELO, e.g. --anchor random=0")
         if spec in anchors:
             raise RatingsError(f"--anchor {item}: {spec} is anchored twice")
-        anchors[spec] = elo
+        anchors[spec] = check_anchor(spec, float(value), "--anchor")
     return anchors
 
 

@@ -211,6 +211,8 @@ def play_game(
                on the clock.
     adjudicate a ``tournaments.adjudication.Adjudication`` (or its rules as text): the referee
                ends the game by a move cap or its judge's evaluation (reason ``adjudicated``).
+               A judge that raises is no player's fault: it stops judging that game, which goes
+               on to its end by the rules (a cap still applies), the failure in its ``detail``.
     takebacks  honour ``TakeBack`` from an agent (``arbiter play``'s undo); otherwise it forfeits.
     watch      ``watch(state, seat, move)`` after every ply (the mover's seat and the move in
                notation) and with ``seat = move = None`` whenever a position is set (the start,
@@ -279,6 +281,7 @@ def play_game(
     start = time.perf_counter()
     clocks = GameClock(clock, game.num_players) if clock is not None else None
     referee = adjudicate.start(game) if adjudicate is not None else None
+    judge_failed = ""  # why the judge stopped judging this game, if it failed
 
     def unclock():
         """The game is over: no agent has a clock any more."""
@@ -391,7 +394,13 @@ def play_game(
             if referee.judge is not None:
                 report("judge", seat, tuple(unreported))
                 unreported.clear()
-            ruling = referee.after(state, len(actions))
+            try:
+                ruling = referee.after(state, len(actions))
+            except Exception as e:  # noqa: BLE001 - the judge's failure is neither player's fault
+                # a judge is no player: its crash forfeits nobody's game, and must not end the
+                # tournament either; the game goes on unjudged (a move cap still applies)
+                referee.judge, ruling = None, None
+                judge_failed = f"the judge failed at ply {len(actions)} ({_describe(e)}); the game went on unjudged"
             if ruling is not None:
                 unclock()
                 returns = (
@@ -417,7 +426,7 @@ def play_game(
         end.winner,
         end.returns,
         NORMAL,
-        "",
+        judge_failed,
         tuple(moves),
         tuple(actions),
         len(opening),
@@ -476,7 +485,10 @@ def check_players(entries: Iterable[AgentEntry], game: Game) -> None:
     import agents
 
     for entry in entries:
-        agent = agents.make(entry, seed=0) if isinstance(entry, str) else entry
+        if isinstance(entry, str):  # the spec as written, its own seed included (the games' seeds replace it)
+            seeded = "seed" in agents.parse_spec(entry)[1]
+            entry = agents.make(entry) if seeded else agents.make(entry, seed=0)
+        agent = entry
         check = getattr(agent, "check_ready", None) or getattr(agent, "check_game", None)
         if callable(check):
             check(game)
