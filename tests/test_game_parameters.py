@@ -8,6 +8,7 @@ import math
 import gymnasium
 import numpy as np
 import pytest
+from said import said
 
 import envs
 from envs import ParameterError
@@ -149,5 +150,5 @@ def test_the_clis_game_parameters_end_with_one_line_and_status_2(value, capsys):
     with pytest.raises(SystemExit) as caught:
         cli.main(["play", "--game", "go", "-p", f"komi={value}", "--black", "random", "--white", "random"])
     assert caught.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("arbiter play: error: komi=") and "\n" not in err and len(err) < 300
+    err = said(capsys.readouterr().err)
+    assert len(err) == 1 and err[0].startswith("arbiter play: error: komi=") and len(err[0]) < 300

@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from said import said
 
 import agents
 import envs
@@ -189,8 +190,8 @@ def test_arbiter_pbrain_refuses_bad_arguments_in_one_line():
     ):
         proc = subprocess.run(PBRAIN + args, input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert proc.returncode == 2 and proc.stdout == "", proc.stderr
-        assert proc.stderr.startswith("arbiter pbrain: error: ") and error in proc.stderr
-        assert proc.stderr.count("\n") == 1, proc.stderr
+        lines = said(proc.stderr)
+        assert len(lines) == 1 and lines[0].startswith("arbiter pbrain: error: ") and error in lines[0], proc.stderr
 
 
 @pytest.mark.skipif(PENTAZEN is None, reason="no pbrain-pentazen on PATH (docs/tournaments.md builds one)")

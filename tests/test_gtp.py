@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from said import said
 
 import agents
 import envs
@@ -135,7 +136,8 @@ def test_command_line_refuses_a_komi_that_is_not_a_finite_number_in_one_line(kom
         cwd=ROOT,
     )
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.startswith("arbiter gtp: error: komi=") and proc.stderr.count("\n") == 1, proc.stderr
+    err = said(proc.stderr)
+    assert len(err) == 1 and err[0].startswith("arbiter gtp: error: komi="), proc.stderr
 
 
 def test_command_line_server_answers_hostile_input_and_goes_on():
@@ -156,7 +158,7 @@ def test_command_line_server_answers_hostile_input_and_goes_on():
     replies = proc.stdout.decode().split("\n\n")[:-1]
     assert [r[:2] for r in replies] == ["?1", "?2", "?3", "? ", "?4", "=5", "=6", "=7"]
     assert replies[2] == "?3 cannot load file: /dev/zero: not a regular file"
-    assert replies[6].endswith("to_move=o ply=1 passes=0 ko=-") and proc.stderr == b""
+    assert replies[6].endswith("to_move=o ply=1 passes=0 ko=-") and said(proc.stderr) == []
 
 
 def test_command_line_rejects_bad_agent_specs():

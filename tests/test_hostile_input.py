@@ -8,6 +8,7 @@ import sqlite3
 import sys
 
 import pytest
+from said import said
 
 import agents
 import envs
@@ -36,7 +37,7 @@ def refused(capsys, argv, *named) -> str:
     with pytest.raises(SystemExit) as e:
         cli.main(argv)
     out, err = capsys.readouterr()
-    lines = err.splitlines()
+    lines = said(err)
     assert e.value.code == 2, err
     assert len(lines) == 1 and lines[0].startswith(f"arbiter {argv[0]}: error: "), err
     assert "Traceback" not in err and out == ""

@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+from said import said
 from test_hostile_input import TOURNAMENT, no_games, refused  # noqa: F401 (no_games: a fixture used by name)
 
 import agents
@@ -192,7 +193,8 @@ def test_gtp_refuses_a_spec_before_the_first_command(capsys, game, spec, named):
 
     assert gtp.main(["--game", game, "--agent", spec]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"arbiter gtp: error: {named}") and len(err.splitlines()) == 1
+    lines = said(err)
+    assert len(lines) == 1 and lines[0].startswith(f"arbiter gtp: error: {named}"), err
 
 
 # -- clock values -----------------------------------------------------------------------------------------
