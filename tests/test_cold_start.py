@@ -41,3 +41,38 @@ def test_a_cold_cache_plays_the_same_games_as_a_warm_one(tmp_path):
     assert cold == warm
     # the compile announced itself from the workers, through the parent
     assert "arbiter: compiling othello's numba code" in said
+
+
+class _CompilesOnItsFirstMove:
+    """Compiles a new numba function (as a search agent's first move on a cold cache does), then
+    plays the first legal move."""
+
+    name = "compiles"
+
+    def __init__(self):
+        self.compiled = False
+
+    def act(self, game, state):
+        if not self.compiled:
+            from numba import njit
+
+            def busy(n):
+                total = 0.0
+                for i in range(n):
+                    total += (i % 7) * 0.5
+                return total
+
+            njit(busy)(10)  # a fresh function: numba compiles it now, for a tenth of a second or more
+            self.compiled = True
+        return int(game.legal_actions(state)[0])
+
+
+def test_a_move_that_compiles_is_not_charged_the_compile():
+    import agents
+    import envs
+    from tournaments.play import play_game
+
+    game = envs.make_game("othello", size=6)
+    game.legal_actions(game.initial_state())  # the game's own code compiled (or loaded) first
+    outcome = play_game(game, [_CompilesOnItsFirstMove(), agents.make("random", seed=1)], seed=0, move_time=0.05)
+    assert outcome.reason == "normal", outcome.detail  # the compile took longer than move_time
