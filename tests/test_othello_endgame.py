@@ -170,3 +170,29 @@ def test_a_search_stops_when_its_deadline_passes():
     info = np.zeros(4, dtype=np.int64)
     EG._value(s, P, -1, 1, 12, 1e-9, info)  # the clock is read at the first node
     assert info[1] == 1 and info[0] == 1
+
+
+def test_stable_discs_never_change_colour():
+    """What the stability cut-off relies on: discs ``_stable`` calls stable keep their colour in
+    every random continuation of the game."""
+    rng = np.random.default_rng(5)
+    x = envs.core.kernel.HEADER + 64
+    checked = 0
+    for _ in range(60):
+        s = GAME.initial_state()
+        for _ in range(int(rng.integers(20, 56))):
+            if GAME.is_terminal(s):
+                break
+            moves = GAME.legal_actions(s)
+            s = GAME.apply(s, int(moves[rng.integers(len(moves))]))
+        black, white = np.uint64(s[x + 2]), np.uint64(s[x + 3])
+        stable = [int(EG._stable(black, white)), int(EG._stable(white, black))]
+        for _ in range(3):
+            t = s
+            while not GAME.is_terminal(t):
+                moves = GAME.legal_actions(t)
+                t = GAME.apply(t, int(moves[rng.integers(len(moves))]))
+                now = [int(np.uint64(t[x + 2])), int(np.uint64(t[x + 3]))]
+                assert stable[0] & now[0] == stable[0] and stable[1] & now[1] == stable[1]
+        checked += bool(stable[0] | stable[1])
+    assert checked >= 20

@@ -69,11 +69,12 @@ PASS = 64  # the pass on 8x8 (action N*N)
 SCORE_MAX = 64
 
 SHALLOW_EMPTIES = 6  # from here down: region parity orders the moves
-SMALL_EMPTIES = 4  # from here down: solved in one call, no frame (``_small``)
-TT_MIN_EMPTIES = 8  # the table is probed and stored from here up
-ETC_MIN_EMPTIES = 12  # enhanced transposition cut-offs from here up
-SORT_MIN_EMPTIES = 17  # children ordered by a shallow search from here up
-SORT_DEEPER_EMPTIES = 21  # that search two plies deep from here up (one below)
+SMALL_EMPTIES = 5  # from here down: solved in one call, no frame (``_small``)
+TT_MIN_EMPTIES = 7  # the table is probed and stored from here up
+ETC_MIN_EMPTIES = 10  # enhanced transposition cut-offs from here up
+SORT_MIN_EMPTIES = 12  # children ordered by a shallow search from here up: one ply,
+SORT_DEEPER_EMPTIES = 16  # two plies from here up,
+SORT_DEEPEST_EMPTIES = 21  # three from here up
 TT_BITS = 21  # largest table ``solve`` allocates: 2**21 positions (about 40 MB)
 # The time rule of ``solve`` on a clock: a win/draw/loss search of a hard position (FFO #41, a
 # draw at 22 empties) took about 2.6 s of CPU on this project's shared 2-core machine, and the
@@ -450,12 +451,45 @@ def _solve4(own, opp, alpha, beta, x1, x2, x3, x4, info):
 
 
 @njit(cache=True)
+def _solve5(own, opp, alpha, beta, x1, x2, x3, x4, x5, info):
+    """``_solve2`` with five empty squares, tried in the order given."""
+    info[0] += 1
+    sign = 1
+    for _side in range(2):
+        best = -SCORE_MAX - 1
+        for k in range(5):
+            if k == 0:
+                x, y, z, w, u = x1, x2, x3, x4, x5
+            elif k == 1:
+                x, y, z, w, u = x2, x1, x3, x4, x5
+            elif k == 2:
+                x, y, z, w, u = x3, x1, x2, x4, x5
+            elif k == 3:
+                x, y, z, w, u = x4, x1, x2, x3, x5
+            else:
+                x, y, z, w, u = x5, x1, x2, x3, x4
+            if NEIGHBOURS[x] & opp:
+                f = _flips(own, opp, x)
+                if f:
+                    v = -_solve4(opp ^ f, own | f | (ONE << np.uint64(x)), -beta, -alpha, y, z, w, u, info)
+                    if v > best:
+                        best = v
+                        if v >= beta:
+                            return sign * v
+                        alpha = max(alpha, v)
+        if best > -SCORE_MAX - 1:
+            return sign * best
+        own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
+    return _final(own, opp)
+
+
+@njit(cache=True)
 def _small(own, opp, alpha, beta, info):
-    """Fail-soft value for ``own`` with at most ``SMALL_EMPTIES`` (4) empty squares: the empty
+    """Fail-soft value for ``own`` with at most ``SMALL_EMPTIES`` (5) empty squares: the empty
     squares of odd quadrants first (region parity), then the others."""
     empty = ~(own | opp)
     odd = ODD_SQUARES[_parity(empty)]
-    xs = np.zeros(4, dtype=np.int64)
+    xs = np.zeros(5, dtype=np.int64)
     n = 0
     for half in range(2):
         part = empty & odd if half == 0 else empty & ~odd
@@ -472,7 +506,9 @@ def _small(own, opp, alpha, beta, info):
         return _solve2(own, opp, alpha, beta, xs[0], xs[1], info)
     if n == 3:
         return _solve3(own, opp, alpha, beta, xs[0], xs[1], xs[2], info)
-    return _solve4(own, opp, alpha, beta, xs[0], xs[1], xs[2], xs[3], info)
+    if n == 4:
+        return _solve4(own, opp, alpha, beta, xs[0], xs[1], xs[2], xs[3], info)
+    return _solve5(own, opp, alpha, beta, xs[0], xs[1], xs[2], xs[3], xs[4], info)
 
 
 # -- move ordering by a shallow search ----------------------------------------------------------
@@ -518,6 +554,24 @@ def _probe2(own, opp):
         m ^= bit
         f = _flips(own, opp, sq)
         best = max(best, -_probe1(opp ^ f, own | f | bit))
+    return best
+
+
+@njit(cache=True)
+def _probe3(own, opp):
+    """Three plies of negamax over ``_evaluate``."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return 1000 * _final(own, opp)
+        return -_probe2(opp, own)
+    best = -1000000
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        best = max(best, -_probe2(opp ^ f, own | f | bit))
     return best
 
 
@@ -585,7 +639,12 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
             child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
             if n >= SORT_MIN_EMPTIES:
-                probe = _probe1(child_p, child_o) if n < SORT_DEEPER_EMPTIES else _probe2(child_p, child_o)
+                if n < SORT_DEEPER_EMPTIES:
+                    probe = _probe1(child_p, child_o)
+                elif n < SORT_DEEPEST_EMPTIES:
+                    probe = _probe2(child_p, child_o)
+                else:
+                    probe = _probe3(child_p, child_o)
                 key -= (1 << 16) * probe
         mv[ply, k] = sq
         fl[ply, k] = f
