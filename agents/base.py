@@ -59,7 +59,7 @@ import contextlib
 import contextvars
 import inspect
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
@@ -392,6 +392,30 @@ def options_of(cls: type[Agent]) -> dict[str, Any]:
     params = inspect.signature(cls.__init__).parameters
     kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     return {k: v.default for k, v in params.items() if k != "self" and v.kind in kinds}
+
+
+def with_options(spec: str, options: Mapping[str, str], what: str = "options") -> str:
+    """``spec`` with ``options`` (``{"resign": "false"}``) added where the spec does not set them
+    itself (its own value wins), as one spec: ``with_options("alphabeta:depth=3", {"time": "1"})``
+    is ``"alphabeta:depth=3,time=1"``. Options applied to every agent of a run (``--each``): an
+    agent without one of them is an ``AgentError`` naming ``what`` gave it, the agent and the
+    options it has."""
+    name, own = parse_spec(spec)
+    if name not in REGISTRY:
+        raise AgentError(f"unknown agent {shown(name)}: expected one of {', '.join(sorted(REGISTRY))}")
+    allowed = options_of(REGISTRY[name])
+    added = []
+    for key, value in options.items():
+        if key not in allowed:
+            raise AgentError(
+                f"{what} {key}={value}: agent {name!r} ({spec}) has no option {key!r}; it has {', '.join(allowed)}"
+            )
+        if key not in own:
+            added.append(f"{key}={value}")
+    if not added:
+        return spec
+    base = spec.strip().rstrip(":")
+    return base + ("," if own else ":") + ",".join(added)
 
 
 def make(spec: str, **kwargs: object) -> Agent:

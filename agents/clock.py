@@ -15,6 +15,10 @@ The rules are those of engine runners and Go servers:
   spent, every move has SECONDS; a move that takes longer uses up a period, and one that overruns
   the last period loses on time. A move made within its period keeps it. Byo-yomi goes with main
   time only (no increment).
+* Moves per period (``MOVES/BASE+INC``, cutechess-cli's ``tc=40/60+0.5``, chess's classical
+  controls): BASE seconds for the first MOVES moves of each side; once a side has made them,
+  another BASE is added to what it has left, for the next MOVES, and so on (time saved carries
+  over). An increment, if any, is added after every move as in Fischer. Not with byo-yomi.
 * ``move_time`` beside it (``--move-time``) caps every move on its own, as before.
 
 An agent sees its time through ``TimeLeft`` (``agents.Agent.set_clock`` gives it one before each
@@ -50,6 +54,7 @@ MIN_SHARE = 0.01  # the least a move's share is, even with no time left
 # ``float`` also reads ``1_0`` and other scripts' digits, which no clock syntax means.
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 MAX_PERIODS = 1000  # byo-yomi periods: Go servers use a handful
+MAX_MOVES = 1000  # moves per period: chess's classical controls use 40
 
 
 def _named(text) -> str:
@@ -75,14 +80,16 @@ def seconds(text: str, what: str, positive: bool = False) -> float:
 @dataclass(frozen=True)
 class TimeControl:
     """A game's time control: ``base`` seconds per side, ``increment`` after each move, or
-    ``periods`` byo-yomi periods of ``period`` seconds after the base; ``move_time`` caps each
-    move (None: no cap). ``str`` writes it as it is given (``10+0.1``, ``60 5/10``)."""
+    ``periods`` byo-yomi periods of ``period`` seconds after the base; ``moves``: ``base`` is for
+    that many moves and comes again after them (0: for the game); ``move_time`` caps each move
+    (None: no cap). ``str`` writes it as it is given (``10+0.1``, ``60 5/10``, ``40/60+0.5``)."""
 
     base: float = 0.0
     increment: float = 0.0
     periods: int = 0
     period: float = 0.0
     move_time: float | None = None
+    moves: int = 0
 
     def __post_init__(self) -> None:
         for name in ("base", "increment", "period"):
@@ -103,6 +110,12 @@ class TimeControl:
             )
         if self.base == 0 and not self.periods:
             raise ParameterError("base=0 without byo-yomi: a game clock needs some time (BASE+INC or byo-yomi)")
+        if isinstance(self.moves, bool) or not isinstance(self.moves, int) or not 0 <= self.moves <= MAX_MOVES:
+            raise ParameterError(f"moves={shown(self.moves)}: expected 0 (one period) to {MAX_MOVES} moves per period")
+        if self.moves and (self.periods or self.base == 0):
+            raise ParameterError(
+                f"moves={self.moves} per period: needs a base time, and goes with an increment or nothing, not byo-yomi"
+            )
         if self.move_time is not None and (isinstance(self.move_time, bool) or not 0 < self.move_time <= MAX_SECONDS):
             raise ParameterError(f"move_time={self.move_time!r}: expected a positive number of seconds or None")
 
@@ -110,16 +123,21 @@ class TimeControl:
     def parse(
         cls, tc: str | float | None = None, byoyomi: str | None = None, move_time: float | None = None
     ) -> TimeControl:
-        """A time control from the command line's texts: ``tc`` is ``BASE`` or ``BASE+INC``
-        (seconds; None: no main time, byo-yomi only), ``byoyomi`` is ``PERIODS/SECONDS``."""
+        """A time control from the command line's texts: ``tc`` is ``BASE``, ``BASE+INC`` or
+        ``MOVES/BASE+INC`` (seconds; None: no main time, byo-yomi only), ``byoyomi`` is
+        ``PERIODS/SECONDS``."""
         base = increment = period = 0.0
-        periods = 0
+        periods = moves = 0
         if tc is not None:
-            match = re.fullmatch(r"\s*([^+\s]+)\s*(?:\+\s*([^+\s]+))?\s*", str(tc))
-            if not match:
-                raise ParameterError(f"--tc {_named(tc)}: expected BASE+INC in seconds, e.g. 10+0.1 (or BASE alone)")
-            base = seconds(match[1], f"--tc {_named(tc)}")
-            increment = seconds(match[2], f"--tc {_named(tc)}") if match[2] is not None else 0.0
+            match = re.fullmatch(r"\s*(?:([0-9]{1,4})\s*/\s*)?([^+/\s]+)\s*(?:\+\s*([^+\s]+))?\s*", str(tc))
+            if not match or (match[1] is not None and not 1 <= int(match[1]) <= MAX_MOVES):
+                raise ParameterError(
+                    f"--tc {_named(tc)}: expected BASE+INC in seconds, e.g. 10+0.1 (or BASE alone), or "
+                    f"MOVES/BASE+INC with 1 to {MAX_MOVES} moves per period, e.g. 40/60+0.5"
+                )
+            moves = int(match[1]) if match[1] is not None else 0
+            base = seconds(match[2], f"--tc {_named(tc)}")
+            increment = seconds(match[3], f"--tc {_named(tc)}") if match[3] is not None else 0.0
             if base == 0:
                 raise ParameterError(f"--tc {tc}: expected a base time above 0 seconds")
         if byoyomi is not None:
@@ -136,24 +154,36 @@ class TimeControl:
                 raise ParameterError(
                     f"--tc {tc} and --byoyomi {byoyomi}: a clock has either an increment or byo-yomi, not both"
                 )
-        return cls(base, increment, periods, period, move_time)
+            if moves:
+                raise ParameterError(
+                    f"--tc {tc} and --byoyomi {byoyomi}: moves per period or byo-yomi after the base, not both"
+                )
+        return cls(base, increment, periods, period, move_time, moves)
 
     def to_config(self) -> dict[str, float | None]:
-        """The JSON form journals keep (``from_config`` reads it back)."""
-        return {
+        """The JSON form journals keep (``from_config`` reads it back); ``moves`` only where
+        set, so a journal of an earlier version resumes on the same clock."""
+        config = {
             "base": self.base,
             "increment": self.increment,
             "periods": self.periods,
             "period": self.period,
             "move_time": self.move_time,
         }
+        if self.moves:
+            config["moves"] = self.moves
+        return config
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> TimeControl:
         return cls(**config)
 
     def __str__(self) -> str:
-        text = f"{self.base:g}" + (f"+{self.increment:g}" if self.increment else "")
+        text = (
+            (f"{self.moves}/" if self.moves else "")
+            + f"{self.base:g}"
+            + (f"+{self.increment:g}" if self.increment else "")
+        )
         if self.periods:
             text += f" {self.periods}/{self.period:g}"
         return text + (f", {self.move_time:g} s per move at most" if self.move_time else "")
@@ -168,6 +198,8 @@ class TimeLeft:
     periods    byo-yomi periods left; ``period`` the seconds of each
     move_time  the cap on every move, None without
     control    the ``TimeControl`` of the game
+    moves_left with moves per period: the moves, this one included, that ``seconds`` must last
+               until the base comes again (0: the rest of the game)
     """
 
     seconds: float
@@ -176,6 +208,7 @@ class TimeLeft:
     period: float
     move_time: float | None
     control: TimeControl
+    moves_left: int = 0
 
     @property
     def in_byoyomi(self) -> bool:
@@ -193,8 +226,15 @@ class TimeLeft:
         still to come plus what comes back after it (the increment, or one byo-yomi period that
         the move may use without losing it), never more than half the main time when nothing
         comes back, and a period in byo-yomi; ``CLOCK_MARGIN`` of that (the rest is overhead),
-        at least ``MIN_SHARE``."""
+        at least ``MIN_SHARE``. With moves per period the main time need last only the moves
+        left in the period, and it may be spent whole on the period's last move."""
         moves_to_go = max(1, int(moves_to_go))
+        if self.moves_left:
+            moves_to_go = min(moves_to_go, self.moves_left)
+            if moves_to_go == 1:  # the base comes again after this move: the main time is this move's
+                seconds = self.seconds + self.increment
+                seconds = seconds if self.move_time is None else min(seconds, self.move_time)
+                return max(MIN_SHARE, CLOCK_MARGIN * seconds)
         if self.in_byoyomi:
             seconds = self.period
         elif self.periods:
@@ -213,10 +253,12 @@ class GameClock:
         self.control = control
         self.seconds = [control.base] * seats
         self.periods = [control.periods] * seats
+        self.made = [0] * seats  # moves made in time, for moves per period
 
     def view(self, seat: int) -> TimeLeft:
         c = self.control
-        return TimeLeft(self.seconds[seat], c.increment, self.periods[seat], c.period, c.move_time, c)
+        left = c.moves - self.made[seat] % c.moves if c.moves else 0
+        return TimeLeft(self.seconds[seat], c.increment, self.periods[seat], c.period, c.move_time, c, left)
 
     def charge(self, seat: int, spent: float) -> str | None:
         """Take a move of ``spent`` seconds off ``seat``'s clock; return why it lost on time, or
@@ -225,6 +267,9 @@ class GameClock:
         left, periods = self.seconds[seat], self.periods[seat]
         if spent <= left:
             self.seconds[seat] = left - spent + c.increment
+            self.made[seat] += 1
+            if c.moves and self.made[seat] % c.moves == 0:  # the period's moves are made: its time again
+                self.seconds[seat] += c.base
             return None
         over = spent - left
         self.seconds[seat] = 0.0

@@ -285,6 +285,9 @@ def _become_worker(stderr: _Fd, inherited=(), parent=None) -> None:
     it started this child (None where the child's parent is a fork server): a different parent pid
     means the parent already died.
     """
+    # a forked child inherits the parent's Python handlers: SIGTERM stops the *command*
+    # (``cli.terminate_as_interrupt``), but a worker sent SIGTERM dies, and its game is replayed
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         os.setsid()
     except OSError:  # already a group leader: cannot happen to a new child, but do no harm
@@ -503,6 +506,9 @@ class ProcessExecutor:
         self.replays: dict[int, int] = {}  # game index -> times replayed after an outside kill
         self.warm_up_report: dict[str, str] = {}  # agent name -> what its warm-up took / did
         self.ruled_out: dict[int, str] = {}  # player -> why it loses its games without playing
+        # a line of news for the run's progress display (``Progress.note``; the runner sets it):
+        # a replayed game is said, so that a run that loses time to outside kills shows why
+        self.announce: Callable[[str], object] = lambda line: None
 
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -751,6 +757,11 @@ class ProcessExecutor:
                     f"{self.ctx.names[job.white]}): its worker was killed from outside {n} times "
                     f"(last: {describe_exit(code)}); giving up after {self.retries} replays"
                 )
+            self.announce(
+                f"game {job.index} (round {job.round}, {self.ctx.names[job.black]} - {self.ctx.names[job.white]}): "
+                f"its worker was killed from outside ({describe_exit(code)}); playing the game again "
+                f"(replay {n} of at most {self.retries})"
+            )
             return "replay"
         cause = describe_exit(code) + (f": {said}" if said else "")
         if slot.seat is None:

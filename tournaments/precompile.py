@@ -82,6 +82,7 @@ def compile_part(part: str) -> None:
 
 def _main(conn, parts, parent) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, inherited by a fork
     die_with_parent(parent)
     compiling.notices(False)
     # the main process, when it waits for a part, keeps the "still compiling" heartbeat going

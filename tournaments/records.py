@@ -292,8 +292,11 @@ def sgf_root(record: Mapping[str, Any], config: Mapping[str, Any], event=None, s
 
 
 def _overtime(clock: Mapping[str, Any]) -> str:
-    """SGF's ``OT`` for a journal's clock: Fischer increment, byo-yomi, a cap per move."""
+    """SGF's ``OT`` for a journal's clock: moves per period, Fischer increment, byo-yomi, a cap
+    per move."""
     parts = []
+    if clock.get("moves"):
+        parts.append(f"{clock['base']:g} s more after every {clock['moves']} moves")
     if clock.get("increment"):
         parts.append(f"{clock['increment']:g} s added per move (Fischer)")
     if clock.get("periods"):
