@@ -27,9 +27,11 @@ A node is two words, the mover's discs ``own`` and the opponent's ``opp``: a mov
 square`` and ``opp & ~flips`` with the sides swapped, nothing to undo. What makes it fast is what
 every strong solver does, layer by layer from the root:
 
-  * **null windows**: the root searches its first move with the full window and every other one
-    with a null window around the best so far (PVS), re-searching only a move that beats it;
-    ``solve`` asks only win, draw or loss (a window around a draw), far cheaper than the score;
+  * **null windows**: every node searches its first move with its window and the others with a
+    null window above the best so far (PVS), re-searching only a move that beats it. ``solve``
+    asks only win, draw or loss (a window around a draw), far cheaper than the score; the exact
+    score (``exact``; a lost game's margin) is found by MTD(f): searches whose window admits one
+    score each (every final score is even), each failing soft to a bound that is the next guess;
   * **a transposition table** (``TT_MIN_EMPTIES`` empties and more) keyed by both words, so a
     hit is never a collision; a position's exact value does not depend on the path, so bounds
     from any earlier search (a win/loss search before the exact one) stay valid;
@@ -38,14 +40,15 @@ every strong solver does, layer by layer from the root:
   * **stability cut-offs**: discs the opponent can never lose cap the mover's best final score
     at ``64 - 2 * stable``; when that is at most alpha the node fails low unsearched;
   * **move ordering**: the table's best move first; then, with ``SORT_MIN_EMPTIES`` empties and
-    more, by a shallow search of each child (``_probe``: a few plies of mobility evaluation);
+    more, by a shallow search of each child (``_probe1`` to ``_probe3``: one to three plies over
+    a mobility evaluation, deeper with more empties);
     below it **fastest first** (the moves that leave the opponent fewest replies, corners
     counted twice, first: a cut-off comes sooner where the opponent has few options), with odd
     quadrants first among equals;
-  * **parity** at ``SHALLOW_EMPTIES`` and fewer: no replies counted, moves into quadrants with
-    an odd number of empties first (the side that plays last in a region gains from it), where
-    counting replies would cost more than it saves; the last ``SMALL_EMPTIES`` squares are
-    solved by straight-line code (``_small``: no table, no move list, no frame).
+  * **parity** in the last ``SMALL_EMPTIES`` squares, solved by straight-line code (``_small``:
+    no table, no move list, no frame): moves into quadrants with an odd number of empties
+    first (the side that plays last in a region gains from it), where counting replies would
+    cost more than it saves.
 
 The tree is walked over an explicit stack of frames (``_search``), not by recursion: numba
 cannot link a recursive function loaded from its disk cache into a caller compiled later.
@@ -64,12 +67,10 @@ from . import _kernel as K
 SOLVED, NOT_SOLVED, OUT_OF_TIME = 1, 0, -1
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
 PASS = 64  # the pass on 8x8 (action N*N)
 SCORE_MAX = 64
 
-SHALLOW_EMPTIES = 6  # from here down: region parity orders the moves
-SMALL_EMPTIES = 5  # from here down: solved in one call, no frame (``_small``)
+SMALL_EMPTIES = 5  # from here down: solved in one call, no frame, region parity (``_small``)
 TT_MIN_EMPTIES = 7  # the table is probed and stored from here up
 ETC_MIN_EMPTIES = 10  # enhanced transposition cut-offs from here up
 SORT_MIN_EMPTIES = 12  # children ordered by a shallow search from here up: one ply,
@@ -623,8 +624,8 @@ def _store(tt_p, tt_o, tt_v, own, opp, mask, n, lo, hi, move):
 def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
-    first; then a shallow search's value (``SORT_MIN_EMPTIES`` and more), or fewest replies
-    (weighted mobility) above ``SHALLOW_EMPTIES``, or region parity alone at and below it."""
+    first; then a shallow search's value (``SORT_MIN_EMPTIES`` and more), then fewest replies
+    (weighted mobility), then odd quadrants and corners."""
     odd = ODD_SQUARES[_parity(~(own | opp))]
     k = 0
     while m:
@@ -635,7 +636,7 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
         key = 4 * ((bit & odd) != ZERO) + 2 * ((bit & CORNERS) != ZERO)
         if sq == hash_move:
             key = 1 << 40
-        elif n > SHALLOW_EMPTIES:
+        else:
             child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
             if n >= SORT_MIN_EMPTIES:
