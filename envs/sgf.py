@@ -143,13 +143,14 @@ def _param_value(param, text: str, ru: str):
 # -- writing --------------------------------------------------------------------------------------
 
 
-def write(game, actions, *, seed=0, root=None, outcome=None) -> bytes:
+def write(game, actions, *, seed=0, root=None, outcome=None, comments=None) -> bytes:
     """The SGF of ``game`` played from ``initial_state(seed)`` through ``actions``.
 
     The root gets ``GM``, ``SZ``, ``KM`` (where the game has komi), ``RU`` and setup stones for a
     placement game's start; ``root`` adds more properties (``{"PB": "mcts", "DT": "2024-05-01"}``,
     written by sgfmill's typed setters, which escape text). ``outcome`` (an
-    ``envs.core.outcome.Outcome``) writes ``RE`` as its ``sgf_result`` says (``B+3.5``, ``W+R``, ``0``)."""
+    ``envs.core.outcome.Outcome``) writes ``RE`` as its ``sgf_result`` says (``B+3.5``, ``W+R``, ``0``).
+    ``comments``: a text or None per action, written as the move's ``C``."""
     spec = game.spec
     if spec.sgf is None:
         raise RecordError(f"{spec.name} has no SGF game number: its records cannot be written as SGF")
@@ -169,10 +170,13 @@ def write(game, actions, *, seed=0, root=None, outcome=None) -> bytes:
         black, white = stones(game, state)
         if black or white:
             node.set_setup_stones(black, white)
-    for action in actions:
+    comments = list(comments or ())
+    for i, action in enumerate(actions):
         action = int(action)
         colour = "bw"[game.current_player(state)]
         node = doc.extend_main_sequence()
+        if i < len(comments) and comments[i]:
+            node.set("C", str(comments[i]))
         if spec.placement:
             r, c = divmod(action, n)
             node.set_move(colour, (n - 1 - r, c) if action < n * n else None)

@@ -5,6 +5,7 @@ and ``arbiter ratings`` rates journals, JSONL and CSV alike."""
 
 import json
 import os
+import re
 
 import pytest
 from sgfmill import sgf as sgfmill
@@ -20,7 +21,7 @@ from tournaments.statistics import rating_list
 
 GAME = {"game": "othello", "size": 6}
 AGENTS = ["random", "greedy", "alphabeta:depth=1"]
-TIMED = ("seconds",)  # measurements: they differ between two runs of the same games
+TIMED = ("seconds", "times")  # measurements: they differ between two runs of the same games
 
 
 class Interrupting(InlineExecutor):
@@ -63,6 +64,11 @@ def _games(path):
     return {r["index"]: {k: v for k, v in r.items() if k not in TIMED} for r in records.read_records(path)}
 
 
+def untimed(path):
+    """An SGF file's text without the seconds in its move comments (a measurement)."""
+    return re.sub(rb"C\[[0-9.]+ s", b"C[", open(path, "rb").read())
+
+
 def _sgf_indexes(directory):
     return sorted(int(name[4:9]) for name in os.listdir(directory) if name.endswith(".sgf"))
 
@@ -101,9 +107,9 @@ def test_a_resumed_run_completes_the_files_as_an_uninterrupted_run_wrote_them(tm
         assert len(lines) == 12 + (name == "games.csv")  # the CSV's header
         assert _games(tmp_path / name) == _games(reference / name)
     assert _sgf_indexes(tmp_path / "sgf") == list(range(12))
-    for index in range(12):
+    for index in range(12):  # the same records but for the moves' measured times in their comments
         name = f"game{index:05d}.sgf"
-        assert open(tmp_path / "sgf" / name, "rb").read() == open(reference / "sgf" / name, "rb").read()
+        assert untimed(tmp_path / "sgf" / name) == untimed(reference / "sgf" / name)
 
 
 def test_the_cli_interrupted_leaves_the_files_and_resumes_them(tmp_path, monkeypatch, capsys):
@@ -171,6 +177,25 @@ def test_sgf_game_information_says_the_event_round_clock_and_ending(tmp_path):
         assert root.get("OT") == "0.25 s added per move (Fischer)"
         assert root.get("GC") == f"adjudicated: {record['detail']}" and "move cap: 8 plies" in root.get("GC")
         assert root.get("RE") == envs.core.outcome.Outcome.from_record(record).sgf_result
+
+
+def test_every_move_comment_says_its_time_and_the_movers_evaluation(tmp_path):
+    result = tournaments.round_robin(
+        ["greedy", "alphabeta:depth=1"], games=2, workers=0, progress=False, opening_plies=2, sgf=tmp_path, **GAME
+    )
+    for record in result.games:
+        assert len(record["times"]) == len(record["evaluations"]) == record["plies"] - 2
+        assert all(isinstance(t, float) and t >= 0 for t in record["times"])
+        searcher = 0 if record["black"] == "alphabeta:depth=1" else 1  # greedy reports no evaluation
+        mine = [e for k, e in enumerate(record["evaluations"]) if k % 2 == searcher]
+        theirs = [e for k, e in enumerate(record["evaluations"]) if k % 2 != searcher]
+        assert all(isinstance(e, float) for e in mine) and set(theirs) == {None}
+        nodes = sgfmill.Sgf_game.from_bytes(open(tmp_path / f"game{record['index']:05d}.sgf", "rb").read())
+        moves = nodes.get_main_sequence()[1:]
+        assert [n.has_property("C") for n in moves[:2]] == [False, False]  # the opening's plies
+        for node, seconds, value in zip(moves[2:], record["times"], record["evaluations"]):
+            expected = f"{seconds:.3f} s" + (f", evaluation {value:+g}" if value is not None else "")
+            assert node.get("C") == expected
 
 
 def test_time_losses_resignations_and_forfeits_are_said_in_re_and_gc():

@@ -23,7 +23,8 @@ A game record (``tournaments.play.job_record`` writes it) holds the pairing (``i
 ``round``, ``match``, ``game``, ``black``/``white`` names and ids, ``seed``, ``opening``), the
 outcome (``winner``, ``returns``, ``reason``, ``detail``, ``end_reason``, ``margin``: an
 ``Outcome``'s record form), the referee's ``code`` and the ``result`` text derived from it, the
-``moves``, ``plies`` and ``seconds``. Records of earlier versions have no ``winner``, ``returns``,
+``moves``, ``plies`` and ``seconds``, and each move's ``times`` and the movers' ``evaluations``
+(records of earlier versions have neither). Records of earlier versions have no ``winner``, ``returns``,
 ``end_reason`` or ``margin``: their ``code`` and ``reason`` say the outcome, and they load and
 resume as they are (the format is the same; a journal holds the records of both).
 """
@@ -84,7 +85,16 @@ FIELDS = {
     "reason": str,
     "moves": list,
 }
-OPTIONAL = {"round": int, "match": int, "game": int, "plies": int, "seconds": float, "opening": int}
+OPTIONAL = {
+    "round": int,
+    "match": int,
+    "game": int,
+    "plies": int,
+    "seconds": float,
+    "opening": int,
+    "times": list,
+    "evaluations": list,
+}
 
 
 def _problem(record, players: int) -> str | None:
@@ -114,7 +124,15 @@ def _problem(record, players: int) -> str | None:
         return str(exc)
     if not all(isinstance(m, str) for m in record["moves"]):
         return "moves: expected a list of moves in the game's notation"
+    for key, none in (("times", False), ("evaluations", True)):
+        values = record.get(key, [])
+        if not all((v is None and none) or _finite(v) for v in values):
+            return f"{key}: expected a list of {'numbers or nulls' if none else 'seconds'}, one per move"
     return None
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def check_record(path: str | os.PathLike[str], idx: int, text: str, players: int | None) -> dict[str, Any]:

@@ -117,6 +117,10 @@ class GameOutcome(Outcome):
               as action ids; ``opening`` how many of the first plies were the opening
     seconds   wall-clock time of the agents' moves
     state     the last position (not part of a tournament record)
+    times     the seconds each move after the opening took, as its clock was charged (compile
+              time left out); ``evaluations`` beside it: the mover's own evaluation of the move
+              (its ``last_stats``: a search's ``score``, MCTS's 2·value − 1, as the adjudication
+              judge reads it), None where the agent gives none. Records and SGF comments keep both.
 
     ``points(seat)``, ``result`` (``"1-0"``), ``sgf_result`` (``"B+3.5"``), ``forfeit`` and
     ``to_record()`` are the ``Outcome``'s. Two outcomes are equal when the games are: ``seconds``
@@ -128,6 +132,8 @@ class GameOutcome(Outcome):
     opening: int = 0
     seconds: float = field(default=0.0, compare=False)
     state: np.ndarray | None = field(default=None, compare=False, repr=False)
+    times: tuple = field(default=(), compare=False, repr=False)
+    evaluations: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def plies(self) -> int:
@@ -146,6 +152,8 @@ def forfeit(
     opening: int = 0,
     seconds: float = 0.0,
     state: np.ndarray | None = None,
+    times: Iterable[float] = (),
+    evaluations: Iterable[float | None] = (),
 ) -> GameOutcome:
     """The outcome of a game lost by ``seat`` for ``reason`` (a forfeit or RESIGN) after the
     plies ``moves``/``actions``; ``reason`` must be one of the module's reasons but NORMAL."""
@@ -162,6 +170,8 @@ def forfeit(
             opening=opening,
             seconds=seconds,
             state=state,
+            times=tuple(times),
+            evaluations=tuple(evaluations),
         )
     except OutcomeError as e:
         raise ParameterError(str(e)) from None
@@ -171,6 +181,18 @@ def _describe(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     return f"{type(exc).__name__}: {exc}{where}"
+
+
+def _evaluation(agent) -> float | None:
+    """The mover's evaluation of its move for the record (``adjudication.evaluation``: what a
+    judge reads), rounded; None where it reports none or reading it fails."""
+    from .adjudication import evaluation
+
+    try:
+        value = evaluation(agent)
+    except Exception:  # noqa: BLE001 - an agent's own last_stats of another shape: no evaluation
+        return None
+    return None if value is None else round(value, 4)
 
 
 def _is_action(action) -> bool:
@@ -313,6 +335,8 @@ def play_game(
             opening=len(opening),
             seconds=time.perf_counter() - start,
             state=state,
+            times=times,
+            evaluations=evaluations,
         )
 
     def show_history(history):
@@ -338,6 +362,8 @@ def play_game(
     if watch:
         watch(state.copy(), None, None)
     played: list[tuple[np.ndarray, int]] = []  # (position, mover) of every agent ply, for takebacks
+    times: list[float] = []  # each agent ply's seconds, as ``played``
+    evaluations: list[float | None] = []  # the mover's evaluation of each agent ply, as ``played``
     unreported = list(zip(moves, actions))
     while not game.is_terminal(state):
         seat = game.current_player(state)
@@ -367,6 +393,7 @@ def play_game(
                 return lose(seat, ILLEGAL, f"move {len(moves) + 1}: asked to take back a move, but {why}")
             state = played[back][0]
             del played[back:], moves[len(opening) + back :], actions[len(opening) + back :]
+            del times[back:], evaluations[back:]
             if (lost := show_history(actions)) is not None:
                 return lost
             if watch:
@@ -392,6 +419,8 @@ def play_game(
         action = int(action)
         move = game.action_to_str(state, action)
         played.append((state, seat))
+        times.append(round(spent, 4))
+        evaluations.append(_evaluation(agents[seat]))
         moves.append(move)
         actions.append(action)
         unreported.append((move, action))
@@ -426,6 +455,8 @@ def play_game(
                     len(opening),
                     time.perf_counter() - start,
                     state,
+                    tuple(times),
+                    tuple(evaluations),
                     margin=ruling.margin,
                 )
     unclock()
@@ -440,6 +471,8 @@ def play_game(
         len(opening),
         time.perf_counter() - start,
         state,
+        tuple(times),
+        tuple(evaluations),
         end_reason=end.end_reason,
         margin=end.margin,
     )
@@ -544,7 +577,7 @@ def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict[str, Any]:
     pairing, ``code`` and ``result`` (the referee's code and the score, derived from the outcome
     and kept in every record since the first journals), the outcome's own ``to_record()``
     (``winner``, ``returns``, ``reason``, ``detail``, ``end_reason``, ``margin``), the moves and
-    the time; ``envs.core.outcome.Outcome.from_record`` reads the outcome back."""
+    the time, the game's and each move's (``times``) with the mover's ``evaluations``; ``envs.core.outcome.Outcome.from_record`` reads the outcome back."""
     return {
         "opening": len(job.opening),
         "index": job.index,
@@ -562,6 +595,8 @@ def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict[str, Any]:
         "moves": list(outcome.moves),
         "plies": outcome.plies,
         "seconds": round(outcome.seconds, 4),
+        "times": list(outcome.times),
+        "evaluations": list(outcome.evaluations),
     }
 
 

@@ -72,7 +72,22 @@ def sgf_bytes(
         "DT": date or datetime.date.today().isoformat(),
         **(root or {}),
     }
-    return sgf.write(game, actions, seed=seed, root=info, outcome=_outcome(game, record, state))
+    comments = move_comments(record)
+    return sgf.write(game, actions, seed=seed, root=info, outcome=_outcome(game, record, state), comments=comments)
+
+
+def move_comments(record: Mapping[str, Any]) -> list[str | None]:
+    """A comment per ply of a record for its SGF (``C``): the seconds the move took and the
+    mover's evaluation where it gave one (``0.412 s, evaluation +35``), from the record's
+    ``times`` and ``evaluations`` (the plies after the opening); None for the opening's plies
+    and for records without them."""
+    opening = record.get("opening") or 0
+    times, evaluations = record.get("times") or [], record.get("evaluations") or []
+    comments: list[str | None] = [None] * opening
+    for k, seconds in enumerate(times):
+        value = evaluations[k] if k < len(evaluations) else None
+        comments.append(f"{seconds:.3f} s" + (f", evaluation {value:+g}" if value is not None else ""))
+    return comments
 
 
 def game_sgf(game: envs.Game, outcome: GameOutcome, black: str, white: str, index: int = 0, seed: int = 0) -> bytes:
@@ -180,6 +195,8 @@ FIELDS = (
     "plies",
     "seconds",
     "moves",
+    "times",
+    "evaluations",
     "event",
     "site",
     "game_name",
@@ -190,7 +207,7 @@ FIELDS = (
 _INTS = {"index", "round", "match", "game", "black_id", "white_id", "seed", "opening", "opening_number", "code"}
 _INTS |= {"winner", "plies"}
 _NUMBERS = {"margin", "seconds"}
-_JSON = {"returns", "game_params"}
+_JSON = {"returns", "game_params", "times", "evaluations"}
 
 
 class RecordWriteError(RecordError):
