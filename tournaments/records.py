@@ -11,7 +11,16 @@ game has one (``B+3.5``, ``W+12``, by ``Game.margin``; a record of an older vers
 margin, gets it from its last position), ``R`` for a resignation, ``T`` for a loss on time, ``F``
 for any other forfeit, ``0`` for a draw. ``RU`` holds every rule parameter, so ``read_sgf``
 rebuilds the game the record was played under (an exact-five Gomoku comes back with
-``exact_five=True``).
+``exact_five=True``). ``sgf_root`` adds the game information of a run (event, site, round, time
+control, how the game ended) and ``move_comments`` each move's time and its mover's evaluation.
+
+The files a run writes for outside use, game by game as they finish (``--jsonl``, ``--csv``,
+``--sgf``), are ``RecordFiles``; ``read_records`` reads a JSONL or CSV file back into the same
+records, and ``load_games`` any of them, or a journal, for ``arbiter ratings``.
+
+    files = RecordFiles(game, config, jsonl="games.jsonl", csv="games.csv", sgf="sgf/")
+    files.start(journal.done.values())      # a resumed run: the journal's games first
+    files.append(record)                    # every game as it finishes
 """
 
 from __future__ import annotations
@@ -168,7 +177,8 @@ def read_json_lines(path: str | os.PathLike[str], what: str) -> Iterator[tuple[i
 # -- records for outside use, written as games finish ---------------------------------------------
 
 # Every field of a ``--jsonl`` line and a ``--csv`` row, in the CSV's column order (the same in
-# every file): the pairing, the outcome, the moves and time, then the run's own fields: ``event``
+# every file): the pairing, the outcome, the moves, the time (the game's and each move's) and the
+# movers' evaluations, then the run's own fields: ``event``
 # and ``site`` (as given, or None), ``game_name`` and ``game_params`` (what was played: files of
 # other rules are never rated together) and ``tournament``, a digest of the run's configuration,
 # which tells a game of this run from the same game number of another when files are pooled.
