@@ -250,3 +250,18 @@ def test_bad_event_and_site_are_refused_before_any_game(option, value, message, 
     assert not (tmp_path / "g.jsonl").exists()
     with pytest.raises(envs.ParameterError, match="none is written"):
         tournaments.round_robin(["random", "greedy"], workers=0, progress=False, event="Cup", **GAME)
+
+
+@pytest.mark.parametrize("option", ["--jsonl", "--csv"])
+def test_a_record_file_over_the_journal_is_refused_before_any_game(option, tmp_path, capsys):
+    journal = tmp_path / "run.db"
+    argv = ["tournament", "--game", "othello", "-p", "size=6", "--agents", "random", "greedy", "--workers", "0"]
+    assert main([*argv, "--journal", str(journal)]) == 0
+    held = load_journal(journal).games
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--journal", str(journal), "--resume", option, str(journal)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and f"{option} {journal}: the same file as --journal" in err
+    assert load_journal(journal).games == held  # nothing finished is lost
+    with pytest.raises(envs.ParameterError, match="the same file as --jsonl"):
+        tournaments.round_robin(["random", "greedy"], jsonl=tmp_path / "g", csv=tmp_path / "g", workers=0, **GAME)

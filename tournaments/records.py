@@ -415,6 +415,21 @@ class RecordFiles:
         self._files: dict[str, Any] = {}
         self._csv = None
 
+    def check_apart(self, journal: str | os.PathLike[str] | None) -> None:
+        """A ``ParameterError`` if two outputs of the run (the files and the ``journal``) are one
+        file: writing the records there would overwrite the journal or each other."""
+        named = {"journal": journal, **self.paths}
+        seen: dict[str, str] = {}
+        for option, path in named.items():
+            if path is None:
+                continue
+            real = os.path.realpath(os.fspath(path))
+            if real in seen:
+                raise envs.ParameterError(
+                    f"--{option} {os.fspath(path)}: the same file as --{seen[real]}; each output needs a file of its own"
+                )
+            seen[real] = option
+
     def __bool__(self) -> bool:
         return any(p is not None for p in self.paths.values())
 
