@@ -173,7 +173,7 @@ def test_cli_match_prints_progress_and_the_decision(capsys):
         == 0
     )
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("pair 1/50: pentanomial") and "LLR" in out[0]
+    assert out[0].startswith("Score of greedy vs random: ") and "LLR" in out[0] and "] 2, Elo " in out[0]
     assert "H1 accepted" in out[-1]
 
 

@@ -9,12 +9,16 @@ a feasible start, with a backtracking line search that keeps every probability p
 """
 
 import math
+import sqlite3
 
 import numpy as np
 import pytest
 
 import envs
+import tournaments
+from envs.core.outcome import Outcome
 from tournaments import sprt
+from tournaments.report import load_journal
 
 A = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
 
@@ -166,3 +170,119 @@ def test_bad_method_and_degenerate_hypotheses_are_named():
         sprt.SPRT(0, 1e5)  # an expected score of 1: only all-won pairs have that mean
     with pytest.raises(envs.ParameterError, match="counts"):
         sprt.SPRT(0, 10).llr([1, 2, 3])
+
+
+# -- a gauntlet with a sequential test per candidate ------------------------------------------------
+def _gauntlet(**kwargs):
+    return tournaments.gauntlet(
+        ["greedy", "random"],
+        ["random", "alphabeta:depth=1"],
+        game="gomoku",
+        size=7,
+        games=60,
+        workers=0,
+        progress=False,
+        seed=1,
+        **kwargs,
+    )
+
+
+def _pentanomial_from_records(games, c):
+    """Candidate ``c``'s colour pairs against the field, rebuilt from game records alone."""
+    halves, counts = {}, [0] * 5
+    for game in games:
+        if c not in (game["black_id"], game["white_id"]):
+            continue
+        outcome = Outcome.from_record(game)
+        seat = 0 if game["black_id"] == c else 1
+        key = (game["white_id"] if seat == 0 else game["black_id"], game["game"])
+        if key in halves:
+            counts[round(2 * (halves.pop(key) + outcome.points(seat)))] += 1
+        else:
+            halves[key] = outcome.points(seat)
+    assert not halves  # whole pairs only
+    return counts
+
+
+def test_a_gauntlet_stops_each_candidate_when_its_test_decides(tmp_path):
+    result = _gauntlet(sprt=(0, 100, 0.05, 0.05), journal=str(tmp_path / "run.db"))
+    full = _gauntlet()
+    assert set(result.sprt) == {"greedy", "random"} and len(result.games) < len(full.games)
+    test = sprt.SPRT(0, 100, 0.05, 0.05)
+    for name, status in result.sprt.items():
+        c = result.names.index(name)
+        own = [g for g in result.games if c in (g["black_id"], g["white_id"])]
+        assert status.decision in ("H0", "H1") and status.pairs < 2 * 30  # of 30 pairs per opponent
+        assert list(status.pentanomial) == _pentanomial_from_records(own, c)
+        # it stopped at the first batch that decided: before its last batch (a pair per opponent,
+        # four games) the test was still undecided
+        assert len(own) == 2 * status.pairs
+        assert test.status(_pentanomial_from_records(own[:-4], c)).decision == "undecided"
+    assert result.sprt["greedy"].decision == "H1" and result.sprt["random"].decision == "H0"
+    assert "SPRT of each candidate against the field:" in result.table()
+    # the games played are the full run's games up to the stop: each (match, game) has its seed
+    played = {(g["match"], g["game"]): g for g in full.games}
+    assert all(_timeless(g, "index") == _timeless(played[g["match"], g["game"]], "index") for g in result.games)
+
+
+def _timeless(game, *more):
+    return {k: v for k, v in game.items() if k not in ("seconds", "times", *more)}
+
+
+def test_an_interrupted_sequential_gauntlet_resumes_to_the_same_records(tmp_path):
+    journal = tmp_path / "run.db"
+    whole = _gauntlet(sprt=(0, 100, 0.05, 0.05), journal=str(journal))
+    with sqlite3.connect(journal) as db:  # as if killed after the first 30 games
+        db.execute("DELETE FROM games WHERE idx >= 30")
+    resumed = _gauntlet(sprt=(0, 100, 0.05, 0.05), journal=str(journal), resume=True)
+    assert [_timeless(g) for g in resumed.games] == [_timeless(g) for g in whole.games]
+    assert resumed.sprt == whole.sprt
+    # the report and the rating lists replay the journal: the candidates stop there too
+    loaded = load_journal(journal)
+    assert [_timeless(g) for g in loaded.games] == [_timeless(g) for g in whole.games]
+    assert loaded.sprt == whole.sprt and loaded.config["finished"]
+    with pytest.raises(tournaments.JournalError):
+        _gauntlet(sprt=(0, 50, 0.05, 0.05), journal=str(journal), resume=True)
+
+
+def test_only_systems_of_one_round_stop_a_player():
+    referee = tournaments.Referee(tournaments.referee.configure("swiss", 4, rounds=2))
+    with pytest.raises(ValueError, match="swiss"):
+        referee.stop(0)
+
+
+def test_sprt_outside_a_gauntlet_is_named():
+    with pytest.raises(envs.ParameterError, match="sprt="):
+        tournaments.round_robin(["random", "greedy"], game="gomoku", size=7, sprt=(0, 50, 0.05, 0.05), workers=0)
+
+
+# -- the command line ------------------------------------------------------------------------------
+def test_cli_gauntlet_with_sprt_reports_each_candidate(capsys):
+    from tournaments.cli import main
+
+    argv = ["tournament", "--game", "gomoku", "-p", "size=7", "--system", "gauntlet", "--candidates", "greedy"]
+    argv += ["random", "--agents", "random", "alphabeta:depth=1", "--games", "60", "--workers", "0", "--seed", "1"]
+    assert main([*argv, "--sprt", "0,100,0.05,0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "SPRT of each candidate against the field:" in out
+    assert "H1 accepted" in out and "H0 accepted" in out
+    with pytest.raises(SystemExit):
+        main(
+            ["tournament", "--game", "gomoku", "--system", "round_robin", "--agents", "random", "greedy"]
+            + ["--sprt", "0,50,0.05,0.05"]
+        )
+    assert "--sprt: applies to --system gauntlet" in capsys.readouterr().err
+
+
+def test_cli_match_takes_the_comma_form_and_prints_cutechess_lines(capsys):
+    from tournaments.cli import main
+
+    argv = ["match", "--game", "gomoku", "-p", "size=7", "-a", "greedy", "-b", "random", "--games", "60"]
+    assert main([*argv, "--sprt", "0,100,0.05,0.05", "--seed", "2"]) == 0
+    comma = capsys.readouterr().out
+    assert main([*argv, "--sprt", "0", "100", "0.05", "0.05", "--seed", "2"]) == 0
+    assert capsys.readouterr().out == comma
+    lines = comma.splitlines()
+    assert lines[0].startswith("Score of greedy vs random: 2 - 0 - 0 [1.000] 2, Elo ")
+    assert all(line.startswith("Score of ") and ", LLR " in line for line in lines[:-2])
+    assert lines[-3].endswith("H1 accepted") and "H1 accepted" in lines[-1]

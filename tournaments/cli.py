@@ -122,6 +122,7 @@ def _add_tournament(sub):
         metavar="SPEC",
         help="gauntlet: the agents under test; each plays every agent of --agents, not each other",
     )
+    _add_sprt(p, "gauntlet: stop a candidate's games once the SPRT of its pairs against the field decides")
     p.add_argument(
         "--games",
         type=int,
@@ -343,6 +344,12 @@ def _encounter_options(args) -> dict:
         )
     if args.system == "gauntlet":
         options["candidates"] = len(args.candidates)
+    if args.sprt and args.system != "gauntlet":
+        raise envs.ParameterError(
+            f"--sprt: applies to --system gauntlet (each candidate against the field), not {args.system}"
+        )
+    if args.sprt:
+        options["sprt"] = _sprt(args)
     if args.games is not None:
         if args.system not in ("round_robin", "olympic", "gauntlet"):
             raise envs.ParameterError(
@@ -793,39 +800,48 @@ def _add_match(sub):
     p.add_argument("-a", "--a", dest="a", required=True, metavar="SPEC", help="agent A, e.g. alphabeta:depth=3")
     p.add_argument("-b", "--b", dest="b", required=True, metavar="SPEC", help="agent B, the reference")
     p.add_argument("--games", type=int, default=100, help="games (even; with --sprt the maximum), default %(default)s")
+    _add_sprt(p, "stop the match once the SPRT decides")
+    p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
+
+
+def _add_sprt(p, what: str) -> None:
     p.add_argument(
         "--sprt",
-        type=float,
-        nargs=4,
-        metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
-        help="stop when the SPRT of H0: A is ELO0 Elo better against H1: ELO1 decides",
+        nargs="+",
+        metavar="ELO0,ELO1,ALPHA,BETA",
+        help=f"{what}: H0 'A is ELO0 Elo better' against H1 'ELO1 better' at error rates ALPHA, BETA "
+        "(also as four words: --sprt 0 50 0.05 0.05); the pentanomial GSPRT with fastchess's exact "
+        "maximum likelihood",
     )
     p.add_argument(
         "--sprt-model",
         default="logistic",
         choices=["logistic", "normalized"],
-        help="Elo scale of ELO0/ELO1 (default %(default)s)",
+        help="Elo scale of ELO0/ELO1 (default %(default)s; fastchess's default is normalized)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
+    p.add_argument(
+        "--sprt-method",
+        default="mle",
+        choices=["mle", "normal"],
+        help="mle: the exact constrained maximum likelihood, as fastchess; normal: the normal approximation "
+        "(default %(default)s)",
+    )
+
+
+def _sprt(args):
+    from .sprt import SPRT
+
+    return SPRT.parse(args.sprt, model=args.sprt_model, method=args.sprt_method)
 
 
 def _run_match(args) -> int:
     from .matches import match
-    from .sprt import SPRT, format_elo
 
     _check_seed(args.seed)
-    test = SPRT(*args.sprt, model=args.sprt_model) if args.sprt else None
+    test = _sprt(args) if args.sprt else None
 
-    def progress(done, pairs, status=None):
-        if status is None:
-            print(f"pair {done}/{pairs}", flush=True)
-        else:
-            print(
-                f"pair {done}/{pairs}: pentanomial {list(status.pentanomial)}, LLR {status.llr:+.2f} "
-                f"({status.lower:.2f}, {status.upper:.2f}), Elo "
-                f"{format_elo(status.elo, status.elo_lo, status.elo_hi)}, {status.decision}",
-                flush=True,
-            )
+    def line(text):
+        print(text, flush=True)
 
     result = match(
         args.a,
@@ -835,7 +851,7 @@ def _run_match(args) -> int:
         games=args.games,
         seed=args.seed,
         sprt=test,
-        progress=progress,
+        lines=line,
     )
     print(f"{args.a} vs {args.b} on {args.game}: {result}")
     return 0

@@ -42,7 +42,7 @@ from envs.core.outcome import Outcome
 
 from .journal import JournalError, check_config, check_record
 from .referee import Referee, configure
-from .runner import TournamentResult, _names, conditions_lines, place_text
+from .runner import TournamentResult, _CandidateTests, _names, conditions_lines, place_text
 from .sprt import format_elo
 
 
@@ -79,6 +79,7 @@ def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
     for g in records:
         names[g["black_id"]], names[g["white_id"]] = g["black"], g["white"]
     referee = Referee(configure(config["system"], n, **config["options"]), config["seed"])
+    tests = _CandidateTests.of(config)  # a gauntlet with sprt: its candidates stop where the run stopped them
     done = {g["index"]: g for g in records}
     played = []
     while batch := referee.next_games():
@@ -92,7 +93,10 @@ def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
                     "asks for (a journal from another version, or edited)"
                 )
             played.append(g)
-        referee.record([Outcome.from_record(done[p.index]) for p in batch])
+        outcomes = [Outcome.from_record(done[p.index]) for p in batch]
+        referee.record(outcomes)
+        for c in tests.add(batch, outcomes) if tests is not None else ():
+            referee.stop(c)
     byes = [(r, names[p]) for r, p in referee.byes]
     points = referee.points()
     if referee.finished:
@@ -107,7 +111,8 @@ def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
                 points[g["white_id"]] += outcome.points(1)
         places = [(int((points > p).sum()) + 1, int((points >= p).sum())) for p in points]
     config = {**config, "finished": referee.finished}
-    return TournamentResult(config, tuple(names), places, points.tolist(), played, byes)
+    sprt = {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {}
+    return TournamentResult(config, tuple(names), places, points.tolist(), played, byes, sprt=sprt)
 
 
 # -- boards ----------------------------------------------------------------------------------------

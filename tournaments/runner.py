@@ -38,7 +38,8 @@ from .openings import load as load_openings
 from .play import AgentEntry, Context, Job, check_players, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
 from .ratings import bradley_terry
-from .referee import Referee, System, configure, expected_games, swiss_rounds
+from .referee import Pairing, Referee, System, configure, expected_games, swiss_rounds
+from .sprt import SPRT, UNDECIDED, SPRTStatus
 
 if TYPE_CHECKING:
     from .statistics import Statistics
@@ -138,6 +139,7 @@ class TournamentResult:
     games: list = field(default_factory=list)  # every game record (dicts), in pairing order
     byes: list = field(default_factory=list)  # (round, name)
     warm_up: dict = field(default_factory=dict)  # name -> the time its warm-up took, or what went wrong
+    sprt: dict = field(default_factory=dict)  # gauntlet with sprt=: candidate name -> its final SPRTStatus
 
     def outcomes(self) -> list[Outcome]:
         """The outcome of every game of ``games``, in their order (Black is seat 0)."""
@@ -265,6 +267,15 @@ class TournamentResult:
         return trust(self, target=target, seed=seed, championships=championships, announce=announce)
 
     # -- export --------------------------------------------------------------------------------
+    def _sprt_lines(self) -> list[str]:
+        """Each candidate's sequential test against the field (a gauntlet run with ``sprt``)."""
+        if not self.sprt:
+            return []
+        width = max(len(name) for name in self.sprt)
+        return ["", "SPRT of each candidate against the field:"] + [
+            f"  {name:<{width}}  {status}" for name, status in self.sprt.items()
+        ]
+
     def to_jsonl(self, path: str | PathLike[str]) -> None:
         with open(path, "w") as f:
             for g in self.games:
@@ -357,7 +368,7 @@ class TournamentResult:
         lines += ["", self.statistics().table()]  # ratings, margins, LOS, P(best), colour pairs
         matrix = self._matrix(outcomes)
         if gauntlet:
-            return "\n".join(lines + [""] + self._against_field(matrix, len(candidates)))
+            return "\n".join(lines + [""] + self._against_field(matrix, len(candidates)) + self._sprt_lines())
         cross = self._crosstable(matrix)
         byes = self._byes()
         width = max(6, *(len(n) for n in self.names))
@@ -511,6 +522,7 @@ def run(
     adjudicate: Adjudication | str | Sequence[str] | None = None,
     adjudicator: str | None = None,
     resign: bool = True,
+    sprt: SPRT | Sequence[float] | None = None,
     **options: Any,
 ) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
@@ -545,6 +557,12 @@ def run(
                  ``openings_order`` (``"sequential"`` or ``"random"``: shuffled by ``seed``),
                  cycling; or ``opening_plies`` = K or (MIN, MAX): seeded random openings. Checked
                  before the first game (``openings.OpeningError``); see ``tournaments.openings``.
+    sprt         gauntlet only: ``(elo0, elo1, alpha, beta)`` or a ``tournaments.sprt.SPRT``, a
+                 sequential test of each candidate against the field (its colour pairs against
+                 every opponent pooled, as fastchess tests an engine against several): after
+                 every batch the candidate's pentanomial LLR is compared with the bounds, and a
+                 candidate whose test has decided plays no more games; ``games`` is then the
+                 most per encounter. ``TournamentResult.sprt`` holds each candidate's test.
     options      the system's: ``games`` (per encounter, even: round robin and gauntlet, default
                  2; olympic: a match of that many games instead of first to ``k``), ``k``,
                  ``recursive`` (olympic), ``rounds`` (default ``swiss_rounds(len(agents))`` =
@@ -571,6 +589,7 @@ def run(
     if system == "swiss" and options.get("rounds") is None:
         options["rounds"] = swiss_rounds(len(agents))
     config = configure(system, len(agents), **options)
+    test = _gauntlet_test(system, sprt)
     g = envs.make_game(game, **game_params)  # validates the game and its parameters now
     if g.num_players != 2:
         raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
@@ -610,6 +629,8 @@ def run(
         meta["openings"] = book.config()
     if not resign:  # absent when on (the default), so journals of earlier versions still resume
         meta["resign"] = False
+    if test is not None:  # a resume must stop candidates where the first run did
+        meta["sprt"] = {k: getattr(test, k) for k in ("elo0", "elo1", "alpha", "beta", "model", "method")}
     log = Journal(journal, meta, resume) if journal is not None else None
     # a first run compiles the pairing rules in a helper process while the agents warm up
     precompile.start(("systems",))
@@ -624,6 +645,7 @@ def run(
         total = expected_games(config, seed)
         every = default_ratings_every(total) if ratings_every is None else ratings_every
         records, bar = [], Progress(progress, total, earlier=log.done.values() if log else (), ratings_every=every)
+        tests = _CandidateTests.of(meta)
         while batch := referee.next_games():
             jobs, results, numbers = [], {}, {}
             for p in batch:
@@ -655,7 +677,11 @@ def run(
                 bar.tick(record)
             ordered = [results[p.index] for p in batch]
             records.extend(ordered)
-            referee.record([Outcome.from_record(r) for r in ordered])
+            outcomes = [Outcome.from_record(r) for r in ordered]
+            referee.record(outcomes)
+            for c in tests.add(batch, outcomes) if tests is not None else ():
+                referee.stop(c)  # the same batch ends it in a resumed run: the journal holds its games
+                bar.note(f"SPRT {names[c]} against the field: {tests.status[c]}")
     finally:
         if bar is not None:
             bar.close()
@@ -671,7 +697,62 @@ def run(
         records,
         byes,
         dict(getattr(executor, "warm_up_report", {})),
+        {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {},
     )
+
+
+def _gauntlet_test(system: str, sprt) -> SPRT | None:
+    """``run``'s ``sprt`` as a test, or None; a ``ParameterError`` outside a gauntlet."""
+    if sprt is None:
+        return None
+    if system != "gauntlet":
+        raise envs.ParameterError(
+            f"sprt={sprt!r}: a sequential test applies to a gauntlet (each candidate against the field), "
+            f"not to {system}"
+        )
+    return SPRT.of(sprt)
+
+
+class _CandidateTests:
+    """The sequential test of each gauntlet candidate against the field. A colour pair is game g
+    of the match (candidate, opponent) and game g of (opponent, candidate); both are in one
+    batch (``_systems``), so after every batch each candidate has whole pairs only, and its
+    pentanomial counts pool the pairs against every opponent."""
+
+    def __init__(self, test: SPRT, candidates: int) -> None:
+        self.test = test
+        self.candidates = candidates
+        self.pentanomial = [[0] * 5 for _ in range(candidates)]
+        self.status: dict[int, SPRTStatus] = {}
+        self._half: dict[tuple, float] = {}  # (candidate, opponent, game) -> the pair's first game's points
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any]) -> _CandidateTests | None:
+        """The tests of a run's configuration (a journal's): None without an ``sprt`` entry. A
+        replay of the journal (``report.load_journal``) stops the candidates where the run did."""
+        if not config.get("sprt"):
+            return None
+        return cls(SPRT(**config["sprt"]), config["options"]["candidates"])
+
+    def add(self, batch: Sequence[Pairing], outcomes: Sequence[Outcome]) -> list[int]:
+        """Count one batch; the candidates whose test decided with it."""
+        seen = set()
+        for p, outcome in zip(batch, outcomes):
+            seat = 0 if p.black < self.candidates else 1
+            c, opponent = (p.black, p.white) if seat == 0 else (p.white, p.black)
+            key = (c, opponent, p.game)
+            points = outcome.points(seat)
+            if key in self._half:
+                self.pentanomial[c][round(2 * (self._half.pop(key) + points))] += 1
+            else:
+                self._half[key] = points
+            seen.add(c)
+        decided = []
+        for c in sorted(seen):
+            self.status[c] = self.test.status(self.pentanomial[c])
+            if self.status[c].decision != UNDECIDED:
+                decided.append(c)
+        return decided
 
 
 def round_robin(agents: Iterable[AgentEntry], game: str = "loa", games: int = 2, **kwargs: Any) -> TournamentResult:
