@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from said import said
 
 import envs
 from tournaments import cli
@@ -260,7 +261,7 @@ def test_the_patience_speaks_to_you_in_the_second_person():
 def test_a_match_with_a_forfeit_is_one_error_line_naming_the_agent_and_reason(capsys, crashing_spec):
     with pytest.raises(SystemExit) as e:
         cli.main(["match", "--game", "gomoku", "-p", "size=7", "--a", "random", "--b", crashing_spec, "--games", "2"])
-    err = capsys.readouterr().err.splitlines()
+    err = said(capsys.readouterr().err)
     assert e.value.code == 1 and len(err) == 1
     assert "'crashes'" in err[0] and "forfeit-crash" in err[0] and "out of coffee" in err[0]
 
@@ -286,7 +287,7 @@ def test_resuming_a_finished_tournament_says_so_and_prints_the_standings(tmp_pat
     first = capsys.readouterr().out
     assert cli.main(args + ["--resume"]) == 0
     out, err = capsys.readouterr()
-    assert err.splitlines() == ["all 2 games are already in the journal: the tournament is complete"]
+    assert said(err) == ["all 2 games are already in the journal: the tournament is complete"]
     assert out == first  # the same standings, nothing replayed
 
 
@@ -336,7 +337,7 @@ def test_ctrl_c_in_play_or_match_ends_quietly_with_status_130(monkeypatch, capsy
     monkeypatch.setattr(cli, "play", interrupted)
     assert cli.main(["play", "--game", "gomoku", "-p", "size=7", "--black", "random"]) == 130
     err = capsys.readouterr().err
-    assert err.strip() == "arbiter play: interrupted" and "Traceback" not in err
+    assert said(err) == ["arbiter play: interrupted"] and "Traceback" not in err
 
 
 # -- games per encounter, gauntlets, opening suites ------------------------------------------------
@@ -369,7 +370,9 @@ def gauntlet_args(tmp_path, *extra):
 
 def timeless(path):
     """A JSONL file's games in game order (they are written as they finish), without the time."""
-    return sorted(({k: v for k, v in g.items() if k != "seconds"} for g in records(path)), key=lambda g: g["index"])
+    return sorted(
+        ({k: v for k, v in g.items() if k not in ("seconds", "times")} for g in records(path)), key=lambda g: g["index"]
+    )
 
 
 def records(path):
@@ -441,12 +444,17 @@ def test_gauntlet_command_prints_candidates_field_and_results_against_the_field(
     assert cli.main(gauntlet_args(tmp_path, "--workers", "0", "--jsonl", str(tmp_path / "g.jsonl"))) == 0
     out = capsys.readouterr().out
     assert out.startswith(
-        "gauntlet (candidates=2, games=6) on othello: 24 games\nOpenings: suite.txt (3 openings, sequential from 1)\n"
+        "gauntlet (candidates=2, games=6) on othello (size=6): 24 games\nOpenings: suite.txt (3 openings, sequential from 1)\n"
     )
     assert "The field, by points against the candidates:" in out
     table = out.split("Results against the field")[1].splitlines()
-    assert table[1].split() == ["slow:delay=0.02", "greedy"]
-    assert [row.split()[1] for row in table[2:4]] == ["slow:delay=0.03", "random"]
+    candidates = out.split("Candidates, by points against the field:\n")[1].split("\n\n")[0].splitlines()[1:]
+    field = out.split("The field, by points against the candidates:\n")[1].split("\n\n")[0].splitlines()[1:]
+    # the table follows the standings' order: candidates by place down, the field by place across
+    assert table[1].split() == [line.split()[1] for line in field if "%" in line]
+    assert [row.split()[1] for row in table[2:4]] == [line.split()[1] for line in candidates]
+    assert sorted(table[1].split()) == ["greedy", "slow:delay=0.02"]
+    assert sorted(row.split()[1] for row in table[2:4]) == ["random", "slow:delay=0.03"]
     assert all(cell.endswith("/6") for row in table[2:4] for cell in row.split()[2:])
     games = records(tmp_path / "g.jsonl")
     met = {frozenset((g["black"], g["white"])) for g in games}
@@ -475,7 +483,7 @@ def test_bad_encounter_and_opening_options_are_one_line_errors(capsys, extra, me
     with pytest.raises(SystemExit) as e:
         cli.main(["tournament", "--game", "othello", "--agents", "random", "greedy", "--workers", "0", *extra])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert e.value.code == 2 and message in err and len(said(err)) == 1
 
 
 def test_round_robin_and_olympic_games_per_encounter_through_the_command_line(tmp_path, capsys):

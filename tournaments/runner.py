@@ -13,10 +13,8 @@ batch are handed to the referee in pairing order once the whole batch is done.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
-import json
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +36,7 @@ from .openings import load as load_openings
 from .play import AgentEntry, Context, Job, check_players, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
 from .ratings import bradley_terry
+from .records import RecordFiles
 from .referee import Pairing, Referee, System, configure, expected_games, swiss_rounds
 from .sprt import SPRT, UNDECIDED, SPRTStatus
 
@@ -91,16 +90,30 @@ def conditions_lines(config: dict) -> list[str]:
     lines = []
     if config.get("clock"):
         lines.append(
-            f"Clock: {TimeControl.from_config(config['clock'])} (seconds per game"
+            f"Clock: {TimeControl.from_config(config['clock'])} ("
+            + (
+                f"moves/seconds: the seconds again for every {config['clock']['moves']} moves"
+                if config["clock"].get("moves")
+                else "seconds per game"
+            )
             + (" + increment per move" if config["clock"].get("increment") else "")
             + (", then byo-yomi periods/seconds" if config["clock"].get("periods") else "")
             + ")"
         )
+    if config.get("swap") is False:
+        lines.append("Colours: not swapped (the agent listed first is Black in every game of an encounter)")
     if config.get("adjudicate"):
         adj = config["adjudicate"]
         judge = f" (judge {adj['judge']})" if adj.get("judge") else ""
         lines.append("Adjudication: " + " ".join(adj["rules"]) + judge)
     return lines
+
+
+def game_text(config: Mapping[str, Any]) -> str:
+    """The game of a run's configuration with the parameters it was given: ``othello (size=6)``,
+    ``go (size=9, komi=6.5)``; the game alone where it was played as it comes (``othello``)."""
+    params = ", ".join(f"{k}={v}" for k, v in (config.get("game_params") or {}).items())
+    return config["game"] + (f" ({params})" if params else "")
 
 
 def place_text(place: int, tied: bool) -> str:
@@ -208,6 +221,34 @@ class TournamentResult:
         order = sorted(range(len(rows)), key=lambda i: (self.places[i][0], -self.points[i], i))
         return [rows[i] for i in order]
 
+    def repeats(self) -> list[tuple[int, int]]:
+        """``(index, earlier)`` for every game that repeats an earlier game of the run move for
+        move, with the same agents in the same colours: deterministic agents given the same
+        opening (a short suite cycled, or none) play the same game again, and a rating that
+        counts it as a new, independent result is surer than the games allow."""
+        first: dict[tuple, int] = {}
+        found = []
+        for g in sorted(self.games, key=lambda g: g["index"]):
+            key = (g["black"], g["white"], tuple(g["moves"]))
+            if key in first:
+                found.append((g["index"], first[key]))
+            else:
+                first[key] = g["index"]
+        return found
+
+    def _repeats_lines(self) -> list[str]:
+        repeats = self.repeats()
+        if not repeats:
+            return []
+        shown = ", ".join(f"{i} = {j}" for i, j in repeats[:5]) + (", ..." if len(repeats) > 5 else "")
+        return [
+            "",
+            f"Warning: {len(repeats)} of {len(self.games)} games repeat an earlier game move for move, with the "
+            f"same agents in the same colours (game {shown}); the ratings count each as an independent result. "
+            "More openings than colour pairs (--openings, --opening-plies) or agents that vary their play "
+            "make every game new.",
+        ]
+
     def against_field(self) -> dict:
         """A gauntlet's results: ``{candidate: {opponent: (points, games)}}``, each candidate's
         points and games against each opponent of the field."""
@@ -220,18 +261,20 @@ class TournamentResult:
             for i in range(c)
         }
 
-    def _against_field(self, matrix, c) -> list[str]:
+    def _against_field(self, matrix, c, order) -> list[str]:
+        """A gauntlet's candidates (rows) against the field (columns), both in ``order``, the
+        standings' order: row k is the candidate in place k."""
         scores, played = matrix
-        opponents = self.names[c:]
-        width = max(6, *(len(n) for n in self.names[:c]))
-        cell = max(9, *(len(n) for n in opponents))
+        rows, columns = [i for i in order if i < c], [j for j in order if j >= c]
+        width = max(6, *(len(self.names[i]) for i in rows))
+        cell = max(9, *(len(self.names[j]) for j in columns))
         lines = [
             "Results against the field (the candidate's points/games against each opponent):",
-            " " * (width + 3) + " ".join(f"{n:>{cell}}" for n in opponents),
+            " " * (width + 3) + " ".join(f"{self.names[j]:>{cell}}" for j in columns),
         ]
-        for i, name in enumerate(self.names[:c]):
-            cells = " ".join(f"{f'{scores[i, j]:g}/{int(played[i, j])}':>{cell}}" for j in range(c, len(self.names)))
-            lines.append(f"{i + 1:>2} {name:<{width}} " + cells)
+        for k, i in enumerate(rows):
+            cells = " ".join(f"{f'{scores[i, j]:g}/{int(played[i, j])}':>{cell}}" for j in columns)
+            lines.append(f"{k + 1:>2} {self.names[i]:<{width}} " + cells)
         return lines
 
     def ratings(self) -> list[tuple[str, float, float]]:
@@ -277,33 +320,16 @@ class TournamentResult:
         ]
 
     def to_jsonl(self, path: str | PathLike[str]) -> None:
-        with open(path, "w") as f:
-            for g in self.games:
-                f.write(json.dumps(g) + "\n")
+        """Every game as a line of JSON (``tournaments.records.FIELDS``), as ``--jsonl`` writes."""
+        from .records import write_records
+
+        write_records(self, jsonl=path)
 
     def to_csv(self, path: str | PathLike[str]) -> None:
-        cols = [
-            "index",
-            "round",
-            "match",
-            "game",
-            "black",
-            "white",
-            "result",
-            "reason",
-            "plies",
-            "seconds",
-            "seed",
-            "detail",
-            "moves",
-        ]
-        from .records import csv_cell
+        """Every game as a CSV row, every field of the JSONL (``tournaments.records.FIELDS``)."""
+        from .records import write_records
 
-        with open(path, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(cols)
-            for g in self.games:
-                w.writerow([csv_cell(" ".join(g[c]) if c == "moves" else g[c]) for c in cols])
+        write_records(self, csv=path)
 
     def to_sgf(self, directory: str | PathLike[str]) -> list[str]:
         """One SGF file per game into ``directory`` (``tournaments.records``: games with an SGF
@@ -332,14 +358,15 @@ class TournamentResult:
         lines = [
             f"{self.config['system']}"
             + (f" ({options})" if options else "")
-            + f" on {self.config['game']}: {len(self.games)} games"
+            + f" on {game_text(self.config)}: {len(self.games)} game{'s' * (len(self.games) != 1)}"
             + (f", {len(self.byes)} byes" if self.byes else "")
         ]
         if self.config.get("openings"):
             lines.append("Openings: " + openings_text(self.config["openings"]))
         lines += conditions_lines(self.config)
         lines.append("")
-        head = f"{'place':>6}  {'agent':<24} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}" + (
+        agent = max(24, *(len(n) for n in self.names))  # the longest spec sets the column: rows stay aligned
+        head = f"{'place':>6}  {'agent':<{agent}} {'points':>7} {'games':>5} {'W-D-L':>9} {'forfeits':>8}" + (
             f" {'byes':>4}" if self.byes else ""
         )
         outcomes = self.outcomes()
@@ -356,37 +383,42 @@ class TournamentResult:
                 lines += ["", "The field, by points against the candidates:", head + f" {'score':>6}"]
                 field_shown = True
             lines.append(
-                f"{place_text(s.place, s.tied):>6}  {s.name:<24} {s.points:>7g} {s.games:>5} "
+                f"{place_text(s.place, s.tied):>6}  {s.name:<{agent}} {s.points:>7g} {s.games:>5} "
                 f"{f'{s.wins}-{s.draws}-{s.losses}':>9} {s.forfeits:>8}"
                 + (f" {s.byes:>4}" if self.byes else "")
                 + (f" {100 * s.points / max(s.games, 1):>5.1f}%" if gauntlet else "")
             )
         lines += forfeit_lines(self.games, outcomes=outcomes)
+        lines += self._repeats_lines()
         troubles = {n: w for n, w in self.warm_up.items() if not w.endswith("s")}
         if troubles:
             lines += ["", "Warm-up: " + "; ".join(f"{n} {w}" for n, w in troubles.items())]
         lines += ["", self.statistics().table()]  # ratings, margins, LOS, P(best), colour pairs
         matrix = self._matrix(outcomes)
         if gauntlet:
-            return "\n".join(lines + [""] + self._against_field(matrix, len(candidates)) + self._sprt_lines())
+            field = self._against_field(matrix, len(candidates), self._order(standings))
+            return "\n".join(lines + [""] + field + self._sprt_lines())
         cross = self._crosstable(matrix)
         byes = self._byes()
         width = max(6, *(len(n) for n in self.names))
+        order = self._order(standings)  # the standings' order: row k is the k-th agent of the table above
         lines += [
             "",
-            "Crosstable (points of the row against the column"
+            "Crosstable (points of the row against the column, in the standings' order"
             + ("; bye: points from byes" if self.byes else "")
             + "):",
-            " " * (width + 3)
-            + " ".join(f"{i + 1:>5}" for i in range(len(self.names)))
-            + ("   bye" if self.byes else ""),
+            " " * (width + 3) + " ".join(f"{k + 1:>5}" for k in range(len(order))) + ("   bye" if self.byes else ""),
         ]
-        for i, name in enumerate(self.names):
-            cells = " ".join("    ." if np.isnan(v) else f"{v:>5g}" for v in cross[i])
+        for k, i in enumerate(order):
+            cells = " ".join("    ." if np.isnan(cross[i, j]) else f"{cross[i, j]:>5g}" for j in order)
             if self.byes:
                 cells += f" {byes[i]:>5}" if byes[i] else "     ."
-            lines.append(f"{i + 1:>2} {name:<{width}} " + cells)
+            lines.append(f"{k + 1:>2} {self.names[i]:<{width}} " + cells)
         return "\n".join(lines)
+
+    def _order(self, standings: Sequence[Standing]) -> list[int]:
+        """The players' indexes in the order of the standings, which every table follows."""
+        return [self.names.index(s.name) for s in standings]
 
 
 EXECUTORS = ("process", "inline", "ray")
@@ -523,6 +555,12 @@ def run(
     adjudicator: str | None = None,
     resign: bool = True,
     sprt: SPRT | Sequence[float] | None = None,
+    swap: bool = True,
+    jsonl: str | PathLike[str] | None = None,
+    csv: str | PathLike[str] | None = None,
+    sgf: str | PathLike[str] | None = None,
+    event: str | None = None,
+    site: str | None = None,
     **options: Any,
 ) -> TournamentResult:
     """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
@@ -536,7 +574,8 @@ def run(
     move_time    seconds per move (None: unlimited); a slower move forfeits, a hung agent's
                  process is killed. ``setup_time`` (seconds, per agent) bounds building an agent and
                  its warm-up; a hung warm-up loses on time (``TournamentResult.warm_up`` reports it).
-    tc           the game clock: ``"BASE+INC"`` seconds per game and increment per move (``"10+0.1"``)
+    tc           the game clock: ``"BASE+INC"`` seconds per game and increment per move (``"10+0.1"``),
+                 ``"MOVES/BASE+INC"`` BASE seconds for every MOVES moves (``"40/60+0.5"``)
                  or an ``agents.clock.TimeControl``; ``byoyomi``: ``"PERIODS/SECONDS"`` of Japanese
                  byo-yomi after the base time (Go's overtime). A move that overruns its clock loses
                  on time; every agent reads its time left (``Agent.clock``) and search agents are
@@ -551,18 +590,25 @@ def run(
                  (None: a tenth of the run, at least 50 games; 0: none).
     resign       search agents may resign a lost game (their ``resign`` option; default on, as
                  engines do in tournaments); False: every game is played out.
-    openings     a suite file (text or ``.sgf``), ``"builtin"`` (the suite shipped for the game) or
-                 an ``openings.Suite``: the two games of each colour pair start from one of its
-                 openings, pair t of every encounter from opening ``openings_start + t`` in
-                 ``openings_order`` (``"sequential"`` or ``"random"``: shuffled by ``seed``),
-                 cycling; or ``opening_plies`` = K or (MIN, MAX): seeded random openings. Checked
-                 before the first game (``openings.OpeningError``); see ``tournaments.openings``.
+    swap         False: no colour pairs, every game of an encounter with the agent listed first as
+                 Black (cutechess-cli's ``-noswap``; round robin, gauntlet and olympic).
+    jsonl, csv, sgf  files of the games for outside use (``tournaments.records.RecordFiles``): a
+                 JSON line and a CSV row per game, one SGF file per game in the directory ``sgf``,
+                 written as each game finishes (after the journal), so an interrupted run leaves
+                 every finished game in them; a resumed run rewrites them from the journal first.
+                 ``event`` and ``site`` name the run in them (SGF's ``EV`` and ``PC``).
     sprt         gauntlet only: ``(elo0, elo1, alpha, beta)`` or a ``tournaments.sprt.SPRT``, a
                  sequential test of each candidate against the field (its colour pairs against
                  every opponent pooled, as fastchess tests an engine against several): after
                  every batch the candidate's pentanomial LLR is compared with the bounds, and a
                  candidate whose test has decided plays no more games; ``games`` is then the
                  most per encounter. ``TournamentResult.sprt`` holds each candidate's test.
+    openings     a suite file (text or ``.sgf``), ``"builtin"`` (the suite shipped for the game) or
+                 an ``openings.Suite``: the two games of each colour pair start from one of its
+                 openings, pair t of every encounter from opening ``openings_start + t`` in
+                 ``openings_order`` (``"sequential"`` or ``"random"``: shuffled by ``seed``),
+                 cycling; or ``opening_plies`` = K or (MIN, MAX): seeded random openings. Checked
+                 before the first game (``openings.OpeningError``); see ``tournaments.openings``.
     options      the system's: ``games`` (per encounter, even: round robin and gauntlet, default
                  2; olympic: a match of that many games instead of first to ``k``), ``k``,
                  ``recursive`` (olympic), ``rounds`` (default ``swiss_rounds(len(agents))`` =
@@ -629,9 +675,22 @@ def run(
         meta["openings"] = book.config()
     if not resign:  # absent when on (the default), so journals of earlier versions still resume
         meta["resign"] = False
+    if not swap:  # absent when on (the default), so journals of earlier versions still resume
+        if system not in ("round_robin", "gauntlet", "olympic"):
+            raise envs.ParameterError(f"swap=False: a {system} pairs single games, there are no colours to keep")
+        meta["swap"] = False
     if test is not None:  # a resume must stop candidates where the first run did
         meta["sprt"] = {k: getattr(test, k) for k in ("elo0", "elo1", "alpha", "beta", "model", "method")}
+    files = RecordFiles(g, meta, jsonl=jsonl, csv=csv, sgf=sgf, event=event, site=site)
+    files.check_apart(journal)  # a record file over the journal would lose its games
     log = Journal(journal, meta, resume) if journal is not None else None
+    if files:
+        try:
+            files.start(log.done.values() if log else ())
+        except BaseException:
+            if log:
+                log.close()
+            raise
     # a first run compiles the pairing rules in a helper process while the agents warm up
     precompile.start(("systems",))
     executor = make_executor(executor, workers)
@@ -645,6 +704,8 @@ def run(
         total = expected_games(config, seed)
         every = default_ratings_every(total) if ratings_every is None else ratings_every
         records, bar = [], Progress(progress, total, earlier=log.done.values() if log else (), ratings_every=every)
+        if hasattr(executor, "announce"):  # a worker killed from outside: its game's replay is said
+            executor.announce = bar.note
         tests = _CandidateTests.of(meta)
         while batch := referee.next_games():
             jobs, results, numbers = [], {}, {}
@@ -652,13 +713,16 @@ def run(
                 game_seed, agent_seeds = _seeds(seed, p)
                 number, opening = book.opening(config.pair(p)) if book is not None else (0, ())
                 numbers[p.index] = number
-                job = Job(p.index, p.round, p.match, p.game, p.black, p.white, game_seed, agent_seeds, opening)
+                black, white = _colours(p, swap)
+                if black != p.black:  # each agent keeps its own seed
+                    agent_seeds = agent_seeds[::-1]
+                job = Job(p.index, p.round, p.match, p.game, black, white, game_seed, agent_seeds, opening)
                 old = log.done.get(p.index) if log else None
                 if old is None:
                     jobs.append(job)
                 elif (old["black_id"], old["white_id"], old["seed"], old.get("opening", 0)) != (
-                    p.black,
-                    p.white,
+                    black,
+                    white,
                     game_seed,
                     len(opening),
                 ):
@@ -673,11 +737,13 @@ def run(
                     record["opening_number"] = numbers[record["index"]]
                 if log:
                     log.append(record)
+                if files:  # after the journal: a resumed run rewrites the files from it
+                    files.append(record)
                 results[record["index"]] = record
                 bar.tick(record)
             ordered = [results[p.index] for p in batch]
             records.extend(ordered)
-            outcomes = [Outcome.from_record(r) for r in ordered]
+            outcomes = [_as_paired(p, Outcome.from_record(r), r) for p, r in zip(batch, ordered)]
             referee.record(outcomes)
             for c in tests.add(batch, outcomes) if tests is not None else ():
                 referee.stop(c)  # the same batch ends it in a resumed run: the journal holds its games
@@ -686,6 +752,7 @@ def run(
         if bar is not None:
             bar.close()
         executor.close()
+        files.close()
         if log:
             log.close()
     byes = [(r, names[p]) for r, p in referee.byes]
@@ -699,6 +766,21 @@ def run(
         dict(getattr(executor, "warm_up_report", {})),
         {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {},
     )
+
+
+def _colours(p: Pairing, swap: bool) -> tuple[int, int]:
+    """(Black, White) of a pairing's game: as paired, or without swapping (``swap=False``, as
+    cutechess-cli's ``-noswap``) the agent listed first always Black."""
+    return (p.black, p.white) if swap else (min(p.black, p.white), max(p.black, p.white))
+
+
+def _as_paired(p: Pairing, outcome: Outcome, record: Mapping[str, Any]) -> Outcome:
+    """The outcome of a game as the referee paired it: seats swapped back where the game was
+    played in the other colours (``swap=False``), so the referee scores the right agents."""
+    if record["black_id"] == p.black:
+        return outcome
+    winner = None if outcome.winner is None else 1 - outcome.winner
+    return dataclasses.replace(outcome, winner=winner, returns=tuple(reversed(outcome.returns)))
 
 
 def _gauntlet_test(system: str, sprt) -> SPRT | None:

@@ -126,6 +126,7 @@ class Trust:
     simulation: dict | None = None
     settle_simulation: dict | None = None
     note: str = ""
+    repeats: int = 0  # games that repeat an earlier one move for move (``TournamentResult.repeats``)
 
     def as_dict(self) -> dict:
         return dict(vars(self))
@@ -169,6 +170,11 @@ class Trust:
             )
         elif self.settle_note:
             lines.append(f"To settle it: {self.settle_note}")
+        if self.repeats:
+            lines.append(
+                f"Repeated games: {self.repeats} of {self.games} repeat an earlier game move for move; counted "
+                "as independent, they make the ranking look surer than it is."
+            )
         return lines
 
 
@@ -258,7 +264,7 @@ def trust(
     n, games = len(result.names), len(result.games)
     model = fitted_model(result.names, result.games)
     label = _system_label(system, options)
-    base = dict(system=label, players=n, games=games, target=float(target), **model)
+    base = dict(system=label, players=n, games=games, target=float(target), repeats=len(result.repeats()), **model)
     if n < 3:
         return Trust(
             **base,
