@@ -6,6 +6,8 @@ and ``arbiter ratings`` rates journals, JSONL and CSV alike."""
 import json
 import os
 import re
+import signal
+import time
 
 import pytest
 from sgfmill import sgf as sgfmill
@@ -265,3 +267,19 @@ def test_a_record_file_over_the_journal_is_refused_before_any_game(option, tmp_p
     assert load_journal(journal).games == held  # nothing finished is lost
     with pytest.raises(envs.ParameterError, match="the same file as --jsonl"):
         tournaments.round_robin(["random", "greedy"], jsonl=tmp_path / "g", csv=tmp_path / "g", workers=0, **GAME)
+
+
+def test_an_interrupt_while_a_game_is_stored_comes_once_it_is_stored():
+    """Ctrl-C between the journal and the record files would leave the files a game short: the
+    runner holds it back until the game is everywhere, then raises it."""
+    from tournaments.runner import _uninterrupted
+
+    stored = []
+    with pytest.raises(KeyboardInterrupt):
+        with _uninterrupted():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the signal has arrived; its KeyboardInterrupt waits
+            stored.append("journal")
+            stored.append("files")
+    assert stored == ["journal", "files"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is back

@@ -13,10 +13,13 @@ batch are handed to the referee in pairing order once the whole batch is done.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import pickle
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Literal
@@ -735,10 +738,11 @@ def run(
             for record in executor.run(jobs):
                 if book is not None:  # which opening of the suite: its plies are the record's first moves
                     record["opening_number"] = numbers[record["index"]]
-                if log:
-                    log.append(record)
-                if files:  # after the journal: a resumed run rewrites the files from it
-                    files.append(record)
+                with _uninterrupted():  # a finished game is in the journal and every record file, or in none
+                    if log:
+                        log.append(record)
+                    if files:  # after the journal: a resumed run rewrites the files from it
+                        files.append(record)
                 results[record["index"]] = record
                 bar.tick(record)
             ordered = [results[p.index] for p in batch]
@@ -766,6 +770,36 @@ def run(
         dict(getattr(executor, "warm_up_report", {})),
         {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {},
     )
+
+
+@contextlib.contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back while a finished game is stored: a signal that comes meanwhile
+    is acted on (its handler called, or its default action taken) once the game is in the journal
+    and in every record file (an SGF's first write may load the game's compiled code), so a
+    stopped run leaves no file short of a game the journal holds. The handlers are swapped, not
+    the signal mask: any thread of the process may receive a signal, but Python runs its handlers
+    in the main thread, the one that stores games. Elsewhere nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    held = [sig for sig in _HELD if signal.getsignal(sig) is not None]  # None: a handler set outside Python
+    before = {sig: signal.signal(sig, lambda signum, frame: pending.append(signum)) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        if pending:
+            handler = before[pending[0]]
+            if callable(handler):
+                handler(pending[0], None)  # KeyboardInterrupt, the command's Terminated, ...
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(pending[0])
+
+
+_HELD = (signal.SIGINT, signal.SIGTERM)
 
 
 def _colours(p: Pairing, swap: bool) -> tuple[int, int]:
