@@ -78,10 +78,11 @@ SORT_DEEPER_EMPTIES = 16  # two plies from here up,
 SORT_DEEPEST_EMPTIES = 21  # three from here up
 TT_BITS = 21  # largest table ``solve`` allocates: 2**21 positions (about 40 MB)
 # The time rule of ``solve`` on a clock: a win/draw/loss search of a hard position (FFO #41, a
-# draw at 22 empties) took about 2.6 s of CPU on this project's shared 2-core machine, and the
-# cost about doubles with each empty square (the FFO #40-#59 table, docs/benchmarks.md): so a
-# position with e empties is solved only when WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are
-# left. Easier positions take far less; the rule errs towards not starting.
+# draw at 22 empties) takes about 2.3 s of CPU (20 million nodes) on this project's shared
+# 2-core machine, and the cost about doubles with each empty square (the FFO #40-#59 table,
+# docs/benchmarks.md): so a position with e empties is solved only when
+# WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are left (2.6 s at 22). Easier positions take far
+# less; the rule errs towards not starting.
 WLD_SECONDS, WLD_EMPTIES = 1.3, 21
 CHECK_NODES = 4096  # nodes between two looks at the clock
 
