@@ -4,7 +4,7 @@
     python benchmarks/othello_endgame.py --ffo 40,41,47       # some of them
     python benchmarks/othello_endgame.py --empties 16 --positions 8   # against alpha-beta
 
-FFO mode: the FForum endgame positions #40-#59 (20-26 empty squares, ``tests/data/ffo``) are
+FFO mode: the FForum endgame positions #40-#59 (20-34 empty squares, ``tests/data/ffo``) are
 solved exactly, one after the other in one process, on one core (``envs.othello.endgame.exact``:
 the full-window search with its transposition table). Each line prints the CPU seconds
 (``time.process_time``), nodes, nodes per second, the move found and its score against the
