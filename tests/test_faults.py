@@ -23,6 +23,7 @@ import fault_agents  # noqa: F401  (registers "slow", "segfault", "exit3", "warm
 import pytest
 
 import tournaments
+from tournaments import records
 from tournaments.journal import Journal, JournalError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,7 +33,7 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, HERE])}
 
 
 def timeless(games):
-    return [{k: v for k, v in g.items() if k != "seconds"} for g in games]
+    return [{k: v for k, v in g.items() if k not in ("seconds", "times")} for g in games]
 
 
 def children(pid) -> set[int]:
@@ -214,11 +215,17 @@ class KilledOnce:
         return int(game.legal_actions(state)[0])
 
 
-def test_a_worker_killed_from_outside_replays_its_game_once(tmp_path):
+def test_a_worker_killed_from_outside_replays_its_game_once(tmp_path, capsys):
     agents = [KilledOnce(tmp_path / "marker"), "slow:delay=0", "greedy"]
     db = str(tmp_path / "j.db")
-    r = tournaments.round_robin(agents, workers=2, journal=db, seed=4, progress=False, **GAME)
+    r = tournaments.round_robin(agents, workers=2, journal=db, seed=4, progress=True, ratings_every=0, **GAME)
     assert os.path.exists(tmp_path / "marker")  # a worker was killed mid-game
+    said = [line for line in capsys.readouterr().err.splitlines() if "killed from outside" in line]
+    assert len(said) == 1 and re.fullmatch(
+        r"game \d \(round \d, .+ - .+\): its worker was killed from outside \(signal SIGKILL\); "
+        r"playing the game again \(replay 1 of at most 3\)",
+        said[0],
+    ), said
     assert sorted(g["index"] for g in r.games) == list(range(6))
     assert all(g["reason"] == "normal" for g in r.games)
     conn = sqlite3.connect(db)
@@ -391,22 +398,40 @@ def test_setup_time_must_be_positive():
 
 
 # -- 4. Ctrl-C -----------------------------------------------------------------------------------
-def test_ctrl_c_stops_the_cli_cleanly_and_tells_how_to_resume(tmp_path):
+@pytest.mark.parametrize(
+    "stop, status, said",
+    [
+        # what a terminal's Ctrl-C does: SIGINT to the whole process group
+        (lambda pid: os.killpg(pid, signal.SIGINT), 130, "interrupted"),
+        # what a service manager's stop does: SIGTERM to the tournament's process
+        (lambda pid: os.kill(pid, signal.SIGTERM), 143, "terminated (SIGTERM)"),
+    ],
+    ids=["sigint", "sigterm"],
+)
+def test_ctrl_c_stops_the_cli_cleanly_and_tells_how_to_resume(tmp_path, stop, status, said):
     db = str(tmp_path / "j.db")
-    proc = cli([*SLOW_RR, "--journal", db, "--seed", "2"], cwd=str(tmp_path))
+    files = ["--jsonl", str(tmp_path / "g.jsonl"), "--csv", str(tmp_path / "g.csv"), "--sgf", str(tmp_path / "sgf")]
+    proc = cli([*SLOW_RR, "--journal", db, "--seed", "2", *files], cwd=str(tmp_path))
     try:
         wait_for(lambda: journaled(db) >= 1 and len(children(proc.pid)) >= 2, 60, "a game in the journal")
         workers = children(proc.pid)
-        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+        stop(proc.pid)
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    assert proc.returncode == 130
-    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert proc.returncode == status
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err and "Terminated" not in err
     done = journaled(db)
-    assert f"holds {done} finished game" in err
+    assert f"arbiter tournament: {said}; the journal" in err and f"holds {done} finished game" in err
+    # the record files hold exactly the journal's games at the moment of the stop
+    db_games = sqlite3.connect(db)
+    held = sorted(idx for (idx,) in db_games.execute("SELECT idx FROM games"))
+    db_games.close()
+    for name in ("g.jsonl", "g.csv"):
+        assert sorted(r["index"] for r in records.read_records(tmp_path / name)) == held
+    assert sorted(int(f[4:9]) for f in os.listdir(tmp_path / "sgf")) == held
     assert [pid for pid in workers if alive(pid)] == []
     command = err.strip().splitlines()[-1].strip()
     assert command.startswith("arbiter tournament ") and command.endswith("--resume")
@@ -419,7 +444,8 @@ def test_ctrl_c_stops_the_cli_cleanly_and_tells_how_to_resume(tmp_path):
         timeout=300,
     )
     assert resumed.returncode == 0, resumed.stderr
-    assert "round_robin on gomoku: 12 games" in resumed.stdout
+    assert "round_robin on gomoku (size=7): 12 games" in resumed.stdout
+    assert sorted(r["index"] for r in records.read_records(tmp_path / "g.jsonl")) == list(range(12))
 
 
 def test_a_game_that_cannot_be_played_stops_the_cli_cleanly_with_a_resume_hint(tmp_path):

@@ -11,7 +11,7 @@
     arbiter pbrain --agent mcts:seconds=5        (a Gomocup brain; delegates to agents.gomocup)
     arbiter match --game othello -a greedy -b random --games 400 --sprt 0 50 0.05 0.05
     arbiter report run.db -o report.html
-    arbiter ratings a.db b.db --anchor random=0          (one rating list from several journals)
+    arbiter ratings a.db b.jsonl c.csv --anchor random=0   (one rating list from journals and records)
 
 A subcommand is a pair of functions, ``_add_<name>(subparsers)`` and ``_run_<name>(args)``, listed
 in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``.
@@ -27,8 +27,10 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import signal
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import envs
@@ -40,6 +42,7 @@ from .journal import JournalError, JournalHoldsGames, JournalWriteError
 from .matches import MatchError
 from .outputs import check_directory, check_file
 from .play import check_players, play_game
+from .records import RecordWriteError
 
 if TYPE_CHECKING:
     from envs.core.outcome import Outcome
@@ -181,9 +184,10 @@ def _add_tournament(sub):
     )
     p.add_argument(
         "--tc",
-        metavar="BASE+INC",
+        metavar="[MOVES/]BASE+INC",
         help="game clock: BASE seconds per game and INC seconds added after each move, e.g. 10+0.1 "
-        "(or BASE alone); a move that overruns it loses on time",
+        "(or BASE alone), or BASE seconds for every MOVES moves, e.g. 40/60+0.5 (cutechess-cli's tc); "
+        "a move that overruns it loses on time",
     )
     p.add_argument(
         "--byoyomi",
@@ -215,9 +219,28 @@ def _add_tournament(sub):
     p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
     p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: ceil(log2 N))")
     p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
-    p.add_argument("--jsonl", help="write every game record to this JSON-lines file")
-    p.add_argument("--csv", help="write every game record to this CSV file")
-    p.add_argument("--sgf", help="write one SGF file per game into this directory (Go, Othello, Gomoku, LOA)")
+    p.add_argument("--jsonl", help="write every game record to this JSON-lines file as the game finishes")
+    p.add_argument("--csv", help="write every game record to this CSV file as the game finishes")
+    p.add_argument(
+        "--sgf", help="write one SGF file per game into this directory as it finishes (Go, Othello, Gomoku, LOA)"
+    )
+    p.add_argument(
+        "--noswap",
+        action="store_true",
+        help="round_robin, gauntlet, olympic: no colour pairs; the agent listed first is Black in every game "
+        "(cutechess-cli's -noswap)",
+    )
+    p.add_argument(
+        "--each",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option for every agent of the run, candidates and field alike (cutechess-cli's -each), "
+        "e.g. --each resign=false; a spec's own value wins; an agent without the option is an error",
+    )
+    p.add_argument("--event", help="the event's name in the records (SGF EV, the JSONL's and CSV's event)")
+    p.add_argument("--site", help="where the run is played, in the records (SGF PC, the JSONL's and CSV's site)")
     p.add_argument(
         "--ratings-every",
         type=int,
@@ -266,6 +289,7 @@ def _run_tournament(args) -> int:
     options.update(_encounter_options(args))
     if args.system == "gauntlet":
         agents = args.candidates + args.agents
+    agents = _with_each(agents, args.each)
     if args.resume and not args.journal:
         raise envs.ParameterError("--resume needs --journal FILE")
     if args.address and args.executor != "ray":
@@ -285,51 +309,63 @@ def _run_tournament(args) -> int:
     _check_count("--ratings-every", args.ratings_every, 0)
     options["ratings_every"] = args.ratings_every  # None: the runner's default
     try:
-        result = runner.run(
-            args.system,
-            agents,
-            args.game,
-            seed=args.seed,
-            workers=args.workers,
-            executor=executor,
-            journal=args.journal,
-            resume=args.resume,
-            move_time=args.move_time,
-            setup_time=args.setup_time,
-            tc=args.tc,
-            byoyomi=args.byoyomi,
-            adjudicate=args.adjudicate,
-            adjudicator=args.adjudicator,
-            game_params=_game_params(args.param),
-            resign=not args.no_resign,
-            **options,
-        )
+        with terminate_as_interrupt():
+            result = runner.run(
+                args.system,
+                agents,
+                args.game,
+                seed=args.seed,
+                workers=args.workers,
+                executor=executor,
+                journal=args.journal,
+                resume=args.resume,
+                move_time=args.move_time,
+                setup_time=args.setup_time,
+                tc=args.tc,
+                byoyomi=args.byoyomi,
+                adjudicate=args.adjudicate,
+                adjudicator=args.adjudicator,
+                game_params=_game_params(args.param),
+                resign=not args.no_resign,
+                swap=not args.noswap,
+                jsonl=args.jsonl,
+                csv=args.csv,
+                sgf=args.sgf,
+                event=args.event,
+                site=args.site,
+                **options,
+            )
     except JournalHoldsGames as e:  # the API's words (resume=True) said as the command line says them
         raise JournalError(
             f"--journal {e.path} already holds {e.count} finished game{'s' * (e.count != 1)} of this "
             "tournament: add --resume to continue it, or choose another --journal file"
         ) from None
-    except KeyboardInterrupt:
-        sys.stderr.write("\n" + _stopped(args, "interrupted") + "\n")
-        return 130
-    except (ExecutorError, JournalWriteError) as e:  # a worker that keeps dying, a full disk: resumable
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (``Terminated``): the same stop, its own status
+        how = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+        sys.stderr.write("\n" + _stopped(args, how) + "\n")
+        return 128 + int(signal.SIGTERM) if isinstance(e, Terminated) else 130
+    except (ExecutorError, JournalWriteError, RecordWriteError) as e:  # a worker that keeps dying, a full disk
         sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
         return 1
     print(result)
     _print_trust(result)
-    for option, write in (("jsonl", result.to_jsonl), ("csv", result.to_csv), ("sgf", result.to_sgf)):
-        path = getattr(args, option)
-        if path:
-            try:
-                write(path)
-            except OSError as e:  # checked before the games, so something changed since (a full disk)
-                sys.stderr.write(
-                    f"arbiter tournament: error: --{option} {path}: cannot write it "
-                    f"({e.strerror or type(e).__name__})\n"
-                    + (_stopped(args, "the games were played") + "\n" if args.journal else "")
-                )
-                return 1
     return 0
+
+
+def _with_each(specs: Sequence[str], items: Sequence[str]) -> list[str]:
+    """Every agent spec with the ``--each KEY=VALUE`` options added (``agents.base.with_options``:
+    a spec's own value wins, an agent without the option is an error naming it)."""
+    from agents.base import with_options
+
+    each: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise envs.ParameterError(f"--each {item}: expected KEY=VALUE, e.g. --each resign=false")
+        if key.strip() in each:
+            raise envs.ParameterError(f"--each {item}: {key.strip()} is given twice")
+        each[key.strip()] = value.strip()
+    return [with_options(spec, each, "--each") for spec in specs] if each else list(specs)
 
 
 def _encounter_options(args) -> dict:
@@ -397,6 +433,26 @@ def _print_trust(result) -> None:
 
     print()
     print(result.trust(announce=announce))
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is, as Ctrl-C raises ``KeyboardInterrupt``: a service
+    manager's stop (systemd, Docker, a batch queue) ends a tournament as Ctrl-C does, its games
+    journaled, its workers gone and the command that resumes it printed, not silently at 143."""
+
+
+@contextmanager
+def terminate_as_interrupt():
+    """Within the block, SIGTERM raises ``Terminated`` (the handler before is restored after)."""
+
+    def terminate(signum, frame):
+        raise Terminated
+
+    before = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _stopped(args, how) -> str:
@@ -876,14 +932,15 @@ def _run_report(args) -> int:
 # -- ratings --------------------------------------------------------------------------------------
 def _add_ratings(sub):
     p = sub.add_parser(
-        "ratings", help="one rating list from the games of several tournament journals, anchored as Ordo does"
+        "ratings",
+        help="one rating list from the games of tournament journals and --jsonl/--csv records, anchored as Ordo does",
     )
     p.add_argument(
         "journals",
         nargs="+",
-        metavar="JOURNAL",
-        help="SQLite journals of arbiter tournament --journal, of one game and rules; an agent is "
-        "the same in every journal where its spec is",
+        metavar="FILE",
+        help="journals of arbiter tournament --journal, or its --jsonl or --csv files (told apart by "
+        "content), of one game and rules; an agent is the same in every file where its spec is",
     )
     p.add_argument(
         "--anchor",
@@ -916,9 +973,13 @@ def _run_ratings(args) -> int:
     from .statistics import rating_list
 
     _check_seed(args.seed)
+    from .records import records_kind
+
+    kinds = [records_kind(path) for path in args.journals]  # an unreadable file: one line, before any fit
     stats = rating_list(args.journals, anchors=_anchors(args.anchor), seed=args.seed)
-    count = len(args.journals)
-    print(f"{count} journal{'s' * (count != 1)}, {stats.games} games, {len(stats.ratings)} agents\n")
+    counts = [(kinds.count("journal"), "journal"), (len(kinds) - kinds.count("journal"), "record file")]
+    read = ", ".join(f"{n} {what}{'s' * (n != 1)}" for n, what in counts if n)
+    print(f"{read}, {stats.games} games, {len(stats.ratings)} agents\n")
     print(stats.table())
     return 0
 
