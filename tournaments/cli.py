@@ -428,7 +428,9 @@ def _print_trust(result) -> None:
     said on stderr first, as a game's first compile is)."""
 
     def announce():
-        sys.stderr.write("compiling the study's simulator for the trust line: first run only, about 5-20 s\n")
+        sys.stderr.write(
+            "compiling the study's simulator for the trust line: first run only, about 5-20 s (a minute on a busy machine)\n"
+        )
         sys.stderr.flush()
 
     print()
