@@ -11,7 +11,7 @@ NOTICES = (
 
 
 def said(err: str | bytes) -> list[str]:
-    """The lines of ``err`` that are not compile notices."""
+    """The lines of ``err`` that are neither blank nor compile notices."""
     if isinstance(err, bytes):
         err = err.decode(errors="replace")
-    return [line for line in err.splitlines() if not line.startswith(NOTICES)]
+    return [line for line in err.splitlines() if line.strip() and not line.startswith(NOTICES)]

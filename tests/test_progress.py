@@ -128,7 +128,8 @@ def test_the_rating_table_is_printed_every_n_games_between_the_lines():
     assert text.count("ratings after") == 2  # after 2 and 4; the end's table is the result's own
     assert "ratings after 2 of 6 games:" in text and "ratings after 4 of 6 games:" in text
     table = text.split("ratings after 4 of 6 games:\n")[1].splitlines()
-    assert table[0].split() == ["#", "agent", "Elo", "±", "games", "score", "draws", "LOS", "P(best)"]
+    header = ["#", "agent", "Elo", "±", "games", "score", "draws", "LOS(model)", "LOS(h2h)", "P(best)"]
+    assert table[0].split() == header
     assert table[1].split()[1] == "a" and table[1].split()[4:6] == ["3", "83.3%"]  # a: 2.5 of 3 games
     quiet = io.StringIO()
     progress = Progress(True, total=6, out=quiet, every=1e9)  # by default: no tables from Progress itself

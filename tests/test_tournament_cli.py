@@ -294,7 +294,7 @@ def test_resuming_a_finished_tournament_says_so_and_prints_the_standings(tmp_pat
 def test_agents_listing_shows_the_values_that_apply_and_a_line_on_each(capsys):
     assert cli.main(["agents", "--game", "othello"]) == 0
     out = capsys.readouterr().out
-    assert "alphabeta:depth=64,time=1.0," in out and "endgame=20" in out  # Othello's clock and solver
+    assert "alphabeta:depth=64,time=1.0," in out and "endgame=30" in out  # Othello's clock and solver's cap
     assert "mcts:simulations=1000,seconds=None,c=0.1," in out  # Othello's tuning
     assert "None" not in out.split("mcts:")[2].split("seed=")[0].replace("seconds=None", "")
     descriptions = [line for line in out.splitlines() if not line.startswith(" ")]
