@@ -152,6 +152,17 @@ def serve(
             outfile.flush()
 
 
+def _genmove_or_back_to(session: BrainSession, saved: list) -> str:
+    """The brain's move in the position the command set up; if the agent fails, the board goes
+    back to ``saved`` (the moves before the command), so the manager's next command meets the
+    board it knows."""
+    try:
+        return session.genmove()
+    except Exception:
+        session.replay(saved)
+        raise
+
+
 def answer(session: BrainSession, keyword: str, rest: str, lines: Iterator[str]) -> str | None:
     """The answer line to one command (None: the command has none, ``INFO``); ``Refusal`` for
     one the brain will not carry out. ``lines``: the input, for the body of ``BOARD``."""
@@ -177,11 +188,7 @@ def answer(session: BrainSession, keyword: str, rest: str, lines: Iterator[str])
         session.opponent_moves(_point(session, rest))  # kept if it ends the game: TAKEBACK may follow
         if session.game.is_terminal(session.state):
             raise Refusal(f"the game is over after {rest.strip()}: no move to make")
-        try:
-            return session.genmove()
-        except Exception:
-            session.replay(saved)
-            raise
+        return _genmove_or_back_to(session, saved)
     if keyword == "PLAY":
         action = _point(session, rest)
         session.opponent_moves(action)  # the brain's own move, as the manager chose it
@@ -189,11 +196,7 @@ def answer(session: BrainSession, keyword: str, rest: str, lines: Iterator[str])
     if keyword == "BOARD":
         saved = list(session.moves)
         _board(session, lines)
-        try:
-            return session.genmove()
-        except Exception:
-            session.replay(saved)
-            raise
+        return _genmove_or_back_to(session, saved)
     if keyword == "TAKEBACK":
         action = _point(session, rest)
         if not session.moves or session.moves[-1] != action:
