@@ -32,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tournaments.outputs import check_not_shipped  # noqa: E402
 
 BEGIN, END = "<!-- evaluate: begin -->", "<!-- evaluate: end -->"
 HEADER = (
@@ -100,6 +101,9 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--json", type=Path, help="append results to this JSON-lines file")
     parser.add_argument("--record", action="store_true", help="store results in the weights' sidecar")
+    parser.add_argument(
+        "--overwrite-shipped", action="store_true", help="with --record: allow writing a shipped weights' sidecar"
+    )
     parser.add_argument("--markdown", action="store_true", help="end with the results as markdown table rows")
     parser.add_argument("--ladder", action="store_true", help="play the baseline ladder (replaces --opponents)")
     parser.add_argument("--table", type=Path, help="rewrite the generated table of this file from --json's results")
@@ -131,6 +135,14 @@ def main(argv=None):
         boards = {size: sized_game(args.game, size) for size in args.sizes}
     except ValueError as e:
         parser.error(str(e))
+    record_path = None
+    if args.record:  # the sidecar it will write, checked before the first game: a shipped one only on purpose
+        try:
+            probe = agents.make(args.agent, seed=args.seed)
+            record_path = getattr(probe, "path", None) or weights.shipped(args.game, kind=probe.name)
+            check_not_shipped(weights.sidecar_path(record_path), "--record", args.overwrite_shipped)
+        except ValueError as e:  # an agent without weights, a missing extra, a shipped sidecar
+            parser.error(f"--record: {e}")
     results = {}
     for size, game in boards.items():
         player = agents.make(args.agent, seed=args.seed)
@@ -157,11 +169,10 @@ def main(argv=None):
             print(markdown_row(r))
     if args.table:
         print(f"{write_table(args.json, args.table)} rows written to the table of {args.table}")
-    if args.record:
-        path = getattr(player, "path", None) or weights.shipped(args.game, kind=player.name)
-        meta = weights.read_meta(path)
-        weights.update_meta(path, evaluation={**meta.get("evaluation", {}), **results})
-        print(f"recorded {len(results)} results in {weights.sidecar_path(path)}")
+    if record_path is not None:
+        meta = weights.read_meta(record_path)
+        weights.update_meta(record_path, evaluation={**meta.get("evaluation", {}), **results})
+        print(f"recorded {len(results)} results in {weights.sidecar_path(record_path)}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The strength table: how strong each classical agent is, measured by playing.
 
-    nice -n 10 python examples/strength.py                      # the whole table -> docs/strength.md
-    python examples/strength.py --games 10 --engine-games 4 --only Othello   # a quick look
+    nice -n 10 python examples/strength.py --out docs/strength.md   # the whole table, the docs' page
+    python examples/strength.py --games 10 --engine-games 4 --only Othello   # a quick look: runs/strength.md
 
 Rows are (agent vs opponent, game): every agent (random, greedy, minimax, alpha-beta, MCTS at the
 budgets of ``AGENTS``) against random and against greedy on LOA, Othello 8x8, Gomoku 15x15 and
@@ -120,7 +120,12 @@ def main(argv=None) -> int:
         help="seconds an agent may take to build and warm up (compile) before it "
         f"forfeits its games (default {SETUP_TIME:g})",
     )
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "strength.md", help="markdown to write")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "runs" / "strength.md",
+        help="markdown to write (default runs/strength.md; the docs' table: --out docs/strength.md)",
+    )
     parser.add_argument("--records", type=Path, default=None, help="also write every game record (JSON lines)")
     parser.add_argument(
         "--resume", action="store_true", help="read the games already in --records and play only the missing ones"
@@ -158,6 +163,7 @@ def main(argv=None) -> int:
     if args.only:
         rows = [r for r in rows if any(t.lower() in r.key.lower() for t in args.only)]
     command = "python examples/strength.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    args.out.parent.mkdir(parents=True, exist_ok=True)  # runs/ on a fresh clone
     try:
         meta = strength.run(
             rows,

@@ -68,3 +68,22 @@ def test_the_scripts_refuse_to_write_over_what_we_ship(script, out):
     assert got.returncode == 2, got.stderr
     assert f"--out {out}: inside the installed package" in got.stderr
     assert "Traceback" not in got.stderr
+
+
+def test_evaluate_records_into_a_shipped_sidecar_only_on_purpose():
+    """``evaluate.py --record`` writes the weights' sidecar: refused for the shipped weights
+    before any game is played, unless ``--overwrite-shipped`` is given."""
+    pytest.importorskip("torch", reason="the learned agents need the learn extra")
+    script = [sys.executable, str(ROOT / "examples" / "evaluate.py"), "--game", "othello", "--record"]
+    got = subprocess.run(
+        [*script, "--agent", "alphazero:simulations=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert got.returncode == 2, got.stderr
+    assert "--record" in got.stderr and "inside the installed package" in got.stderr
+    assert "Traceback" not in got.stderr and got.stdout == ""
+    no_weights = subprocess.run([*script, "--agent", "random"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert no_weights.returncode == 2 and "--record: no shipped random weights" in no_weights.stderr
