@@ -9,30 +9,18 @@ import math
 
 import numpy as np
 import pytest
+from test_statistics import record as statistics_record
 
 from tournaments import ratings
 from tournaments.statistics import RatingsError, head_to_head, statistics
 from tournaments.trust import Trust
 
-CODES = {"1-0": 0, "0-1": 1, "1/2-1/2": 2}
 PRIOR_SD = 5.0  # the documented prior: every parameter N(0, 5²) on the natural scale
 
 
 def record(index, names, black, white, result):
-    return {
-        "index": index,
-        "round": 1,
-        "black": names[black],
-        "white": names[white],
-        "black_id": black,
-        "white_id": white,
-        "seed": 0,
-        "code": CODES[result],
-        "result": result,
-        "reason": "normal",
-        "moves": [],
-        "opening": 0,
-    }
+    """A journal record of one game (test_statistics' helper, with the names first)."""
+    return statistics_record(index, black, white, result, names)
 
 
 def games(names, plan):
