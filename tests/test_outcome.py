@@ -2,6 +2,7 @@
 ``Game.outcome`` reading it from a finished state of every registered game."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from envs.core.outcome import (
     ADJUDICATED,
     BLACK_WINS,
     CRASH,
+    DOUBLE_FORFEIT,
     DRAW,
     ILLEGAL,
     NORMAL,
@@ -237,3 +239,33 @@ def test_a_header_without_a_winner_is_a_draw_or_a_lost_patience():
     assert Outcome.from_state(state, (0.0,)) == Outcome(None, (0.0,))
     state[C.H_STATUS] = C.ONGOING
     assert Outcome.from_state(state, (0.0, 0.0)) is None
+
+
+def test_a_double_forfeit_is_a_loss_for_both_and_no_draw():
+    """Two agents that both failed before their game (both ruled out of a tournament) lose it
+    both, as FIDE scores a double forfeit 0-0: no points, no winner, and not a draw a rating
+    would read as an even game."""
+    both = Outcome.double_forfeit(TIMEOUT, "both ruled out")
+    assert both.winner is None and both.returns == (-1.0, -1.0) and both.loser is None
+    assert both.void and not both.draw and both.forfeit
+    assert (both.points(0), both.points(1)) == (0.0, 0.0)
+    assert (both.code, both.result, both.sgf_result) == (DOUBLE_FORFEIT, "0-0", "Void")
+    assert both.describe(["a", "b"]) == "0-0, both forfeited (both ruled out)"
+    record = json.loads(json.dumps({**both.to_record(), "code": both.code, "result": both.result}))
+    assert Outcome.from_record(record) == both
+    assert not DRAWN.void and DRAWN.points(0) == 0.5
+
+
+@pytest.mark.parametrize(
+    "make, named",
+    [
+        (lambda: Outcome.double_forfeit(RESIGN), "reason='resign'"),
+        (lambda: Outcome.double_forfeit(CRASH, num_players=1), "num_players=1"),
+        (lambda: Outcome(None, (-1.0, -1.0)), "double forfeit"),
+        (lambda: Outcome.from_record({"code": DOUBLE_FORFEIT}), "code=3"),
+        (lambda: Outcome.from_record({"winner": None, "returns": [0.0, 0.0], "result": "0-0"}), "result='0-0'"),
+    ],
+)
+def test_a_double_forfeit_needs_a_fault_and_its_full_record(make, named):
+    with pytest.raises(OutcomeError, match=re.escape(named)):
+        make()

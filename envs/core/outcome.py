@@ -9,11 +9,14 @@ record and the report, with its points and its result text defined here and nowh
 
 The fields:
 
-  winner      the seat that won; None for a draw. A one-player game (Calculation) has no draw:
-              ``winner`` is 0 when the game was won and None when it was lost, as its returns
-              are 1 and 0.
+  winner      the seat that won; None for a draw and a double forfeit. A one-player game
+              (Calculation) has no draw: ``winner`` is 0 when the game was won and None when it
+              was lost, as its returns are 1 and 0.
   returns     per seat, the game's ``returns`` (+1 win, -1 loss, 0 draw; alone 1 won, 0 lost);
               a seat that loses by the referee's ruling gets the loss (-1, the others +1; 0 alone).
+              A *double forfeit* (``Outcome.double_forfeit``: both agents were at fault before
+              the game could be played, e.g. both ruled out of a tournament) gives every seat the
+              loss, -1: no one won, and it is no draw.
   reason      how the game was decided, one of ``REASONS``: ``NORMAL`` (the rules ended it),
               ``RESIGN`` (the loser gave up: a result, not a fault), the forfeits ``CRASH``,
               ``TIMEOUT`` and ``ILLEGAL`` (an agent's fault: it raised or died, overran its clock,
@@ -32,11 +35,15 @@ Two levels, as PGN's ``Termination`` tag and its result comment: ``reason`` is w
 a rating or a forfeit footnote acts on, ``end_reason`` what a reader of one game wants to know.
 
 Points (``points``): a win 1, a draw 1/2, a loss 0, whatever the reason (a resignation or a
-forfeit is a loss like any other). The two-player result texts: ``result`` is the score, as PGN
-and cutechess write it (``1-0``, ``0-1``, ``1/2-1/2``); ``sgf_result`` is SGF's ``RE``, which GTP's
-``final_score`` answers too (``B+3.5``, ``W+`` without a margin, ``B+R`` resignation, ``B+T``
-time, ``B+F`` any other forfeit, ``0`` a draw). ``code`` is the compact form the championship
-kernels and the journal keep (``BLACK_WINS``, ``WHITE_WINS``, ``DRAW``).
+forfeit is a loss like any other; a double forfeit is a loss for both, as FIDE scores it). The
+two-player result texts: ``result`` is the score, as PGN and cutechess write it (``1-0``,
+``0-1``, ``1/2-1/2``, and FIDE's ``0-0`` for a double forfeit); ``sgf_result`` is SGF's ``RE``,
+which GTP's ``final_score`` answers too (``B+3.5``, ``W+`` without a margin, ``B+R``
+resignation, ``B+T`` time, ``B+F`` any other forfeit, ``0`` a draw, ``Void`` no result: a
+double forfeit). ``code`` is the compact form the championship kernels and the journal keep
+(``BLACK_WINS``, ``WHITE_WINS``, ``DRAW``, ``DOUBLE_FORFEIT``). A double forfeit tells nothing of
+the two agents' strength, so ratings and statistics of play leave it out; standings count it
+as the loss it is for each.
 
 It is part of the shared core: it reads only the common header of a state
 (``envs.core.kernel``), so every layer may import it.
@@ -71,12 +78,16 @@ LOST = {
     ADJUDICATED: "lost by adjudication",
 }
 
-# the two-player result codes of the championship kernels and the journal: the winner's seat, or DRAW
-BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2
+# the two-player result codes of the championship kernels and the journal: the winner's seat, or
+# DRAW, or DOUBLE_FORFEIT (both seats lost without a game: no points for either)
+BLACK_WINS, WHITE_WINS, DRAW, DOUBLE_FORFEIT = 0, 1, 2, 3
+CODES = (BLACK_WINS, WHITE_WINS, DRAW, DOUBLE_FORFEIT)
 
 WIN, HALF, LOSS = 1.0, 0.5, 0.0  # points
 
 SCORES = {0: "1-0", 1: "0-1", None: "1/2-1/2"}  # ``result`` by winner
+VOID = "0-0"  # ``result`` of a double forfeit (FIDE's notation)
+RESULTS = (*SCORES.values(), VOID)
 _WINNER = {BLACK_WINS: 0, WHITE_WINS: 1, DRAW: None, "1-0": 0, "0-1": 1, "1/2-1/2": None}  # an older record's
 _RETURNS = {0: (1.0, -1.0), 1: (-1.0, 1.0), None: (0.0, 0.0)}  # a two-player game's, by winner
 _SGF_LOSS = {RESIGN: "R", TIMEOUT: "T", CRASH: "F", ILLEGAL: "F"}  # RE[B+R], RE[W+T], RE[B+F]
@@ -154,6 +165,11 @@ class Outcome:
             )
         if self.reason not in REASONS:
             raise OutcomeError(f"reason={self.reason!r}: expected one of {', '.join(REASONS)}")
+        if len(returns) > 1 and max(returns) < 0 and self.reason not in FORFEITS:
+            raise OutcomeError(
+                f"returns={list(returns)} with reason={self.reason!r}: every seat loses only in a "
+                f"double forfeit, whose reason is one of {', '.join(FORFEITS)}"
+            )
         if not isinstance(self.detail, str):
             raise OutcomeError(f"detail={self.detail!r}: expected a string")
         if self.end_reason is not None and (not isinstance(self.end_reason, str) or self.reason != NORMAL):
@@ -195,15 +211,32 @@ class Outcome:
         returns = (0.0,) if num_players == 1 else tuple(-1.0 if s == seat else 1.0 for s in range(num_players))
         return cls(winner_of(returns), returns, reason, detail, **more)
 
+    @classmethod
+    def double_forfeit(cls, reason: str, detail: str = "", *, num_players: int = 2, **more):
+        """The outcome of a game every seat lost by ``reason`` (one of ``FORFEITS``) before it
+        could be played: both agents were ruled out of a tournament, say. Each seat gets the
+        loss (-1) and no points; there is no winner and it is no draw (``void``)."""
+        if reason not in FORFEITS:
+            raise OutcomeError(f"reason={reason!r}: a double forfeit is by one of {', '.join(FORFEITS)}")
+        if not _is_int(num_players) or num_players < 2:
+            raise OutcomeError(f"num_players={num_players!r}: a double forfeit needs two or more players")
+        return cls(None, (-1.0,) * num_players, reason, detail, **more)
+
     # -- what it means -----------------------------------------------------------------------------
     @property
     def num_players(self) -> int:
         return len(self.returns)
 
     @property
+    def void(self) -> bool:
+        """Whether every seat lost (a double forfeit): a game with no result to rate."""
+        return self.num_players > 1 and max(self.returns) < 0
+
+    @property
     def draw(self) -> bool:
-        """Whether no one won a game of two or more players (a lost patience is no draw)."""
-        return self.winner is None and self.num_players > 1
+        """Whether no one won a game of two or more players that was played to a result (a lost
+        patience and a double forfeit are no draws)."""
+        return self.winner is None and self.num_players > 1 and not self.void
 
     @property
     def loser(self) -> int | None:
@@ -225,7 +258,7 @@ class Outcome:
         if not (type(seat) is int or _is_int(seat)) or not 0 <= seat < len(self.returns):
             raise OutcomeError(f"seat={seat!r}: expected a seat from 0 to {self.num_players - 1}")
         if self.winner is None:
-            return HALF if self.num_players > 1 else LOSS
+            return HALF if self.draw else LOSS
         return WIN if self.winner == seat else LOSS
 
     def _two_players(self, what: str) -> None:
@@ -234,22 +267,29 @@ class Outcome:
 
     @property
     def code(self) -> int:
-        """``BLACK_WINS``, ``WHITE_WINS`` or ``DRAW``: the form the championship kernels take."""
+        """``BLACK_WINS``, ``WHITE_WINS``, ``DRAW`` or ``DOUBLE_FORFEIT``: the form the
+        championship kernels take."""
         self._two_players("code")
+        if self.void:
+            return DOUBLE_FORFEIT
         return DRAW if self.winner is None else self.winner
 
     @property
     def result(self) -> str:
-        """``"1-0"`` (the first seat, Black, won), ``"0-1"`` or ``"1/2-1/2"``: the score."""
+        """``"1-0"`` (the first seat, Black, won), ``"0-1"``, ``"1/2-1/2"`` or ``"0-0"`` (a double
+        forfeit): the score."""
         self._two_players("result")
-        return SCORES[self.winner]
+        return VOID if self.void else SCORES[self.winner]
 
     @property
     def sgf_result(self) -> str:
         """SGF's ``RE`` (and GTP's ``final_score``): ``0`` for a draw, else the winner's colour and
         ``+`` with the margin (``B+3.5``; nothing after ``+`` without one), ``R`` for a
-        resignation, ``T`` for a loss on time, ``F`` for any other forfeit (``W+R``, ``B+T``)."""
+        resignation, ``T`` for a loss on time, ``F`` for any other forfeit (``W+R``, ``B+T``);
+        ``Void`` (SGF's "no result") for a double forfeit."""
         self._two_players("sgf_result")
+        if self.void:
+            return "Void"
         if self.winner is None:
             return "0"
         colour = "BW"[self.winner]
@@ -269,6 +309,8 @@ class Outcome:
         if self.num_players == 1:
             text = "won" if self.winner == 0 else "lost"
             return text if self.reason == NORMAL else f"{text}: {labels[0]} {LOST[self.reason]}{detail}"
+        if self.void:
+            return f"{self.result}, both forfeited{detail}"
         if self.winner is None:
             return f"{self.result}, a draw"
         text = f"{self.result}, {labels[self.winner]} wins"
@@ -300,10 +342,10 @@ class Outcome:
         if not isinstance(record, dict):
             raise OutcomeError(f"expected a record (a dict), got {type(record).__name__}")
         code, result = record.get("code"), record.get("result")
-        if "code" in record and (not _is_int(code) or code not in (BLACK_WINS, WHITE_WINS, DRAW)):
-            raise OutcomeError(f"code={code!r}: expected one of {[BLACK_WINS, WHITE_WINS, DRAW]}")
-        if "result" in record and result not in SCORES.values():
-            raise OutcomeError(f"result={result!r}: expected one of {', '.join(SCORES.values())}")
+        if "code" in record and (not _is_int(code) or code not in CODES):
+            raise OutcomeError(f"code={code!r}: expected one of {list(CODES)}")
+        if "result" in record and result not in RESULTS:
+            raise OutcomeError(f"result={result!r}: expected one of {', '.join(RESULTS)}")
         if "winner" in record or "returns" in record:
             missing = next((k for k in ("winner", "returns") if k not in record), None)
             if missing:
@@ -312,6 +354,10 @@ class Outcome:
             if type(returns) is list:  # as JSON has it
                 returns = tuple(returns)
         elif "code" in record or "result" in record:  # an older journal's two-player record
+            if (code if "code" in record else result) in (DOUBLE_FORFEIT, VOID):
+                raise OutcomeError(
+                    f"code={code!r}, result={result!r}: a double forfeit's record has 'winner' and 'returns'"
+                )
             winner = _WINNER[code if "code" in record else result]
             returns = _RETURNS[winner]
         else:
