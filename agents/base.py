@@ -60,12 +60,13 @@ import contextvars
 import inspect
 import math
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from envs.core import ArbiterError, literal, shown
+from envs.core import ArbiterError, ParameterError, literal, shown
 from envs.core import kernel as C
 from envs.core import rng as R
 from envs.core.compiling import compile_seconds
@@ -86,6 +87,104 @@ class Resign(Exception):
     """Raised by ``act`` to give up the game. Whoever runs the game (``tournaments.play_game``)
     scores it as a loss of the resigning seat with reason ``"resign"``, not as a crash: resigning
     is a legal way to end a game, a crash is a bug."""
+
+
+class TakeBack(Exception):
+    """Raised by ``act`` to take back the player's own last move and the replies to it (the human
+    at the terminal typing ``undo``). Only ``play_game(..., takebacks=True)`` honours it; anywhere
+    else it is an illegal request and forfeits, so no tournament agent can replay a lost line."""
+
+
+class PlayerError(AgentError, ParameterError):
+    """An object that cannot be a player (no ``act``, not callable), or one whose method names a
+    hook of ``Player`` misspelt (``set_clok``): the referee would never call it, silently."""
+
+
+# -- the Player protocol ---------------------------------------------------------------------------
+# The hooks the referee calls besides ``act``, each a method of ``Player`` that does nothing by
+# default: a player declares one by defining it (overriding), and the referee calls every hook of
+# every player, with no probing. ``as_player`` (``agents.players``) adapts other objects once.
+HOOKS = ("reset", "set_clock", "set_history", "clock_options", "check_ready")
+
+
+def misspelt_hooks(names) -> list[tuple[str, str]]:
+    """``(name, hook)`` for each of ``names`` that looks like a hook of ``Player`` misspelt: the
+    same letters in another case or without the underscores (``setClock``, ``sethistory``), or
+    close to it by ``difflib``'s ratio (``set_clok``, ``rest``). Private names (``_act``) and the
+    hooks themselves pass."""
+    import difflib
+
+    found = []
+    for name in names:
+        if not isinstance(name, str) or name.startswith("_") or name in HOOKS or name == "act":
+            continue
+        key = name.lower().replace("_", "")
+        for hook in (*HOOKS, "act"):
+            if key == hook.replace("_", "") or (
+                hook != "act" and difflib.SequenceMatcher(None, name.lower(), hook).ratio() >= 0.85
+            ):
+                found.append((name, hook))
+                break
+    return found
+
+
+class Player:
+    """What the referee (``tournaments.play_game``) plays a game with: ``act`` and the hooks.
+
+    act(game, state) -> action      the move; the only method a player must define.
+    reset()                         a new game starts: forget the last one (before every game).
+    set_clock(time_left)            before each of its moves on a game clock, an
+                                    ``agents.clock.TimeLeft``; None when the game is over.
+    set_history(game, actions)      the action ids played since the start position (the opening
+                                    before the first move, the line after a takeback), for a
+                                    player that keeps its own board (GTP and Gomocup engines).
+    clock_options(seconds) -> dict  the options that hold its next move to ``seconds`` (a search's
+                                    time option), set for that move only; ``{}``: play as set.
+    check_ready(game)               raise unless it can play ``game`` here (before a tournament's
+                                    first game: one clear error instead of a forfeit per game).
+
+    Every hook is declared here and does nothing by default, so the referee calls them all on
+    every player and never looks an attribute up by name: a player *declares* a hook by
+    overriding it. A subclass with a method whose name is a hook misspelt (``set_clok``) is
+    refused when the class is made (``PlayerError``), since the referee would never call it.
+    ``Agent`` is a ``Player``; any other object becomes one through ``agents.as_player``.
+    ``last_stats`` (a dict) is where a player reports its last move's search: the record keeps
+    its ``score`` (or ``value``) as the move's evaluation."""
+
+    name: str = ""
+    last_stats: Mapping[str, Any] = MappingProxyType({})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        wrong = misspelt_hooks(k for k, v in vars(cls).items() if callable(v))
+        if wrong:
+            name, hook = wrong[0]
+            raise PlayerError(
+                f"{cls.__qualname__}.{name}: looks like the Player hook {hook!r} misspelt; the referee "
+                f"calls only {', '.join(('act', *HOOKS))} (rename it, or make it private with a leading _)"
+            )
+
+    def act(self, game: Game, state: np.ndarray) -> int:
+        """The action this player plays in ``state``, an ongoing position of ``game``."""
+        raise NotImplementedError(f"{type(self).__qualname__}.act")
+
+    def reset(self) -> None:
+        """Forget per-game memory (search trees, tables) before a new game. Default: nothing."""
+
+    def set_clock(self, clock: TimeLeft | None) -> None:
+        """The referee's word on this player's clock before its move (``agents.clock.TimeLeft``),
+        or None (the game is over). Default: nothing."""
+
+    def set_history(self, game: Game, actions: tuple[int, ...]) -> None:
+        """The action ids played from the start position so far. Default: nothing (a player that
+        reads the position it is given in ``act`` needs no history)."""
+
+    def clock_options(self, seconds: float) -> dict[str, Any]:
+        """The options under which the next move takes at most ``seconds``. Default: none."""
+        return {}
+
+    def check_ready(self, game: Game) -> None:
+        """Raise unless this player can play ``game`` here. Default: it can."""
 
 
 # -- resignation -----------------------------------------------------------------------------------
@@ -198,8 +297,8 @@ def check_option(
     return kind(value)
 
 
-class Agent:
-    """Base class of every agent. Subclasses implement ``_act``; see the module docstring."""
+class Agent(Player):
+    """Base class of every agent, a ``Player``. Subclasses implement ``_act``; see the module docstring."""
 
     name: str = ""
     games: tuple[str, ...] | None = None  # game names the agent applies to; None: every game it ``applies_to``

@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike
 
 from envs.core import ParameterError, shown
 
-from .base import MAX_SECONDS
+from .base import MAX_SECONDS, Player
 
 if TYPE_CHECKING:
     from envs.game import Game
@@ -292,12 +292,12 @@ def moves_to_go(game: Game, state: ArrayLike) -> int:
 
 
 @contextmanager
-def held_to(agent: Any, seconds: float | None) -> Iterator[None]:
-    """While this lasts, ``agent`` plays its move in at most ``seconds`` (None: as configured): it
-    is given the options its ``clock_options`` names for that time (none for an agent without a
-    time option, or an object without ``clock_options``), and its own values back afterwards."""
+def held_to(agent: Player, seconds: float | None) -> Iterator[None]:
+    """While this lasts, ``agent`` (an ``agents.base.Player``) plays its move in at most
+    ``seconds`` (None: as configured): it is given the options its ``clock_options`` names for
+    that time (none for an agent without a time option), and its own values back afterwards."""
     options: dict[str, object] = {}
-    if seconds is not None and callable(getattr(agent, "clock_options", None)):
+    if seconds is not None:
         options = agent.clock_options(seconds)
     own = {name: getattr(agent, name) for name in options}
     try:
