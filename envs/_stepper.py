@@ -91,24 +91,31 @@ def _observe(p, cfg, s, seat, pending, legal, obs_row, mask_row):
 
 
 @per_game
-def reset(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child):
+def reset(p, cfg, *buffers):
     """Start a new episode in every game ``i`` with ``which[i]``; observe every such game.
 
-    The games are cut into ``legal.shape[0]`` contiguous blocks, each with its own row of scratch
-    ``legal`` and ``child``, run one after the other here and on numba's threads by
-    ``reset_parallel``; a game's result never depends on its block."""
-    for b in range(legal.shape[0]):
-        _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child, b)
+    ``buffers``, the batch's arrays, in this order: ``states, rngs, seats, which, pending, obs,
+    masks, legal, w, child`` (numba packs them into one tuple, which travels to the blocks as one
+    value: a new buffer is named at the call and where ``_reset_block`` unpacks it, in no
+    signature). The games are cut into ``legal.shape[0]`` contiguous blocks, each with its own
+    row of scratch ``legal`` and ``child``, run one after the other here and on numba's threads
+    by ``reset_parallel``; a game's result never depends on its block."""
+    for b in range(buffers[_RESET_LEGAL].shape[0]):
+        _reset_block(p, cfg, buffers, b)
 
 
 @per_game(parallel=True)
-def reset_parallel(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child):
-    for b in prange(legal.shape[0]):
-        _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child, b)
+def reset_parallel(p, cfg, *buffers):
+    for b in prange(buffers[_RESET_LEGAL].shape[0]):
+        _reset_block(p, cfg, buffers, b)
+
+
+_RESET_LEGAL = 7  # where ``legal`` (a scratch row per block) is in ``reset``'s buffers
 
 
 @per_game
-def _reset_block(p, cfg, states, rngs, seats, which, pending, obs, masks, legal, w, child, b):
+def _reset_block(p, cfg, buffers, b):
+    states, rngs, seats, which, pending, obs, masks, legal, w, child = buffers
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
         if which[i]:
@@ -140,26 +147,7 @@ TERMINATED, TRUNCATED, ILLEGAL, PENDING, AWAIT = 1, 2, 4, 8, 16
 
 
 @per_game
-def step(
-    p,
-    cfg,
-    states,
-    rngs,
-    seats,
-    actions,
-    pending,
-    obs,
-    rewards,
-    all_rewards,
-    terminated,
-    truncated,
-    illegal,
-    masks,
-    legal,
-    final,
-    w,
-    child,
-):
+def step(p, cfg, *buffers):
     """One step of every game.
 
     NEXT_STEP autoreset (Gymnasium's): a game that ended on the previous step (``pending``)
@@ -179,101 +167,46 @@ def step(
     observation into ``final[i]``, starts the next episode at once and returns that episode's
     first observation and mask; no step is ever ignored.
 
-    Blocks of games as in ``reset`` (``step_parallel`` runs them on numba's threads); ``legal``
-    and ``child`` hold one scratch row per block; ``w`` is None (random opponent) or the greedy
-    opponent's weights (``_opponent_moves``).
+    ``buffers``, the batch's arrays, in this order: ``states, rngs, seats, actions, pending,
+    obs, rewards, all_rewards, terminated, truncated, illegal, masks, legal, final, w, child``
+    (one tuple, as in ``reset``: ``_step_block`` unpacks it). Blocks of games as in ``reset``
+    (``step_parallel`` runs them on numba's threads); ``legal`` and ``child`` hold one scratch
+    row per block; ``w`` is None (random opponent) or the greedy opponent's weights
+    (``_opponent_moves``).
     """
-    for b in range(legal.shape[0]):
-        _step_block(
-            p,
-            cfg,
-            states,
-            rngs,
-            seats,
-            actions,
-            pending,
-            obs,
-            rewards,
-            all_rewards,
-            terminated,
-            truncated,
-            illegal,
-            masks,
-            legal,
-            final,
-            w,
-            child,
-            b,
-        )
+    for b in range(buffers[_STEP_LEGAL].shape[0]):
+        _step_block(p, cfg, buffers, b)
 
 
 @per_game(parallel=True)
-def step_parallel(
-    p,
-    cfg,
-    states,
-    rngs,
-    seats,
-    actions,
-    pending,
-    obs,
-    rewards,
-    all_rewards,
-    terminated,
-    truncated,
-    illegal,
-    masks,
-    legal,
-    final,
-    w,
-    child,
-):
-    for b in prange(legal.shape[0]):
-        _step_block(
-            p,
-            cfg,
-            states,
-            rngs,
-            seats,
-            actions,
-            pending,
-            obs,
-            rewards,
-            all_rewards,
-            terminated,
-            truncated,
-            illegal,
-            masks,
-            legal,
-            final,
-            w,
-            child,
-            b,
-        )
+def step_parallel(p, cfg, *buffers):
+    for b in prange(buffers[_STEP_LEGAL].shape[0]):
+        _step_block(p, cfg, buffers, b)
+
+
+_STEP_LEGAL = 12  # where ``legal`` (a scratch row per block) is in ``step``'s buffers
 
 
 @per_game
-def _step_block(
-    p,
-    cfg,
-    states,
-    rngs,
-    seats,
-    actions,
-    pending,
-    obs,
-    rewards,
-    all_rewards,
-    terminated,
-    truncated,
-    illegal,
-    masks,
-    legal,
-    final,
-    w,
-    child,
-    b,
-):
+def _step_block(p, cfg, buffers, b):
+    (
+        states,
+        rngs,
+        seats,
+        actions,
+        pending,
+        obs,
+        rewards,
+        all_rewards,
+        terminated,
+        truncated,
+        illegal,
+        masks,
+        legal,
+        final,
+        w,
+        child,
+    ) = buffers
     n, blocks = states.shape[0], legal.shape[0]
     for i in range(b * n // blocks, (b + 1) * n // blocks):
         mover = seats[i]
