@@ -298,230 +298,247 @@ def _playout(s, p, moves, rng, policy, trace, traced):
     return 0
 
 
-@per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
-def run(
-    p,
-    root,
+# ``settings``: one search's constants, one tuple (``search_settings`` builds it), read by these
+# indices. With the tree's arrays as one tuple too (``new_tree``'s), the entry points take six
+# arguments and a new setting is added here and in ``search_settings``, in no signature. A plain
+# tuple: numba types it from Python about as fast as separate arguments (a namedtuple costs ~1 us).
+(
+    S_NUM_ACTIONS,
+    S_NUM_PLAYERS,
+    S_CHANCE,
+    S_NUM_OUTCOMES,
+    S_C,
+    S_THRESHOLD,
+    S_MAX_NODES,
+    S_POLICY,
+    S_RAVE_K,
+    S_USE_PRIORS,
+    S_FILTERED,
+    S_PROGRESS,
+) = range(12)
+
+
+def search_settings(
+    *,
     num_actions,
     num_players,
     chance,
     num_outcomes,
-    links,
-    value,
-    amaf,
-    meta,
-    n_sims,
     c,
     threshold,
-    frozen,
+    max_nodes,
     policy,
     rave_k,
     use_priors,
     filtered,
     progress,
-    rng,
-):
-    """Run up to ``n_sims`` simulations from ``root`` with plain UCT (``_simulate``; with
-    ``use_priors`` the game's prior knowledge in new nodes' means, with ``filtered`` only the
-    moves the game's ``filter_moves`` keeps); return how many ran."""
-    return _simulate(
-        p,
-        root,
-        num_actions,
-        num_players,
-        chance,
-        num_outcomes,
-        links,
-        value,
-        amaf,
-        meta,
-        n_sims,
-        c,
-        threshold,
-        frozen,
-        policy,
-        0.0,
-        use_priors,
-        filtered,
-        progress,
-        rng,
-        False,
+) -> tuple:
+    """The ``settings`` of ``run`` and ``run_rave``: the game's sizes (``chance`` 1: a one-player
+    game against chance, ``num_outcomes`` its chance node's slots), the exploration constant
+    ``c``, the expansion ``threshold`` (visits before a leaf is expanded), ``max_nodes`` (the
+    most nodes the caller lets the tree grow to), the playout ``policy`` code, RAVE's ``rave_k``,
+    ``use_priors`` and ``filtered`` (0 or 1), the lost playout's ``progress`` reward. Each is cast
+    to the one type the kernel is compiled for, so every caller hits the same compiled search."""
+    return (
+        int(num_actions),
+        int(num_players),
+        int(chance),
+        int(num_outcomes),
+        float(c),
+        int(threshold),
+        int(max_nodes),
+        int(policy),
+        float(rave_k),
+        int(use_priors),
+        int(filtered),
+        float(progress),
     )
+
+
+@per_game(nogil=True)  # the agent's ``threads`` run one tree each, side by side
+def run(p, root, tree, settings, n_sims, rng):
+    """Run up to ``n_sims`` simulations from ``root`` on ``tree`` (``new_tree``'s arrays) with
+    plain UCT (``_simulate``; with ``use_priors`` the game's prior knowledge in new nodes' means,
+    with ``filtered`` only the moves the game's ``filter_moves`` keeps); return how many ran."""
+    return _simulate(p, root, tree, settings, n_sims, rng, False)
 
 
 @per_game(nogil=True)
-def run_rave(
-    p,
-    root,
-    num_actions,
-    num_players,
-    chance,
-    num_outcomes,
-    links,
-    value,
-    amaf,
-    meta,
-    n_sims,
-    c,
-    threshold,
-    frozen,
-    policy,
-    rave_k,
-    use_priors,
-    filtered,
-    progress,
-    rng,
-):
+def run_rave(p, root, tree, settings, n_sims, rng):
     """``run`` with RAVE (``rave_k`` > 0, two-player games only: the caller's business): traced
     playouts, and with ``use_priors`` the game's prior knowledge for new nodes."""
-    return _simulate(
-        p,
-        root,
-        num_actions,
-        num_players,
-        0,
-        num_outcomes,
-        links,
-        value,
-        amaf,
-        meta,
-        n_sims,
-        c,
-        threshold,
-        frozen,
-        policy,
-        rave_k,
-        use_priors,
-        filtered,
-        0.0,
-        rng,
-        True,
-    )
+    return _simulate(p, root, tree, settings, n_sims, rng, True)
+
+
+@njit(cache=True, inline="always")
+def _chance(settings, rave):
+    """1 for a one-player search against chance; RAVE's entry point is never one (a constant
+    there, so it compiles none of the chance nodes' code into its loop)."""
+    return 0 if rave else settings[S_CHANCE]
+
+
+@njit(cache=True, inline="always")
+def _solver(settings, rave):
+    """Whether MCTS-Solver proves nodes: two-player games without chance."""
+    return _chance(settings, rave) == 0 and settings[S_NUM_PLAYERS] == 2
 
 
 @per_game(inline=True)
-def _simulate(
-    p,
-    root,
-    num_actions,
-    num_players,
-    chance,
-    num_outcomes,
-    links,
-    value,
-    amaf,
-    meta,
-    n_sims,
-    c,
-    threshold,
-    frozen,
-    policy,
-    rave_k,
-    use_priors,
-    filtered,
-    progress,
-    rng,
-    rave,
-):
+def _simulate(p, root, tree, settings, n_sims, rng, rave):
     """Run up to ``n_sims`` simulations from ``root``; return how many ran. ``rave`` (a constant
     of each entry point, so each compiles only the playouts it plays) turns RAVE on with
     equivalence parameter ``rave_k``, and with it ``use_priors`` the game's prior knowledge for
     new nodes (the ``priors`` hook: virtual AMAF simulations). ``filtered`` expands a decision
     node with only the moves the game's ``filter_moves`` keeps (``search_moves``).
 
+    A simulation walks down (``_descend``), values the leaf (``_leaf_returns``) and backs the
+    returns up (``_back_up``); the three are inlined into this loop, so the split costs no call.
     Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
-    and calls again), unless ``frozen`` is set: then leaves simply stop being expanded.
+    and calls again), unless they hold ``max_nodes`` already: then leaves stop being expanded.
     """
-    capacity = links.shape[0]
-    room = max(num_actions, num_outcomes)
+    value = tree[1]
+    work = _scratch(p, root, settings, rave)
+    solver = _solver(settings, rave)
+    for sim in range(n_sims):
+        if solver and is_proven(value[0]):
+            return sim  # the root is proven: a move wins, or every move loses (caller stops)
+        depth = _descend(p, root, tree, settings, work, rng, rave)
+        if depth < 0:
+            return sim  # the arrays are full: the caller grows them
+        traced = _leaf_returns(p, tree, settings, work, depth, rng, rave)
+        _back_up(tree, settings, work, depth, traced, rave)
+    return n_sims
+
+
+@njit(cache=True, inline="always")
+def _scratch(p, root, settings, rave):
+    """A search's scratch arrays, made once per call: the simulated position ``s``, the expanded
+    ``moves``, the chance slots, the ``path`` of nodes and the ``movers`` on it, the returns
+    ``ret``, RAVE's playout ``trace`` and ``first_by``, and the new children's ``prior``."""
+    num_actions, num_outcomes = settings[S_NUM_ACTIONS], settings[S_NUM_OUTCOMES]
     s = np.empty_like(root)
     moves = np.empty(num_actions, dtype=np.int64)
     slots = np.arange(max(num_outcomes, 1))
     path = np.empty(2 * p[C.P_MAX_MOVES] + 4, dtype=np.int64)
     movers = np.empty_like(path)
-    ret = np.zeros(num_players, dtype=np.float64)
+    ret = np.zeros(settings[S_NUM_PLAYERS], dtype=np.float64)
     trace = np.empty((p[C.P_MAX_MOVES] + 1 if rave else 0, 2), dtype=np.int64)
     first_by = np.empty(num_actions, dtype=np.int64)
-    prior = np.zeros((room, 2), dtype=np.float64)  # stays zero without priors
-    solver = chance == 0 and num_players == 2
-    for sim in range(n_sims):
-        if solver and is_proven(value[0]):
-            return sim  # the root is proven: a move wins, or every move loses (caller stops)
-        C.copy(s, root, root.shape[0])
-        if chance == 1:
-            G.determinise(s, p, rng)  # redraw what the player cannot see
-        node, depth = np.int64(0), 0  # not the literal 0: numba would compile _select for it too
-        path[0] = 0
-        while s[C.H_STATUS] == C.ONGOING:
-            if solver and node != 0 and is_proven(value[node]):
-                break  # its result is known: back it up without a playout
-            if links[node, FIRST] < 0:
-                is_leaf = links[node, KIND] == DECISION and node != 0 and links[node, VISITS] < threshold
-                if is_leaf:
-                    break
-                if meta[USED] + room > capacity:
-                    if frozen == 0:
-                        return sim
-                    break
-                if links[node, KIND] == CHANCE:
-                    _add_children(s, p, links, value, amaf, meta, node, slots, num_outcomes, chance, prior)
-                else:
-                    n = search_moves(s, p, moves, filtered)
-                    for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
-                        j = R.randint(rng, i + 1)
-                        moves[i], moves[j] = moves[j], moves[i]
-                    if use_priors != 0:
-                        G.priors(s, p, moves, n, prior)
-                    _add_children(s, p, links, value, amaf, meta, node, moves, n, chance, prior)
-            movers[depth] = s[C.H_PLAYER]
+    prior = np.zeros((max(num_actions, num_outcomes), 2), dtype=np.float64)  # stays zero without priors
+    return s, moves, slots, path, movers, ret, trace, first_by, prior
+
+
+@per_game(inline=True)
+def _descend(p, root, tree, settings, work, rng, rave):
+    """One simulation's walk from the root: a copy of ``root`` (its hidden cards redrawn in a
+    game against chance), down the tree by ``_select`` (or a chance node's revealed outcome),
+    expanding the unexpanded node it meets unless that is a leaf below the threshold, until the
+    game ends, a leaf, or a proven node. Returns the depth reached (``path[:depth + 1]`` the
+    nodes, ``movers[:depth]`` who moved), or -1 when an expansion needs more nodes than the
+    arrays hold and they may still grow."""
+    links, value, amaf, meta = tree
+    s, moves, slots, path, movers, ret, trace, first_by, prior = work
+    chance, solver = _chance(settings, rave), _solver(settings, rave)
+    room = max(settings[S_NUM_ACTIONS], settings[S_NUM_OUTCOMES])
+    rave_k = settings[S_RAVE_K] if rave else 0.0
+    C.copy(s, root, root.shape[0])
+    if chance == 1:
+        G.determinise(s, p, rng)  # redraw what the player cannot see
+    node, depth = np.int64(0), 0  # not the literal 0: numba would compile _select for it too
+    path[0] = 0
+    while s[C.H_STATUS] == C.ONGOING:
+        if solver and node != 0 and is_proven(value[node]):
+            break  # its result is known: back it up without a playout
+        if links[node, FIRST] < 0:
+            is_leaf = links[node, KIND] == DECISION and node != 0 and links[node, VISITS] < settings[S_THRESHOLD]
+            if is_leaf:
+                break
+            if meta[USED] + room > links.shape[0]:
+                if links.shape[0] < settings[S_MAX_NODES]:
+                    return -1
+                break
             if links[node, KIND] == CHANCE:
-                node = links[node, FIRST] + G.revealed(s, p)
+                _add_children(s, p, links, value, amaf, meta, node, slots, settings[S_NUM_OUTCOMES], chance, prior)
             else:
-                node = _select(links, value, amaf, node, c, rave_k if rave else 0.0)
-                G.apply(s, p, links[node, KEY])
-            depth += 1
-            path[depth] = node
-        meta[DEPTH] = max(meta[DEPTH], depth)
+                n = search_moves(s, p, moves, settings[S_FILTERED])
+                for i in range(n - 1, 0, -1):  # random child order: unbiased first visits
+                    j = R.randint(rng, i + 1)
+                    moves[i], moves[j] = moves[j], moves[i]
+                if settings[S_USE_PRIORS] != 0:
+                    G.priors(s, p, moves, n, prior)
+                _add_children(s, p, links, value, amaf, meta, node, moves, n, chance, prior)
+        movers[depth] = s[C.H_PLAYER]
+        if links[node, KIND] == CHANCE:
+            node = links[node, FIRST] + G.revealed(s, p)
+        else:
+            node = _select(links, value, amaf, node, settings[S_C], rave_k)
+            G.apply(s, p, links[node, KEY])
+        depth += 1
+        path[depth] = node
+    meta[DEPTH] = max(meta[DEPTH], depth)
+    return depth
+
+
+@per_game(inline=True)
+def _leaf_returns(p, tree, settings, work, depth, rng, rave):
+    """Every seat's return of the simulation into ``ret``: a proven leaf's exact result, else
+    the game's leaf value, else a playout's (a game that ended in the tree proves its leaf on
+    the way). Returns how many playout moves RAVE's trace recorded."""
+    links, value, amaf, meta = tree
+    s, moves, slots, path, movers, ret, trace, first_by, prior = work
+    solver, num_players = _solver(settings, rave), settings[S_NUM_PLAYERS]
+    progress = 0.0 if rave else settings[S_PROGRESS]
+    leaf = path[depth]
+    traced = 0
+    if solver and depth > 0 and is_proven(value[leaf]):
+        # a proven node: its mover's result is exact
+        won = value[leaf] > 0
+        ret[movers[depth - 1]] = 1.0 if won else -1.0
+        ret[1 - movers[depth - 1]] = -1.0 if won else 1.0
+    else:
+        if solver and depth > 0 and s[C.H_STATUS] != C.ONGOING and s[C.H_WINNER] != C.NO_WINNER:
+            # the game ended in the tree: a proof (of a win, as a move can only end the game
+            # for its mover in these games, or of a loss where a move hands the opponent it)
+            value[leaf] = PROVEN if s[C.H_WINNER] == movers[depth - 1] else -PROVEN
+        policy = settings[S_POLICY]
+        v = G.leaf_value(s, p, policy) if s[C.H_STATUS] == C.ONGOING else np.nan
+        if v == v:  # the game's value stands for the playout
+            _value_returns(v, s[C.H_PLAYER], num_players, ret)
+        else:
+            traced = _playout(s, p, moves, rng, policy, trace, rave)
+            C.fill_returns(s, num_players, ret)
+            if num_players == 1 and progress > 0.0 and ret[0] < 1.0:
+                ret[0] = progress * G.progress(s, p)  # a lost game: credit for how far it got
+    return traced
+
+
+@njit(cache=True, inline="always")
+def _back_up(tree, settings, work, depth, traced, rave):
+    """The simulation's returns ``ret`` into the nodes of its path: RAVE's AMAF credit, then
+    visits and means (two-player games; MCTS-Solver's proofs passed up), or the one-player
+    backup (leaf mean, chance nodes' weighted means, decision nodes' max)."""
+    links, value, amaf, meta = tree
+    s, moves, slots, path, movers, ret, trace, first_by, prior = work
+    solver = _solver(settings, rave)
+    if rave:
+        _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
+    links[0, VISITS] += 1
+    if _chance(settings, rave) == 0:
+        for d in range(depth, 0, -1):
+            nd = path[d]
+            links[nd, VISITS] += 1
+            if not is_proven(value[nd]):
+                reward = 0.5 * (ret[movers[d - 1]] + 1.0)
+                value[nd] += (reward - value[nd]) / links[nd, VISITS]
+            elif solver:
+                _prove_parent(links, value, path[d - 1], nd)
+    else:
         leaf = path[depth]
-        traced = 0
-        if solver and depth > 0 and is_proven(value[leaf]):
-            # a proven node: its mover's result is exact
-            won = value[leaf] > 0
-            ret[movers[depth - 1]] = 1.0 if won else -1.0
-            ret[1 - movers[depth - 1]] = -1.0 if won else 1.0
-        else:
-            if solver and depth > 0 and s[C.H_STATUS] != C.ONGOING and s[C.H_WINNER] != C.NO_WINNER:
-                # the game ended in the tree: a proof (of a win, as a move can only end the game
-                # for its mover in these games, or of a loss where a move hands the opponent it)
-                value[leaf] = PROVEN if s[C.H_WINNER] == movers[depth - 1] else -PROVEN
-            v = G.leaf_value(s, p, policy) if s[C.H_STATUS] == C.ONGOING else np.nan
-            if v == v:  # the game's value stands for the playout
-                _value_returns(v, s[C.H_PLAYER], num_players, ret)
-            else:
-                traced = _playout(s, p, moves, rng, policy, trace, rave)
-                C.fill_returns(s, num_players, ret)
-                if num_players == 1 and progress > 0.0 and ret[0] < 1.0:
-                    ret[0] = progress * G.progress(s, p)  # a lost game: credit for how far it got
-        if rave:
-            _credit_amaf(links, amaf, path, movers, depth, trace, traced, first_by, ret)
-        links[0, VISITS] += 1
-        if chance == 0:
-            for d in range(depth, 0, -1):
-                nd = path[d]
+        if leaf != 0:
+            links[leaf, VISITS] += 1
+        value[leaf] += (ret[0] - value[leaf]) / links[leaf, VISITS]
+        for d in range(depth - 1, -1, -1):
+            nd = path[d]
+            if nd != 0:
                 links[nd, VISITS] += 1
-                if not is_proven(value[nd]):
-                    reward = 0.5 * (ret[movers[d - 1]] + 1.0)
-                    value[nd] += (reward - value[nd]) / links[nd, VISITS]
-                elif solver:
-                    _prove_parent(links, value, path[d - 1], nd)
-        else:
-            leaf = path[depth]
-            if leaf != 0:
-                links[leaf, VISITS] += 1
-            value[leaf] += (ret[0] - value[leaf]) / links[leaf, VISITS]
-            for d in range(depth - 1, -1, -1):
-                nd = path[d]
-                if nd != 0:
-                    links[nd, VISITS] += 1
-                value[nd] = _backed_up(links, value, nd)
-    return n_sims
+            value[nd] = _backed_up(links, value, nd)

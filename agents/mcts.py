@@ -595,8 +595,20 @@ class MCTSAgent(Agent):
         rave = self._rave(game)
         code = compiled(K, game.spec)
         run = code.run_rave if rave > 0 else code.run  # each compiles only the playouts it plays
-        c = self._c(game, rave)
-        threshold = self._threshold(game)
+        settings = K.search_settings(
+            num_actions=game.num_actions,
+            num_players=game.num_players,
+            chance=chance,
+            num_outcomes=game.spec.chance_outcomes,
+            c=self._c(game, rave),
+            threshold=self._threshold(game),
+            max_nodes=self.max_nodes,
+            policy=policy,
+            rave_k=rave,
+            use_priors=self.priors,
+            filtered=self._filtered(game),
+            progress=self._progress_reward(game),
+        )
         limit = simulations if simulations is not None else np.iinfo(np.int64).max
         done, chunk = 0, limit if deadline is None else 16
         compiled_before = compile_seconds()
@@ -613,28 +625,7 @@ class MCTSAgent(Agent):
                     break
             want = min(chunk, limit - done)
             t0 = clock()
-            ran = run(
-                p,
-                state,
-                game.num_actions,
-                game.num_players,
-                chance,
-                game.spec.chance_outcomes,
-                tree.links,
-                tree.value,
-                tree.amaf,
-                tree.meta,
-                want,
-                c,
-                threshold,
-                int(tree.frozen(self.max_nodes)),
-                policy,
-                rave,
-                int(self.priors),
-                int(self._filtered(game)),
-                self._progress_reward(game),
-                rng,
-            )
+            ran = run(p, state, (tree.links, tree.value, tree.amaf, tree.meta), settings, want, rng)
             done += ran
             if K.is_proven(tree.value[0]):
                 break  # MCTS-Solver proved the root: more simulations cannot change the move
@@ -782,9 +773,6 @@ class _Tree:
 
     def __init__(self, capacity: int):
         self.links, self.value, self.amaf, self.meta = K.new_tree(capacity)
-
-    def frozen(self, max_nodes: int) -> bool:
-        return self.links.shape[0] >= max_nodes
 
     def grow(self, max_nodes: int) -> None:
         used = int(self.meta[K.USED])

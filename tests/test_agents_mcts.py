@@ -332,28 +332,21 @@ def test_calculation_tree_invariants():
     s = _midgame(4, 10)
     links, value, amaf, meta = K.new_tree(1 << 16)
     sims = 4000
-    compiled(K, CALC.spec).run(
-        CALC.kernel_params,
-        s,
-        CALC.num_actions,
-        1,
-        1,
-        CK.CHANCE_OUTCOMES,
-        links,
-        value,
-        amaf,
-        meta,
-        sims,
-        0.5,
-        5,
-        0,
-        K.RANDOM,
-        0.0,
-        1,
-        0,
-        0.0,
-        R.new_rng(9),
+    settings = K.search_settings(
+        num_actions=CALC.num_actions,
+        num_players=1,
+        chance=1,
+        num_outcomes=CK.CHANCE_OUTCOMES,
+        c=0.5,
+        threshold=5,
+        max_nodes=1 << 20,
+        policy=K.RANDOM,
+        rave_k=0.0,
+        use_priors=1,
+        filtered=0,
+        progress=0.0,
     )
+    compiled(K, CALC.spec).run(CALC.kernel_params, s, (links, value, amaf, meta), settings, sims, R.new_rng(9))
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
     kinds_seen = set()
@@ -396,8 +389,21 @@ def _with_a_choice(game, s):
 def _calculation_root_children(s, filtered):
     """The moves a Calculation search from ``s`` expands its root with."""
     links, value, amaf, meta = K.new_tree(1 << 14)
-    args = (CALC.num_actions, 1, 1, CK.CHANCE_OUTCOMES, links, value, amaf, meta, 200, 0.5, 1, 0)
-    compiled(K, CALC.spec).run(CALC.kernel_params, s, *args, K.RANDOM, 0.0, 1, filtered, 0.0, R.new_rng(1))
+    settings = K.search_settings(
+        num_actions=CALC.num_actions,
+        num_players=1,
+        chance=1,
+        num_outcomes=CK.CHANCE_OUTCOMES,
+        c=0.5,
+        threshold=1,
+        max_nodes=1 << 20,
+        policy=K.RANDOM,
+        rave_k=0.0,
+        use_priors=1,
+        filtered=filtered,
+        progress=0.0,
+    )
+    compiled(K, CALC.spec).run(CALC.kernel_params, s, (links, value, amaf, meta), settings, 200, R.new_rng(1))
     first = links[0, K.FIRST]
     return sorted(int(a) for a in links[first : first + links[0, K.COUNT], K.KEY])
 
@@ -500,28 +506,21 @@ def _go_tree(rave_k, sims=3000, seed=2, priors=0):
     links, value, amaf, meta = K.new_tree(1 << 16)
     code = compiled(K, GO7.spec)
     run = code.run_rave if rave_k > 0 else code.run
-    run(
-        GO7.kernel_params,
-        s,
-        GO7.num_actions,
-        2,
-        0,
-        0,
-        links,
-        value,
-        amaf,
-        meta,
-        sims,
-        0.5,
-        5,
-        0,
-        GO7.spec.playouts.index("light"),
-        rave_k,
-        priors,
-        0,
-        0.0,
-        R.new_rng(seed),
+    settings = K.search_settings(
+        num_actions=GO7.num_actions,
+        num_players=2,
+        chance=0,
+        num_outcomes=0,
+        c=0.5,
+        threshold=5,
+        max_nodes=1 << 20,
+        policy=GO7.spec.playouts.index("light"),
+        rave_k=rave_k,
+        use_priors=priors,
+        filtered=0,
+        progress=0.0,
     )
+    run(GO7.kernel_params, s, (links, value, amaf, meta), settings, sims, R.new_rng(seed))
     return links, value, amaf, meta
 
 
