@@ -27,7 +27,7 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import _generic
+from . import _game_ops
 from .core import kernel as C
 from .core import rng as R
 from .core.checks import check_int, is_int, shown
@@ -98,7 +98,7 @@ class Game:
         self._p = p
         self._shape = (self.state_len,)
         self.observation_shape = tuple(int(d) for d in self._observation_shape())
-        self._ops = compiled(_generic, spec)
+        self._ops = compiled(_game_ops, spec)
         self._validate = hooks(spec).validate
         self._errors = {**C.HEADER_ERRORS, **getattr(spec.kernel, "STATE_ERRORS", {})}
 
@@ -129,7 +129,7 @@ class Game:
     def __setstate__(self, state):
         state["params"] = MappingProxyType(state["params"])
         self.__dict__.update(state)
-        self._ops = compiled(_generic, self.spec)
+        self._ops = compiled(_game_ops, self.spec)
         self._validate = hooks(self.spec).validate
 
     # -- hooks a game implements -------------------------------------------------------------
@@ -540,4 +540,4 @@ def is_cached(spec) -> bool | None:
     """Whether numba's disk cache holds this game's compiled code (its legal-move entry point, the
     first thing any run compiles); None when that cannot be told. Lets a program say "compiling,
     first run only" before a long first compile."""
-    return on_disk(compiled(_generic, spec).legal_array)
+    return on_disk(compiled(_game_ops, spec).legal_array)

@@ -66,10 +66,8 @@ from .core import kernel as C
 from .core import rng as R
 from .core.rng import SEED_BOUND
 from .core.specialise import compiled
-from .episode import Episode, observation_box, opening_range
-from .registry import make_game
+from .episode import Buffers, Episode, check_render_mode, check_seat, observation_box, opening_range, resolve_game
 from .render import HumanView
-from .vector_env import ArbiterVectorEnv
 
 
 def resolve_agent(opponent, seed):
@@ -97,8 +95,9 @@ class ArbiterEnv(gym.Env):
     """Single-agent Gymnasium env of any Arbiter game (see the module docstring).
 
     Args:
-        game: game name for ``envs.make_game`` (``"loa"``, ``"othello"``, ``"gomoku"``, ``"go"``,
-            ``"calculation"``).
+        game: a ``Game`` (``envs.make_game("go", size=9)``), or a game name for ``envs.make_game``
+            (``"loa"``, ``"othello"``, ``"gomoku"``, ``"go"``, ``"calculation"``) with its rule
+            parameters as ``**params``.
         opponent: agent spec string or agent object playing the other seat (two-player games).
         agent_seat: 0, 1 or ``"random"`` (drawn per episode from the reset seed).
         opening_plies: random plies (uniform over the legal moves) played from the start position
@@ -122,22 +121,15 @@ class ArbiterEnv(gym.Env):
         opening_plies=0,
         **params,
     ):
-        self.game = make_game(game, **params)
+        self.game = resolve_game(game, params)
         self.opening_plies = opening_plies
         self._opening = opening_range(opening_plies, self.game)
         two_players = self.game.num_players == 2
-        seats = (0, 1, "random") if two_players else (0,)
-        if not any(type(agent_seat) is type(s) and agent_seat == s for s in seats):
-            raise ParameterError(f"agent_seat={shown(agent_seat)}: expected one of {', '.join(map(repr, seats))}")
+        self.agent_seat = check_seat(agent_seat, self.game)
         if illegal_action not in ("lose", "raise"):
             raise ParameterError(f"illegal_action={shown(illegal_action)}: expected 'lose' or 'raise'")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(
-                f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None"
-            )
-        self.agent_seat = agent_seat
         self.illegal_action = illegal_action
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = observation_box(self.game)
         self._state = None  # a view of the stepper's buffers (``_episode.state``) once reset
@@ -174,22 +166,9 @@ class ArbiterEnv(gym.Env):
     def _fuse(self, opponent="random") -> None:
         """The compiled stepper of one game (see Speed in the module docstring); ``opponent``
         None: an opponent object, asked in Python."""
-        vec = ArbiterVectorEnv(
-            num_envs=1,
-            game=self.game.name,
-            opponent=opponent or "random",
-            agent_seat=self.agent_seat,
-            opening_plies=self.opening_plies,
-            **dict(self.game.params),
-            rules=self.game.rules,
-        )
-        self._episode = Episode(vec, external=opponent is None)
+        buffers = Buffers(self.game, 1, opponent or "random", self.agent_seat, self._opening)
+        self._episode = Episode(buffers, external=opponent is None)
         self._kind = opponent
-
-    @property
-    def _fused(self):
-        """The one-game vector env under the stepper (compiled opponent or not)."""
-        return self._episode.vec
 
     @property
     def opponent(self):
@@ -218,8 +197,7 @@ class ArbiterEnv(gym.Env):
             self._switch_opponent()
         e = self._episode
         if not e.external:
-            v = e.vec
-            v.reset(seed=int(self.np_random.integers(0, SEED_BOUND)))
+            e.reset(int(self.np_random.integers(0, SEED_BOUND)))
         else:
             deal_seed, opponent_seed = (int(x) for x in self.np_random.integers(0, SEED_BOUND, size=2))
             seat = int(self.np_random.integers(2)) if self.agent_seat == "random" else self.agent_seat
@@ -298,7 +276,7 @@ class ArbiterEnv(gym.Env):
         game, (lo, hi) = self.game, self._opening
         rng = R.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
         scratch = np.empty(game.num_actions, dtype=np.int64)
-        compiled(policies, game.spec).random_opening(state, game._p, rng, lo, hi, scratch)
+        compiled(policies, game.spec).random_opening(state, game.kernel_params, rng, lo, hi, scratch)
 
     def _replies(self) -> int:
         """Ask the opponent object for its moves until the learner is to move or the game is

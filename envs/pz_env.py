@@ -56,21 +56,22 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from . import render
+from . import _game_ops, render
 from ._stepper import ILLEGAL, TERMINATED, TRUNCATED
 from .core import IllegalActionError, ParameterError, check_int, shown
 from .core import kernel as C
-from .episode import Episode, observation_box
-from .registry import make_game
+from .core.specialise import compiled
+from .episode import Buffers, Episode, check_render_mode, observation_box, resolve_game
+from .game import Game
 from .registry import spec as game_spec
 from .render import HumanView
-from .vector_env import ArbiterVectorEnv
 
 LAYOUTS = ("arbiter", "classic")
 
 
 class ArbiterAEC(AECEnv, EzPickle):
-    """AEC env of any Arbiter game; ``game`` is its name, ``**params`` its rule parameters."""
+    """AEC env of any Arbiter game; ``game`` is a ``Game``, or its name with its rule parameters
+    as ``**params`` (in the classic layout, PettingZoo's names and defaults: ``_classic_params``)."""
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False, "render_fps": 4}
 
@@ -79,20 +80,16 @@ class ArbiterAEC(AECEnv, EzPickle):
         super().__init__()
         if layout not in LAYOUTS:
             raise ParameterError(f"layout={shown(layout)}: expected one of {', '.join(map(repr, LAYOUTS))}")
-        spec = game_spec(game)
+        spec = game.spec if isinstance(game, Game) else game_spec(game)
         self.classic = layout == "classic"
         self._screen_height = None
         if self.classic:
-            params = _classic_params(spec, params)
+            params = _classic_params(spec, params, made=isinstance(game, Game))
             self._screen_height = params.pop("screen_height")
-        self.game = make_game(game, **params)
+        self.game = resolve_game(game, params)
         module = (spec.classic or spec.pettingzoo) if self.classic else spec.pettingzoo
         self.metadata = {**self.metadata, "name": module or f"{self.game.name}_v0"}
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ParameterError(
-                f"render_mode={shown(render_mode)}: expected one of {self.metadata['render_modes']} or None"
-            )
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         if self.classic and self.game.num_players == 2:
             self.possible_agents = ["black_0", "white_0"]
         else:
@@ -117,13 +114,10 @@ class ArbiterAEC(AECEnv, EzPickle):
         self.observation_spaces = {a: spaces.Dict({"observation": board, "action_mask": mask}) for a in self.agents}
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.agents}
         self.np_random, _ = seeding.np_random(None)
-        self._ops, self._p = self.game._ops, self.game.kernel_params
+        self._ops, self._p = compiled(_game_ops, self.game.spec), self.game.kernel_params
         # the compiled stepper of one game in self-play (each ply the mover's), observing nothing
         # itself: ``observe`` answers the agent that asks
-        vec = ArbiterVectorEnv(
-            num_envs=1, game=self.game.name, opponent="self", **dict(self.game.params), rules=self.game.rules
-        )
-        self._episode = Episode(vec, observe=False)
+        self._episode = Episode(Buffers(self.game, 1, opponent="self"), observe=False)
         self._state = None  # the stepper's position (a view) once reset
         self._previous = None
         self._last_action = None
@@ -290,17 +284,18 @@ class ArbiterAEC(AECEnv, EzPickle):
             self._view.show(self.game, self._state, self._previous, self._last_move())
 
 
-def _classic_params(spec, params) -> dict:
+def _classic_params(spec, params, made: bool = False) -> dict:
     """The classic layout's keyword arguments as ours: PettingZoo's names mapped to ours, its
-    defaults (``classic_defaults``) where the caller gave none, and ``screen_height`` (every
-    PettingZoo classic env takes it: the rows of the ``rgb_array`` picture; None: its own size)."""
+    defaults (``classic_defaults``) where the caller gave none (``made``: the game is made
+    already, so none), and ``screen_height`` (every PettingZoo classic env takes it: the rows of
+    the ``rgb_array`` picture; None: its own size)."""
     ours = {}
     for name, value in params.items():
         key = spec.classic_params.get(name, name)
         if key in ours:
             raise ParameterError(f"{key}= given twice (as {name!r} and under PettingZoo's name)")
         ours[key] = value
-    for name, value in spec.classic_defaults.items():
+    for name, value in () if made else spec.classic_defaults.items():
         ours.setdefault(spec.classic_params.get(name, name), value)
     height = ours.setdefault("screen_height", None)
     if height is not None:
@@ -316,7 +311,7 @@ def _scaled(picture: np.ndarray, height: int) -> np.ndarray:
 
 
 def raw_env(game, render_mode=None, layout="arbiter", **params) -> ArbiterAEC:
-    """The unwrapped AEC env (raises on illegal actions)."""
+    """The unwrapped AEC env (raises on illegal actions) of ``game``, a ``Game`` or a name."""
     return ArbiterAEC(game, render_mode=render_mode, layout=layout, **params)
 
 

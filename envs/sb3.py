@@ -123,21 +123,21 @@ class ArbiterSB3VecEnv(VecEnv):
     def step_wait(self):
         if self._actions is None:
             raise ParameterError("step_wait() without step_async(): call step(actions)")
-        v = self.vec
-        v._advance(self._actions.astype(np.int64, copy=False), final=self._final)
+        self.vec.advance(self._actions.astype(np.int64, copy=False), final=self._final)
         self._actions = None
-        done = v._terminated | v._truncated
+        b = self.vec.buffers
+        done = b.terminated | b.truncated
         infos = [{} for _ in range(self.num_envs)]
-        shape = v.single_observation_space.shape
+        shape = self.vec.single_observation_space.shape
         for i in np.flatnonzero(done):
             infos[i]["terminal_observation"] = self._convert(self._final[i].reshape(1, *shape))[0]
-            infos[i]["TimeLimit.truncated"] = bool(v._truncated[i] and not v._terminated[i])
-            infos[i]["illegal_action"] = bool(v._illegal[i])
-        return self._convert(v._obs, copy=False), v._rewards.astype(np.float32), done.copy(), infos
+            infos[i]["TimeLimit.truncated"] = bool(b.truncated[i] and not b.terminated[i])
+            infos[i]["illegal_action"] = bool(b.illegal[i])
+        return self._convert(b.obs, copy=False), b.rewards.astype(np.float32), done.copy(), infos
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool: the legal actions of every game's current position."""
-        return self.vec._masks.astype(bool)
+        return self.vec.action_masks()
 
     def close(self) -> None:
         self.vec.close()
@@ -164,7 +164,7 @@ class ArbiterSB3VecEnv(VecEnv):
         return [False] * len(self._indices(indices))
 
     def get_images(self):
-        return [render.rgb(self.game, s) for s in self.vec._states]
+        return [render.rgb(self.game, s) for s in self.vec.buffers.states]
 
     # -- helpers ----------------------------------------------------------------------------------
     def _indices(self, indices):

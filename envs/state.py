@@ -6,7 +6,7 @@ That check is the price of a loop written in Python over the Game API (about 1 Â
 ply costs). A ``State`` owns its array: it is made once from a validated array, and from then on
 only compiled code of this package writes it, so a move needs one compiled call and no
 validation: the action is checked against the legal set, played in place, and the next legal set
-listed in the same call (``envs._generic.advance``).
+listed in the same call (``envs._game_ops.advance``).
 
 Code written for OpenSpiel reads the same::
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._generic import PACKED_HEADER as _PACKED_HEADER
+from ._game_ops import PACKED_HEADER as _PACKED_HEADER
 from .core import IllegalActionError
 from .core import kernel as C
 
@@ -68,7 +68,7 @@ class State:
 
     def _bind(self, buf):
         """Views of the packed buffer, and what ``apply_action`` reads on every move, one
-        attribute away. State, parameters and legal list share one array (``_generic``'s
+        attribute away. State, parameters and legal list share one array (``_game_ops``'s
         ``advance_packed``) because numba checks the type of each argument on every call: two
         arguments instead of four save about a tenth of a Python ply."""
         self._buf = buf

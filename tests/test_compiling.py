@@ -144,7 +144,7 @@ def test_a_cold_start_announces_each_part_and_times_the_search_alone(tmp_path):
         runs.append((proc.stderr, [float(x) for x in proc.stdout.split()]))
     (cold_err, (seconds, compile_s, whole)), (warm_err, warm) = runs
     lines = [line for line in cold_err.splitlines() if line.startswith("arbiter: compiling gomoku's")]
-    assert any("envs._generic." in line for line in lines)  # the first legal moves
+    assert any("envs._game_ops." in line for line in lines)  # the first legal moves
     assert any("agents._mcts_kernel." in line for line in lines)  # the first MCTS move
     assert compile_s > 1.0 and seconds < whole - compile_s + 0.05
     assert seconds < compile_s

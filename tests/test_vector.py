@@ -91,10 +91,10 @@ def test_threads_change_nothing_but_speed(game, params):
     for n_threads in (1, threads):
         vec = ArbiterVectorEnv(num_envs=9, game=game, agent_seat=seat, num_threads=n_threads, **params)
         vec.reset(seed=3)
-        final = np.zeros((9, vec._obs[0].size), dtype=np.float32)
+        final = np.zeros((9, vec.buffers.obs[0].size), dtype=np.float32)
         rng = np.random.default_rng(0)
         for _ in range(40):
-            vec._advance(_random_actions(vec._masks, rng), final=final)
+            vec.advance(_random_actions(vec.buffers.masks, rng), final=final)
         finals.append((vec.states(), final.copy()))
     assert np.array_equal(finals[0][0], finals[1][0]) and np.array_equal(finals[0][1], finals[1][1])
 
@@ -162,7 +162,7 @@ def test_greedy_opponent_plays_the_greedy_agents_moves(game, params):
     obs, info = vec.reset(seed=4)
     replies = 0
     for _ in range(40):
-        before, streams = vec.states(), vec._rngs.copy()
+        before, streams = vec.states(), vec.buffers.rngs.copy()
         actions = _random_actions(info["action_mask"], rng)
         obs, reward, terminated, truncated, info = vec.step(actions)
         after = vec.states()
@@ -194,7 +194,8 @@ def test_greedy_opponent_beats_the_random_one_and_fuses_in_gymnasium():
         wins[opponent] = np.mean(np.array(returns) > 0)
     assert wins["greedy"] < wins["random"] - 0.2, wins
     env = gymnasium.make("Othello-v0", size=6, opponent="greedy")
-    assert env.unwrapped._fused is not None
+    episode = env.unwrapped._episode
+    assert not episode.external and episode.buffers.weights is not None  # the compiled greedy replies
     obs, info = env.reset(seed=1)
     done = False
     while not done:

@@ -42,7 +42,7 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from .. import registry
-from .._generic import PACKED_HEADER
+from .._game_ops import PACKED_HEADER
 from ..core import kernel as C
 from ..render import ansi
 from . import PREFIX, _chance

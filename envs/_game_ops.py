@@ -1,7 +1,7 @@
 """The entry points behind the ``Game`` facade and ``envs.State``, as generic compiled code:
 legal moves, checked apply, observation, random playouts, perft.
 
-Every function here is ``@per_game``: ``envs.core.specialise.compiled(_generic, spec)`` jits a
+Every function here is ``@per_game``: ``envs.core.specialise.compiled(_game_ops, spec)`` jits a
 copy for one game whose ``G`` is that game's hook namespace (``envs.core.hooks.HOOKS`` says
 what each hook does).
 """
