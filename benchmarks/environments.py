@@ -31,8 +31,7 @@ import numpy as np
 
 import envs
 import envs.pettingzoo
-from envs import pz_env
-from envs.registration import register_envs
+from envs import pz_env, register_envs
 
 register_envs()
 

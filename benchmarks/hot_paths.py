@@ -71,7 +71,7 @@ def gym_steps(name, params, opponent, steps=2000):
     import gymnasium
     import numpy as np
 
-    from envs.registration import register_envs
+    from envs import register_envs
 
     register_envs()
     env = gymnasium.make(GYM_IDS[name], opponent=opponent, **params)
@@ -126,7 +126,7 @@ def vector_steps(name, params, num_envs=64, calls=100):
     import gymnasium
     import numpy as np
 
-    from envs.registration import register_envs
+    from envs import register_envs
 
     register_envs()
     vec = gymnasium.make_vec(GYM_IDS[name], num_envs=num_envs, vectorization_mode="vector_entry_point", **params)

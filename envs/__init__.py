@@ -17,8 +17,8 @@ from .core import (
     StateError,
     TextBoardError,
 )
+from .framework_ids import ensure, gym_ids, register, register_envs, unregister
 from .game import Game
-from .registration import ensure, gym_ids, register, register_envs, unregister
 from .registry import GameSpec, Param, make_game, names, spec, specs
 from .state import State
 

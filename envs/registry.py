@@ -1,6 +1,7 @@
 """The game registry: every game declares itself once, as a ``GameSpec``, and everything that
 lists or dispatches on games (``make_game``, the Gymnasium ids, the PettingZoo modules, the CLI's
-choices, the agents' evaluations, the docs tables) derives from this registry.
+choices, the agents' evaluations, the docs tables) derives from this registry. What each
+framework needs of a spec (its Gymnasium id, its PettingZoo modules) is ``envs.framework_ids``'s.
 
     import envs
     envs.register(envs.GameSpec(name="connect4", title="Connect Four", game=ConnectFour,

@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 from . import render
 from .core import ParameterError
-from .registration import gym_ids
+from .framework_ids import gym_ids
 from .registry import spec
 from .vector_env import ArbiterVectorEnv
 

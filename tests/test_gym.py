@@ -18,7 +18,7 @@ import pytest
 import envs
 from envs.core import IllegalActionError, ParameterError
 from envs.core import kernel as C
-from envs.registration import gym_ids, register_envs
+from envs.framework_ids import gym_ids, register_envs
 
 register_envs()
 IDS = gym_ids()

@@ -20,8 +20,8 @@ import pytest
 import agents
 import envs
 from envs.core import kernel as C
+from envs.framework_ids import register_envs
 from envs.pz_env import env as aec_env
-from envs.registration import register_envs
 from envs.vector_env import ArbiterVectorEnv
 
 register_envs()

@@ -12,7 +12,7 @@ import pytest
 
 from envs.core import ParameterError
 from envs.core import kernel as C
-from envs.registration import gym_ids, register_envs
+from envs.framework_ids import gym_ids, register_envs
 from envs.vector_env import ArbiterVectorEnv
 
 register_envs()

@@ -5,7 +5,7 @@
 
 Each module's ``env(render_mode=None, **rule_params)`` is the wrapped env and ``raw_env`` the bare
 one; all are the single generic class ``envs.pz_env.ArbiterAEC``. The modules are made from the
-game registry (``envs.registration``): a registered game with a ``pettingzoo`` name gets one.
+game registry (``envs.framework_ids``): a registered game with a ``pettingzoo`` name gets one.
 """
 
 __all__: list = []

@@ -21,7 +21,7 @@ import sys
 import time
 
 from ..core import ArbiterError
-from ..registration import register
+from ..framework_ids import register
 from ..registry import GameSpec, names
 from . import CHECKS, GAMES, ContractError, as_game, variant_id, variants
 

@@ -8,7 +8,7 @@ Agents are named by colour (``"black_0"``, ``"white_0"``; a one-player game ``"p
 observation planes are channels-last ``(H, W, C)``, ``action_mask`` is int8, and PettingZoo's
 parameter names are accepted where they differ from ours (``board_size`` for Go's ``size``). A game
 PettingZoo has keeps PettingZoo's module name (``go_v5``); the others keep ours (``othello_v0``).
-The modules are made from the game registry (``envs.registration``).
+The modules are made from the game registry (``envs.framework_ids``).
 """
 
 __all__: list = []

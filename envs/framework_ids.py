@@ -1,4 +1,7 @@
-"""Framework ids of the registered games, derived from their specs.
+"""Framework ids of the registered games, derived from their specs: the Gymnasium ids and the
+PettingZoo modules. ``envs.registry`` holds the games themselves (their specs, by name, and
+``make_game``); ``register`` here puts a spec in that table and adds its framework ids, so that
+``envs.register`` is one call.
 
 Gymnasium 1.x loads no plugins, so ``import envs`` registers every built-in game's id (and
 ``envs.register`` a new game's); then
