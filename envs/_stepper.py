@@ -64,7 +64,7 @@ def _opponent_moves(s, p, seat, rng, legal, w, child):
 def _new_episode(p, cfg, s, rng, seats, i, legal, w, child):
     G.init(s, p, rng)
     if cfg[CFG_OPENING_MAX] > 0:
-        policies.random_opening(s, p, rng, cfg[CFG_OPENING_MIN], cfg[CFG_OPENING_MAX], legal)
+        policies.random_plies(s, p, rng, cfg[CFG_OPENING_MIN], cfg[CFG_OPENING_MAX], legal)
     seat_mode = cfg[CFG_SEAT_MODE]
     if seat_mode == SEAT_SELF:
         seats[i] = s[C.H_PLAYER]

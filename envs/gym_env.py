@@ -272,11 +272,11 @@ class ArbiterEnv(gym.Env):
     # -- internals ---------------------------------------------------------------------------
     def _play_opening(self, state) -> None:
         """The random opening of ``opening_plies`` in ``state``, in place: the compiled one of the
-        stepper (``envs.policies.random_opening``), its draws seeded from ``np_random``."""
+        stepper (``envs.policies.random_plies``), its draws seeded from ``np_random``."""
         game, (lo, hi) = self.game, self._opening
         rng = R.new_rng(int(self.np_random.integers(0, SEED_BOUND)))
         scratch = np.empty(game.num_actions, dtype=np.int64)
-        compiled(policies, game.spec).random_opening(state, game.kernel_params, rng, lo, hi, scratch)
+        compiled(policies, game.spec).random_plies(state, game.kernel_params, rng, lo, hi, scratch)
 
     def _replies(self) -> int:
         """Ask the opponent object for its moves until the learner is to move or the game is

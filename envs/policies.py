@@ -1,6 +1,13 @@
-"""The move policies compiled into the environments and shared with the agents: a random opening
-and the greedy player (the uniformly random move is ``envs.core.hooks.uniform_move``, the default
-playout's own).
+"""The move policies compiled into the environments and shared with the agents: the random plies
+an episode starts after (``opening_plies``) and the greedy player (the uniformly random move is
+``envs.core.hooks.uniform_move``, the default playout's own).
+
+``random_plies`` is not the tournaments' ``random_opening`` (``tournaments.openings``): it plays
+its plies in place inside a compiled step, from the episode's own stream, and any legal move may
+be drawn, a pass included, where a tournament's opening is a list of action ids drawn in Python
+from a match's seed that never passes while another move is legal (so a Go game is not handed to
+one side before the agents play). A learner meets more positions from either; a referee needs
+openings it can name, repeat with both colours and record.
 
 The vector env's and the Gymnasium env's built-in opponents (``opponent="random"`` or
 ``"greedy"``) play these inside the compiled step, drawing from the episode's own stream, and
@@ -18,16 +25,16 @@ from .core.generic import per_game
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 
-OPENING_TRIES = 16  # random openings dealt before ``random_opening`` keeps the plain start
+OPENING_TRIES = 16  # random starts dealt before ``random_plies`` keeps the plain start
 
 
 @per_game
-def random_opening(s, p, rng, lo, hi, moves):
-    """Play a random opening on the start position ``s`` in place (the envs' ``opening_plies``):
-    a number of plies drawn uniformly from ``lo..hi``, each uniform over the legal moves. An
-    opening that ends the game is dealt again from a new start (``OPENING_TRIES`` times, then
-    ``s`` keeps the plain start), so an episode never begins finished. ``moves``: scratch of
-    ``num_actions`` cells."""
+def random_plies(s, p, rng, lo, hi, moves):
+    """Play random plies on the start position ``s`` in place (the envs' ``opening_plies``): a
+    number of plies drawn uniformly from ``lo..hi``, each uniform over the legal moves. Plies
+    that end the game are dealt again from a new start (``OPENING_TRIES`` times, then ``s`` keeps
+    the plain start), so an episode never begins finished. ``moves``: scratch of ``num_actions``
+    cells."""
     for _ in range(OPENING_TRIES):
         for _ in range(lo + R.randint(rng, hi - lo + 1)):
             if s[C.H_STATUS] != C.ONGOING:
