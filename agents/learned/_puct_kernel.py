@@ -188,17 +188,34 @@ def _backup(links, wsum, path, depth, value, seat, undo):
         wsum[nd] += v + (1.0 if undo == 1 else 0.0)
 
 
+def new_picks(rows: int, planes: int, n: int, num_actions: int, depth_cap: int):
+    """The rows of ``rows`` leaves picked for the network, one tuple (``select`` writes them,
+    ``expand`` reads them; a row's slice of each, ``tuple(a[i:j] for a in picks)``, is a tree's
+    share): each leaf's ``obs`` planes (planes, n, n) float32 and legal ``masks`` (int8), its node
+    in ``leaves``, the nodes of its walk in ``paths`` (up to ``depth_cap``) and its ``depths``,
+    and the seat to move there in ``movers``. The tree's arrays travel as ``new_tree``'s tuple:
+    a new array is added where it is made and where it is unpacked, in no signature."""
+    obs = np.zeros((rows, planes, n, n), dtype=np.float32)
+    masks = np.zeros((rows, num_actions), dtype=np.int8)
+    leaves = np.zeros(rows, dtype=np.int64)
+    paths = np.zeros((rows, depth_cap), dtype=np.int64)
+    depths = np.zeros(rows, dtype=np.int64)
+    movers = np.zeros(rows, dtype=np.int64)
+    return obs, masks, leaves, paths, depths, movers
+
+
 @per_game
-def select(
-    p, root, n, encoding, links, wsum, prior, meta, batch, c_puct, fpu, obs, masks, leaves, paths, depths, movers
-):
-    """Pick up to ``batch`` leaves for evaluation; return (leaves picked, walks made).
+def select(p, root, tree, picks, n, encoding, batch, c_puct, fpu):
+    """Pick up to ``batch`` leaves of ``tree`` (``new_tree``'s arrays) for evaluation into the
+    rows of ``picks`` (``new_picks``); return (leaves picked, walks made).
 
     A walk that ends in a finished game is backed up at once and picks no leaf. The batch stops
     early at a leaf already pending (more walks would pile up on it) or when the arrays might
     not hold the children of the leaves picked so far (``walks`` < ``batch`` then tells the
     caller to grow the tree when nothing was picked).
     """
+    links, wsum, prior, meta = tree
+    obs, masks, leaves, paths, depths, movers = picks
     num_actions = masks.shape[1]
     per_cell = num_actions // (n * n)
     s = np.empty_like(root)
@@ -246,12 +263,15 @@ def select(
 
 
 @njit(cache=True)
-def expand(links, wsum, prior, meta, count, logits, values, masks, leaves, paths, depths, movers):
-    """Expand the ``count`` evaluated leaves with softmax priors and back their values up.
+def expand(tree, picks, count, logits, values):
+    """Expand the first ``count`` evaluated leaves of ``picks`` in ``tree`` with softmax priors
+    and back their values up.
 
     ``values[i]`` is the network's value of leaf i from the view of the seat to move there
     (``movers[i]``); ``logits[i]`` are its policy logits over the whole action space.
     """
+    links, wsum, prior, meta = tree
+    obs, masks, leaves, paths, depths, movers = picks
     num_actions = masks.shape[1]
     for i in range(count):
         node = leaves[i]

@@ -50,6 +50,10 @@ class Tree:
     def __init__(self, capacity: int = _INITIAL_NODES):
         self.links, self.wsum, self.prior, self.meta = K.new_tree(capacity)
 
+    def arrays(self) -> tuple:
+        """The node arrays as the kernels take them (``_puct_kernel.new_tree``'s order)."""
+        return self.links, self.wsum, self.prior, self.meta
+
     def grow(self) -> None:
         used = int(self.meta[K.USED])
         links, wsum, prior, _ = K.new_tree(2 * self.links.shape[0])
@@ -117,84 +121,73 @@ def search(
     Dirichlet noise once the root is expanded. ``encoding`` names the input planes the
     evaluator reads (``_puct_kernel``).
     """
-    p = game.kernel_params
-    n = game.board_size
-    planes = K.num_planes(game, encoding)
     select = compiled(K, game.spec).select
-    num_actions = game.num_actions
+    options = (game.board_size, encoding, c_puct, fpu)
     trees = [Tree() for _ in roots]
     done = np.zeros(len(roots), dtype=np.int64)
     noised = np.zeros(len(roots), dtype=bool)
-    depth_cap = game.max_moves + 2
-    rows = len(roots) * batch
-    obs = np.zeros((rows, planes, n, n), dtype=np.float32)
-    masks = np.zeros((rows, num_actions), dtype=np.int8)
-    leaves = np.zeros(rows, dtype=np.int64)
-    paths = np.zeros((rows, depth_cap), dtype=np.int64)
-    depths = np.zeros(rows, dtype=np.int64)
-    movers = np.zeros(rows, dtype=np.int64)
+    picks = K.new_picks(
+        len(roots) * batch, K.num_planes(game, encoding), game.board_size, game.num_actions, game.max_moves + 2
+    )
     evaluations = 0
     while (done < simulations).any():
         if deadline is not None and evaluations and time.perf_counter() >= deadline:
             break
-        spans = []
-        used = 0
-        for r, tree in enumerate(trees):
-            if done[r] >= simulations:
-                continue
-            want = int(min(batch, simulations - done[r]))
-            while True:
-                sl = slice(used, used + want)
-                picked, walks = select(
-                    p,
-                    roots[r],
-                    n,
-                    encoding,
-                    tree.links,
-                    tree.wsum,
-                    tree.prior,
-                    tree.meta,
-                    want,
-                    c_puct,
-                    fpu,
-                    obs[sl],
-                    masks[sl],
-                    leaves[sl],
-                    paths[sl],
-                    depths[sl],
-                    movers[sl],
-                )
-                if walks > 0 or picked > 0:
-                    break
-                tree.grow()
-            done[r] += walks
-            spans.append((r, used, picked))
-            used += picked
-        if used:
-            logits, values = evaluator(obs[:used])
-            evaluations += used
+        spans = _select_leaves(select, game.kernel_params, roots, trees, picks, done, simulations, batch, options)
+        used = sum(picked for _, _, picked in spans)
+        if used == 0:
+            continue
+        logits, values = evaluator(picks[0][:used])
+        evaluations += used
         for r, start, picked in spans:
-            if picked == 0:
-                continue
-            sl = slice(start, start + picked)
-            tree = trees[r]
-            K.expand(
-                tree.links,
-                tree.wsum,
-                tree.prior,
-                tree.meta,
-                picked,
-                logits[sl],
-                values[sl],
-                masks[sl],
-                leaves[sl],
-                paths[sl],
-                depths[sl],
-                movers[sl],
+            if picked > 0:
+                rows = slice(start, start + picked)
+                K.expand(trees[r].arrays(), _rows(picks, rows), picked, logits[rows], values[rows])
+        if noise_rng is not None:
+            _add_noise(trees, noised, noise_rng, noise_alpha, noise_fraction)
+    return _result(trees, game.num_actions, evaluations)
+
+
+def _select_leaves(select, p, roots, trees, picks, done, simulations, batch, options):
+    """Every unfinished tree picks up to ``batch`` leaves (fewer as its simulations run out)
+    into consecutive rows of ``picks``, a tree out of room grown until it picks or walks; each
+    tree's walks are counted in ``done``. Returns (tree, first row, leaves picked) per tree
+    that searched, in order."""
+    n, encoding, c_puct, fpu = options
+    spans = []
+    used = 0
+    for r, tree in enumerate(trees):
+        if done[r] >= simulations:
+            continue
+        want = int(min(batch, simulations - done[r]))
+        while True:
+            picked, walks = select(
+                p, roots[r], tree.arrays(), _rows(picks, slice(used, used + want)), n, encoding, want, c_puct, fpu
             )
-            if noise_rng is not None and not noised[r] and tree.links[0, K.FIRST] >= 0:
-                tree.add_noise(noise_rng, noise_alpha, noise_fraction)
-                noised[r] = True
+            if walks > 0 or picked > 0:
+                break
+            tree.grow()
+        done[r] += walks
+        spans.append((r, used, picked))
+        used += picked
+    return spans
+
+
+def _rows(picks, rows: slice) -> tuple:
+    """The ``rows`` of every array of ``picks`` (views: the kernels write the shared arrays)."""
+    return tuple(a[rows] for a in picks)
+
+
+def _add_noise(trees, noised, rng, alpha: float, fraction: float) -> None:
+    """Dirichlet noise into the priors of each root the first round that finds it expanded."""
+    for r, tree in enumerate(trees):
+        if not noised[r] and tree.links[0, K.FIRST] >= 0:
+            tree.add_noise(rng, alpha, fraction)
+            noised[r] = True
+
+
+def _result(trees, num_actions: int, evaluations: int) -> SearchResult:
+    """The roots' visit counts, priors and values once the search is over."""
     visits = np.stack([t.root_visits(num_actions) for t in trees])
     priors = np.stack([t.root_priors(num_actions) for t in trees])
     values = np.array([t.root_value() for t in trees])
