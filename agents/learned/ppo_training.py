@@ -246,22 +246,45 @@ def train(
 
     torch = require_torch()
     torch.set_num_threads(config.threads)
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import Logger
-
     from envs import make_game
 
     from . import ppo, weights
 
     checkpoint, out = Path(checkpoint), Path(out)
     game = make_game(config.game, **config.params)
-    two_players = game.num_players == 2
-    vector = config.opponent != "pool"
+    model, env, pool, ends = _model(config, game, checkpoint)
+    start, first = time.perf_counter(), model.num_timesteps
+    _learn_phases(config, game, model, env, pool, ends, checkpoint)
+    seconds = time.perf_counter() - start
+    rate = (model.num_timesteps - first) / seconds if seconds > 0 else 0.0
+    architecture = {"policy": "MaskableActorCriticPolicy", "net_arch": list(config.net)}
+    training = _training_record(config, game, model, ends, command, seconds, rate, torch.get_num_threads())
+    weights.save(out, model.policy.state_dict(), ppo.policy_meta(game, architecture, training))
+    print(
+        f"trained {model.num_timesteps} steps ({seconds:.0f} s this run, {rate:.0f} env-steps/s); weights in {out}",
+        flush=True,
+    )
+    evaluation = {}
+    if evaluate is not None:
+        evaluation = evaluate(game, out)
+        weights.update_meta(out, evaluation=evaluation)
+    return out, evaluation
+
+
+def _model(config: Config, game, checkpoint: Path):
+    """The model to train: resumed from ``checkpoint`` when it exists (without an env, unless
+    the run plays the pool), else a new ``MaskablePPO`` on the first phase's vector env (or the
+    pool's env). Returns ``(model, env, pool, ends)``: ``env`` None until a phase makes one,
+    ``pool`` the pool's opponents (None for a vector run), ``ends`` the steps at which the
+    finished phases ended (kept in the checkpoint's sidecar)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
+
     phases = config.phases()
     # The vector env is made per phase (its opponent is compiled in), once the steps done say
     # which phase the run is in; a resumed model is loaded without one.
-    env, pool = (None, None) if vector else _pool_env(config, game)
-    ends = []  # the steps at which each finished phase ended (kept in the checkpoint's sidecar)
+    env, pool = (None, None) if config.opponent != "pool" else _pool_env(config, game)
+    ends = []
     if checkpoint.is_file():
         model = MaskablePPO.load(checkpoint, env=env, device="cpu")
         ends = _read_phase_ends(checkpoint, phases)
@@ -271,7 +294,7 @@ def train(
             where = f", phase {index + 1}/{len(phases)} (against {phases[index][0]})"
         print(f"resumed {checkpoint} at {model.num_timesteps} steps{where}", flush=True)
     else:
-        if vector:
+        if config.opponent != "pool":
             env = _vector_env(config, game, phases[0][0])
         model = MaskablePPO(
             "MlpPolicy",
@@ -290,6 +313,17 @@ def train(
     # SB3's default logger makes a fresh SB3-<date> folder in the temp directory on every
     # learn(); the run reports for itself, so it logs nowhere.
     model.set_logger(Logger(folder=None, output_formats=[]))
+    return model, env, pool, ends
+
+
+def _learn_phases(config: Config, game, model, env, pool, ends: list, checkpoint: Path) -> None:
+    """Learn every phase the model has not finished, each against its opponent (a vector env
+    made for it; the pool's env stays), seeded by the steps done so that a resumed run does not
+    replay the same games; checkpoints while it learns and at each phase's end (appended to
+    ``ends``)."""
+    phases = config.phases()
+    vector = config.opponent != "pool"
+    two_players = game.num_players == 2
     env_opponent = phases[0][0] if env is not None else None  # whom the model's env plays
 
     def save_checkpoint():
@@ -298,7 +332,6 @@ def train(
         _write_phase_ends(checkpoint, config, int(model.num_timesteps), ends)
 
     Progress, Checkpoints, PoolSnapshots = _callbacks()
-    start, first = time.perf_counter(), model.num_timesteps
     for phase, (opponent, until) in enumerate(phases):
         if model.num_timesteps >= until:
             continue
@@ -326,19 +359,25 @@ def train(
         model.learn(total_timesteps=until - model.num_timesteps, callback=callbacks, reset_num_timesteps=False)
         ends.append(int(model.num_timesteps))
         save_checkpoint()
-    seconds = time.perf_counter() - start
-    rate = (model.num_timesteps - first) / seconds if seconds > 0 else 0.0
-    architecture = {"policy": "MaskableActorCriticPolicy", "net_arch": list(config.net)}
-    training = {
+
+
+def _training_record(
+    config: Config, game, model, ends: list, command: str, seconds: float, rate: float, threads: int
+) -> dict:
+    """The sidecar's ``training``: how the run was started, its steps and speed, its opponents
+    and hyper-parameters."""
+    two_players = game.num_players == 2
+    vector = config.opponent != "pool"
+    return {
         "command": command,
         "steps": int(model.num_timesteps),
         "seconds_this_run": round(seconds, 1),
         "steps_per_second_this_run": round(rate),
-        "torch_threads": torch.get_num_threads(),
+        "torch_threads": threads,
         "opponents": (
             "random, greedy, frozen copies"
             if config.opponent == "pool"
-            else f"{_describe(phases, ends)} (compiled vector env, {config.n_envs} games)"
+            else f"{_describe(config.phases(), ends)} (compiled vector env, {config.n_envs} games)"
         )
         if two_players
         else None,
@@ -354,16 +393,6 @@ def train(
             "progress_reward": None if two_players else config.progress_reward,
         },
     }
-    weights.save(out, model.policy.state_dict(), ppo.policy_meta(game, architecture, training))
-    print(
-        f"trained {model.num_timesteps} steps ({seconds:.0f} s this run, {rate:.0f} env-steps/s); weights in {out}",
-        flush=True,
-    )
-    evaluation = {}
-    if evaluate is not None:
-        evaluation = evaluate(game, out)
-        weights.update_meta(out, evaluation=evaluation)
-    return out, evaluation
 
 
 def _describe(phases, ends) -> str:

@@ -76,9 +76,13 @@ def play(
     n = game.board_size
     if temperature_plies is None:
         temperature_plies = n * n // 4
-    if fast_simulations is None:
-        fast_simulations = simulations
-    alpha = 10.0 / (n * n)  # about 10 / typical number of legal moves
+    search = {  # the searches' options, the same for every move
+        "batch": batch,
+        "c_puct": c_puct,
+        "noise_alpha": 10.0 / (n * n),  # about 10 / typical number of legal moves
+        "encoding": encoding,
+    }
+    budgets = {True: simulations, False: simulations if fast_simulations is None else fast_simulations}
     states = [game.initial_state(seed=int(rng.integers(2**62))) for _ in range(games)]
     records: list[list[tuple]] = [[] for _ in range(games)]
     evaluations = 0
@@ -94,36 +98,47 @@ def play(
         full = rng.random(len(choice)) < full_fraction
         for is_full in (True, False):
             group = [g for g, f in zip(choice, full) if f == is_full]
-            if not group:
-                continue
-            result = puct.search(
-                evaluator,
-                game,
-                [states[g] for g in group],
-                simulations if is_full else fast_simulations,
-                batch=batch,
-                c_puct=c_puct,
-                noise_rng=rng if is_full else None,
-                noise_alpha=alpha,
-                encoding=encoding,
-            )
-            evaluations += result.evaluations
-            for g, visits, priors in zip(group, result.visits, result.priors):
-                state = states[g]
-                if visits.sum() == 0:  # one walk only expands the root: play by the network's priors
-                    visits = priors
-                pi = visits / visits.sum()
-                records[g].append(
-                    (puct.encode(game, state, encoding), pi.astype(np.float32), is_full, game.current_player(state))
+            if group:
+                evaluations += _search_and_play(
+                    evaluator, game, states, records, group, is_full, budgets[is_full], rng, temperature_plies, search
                 )
-                if state[C.H_PLY] < temperature_plies:
-                    action = int(rng.choice(len(pi), p=pi))
-                else:
-                    best = np.flatnonzero(visits == visits.max())
-                    action = int(rng.choice(best))
-                states[g] = game.apply(state, action)
+    return _samples(game, states, records, evaluations)
+
+
+def _search_and_play(evaluator, game, states, records, group, is_full, simulations, rng, temperature_plies, search):
+    """One search of ``simulations`` walks for each game of ``group`` (all of them sharing the
+    network's batches; a full search with root noise), its sample recorded and its move played
+    into ``states``. Returns the network evaluations spent."""
+    result = puct.search(
+        evaluator,
+        game,
+        [states[g] for g in group],
+        simulations,
+        noise_rng=rng if is_full else None,
+        **search,
+    )
+    for g, visits, priors in zip(group, result.visits, result.priors):
+        state = states[g]
+        if visits.sum() == 0:  # one walk only expands the root: play by the network's priors
+            visits = priors
+        pi = visits / visits.sum()
+        records[g].append(
+            (puct.encode(game, state, search["encoding"]), pi.astype(np.float32), is_full, game.current_player(state))
+        )
+        if state[C.H_PLY] < temperature_plies:
+            action = int(rng.choice(len(pi), p=pi))
+        else:
+            best = np.flatnonzero(visits == visits.max())
+            action = int(rng.choice(best))
+        states[g] = game.apply(state, action)
+    return result.evaluations
+
+
+def _samples(game, states, records, evaluations: int) -> Samples:
+    """The finished games' records as training samples, each labelled with its game's result
+    and final ownership from its mover's view."""
     planes, policy, weight, value, owner, results = [], [], [], [], [], []
-    for g in range(games):
+    for g in range(len(states)):
         returns = game.returns(states[g])
         results.append(returns[0])
         owners = final_ownership(game, states[g])
@@ -139,7 +154,7 @@ def play(
         np.asarray(weight, dtype=np.float32),
         np.asarray(value, dtype=np.float32),
         np.stack(owner),
-        n,
+        game.board_size,
         np.asarray(results),
         evaluations,
     )
