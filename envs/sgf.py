@@ -5,8 +5,11 @@ Gomoku (GM[4]) and Lines of Action (GM[9]), written and read with sgfmill.
     record = envs.sgf.parse(data)              # the game, its start and the main line's moves
     game, states = envs.sgf.read(data)         # ... played out: the start and every position after
 
-The format lives here, below agents and tournaments, because both read it: a tournament's
-records (``tournaments.records``) and the GTP server's ``loadsgf`` (``agents.gtp``).
+The format lives here, below agents and tournaments, because both read it, and only here: every
+SGF that Arbiter writes or reads is encoded and decoded by this module. A tournament's record
+files (``tournaments.referee.records``) add a run's game information to the root it writes, and
+the GTP server's ``loadsgf`` (``agents.gtp.loadsgf``) replays the record it parses into a
+session; neither encodes a move or a property itself.
 
 What the root says, and how it is read back:
 

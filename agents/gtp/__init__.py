@@ -33,8 +33,8 @@ from .cli import main
 from .client import GTPAgent
 from .clock import CLOCK_MARGIN, MIN_MOVE_SECONDS
 from .engine import GTPEngine, GTPEngineError, GTPResigned, GTPSyncError, GTPTimeout
+from .loadsgf import MAX_RECORD_BYTES
 from .protocol import COLOURS, MAX_LINE
-from .records import MAX_RECORD_BYTES
 from .server import COMMANDS, serve
 
 __all__ = [

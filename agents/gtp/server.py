@@ -49,7 +49,7 @@ placement game (``GameSpec.placement``) from its observation.
   stone is ``alive`` and the ``dead`` and ``seki`` lists are empty.
 * ``loadsgf file [move_number]`` reads a record of the engine's game with ``envs.sgf`` (size
   and komi from the record, setup stones, the main line) from a regular file of at most
-  ``MAX_RECORD_BYTES`` (``agents.gtp.records``); a record of another game (an Othello record on
+  ``MAX_RECORD_BYTES`` (``agents.gtp.loadsgf``); a record of another game (an Othello record on
   a Go engine) is refused.
 * ``undo`` takes back one ``play``/``genmove`` at a time, back to the last ``clear_board``,
   ``boardsize`` or ``loadsgf``.
@@ -71,7 +71,7 @@ import envs
 from envs.core import ArbiterError
 
 from ..base import Agent, Resign, resignation
-from . import records
+from . import loadsgf
 from .protocol import (
     MAX_LINE,
     Refusal,
@@ -344,10 +344,10 @@ def _cmd_arbiter_resign(session, args):
 
 def _cmd_loadsgf(session, args):
     """``loadsgf file [move_number]``: the position of a record of the engine's game before
-    move ``move_number`` (default: after its last move); see ``records.load``."""
+    move ``move_number`` (default: after its last move); see ``loadsgf.load``."""
     if len(args) not in (1, 2):
         raise Refusal("syntax error")
-    records.load(session, args[0], None if len(args) == 1 else count(args[1]))
+    loadsgf.load(session, args[0], None if len(args) == 1 else count(args[1]))
     return ""
 
 

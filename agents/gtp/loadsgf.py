@@ -1,6 +1,8 @@
-"""SGF loading for the GTP server's ``loadsgf``: read a record file safely, replay it into a session.
+"""The GTP server's ``loadsgf`` command: read a record file safely, replay it into a session.
 
-The record format itself is ``envs.sgf``'s; what is here is what a GTP engine adds to it: the
+The record format itself is ``envs.sgf``'s, the one SGF module: it writes and reads the moves,
+the setup stones and the rules (a tournament's record files call it too, adding their game
+information). What is here is what a GTP engine adds to it: the
 file is opened as a controller names it (a regular file of at most ``MAX_RECORD_BYTES``, so a
 device, a pipe or a huge file cannot stop the engine), the engine's own rules fill in what the
 record does not say, and the main line is played as ``play`` plays it (any colour may move), so
