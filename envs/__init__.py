@@ -3,6 +3,15 @@
     import envs
     game = envs.make_game("go", size=7, komi=9.5, rules="openspiel")
 
+Each game's folder holds its rules (``_kernel.py``), its facade (``game.py``), its notation and
+its search knowledge (``evaluation.py``: static evaluation, move ordering, playout policies, the
+tactical score). The knowledge lives with the game, not with the agents, because it is compiled
+kernel code written against that game's state layout, reached by generic code as the game's
+hooks (``G.evaluate``, ``G.tactical``: ``envs.core.hooks``) and specialised per game, and
+because several consumers share it: alpha-beta, MCTS and the greedy agent in ``agents``, and the
+envs' own compiled greedy opponent (``envs.policies``), which the layers forbid from importing
+``agents``. A new game brings its knowledge in its folder; the agents stay free of game names.
+
 ``envs.__version__`` is the installed distribution's version, for every layer to read (the GTP
 server's ``version`` answers it).
 """
