@@ -1,10 +1,16 @@
-"""Random openings: a few uniformly random legal moves from the start, shared by everything that
-plays an agent against another (tournament jobs, evaluation matches, self-play tuners).
+"""Random openings: a few uniformly random legal moves from the start, as a tuple of action ids,
+shared by everything that plays an agent against another: the tournaments' matches and their
+opening suites (``tournaments.openings.Book(game, plies=K)``, re-exported as
+``tournaments.random_opening``) and the tools that tune an agent's weights by playing it
+(``examples/tune_loa.py``, ``examples/othello_weights.py``, ``examples/othello_patterns.py``).
 
 An opening gives two deterministic agents different games to play: each colour pair of a match
 starts from its own opening, drawn from the match's seed, and plays it once with each colour.
-It lives with the agents, not the tournaments, because agent-side tools (the LOA weight tuner)
-draw openings too and ``agents`` must not depend on ``tournaments``.
+It lives with the agents, not the tournaments, because the tuners draw openings too and must
+need no referee. The one openings module of each layer, each with its own name: this one (a
+named opening, replayable with both colours and recorded); the envs' ``envs.policies.random_plies``
+(random plies played in place inside a compiled step, passes allowed, for training positions);
+the tournaments' suites (``tournaments.openings``: books of openings read from files).
 """
 
 from __future__ import annotations
