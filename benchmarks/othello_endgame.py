@@ -2,6 +2,7 @@
 
     python benchmarks/othello_endgame.py                      # FFO #40-#59, exact scores
     python benchmarks/othello_endgame.py --ffo 40,41,47       # some of them
+    python benchmarks/othello_endgame.py --ffo 40-47 --wld    # win/draw/loss only (``solve``)
     python benchmarks/othello_endgame.py --empties 16 --positions 8   # against alpha-beta
 
 FFO mode: the FForum endgame positions #40-#59 (20-34 empty squares, ``tests/data/ffo``) are
@@ -9,7 +10,13 @@ solved exactly, one after the other in one process, on one core (``envs.othello.
 the full-window search with its transposition table). Each line prints the CPU seconds
 (``time.process_time``), nodes, nodes per second, the move found and its score against the
 suite's best score and the moves that reach it; ``ok`` when both agree. Then the total, the
-slowest position and the count correct. The solver is compiled before the first timing.
+slowest position and the count correct. The solver is compiled before the first timing. CPU
+seconds on a shared machine vary with its load; the node counts do not, so they are the figures
+to compare between two versions of the solver (nodes per second then gives the speed).
+
+With ``--wld`` each position is solved win/draw/loss only, as alpha-beta's endgame asks (the
+``solve`` hook, its table of at most ``2**TT_BITS`` positions; a lost position's margin is then
+searched too, as there): the cost the time rule (``affordable_seconds``) is measured by.
 
 Against alpha-beta (``--empties``): positions from games of ``alphabeta:depth=4`` self-play from
 random 4-8 ply openings, stopped at ``--empties`` empty squares. Each is solved (win/draw/loss)
@@ -42,7 +49,7 @@ def positions_of(text: str) -> list[int]:
     return numbers
 
 
-def ffo(numbers: list[int], tt_bits: int) -> int:
+def ffo(numbers: list[int], tt_bits: int, wld: bool = False) -> int:
     import envs
     from envs.othello import endgame
     from envs.othello.notation import from_obf
@@ -52,18 +59,29 @@ def ffo(numbers: list[int], tt_bits: int) -> int:
     lines = FFO.read_text().splitlines()
     first, _ = from_obf(game, lines[0])
     endgame.exact(first, p, 1)  # compile (or load) before timing: a tiny table, a quick solve
+    out = np.zeros(4, dtype=np.int64)
+    endgame.solve(first, p, 64, 0.0, out)
     print(f"{'FFO':>4} {'empties':>7} {'seconds':>8} {'nodes':>14} {'nodes/s':>11} {'move':>5} {'score':>5}  expected")
-    total, slowest, right = 0.0, (0.0, 0), 0
+    total, slowest, right, nodes_total = 0.0, (0.0, 0), 0, 0
     for number in numbers:
         state, scores = from_obf(game, lines[number - 40])
         top = max(scores.values())
         best = sorted(game.action_to_str(state, a) for a, v in scores.items() if v == top)
         t = time.process_time()
-        value, move, nodes = endgame.exact(state, p, tt_bits)
+        if wld:
+            assert endgame.solve(state, p, 64, 0.0, out) == endgame.SOLVED
+            value, move, nodes = int(out[3]) if out[0] < 0 else int(out[0]), int(out[1]), int(out[2])
+        else:
+            value, move, nodes = endgame.exact(state, p, tt_bits)
         seconds = time.process_time() - t
-        ok = value == top and scores.get(int(move)) == top
+        if wld:  # the sign, a move that keeps it, and a loss's exact margin
+            ok = np.sign(value) == np.sign(top) and np.sign(scores.get(int(move), -99)) == np.sign(top)
+            ok = ok and (top >= 0 or (value == top and scores.get(int(move)) == top))
+        else:
+            ok = value == top and scores.get(int(move)) == top
         right += ok
         total += seconds
+        nodes_total += nodes
         slowest = max(slowest, (seconds, number))
         print(
             f"#{number:<3} {endgame.empties(state, p):>7} {seconds:>8.2f} {nodes:>14,} {nodes / max(seconds, 1e-9):>11,.0f} "
@@ -71,7 +89,9 @@ def ffo(numbers: list[int], tt_bits: int) -> int:
             flush=True,
         )
     print(
-        f"total {total:.1f} s CPU over {len(numbers)} positions, slowest #{slowest[1]} {slowest[0]:.1f} s, {right}/{len(numbers)} exact"
+        f"total {total:.1f} s CPU, {nodes_total:,} nodes ({nodes_total / max(total, 1e-9):,.0f}/s) over "
+        f"{len(numbers)} positions, slowest #{slowest[1]} {slowest[0]:.1f} s, {right}/{len(numbers)} "
+        + ("right (win/draw/loss)" if wld else "exact")
     )
     return 0 if right == len(numbers) else 1
 
@@ -125,6 +145,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ffo", default="40-59", help="FFO positions, e.g. 40-59 or 40,41,47")
     parser.add_argument("--tt-bits", type=int, default=22, help="transposition table of 2**bits positions")
+    parser.add_argument("--wld", action="store_true", help="win/draw/loss only, by the solve hook")
     parser.add_argument("--empties", type=int, help="instead: random positions at this many empties, vs alpha-beta")
     parser.add_argument("--positions", type=int, default=12, help="with --empties: how many")
     parser.add_argument("--seed", type=int, default=0)
@@ -136,7 +157,7 @@ def main(argv=None) -> int:
         parser.error(f"--ffo {args.ffo}: positions 40 to 59")
     if not 1 <= args.tt_bits <= 28:
         parser.error(f"--tt-bits {args.tt_bits}: 1 to 28")
-    return ffo(numbers, args.tt_bits)
+    return ffo(numbers, args.tt_bits, args.wld)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,44 @@ def test_win_loss_and_exact_searches_agree():
     assert seen >= {-1, 1}
 
 
+def minimax(s, who):
+    """Final score by the world rules for player ``who`` under perfect play, by the game's own
+    rules and plain minimax (no pruning): the reference for the solver's code."""
+    if GAME.is_terminal(s):
+        return GAME.score(s) if who == 0 else -GAME.score(s)
+    values = [minimax(GAME.apply(s, int(a)), who) for a in GAME.legal_actions(s)]
+    return max(values) if GAME.current_player(s) == who else min(values)
+
+
+def test_the_last_squares_code_agrees_with_minimax():
+    """``_shallow`` (straight-line code for the last seven squares, no table) against plain
+    minimax over the game's rules on random positions of 1 to 7 empty squares, in random
+    windows: a value inside the window is exact, one on or outside it a bound on the right
+    side; and ``exact`` (whose root lists its moves and calls ``_shallow`` below) agrees."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for seed in range(400, 460):
+        s = random_position(seed, 1 + seed % 7)
+        if s is None:
+            continue
+        own, opp = (np.uint64(w) for w in EG._sides(s, P))  # uint64, not Python ints
+        true = minimax(s, GAME.current_player(s))
+        info = np.zeros(4, dtype=np.int64)
+        for _ in range(4):
+            alpha = int(rng.integers(-66, 64))
+            beta = alpha + int(rng.choice([1, 2, 3, int(rng.integers(1, 130))]))
+            v = EG._shallow(own, opp, alpha, beta, EG.empties(s, P), info)
+            if alpha < v < beta:
+                assert v == true
+            elif v <= alpha:
+                assert true <= v
+            else:
+                assert true >= v
+        assert EG.exact(s, P)[0] == true
+        checked += 1
+    assert checked >= 40
+
+
 @pytest.mark.parametrize("number", [40])
 def test_ffo_win_or_loss_and_a_move_that_keeps_it(number):
     """FFO positions solved win/draw/loss (the game's ``solve`` hook): the result has the sign

@@ -31,24 +31,27 @@ every strong solver does, layer by layer from the root:
     null window above the best so far (PVS), re-searching only a move that beats it. ``solve``
     asks only win, draw or loss (a window around a draw), far cheaper than the score; the exact
     score (``exact``; a lost game's margin) is found by MTD(f): searches whose window admits one
-    score each (every final score is even), each failing soft to a bound that is the next guess;
+    score each (every final score is even), stepping 2, 4, 8, .. scores past each fail-soft
+    bound until the value is bracketed, then halving (``_mtd``);
   * **a transposition table** (``TT_MIN_EMPTIES`` empties and more) keyed by both words, so a
-    hit is never a collision; a position's exact value does not depend on the path, so bounds
-    from any earlier search (a win/loss search before the exact one) stay valid;
+    hit is never a collision, three positions to a 64-byte bucket (one cache line a probe); a
+    position's exact value does not depend on the path, so bounds from any earlier search (a
+    win/loss search before the exact one) stay valid;
   * **enhanced transposition cut-offs** (``ETC_MIN_EMPTIES`` and more): before searching any
     child, the table is asked whether one of them is already known to refute the window;
   * **stability cut-offs**: discs the opponent can never lose cap the mover's best final score
     at ``64 - 2 * stable``; when that is at most alpha the node fails low unsearched;
   * **move ordering**: the table's best move first; then, with ``SORT_MIN_EMPTIES`` empties and
-    more, by a shallow search of each child (``_probe1`` to ``_probe3``: one to three plies over
-    a mobility evaluation, deeper with more empties);
+    more, by a shallow alpha-beta search of each child (``_probe1`` to ``_probe4``: one to four
+    plies over a mobility evaluation, deeper with more empties);
     below it **fastest first** (the moves that leave the opponent fewest replies, corners
     counted twice, first: a cut-off comes sooner where the opponent has few options), with odd
     quadrants first among equals;
-  * **parity** in the last ``SMALL_EMPTIES`` squares, solved by straight-line code (``_small``:
-    no table, no move list, no frame): moves into quadrants with an odd number of empties
-    first (the side that plays last in a region gains from it), where counting replies would
-    cost more than it saves.
+  * **parity** in the last ``SHALLOW_EMPTIES`` squares, solved by straight-line code
+    (``_shallow``, ``_solve7`` down to ``_small`` and ``_solve2``: no table, no move list, no
+    frame): moves into quadrants with an odd number of empties first (the side that plays last
+    in a region gains from it), where counting replies would cost more than it saves. Most
+    nodes are here (nine in ten): one costs a tenth of a frame's.
 
 The tree is walked over an explicit stack of frames (``_search``), not by recursion: numba
 cannot link a recursive function loaded from its disk cache into a caller compiled later.
@@ -71,19 +74,22 @@ PASS = 64  # the pass on 8x8 (action N*N)
 SCORE_MAX = 64
 
 SMALL_EMPTIES = 5  # from here down: solved in one call, no frame, region parity (``_small``)
-TT_MIN_EMPTIES = 7  # the table is probed and stored from here up
+SHALLOW_EMPTIES = 7  # from here down: no frame, no table, parity order (``_shallow``)
+TT_MIN_EMPTIES = 8  # the table is probed and stored from here up (every frame)
 ETC_MIN_EMPTIES = 10  # enhanced transposition cut-offs from here up
 SORT_MIN_EMPTIES = 12  # children ordered by a shallow search from here up: one ply,
-SORT_DEEPER_EMPTIES = 16  # two plies from here up,
-SORT_DEEPEST_EMPTIES = 21  # three from here up
-TT_BITS = 21  # largest table ``solve`` allocates: 2**21 positions (about 40 MB)
+SORT_DEEPER_EMPTIES = 14  # two plies from here up,
+SORT_DEEPEST_EMPTIES = 17  # three from here up,
+SORT_FOUR_EMPTIES = 20  # four from here up
+PROBE_INF = 1 << 20  # beyond any probe's value
+TT_BITS = 20  # largest table ``solve`` allocates: 1.5 * 2**20 positions (32 MB)
 # The time rule of ``solve`` on a clock: a win/draw/loss search of a hard position (FFO #41, a
-# draw at 22 empties) takes about 2.3 s of CPU (20 million nodes) on this project's shared
-# 2-core machine, and the cost about doubles with each empty square (the FFO #40-#59 table,
-# docs/benchmarks.md): so a position with e empties is solved only when
-# WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are left (2.6 s at 22). Easier positions take far
-# less; the rule errs towards not starting.
-WLD_SECONDS, WLD_EMPTIES = 1.3, 21
+# draw at 22 empties) takes about 1.3 s of CPU (23 million nodes; 2.3 s before the straight-line
+# last seven squares) on this project's shared 2-core machine, and the cost about doubles with
+# each empty square (the FFO #40-#59 table, docs/benchmarks.md): so a position with e empties
+# is solved only when WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are left (1.4 s at 22).
+# Easier positions take far less; the rule errs towards not starting.
+WLD_SECONDS, WLD_EMPTIES = 0.7, 21
 CHECK_NODES = 4096  # nodes between two looks at the clock
 
 
@@ -198,7 +204,6 @@ NOT_A = np.uint64(0x7E7E7E7E7E7E7E7E)  # masks a horizontal or diagonal shift to
 COLUMN_A = np.uint64(0x0101010101010101)
 PACK_COLUMN = np.uint64(0x0102040810204080)  # column a (bits 0, 8, .. 56) -> one byte, times this
 UNPACK_COLUMN = np.array([_u64(sum(1 << (8 * k) for k in range(8) if b >> k & 1)) for b in range(256)], dtype=np.uint64)
-TT_EMPTY = 127  # the empties field of an unused table slot
 
 
 # -- bitboard primitives ------------------------------------------------------------------------
@@ -485,47 +490,136 @@ def _solve5(own, opp, alpha, beta, x1, x2, x3, x4, x5, info):
     return _final(own, opp)
 
 
+@njit(cache=True, inline="always")
+def _next(first, rest):
+    """The lowest square of ``first`` (else of ``rest``) and both sets without it: the empty
+    squares in parity order, odd quadrants first."""
+    if first:
+        sq = trailing_zeros(first)
+        return sq, first & (first - ONE), rest
+    sq = trailing_zeros(rest)
+    return sq, first, rest & (rest - ONE)
+
+
 @njit(cache=True)
 def _small(own, opp, alpha, beta, info):
     """Fail-soft value for ``own`` with at most ``SMALL_EMPTIES`` (5) empty squares: the empty
     squares of odd quadrants first (region parity), then the others."""
     empty = ~(own | opp)
-    odd = ODD_SQUARES[_parity(empty)]
-    xs = np.zeros(5, dtype=np.int64)
-    n = 0
-    for half in range(2):
-        part = empty & odd if half == 0 else empty & ~odd
-        while part:
-            xs[n] = trailing_zeros(part)
-            part &= part - ONE
-            n += 1
+    n = _count(empty)
     if n == 0:
         info[0] += 1
         return _final(own, opp)
+    odd = ODD_SQUARES[_parity(empty)]
+    first, rest = empty & odd, empty & ~odd
+    x1, first, rest = _next(first, rest)
     if n == 1:
-        return _last(own, opp, xs[0], info)
+        return _last(own, opp, x1, info)
+    x2, first, rest = _next(first, rest)
     if n == 2:
-        return _solve2(own, opp, alpha, beta, xs[0], xs[1], info)
+        return _solve2(own, opp, alpha, beta, x1, x2, info)
+    x3, first, rest = _next(first, rest)
     if n == 3:
-        return _solve3(own, opp, alpha, beta, xs[0], xs[1], xs[2], info)
+        return _solve3(own, opp, alpha, beta, x1, x2, x3, info)
+    x4, first, rest = _next(first, rest)
     if n == 4:
-        return _solve4(own, opp, alpha, beta, xs[0], xs[1], xs[2], xs[3], info)
-    return _solve5(own, opp, alpha, beta, xs[0], xs[1], xs[2], xs[3], xs[4], info)
+        return _solve4(own, opp, alpha, beta, x1, x2, x3, x4, info)
+    x5, first, rest = _next(first, rest)
+    return _solve5(own, opp, alpha, beta, x1, x2, x3, x4, x5, info)
+
+
+@njit(cache=True)
+def _solve6(own, opp, alpha, beta, info):
+    """Fail-soft value for ``own`` with six empty squares, without a frame or a table: a
+    stability cut-off, then the moves in parity order (odd quadrants first), each child by
+    ``_small``. A pass swaps the sides (and the window) once; a second ends the game."""
+    info[0] += 1
+    if SCORE_MAX - 2 * _count(opp) <= alpha:
+        top = SCORE_MAX - 2 * _count(_stable(opp, own))
+        if top <= alpha:
+            return top
+    empty = ~(own | opp)
+    odd = ODD_SQUARES[_parity(empty)]
+    sign = 1
+    for _side in range(2):
+        best = -SCORE_MAX - 1
+        for half in range(2):
+            part = empty & odd if half == 0 else empty & ~odd
+            while part:
+                sq = trailing_zeros(part)
+                part &= part - ONE
+                if NEIGHBOURS[sq] & opp:
+                    f = _flips(own, opp, sq)
+                    if f:
+                        v = -_small(opp ^ f, own | f | (ONE << np.uint64(sq)), -beta, -alpha, info)
+                        if v > best:
+                            best = v
+                            if v >= beta:
+                                return sign * v
+                            alpha = max(alpha, v)
+        if best > -SCORE_MAX - 1:
+            return sign * best
+        own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
+    return _final(own, opp)
+
+
+@njit(cache=True)
+def _solve7(own, opp, alpha, beta, info):
+    """``_solve6`` with seven empty squares, each child by ``_solve6``."""
+    info[0] += 1
+    if SCORE_MAX - 2 * _count(opp) <= alpha:
+        top = SCORE_MAX - 2 * _count(_stable(opp, own))
+        if top <= alpha:
+            return top
+    empty = ~(own | opp)
+    odd = ODD_SQUARES[_parity(empty)]
+    sign = 1
+    for _side in range(2):
+        best = -SCORE_MAX - 1
+        for half in range(2):
+            part = empty & odd if half == 0 else empty & ~odd
+            while part:
+                sq = trailing_zeros(part)
+                part &= part - ONE
+                if NEIGHBOURS[sq] & opp:
+                    f = _flips(own, opp, sq)
+                    if f:
+                        v = -_solve6(opp ^ f, own | f | (ONE << np.uint64(sq)), -beta, -alpha, info)
+                        if v > best:
+                            best = v
+                            if v >= beta:
+                                return sign * v
+                            alpha = max(alpha, v)
+        if best > -SCORE_MAX - 1:
+            return sign * best
+        own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
+    return _final(own, opp)
+
+
+@njit(cache=True)
+def _shallow(own, opp, alpha, beta, n, info):
+    """Fail-soft value for ``own`` with ``n`` <= ``SHALLOW_EMPTIES`` empty squares."""
+    if n <= SMALL_EMPTIES:
+        return _small(own, opp, alpha, beta, info)
+    if n == 6:
+        return _solve6(own, opp, alpha, beta, info)
+    return _solve7(own, opp, alpha, beta, info)
 
 
 # -- move ordering by a shallow search ----------------------------------------------------------
 @njit(cache=True)
 def _evaluate(own, opp):
-    """A cheap midgame evaluation for ordering: weighted mobility and corners, each side's."""
+    """A cheap midgame evaluation for ordering: weighted mobility and corners, each side's
+    (potential mobility, empty squares next to the other side's discs, ordered worse)."""
     return 4 * (_weighted_mobility(own, opp) - _weighted_mobility(opp, own)) + 8 * (
         _count(own & CORNERS) - _count(opp & CORNERS)
     )
 
 
 @njit(cache=True)
-def _probe1(own, opp):
-    """One ply of negamax over ``_evaluate`` (a finished game: its score, scaled past any
-    evaluation)."""
+def _probe1(own, opp, alpha, beta):
+    """One ply of fail-soft negamax over ``_evaluate`` within ``(alpha, beta)`` (a finished
+    game: its score, scaled past any evaluation)."""
     m = _moves(own, opp)
     if m == ZERO:
         if _moves(opp, own) == ZERO:
@@ -537,96 +631,166 @@ def _probe1(own, opp):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        best = max(best, -_evaluate(opp ^ f, own | f | bit))
+        v = -_evaluate(opp ^ f, own | f | bit)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
     return best
 
 
 @njit(cache=True)
-def _probe2(own, opp):
-    """Two plies of negamax over ``_evaluate``."""
+def _probe2(own, opp, alpha, beta):
+    """Two plies of fail-soft alpha-beta over ``_evaluate``."""
     m = _moves(own, opp)
     if m == ZERO:
         if _moves(opp, own) == ZERO:
             return 1000 * _final(own, opp)
-        return -_probe1(opp, own)
+        return -_probe1(opp, own, -beta, -alpha)
     best = -1000000
     while m:
         sq = trailing_zeros(m)
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        best = max(best, -_probe1(opp ^ f, own | f | bit))
+        v = -_probe1(opp ^ f, own | f | bit, -beta, -max(alpha, best))
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
     return best
 
 
 @njit(cache=True)
-def _probe3(own, opp):
-    """Three plies of negamax over ``_evaluate``."""
+def _probe3(own, opp, alpha, beta):
+    """Three plies of fail-soft alpha-beta over ``_evaluate``."""
     m = _moves(own, opp)
     if m == ZERO:
         if _moves(opp, own) == ZERO:
             return 1000 * _final(own, opp)
-        return -_probe2(opp, own)
+        return -_probe2(opp, own, -beta, -alpha)
     best = -1000000
     while m:
         sq = trailing_zeros(m)
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        best = max(best, -_probe2(opp ^ f, own | f | bit))
+        v = -_probe2(opp ^ f, own | f | bit, -beta, -max(alpha, best))
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _probe4(own, opp, alpha, beta):
+    """Four plies of fail-soft alpha-beta over ``_evaluate``."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return 1000 * _final(own, opp)
+        return -_probe3(opp, own, -beta, -alpha)
+    best = -1000000
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_probe3(opp ^ f, own | f | bit, -beta, -max(alpha, best))
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
     return best
 
 
 # -- transposition table ------------------------------------------------------------------------
+# One uint64 array of buckets of eight words, one cache line each: three positions (both words
+# each, so a hit is never a collision) and their data, 32 bits a position: lower bound + 64, upper
+# bound + 64, best move, empties (0: an unused slot, which no stored position has).
+TT_SLOTS = 3
+
+
 @njit(cache=True, inline="always")
-def _slot(own, opp, mask):
-    """The first of the two slots (an even index) a position may occupy."""
+def _bucket(own, opp, mask):
+    """The first word of the bucket a position belongs to."""
     h = own * np.uint64(0x9E3779B97F4A7C15) ^ (opp * np.uint64(0xC2B2AE3D27D4EB4F))
-    return np.int64((h ^ (h >> np.uint64(29))) & mask) & ~1
+    return np.int64((h ^ (h >> np.uint64(29))) & mask) << 3
+
+
+@njit(cache=True, inline="always")
+def _data(tt, b, k):
+    """Slot ``k``'s 32-bit data in the bucket at ``b`` (words 6 and 7 hold them)."""
+    if k == 0:
+        return np.int64(tt[b + 6] & np.uint64(0xFFFFFFFF))
+    if k == 1:
+        return np.int64(tt[b + 6] >> np.uint64(32))
+    return np.int64(tt[b + 7])
 
 
 @njit(cache=True)
-def _lookup(tt_p, tt_o, own, opp, mask):
-    """The slot holding (own, opp), or -1."""
-    i = _slot(own, opp, mask)
-    if tt_p[i] == own and tt_o[i] == opp:
-        return i
-    if tt_p[i + 1] == own and tt_o[i + 1] == opp:
-        return i + 1
-    return -1
+def _lookup(tt, own, opp, mask):
+    """The data of (own, opp): ``lo + 64 | (hi + 64) << 8 | move << 16 | empties << 24``, or 0
+    when the table does not hold it."""
+    b = _bucket(own, opp, mask)
+    for k in range(TT_SLOTS):
+        if tt[b + 2 * k] == own and tt[b + 2 * k + 1] == opp:
+            return _data(tt, b, k)
+    return 0
 
 
 @njit(cache=True)
-def _store(tt_p, tt_o, tt_v, own, opp, mask, n, lo, hi, move):
+def _store(tt, own, opp, mask, n, lo, hi, move):
     """Record bounds ``lo <= value <= hi`` and the best move of (own, opp) with ``n`` empties,
-    tightening what the slot already knows of it. Of two slots the first keeps the larger
-    subtree (more empties), the second takes whatever the first does not."""
-    i = _slot(own, opp, mask)
-    j = i
-    if tt_p[i] == own and tt_o[i] == opp:
-        lo = max(lo, np.int64(tt_v[i, 0]))
-        hi = min(hi, np.int64(tt_v[i, 1]))
-    elif tt_p[i + 1] == own and tt_o[i + 1] == opp:
-        j = i + 1
-        lo = max(lo, np.int64(tt_v[j, 0]))
-        hi = min(hi, np.int64(tt_v[j, 1]))
-    elif tt_v[i, 3] != TT_EMPTY and tt_v[i, 3] > n:
-        j = i + 1
-    tt_p[j] = own
-    tt_o[j] = opp
-    tt_v[j, 0] = lo
-    tt_v[j, 1] = hi
-    tt_v[j, 2] = move
-    tt_v[j, 3] = n
+    tightening what the table already knows of it; a new position takes the slot of the
+    bucket's smallest subtree (fewest empties; an unused slot has none)."""
+    b = _bucket(own, opp, mask)
+    j = -1
+    for k in range(TT_SLOTS):
+        if tt[b + 2 * k] == own and tt[b + 2 * k + 1] == opp:
+            d = _data(tt, b, k)
+            lo = max(lo, (d & 0xFF) - SCORE_MAX)
+            hi = min(hi, ((d >> 8) & 0xFF) - SCORE_MAX)
+            j = k
+            break
+    if j < 0:
+        j, least = 0, 1 << 30
+        for k in range(TT_SLOTS):
+            e = _data(tt, b, k) >> 24
+            if e < least:
+                j, least = k, e
+    d = np.uint64((lo + SCORE_MAX) | (hi + SCORE_MAX) << 8 | move << 16 | n << 24)
+    tt[b + 2 * j] = own
+    tt[b + 2 * j + 1] = opp
+    if j == 0:
+        tt[b + 6] = (tt[b + 6] & np.uint64(0xFFFFFFFF00000000)) | d
+    elif j == 1:
+        tt[b + 6] = (tt[b + 6] & np.uint64(0xFFFFFFFF)) | (d << np.uint64(32))
+    else:
+        tt[b + 7] = d
 
 
 # -- the main search ----------------------------------------------------------------------------
 @njit(cache=True)
-def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
+def _probe(own, opp, n):
+    """The shallow search ordering a child (``own`` to move) of a node with ``n`` empties:
+    deeper with more empties."""
+    if n < SORT_DEEPER_EMPTIES:
+        return _probe1(own, opp, -PROBE_INF, PROBE_INF)
+    if n < SORT_DEEPEST_EMPTIES:
+        return _probe2(own, opp, -PROBE_INF, PROBE_INF)
+    if n < SORT_FOUR_EMPTIES:
+        return _probe3(own, opp, -PROBE_INF, PROBE_INF)
+    return _probe4(own, opp, -PROBE_INF, PROBE_INF)
+
+
+@njit(cache=True)
+def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
-    first; then a shallow search's value (``SORT_MIN_EMPTIES`` and more), then fewest replies
-    (weighted mobility), then odd quadrants and corners."""
+    first; then a shallow search's value (when ``probe``), then fewest replies (weighted
+    mobility), then odd quadrants and corners."""
     odd = ODD_SQUARES[_parity(~(own | opp))]
     k = 0
     while m:
@@ -640,14 +804,8 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
         else:
             child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
-            if n >= SORT_MIN_EMPTIES:
-                if n < SORT_DEEPER_EMPTIES:
-                    probe = _probe1(child_p, child_o)
-                elif n < SORT_DEEPEST_EMPTIES:
-                    probe = _probe2(child_p, child_o)
-                else:
-                    probe = _probe3(child_p, child_o)
-                key -= (1 << 16) * probe
+            if probe:
+                key -= (1 << 16) * _probe(child_p, child_o, n)
         mv[ply, k] = sq
         fl[ply, k] = f
         ky[ply, k] = key
@@ -655,8 +813,17 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move):
     return k
 
 
+@njit(cache=True)
+def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count):
+    """Add the shallow search's term to the keys of moves ``start`` to ``count`` of frame
+    ``ply`` (listed without it: the table's move came first and did not cut off)."""
+    for k in range(start, count):
+        f = fl[ply, k]
+        ky[ply, k] -= (1 << 16) * _probe(opp ^ f, own | f | (ONE << np.uint64(mv[ply, k])), n)
+
+
 # frame fields of ``_search``'s stack (one int64 row per ply; the position in ``boards``)
-F_EMPTIES, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_COUNT, F_INDEX, F_STAGE = range(9)
+F_EMPTIES, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_COUNT, F_INDEX, F_STAGE, F_LAZY = range(10)
 
 
 @njit(cache=True)
@@ -664,7 +831,6 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
     """Open frame ``ply`` (position, empties and window already set): True when it is decided
     at once, its value in ``fr[ply, F_BEST]`` (the table's bounds, a stability or enhanced
     transposition cut-off, the game's end, out of time); otherwise its moves are listed."""
-    tt_own, tt_opp, tt_v = tables
     info[0] += 1
     if deadline > 0.0 and info[0] >= info[3]:
         info[3] = info[0] + CHECK_NODES
@@ -683,16 +849,16 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
                 fr[ply, F_BEST] = top
                 return True
         if n >= TT_MIN_EMPTIES and mask:
-            i = _lookup(tt_own, tt_opp, own, opp, mask)
-            if i >= 0:
-                lo, hi = np.int64(tt_v[i, 0]), np.int64(tt_v[i, 1])
+            d = _lookup(tables, own, opp, mask)
+            if d:
+                lo, hi = (d & 0xFF) - SCORE_MAX, ((d >> 8) & 0xFF) - SCORE_MAX
                 if lo >= beta or lo == hi:
                     fr[ply, F_BEST] = lo
                     return True
                 if hi <= alpha:
                     fr[ply, F_BEST] = hi
                     return True
-                hash_move = tt_v[i, 2]
+                hash_move = (d >> 16) & 0xFF
     m = _moves(own, opp)
     if m == ZERO:
         if _moves(opp, own) == ZERO:
@@ -700,15 +866,19 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
             return True
         mv[ply, 0] = PASS  # the only child: the same discs, the sides swapped
         fl[ply, 0] = ZERO
+        fr[ply, F_LAZY] = 0
         k = 1
     else:
-        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move)
+        # with the table's move, which usually cuts off, the shallow searches wait until it has not
+        lazy = n >= SORT_MIN_EMPTIES and hash_move >= 0
+        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, n >= SORT_MIN_EMPTIES and not lazy)
+        fr[ply, F_LAZY] = lazy
         if ply > 0 and n >= ETC_MIN_EMPTIES and mask:  # a child known to refute the window
             for c in range(k):
                 f = fl[ply, c]
-                j = _lookup(tt_own, tt_opp, opp ^ f, own | f | (ONE << np.uint64(mv[ply, c])), mask)
-                if j >= 0 and -np.int64(tt_v[j, 1]) >= beta:
-                    fr[ply, F_BEST] = -np.int64(tt_v[j, 1])
+                d = _lookup(tables, opp ^ f, own | f | (ONE << np.uint64(mv[ply, c])), mask)
+                if d and SCORE_MAX - ((d >> 8) & 0xFF) >= beta:
+                    fr[ply, F_BEST] = SCORE_MAX - ((d >> 8) & 0xFF)
                     return True
     fr[ply, F_COUNT] = k
     fr[ply, F_INDEX] = 0
@@ -724,24 +894,21 @@ def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, i
     most ``SMALL_EMPTIES`` empties is solved at once (``_small``). True when decided."""
     boards[ply, 0], boards[ply, 1] = own, opp
     fr[ply, F_EMPTIES], fr[ply, F_ALPHA], fr[ply, F_BETA] = n, alpha, beta
-    if n <= SMALL_EMPTIES:
-        fr[ply, F_BEST] = _small(own, opp, alpha, beta, info)
+    if n <= SHALLOW_EMPTIES:
+        fr[ply, F_BEST] = _shallow(own, opp, alpha, beta, n, info)
         return True
     return _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline)
 
 
 @njit(cache=True)
 def _tables(tt_bits):
-    """A transposition table of ``2**tt_bits`` positions (0: a stub of two slots, and mask 0,
-    which turns the table off): the two words of each position, its bounds, best move and
-    empties, and the index mask."""
-    size = 1 << max(tt_bits, 1)
-    tt_own = np.zeros(size, dtype=np.uint64)
-    tt_opp = np.zeros(size, dtype=np.uint64)
-    tt_v = np.zeros((size, 4), dtype=np.int8)  # lower bound, upper bound, best move, empties
-    tt_v[:, 3] = TT_EMPTY
+    """A transposition table for at least ``2**tt_bits`` positions: ``2**(tt_bits - 1)`` buckets
+    of eight words (``TT_SLOTS`` positions each; ``2**(tt_bits + 5)`` bytes; 0: one unused
+    bucket, and mask 0, which turns the table off), and the bucket mask."""
+    size = 1 << max(tt_bits - 1, 0)
+    tt = np.zeros(8 * size, dtype=np.uint64)
     mask = np.uint64(size - 1) if tt_bits > 0 else ZERO
-    return (tt_own, tt_opp, tt_v), mask
+    return tt, mask
 
 
 @njit(cache=True)
@@ -756,10 +923,9 @@ def _search(own, opp, alpha, beta, tables, mask, deadline, info):
     first with the frame's window, the others with a null window above alpha (``F_STAGE`` 1),
     re-searched with the window from their value up (stage 2) when they land inside it.
     """
-    tt_own, tt_opp, tt_v = tables
     depth = 2 * 64 + 2  # plies: each fills a square or passes, never two passes in a row
     boards = np.zeros((depth, 2), dtype=np.uint64)
-    fr = np.zeros((depth, 9), dtype=np.int64)
+    fr = np.zeros((depth, 10), dtype=np.int64)
     mv = np.zeros((depth, 34), dtype=np.int64)  # a position has at most 33 moves
     fl = np.zeros((depth, 34), dtype=np.uint64)
     ky = np.zeros((depth, 34), dtype=np.int64)
@@ -802,9 +968,11 @@ def _search(own, opp, alpha, beta, tables, mask, deadline, info):
                 v = fr[ply, F_BEST]
                 lo = v if v > fr[ply, F_ALPHA0] else -SCORE_MAX
                 hi = v if v < fr[ply, F_BETA] else SCORE_MAX
-                _store(tt_own, tt_opp, tt_v, boards[ply, 0], boards[ply, 1], mask, n, lo, hi, fr[ply, F_MOVE])
+                _store(tables, boards[ply, 0], boards[ply, 1], mask, n, lo, hi, fr[ply, F_MOVE])
             resolved = True
             continue
+        if i == 1 and fr[ply, F_LAZY]:
+            _probe_rest(boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES], ply, mv, fl, ky, 1, fr[ply, F_COUNT])
         j = i  # selection: the highest remaining key to position i
         for k in range(i + 1, fr[ply, F_COUNT]):
             if ky[ply, k] > ky[ply, j]:
@@ -995,23 +1163,42 @@ def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
     """Exact value for ``own``, known to lie in ``[lo, hi]``, and a best move, by a sequence of
     searches with windows that admit one score each (MTD(f)): every score is even (the board
     has an even number of squares, all counted at the end), so ``(g - 1, g + 1)`` either proves
-    ``g`` or fails soft to a bound beyond it, which becomes the next guess. The table carries
-    each search's bounds into the next, so the later ones cost little."""
+    ``g`` or fails soft to a bound beyond it. The table carries each search's bounds into the
+    next.
+
+    A search near the value costs about as much as the exact one, and a fail-soft bound is
+    seldom more than one score past ``g``, so stepping one score at a time from a poor guess
+    costs one such search per score (FFO #44, -14 from a draw: eight). So the next ``g`` steps
+    past the bound by 2, 4, 8, .. scores the way the searches keep failing, and once one has
+    failed each way, halves the interval left; far from the value a search is cheap."""
     g = min(max(guess, lo), hi)
     move = -1
+    step = 2
+    low_seen = high_seen = False  # a search failed low / high
     while lo < hi:
         v = _search(own, opp, g - 1, g + 1, tables, mask, deadline, info)
         if info[1]:
             return 0, move
         if v <= g - 1:
             hi = v
+            low_seen = True
         else:
             move = info[2]
             if v >= g + 1:
                 lo = v
+                high_seen = True
             else:
                 lo = hi = v
-        g = min(max(v, lo), hi)
+        if lo >= hi:
+            break
+        if low_seen and high_seen:
+            g = lo + 2 * ((hi - lo) // 4)  # the even score halfway (lo itself when hi = lo + 2)
+        elif high_seen:
+            g = min(lo + step, hi)
+            step *= 2
+        else:
+            g = max(hi - step, lo)
+            step *= 2
     if move == -1:  # only failed low, down to the lowest bound: one search for the move
         _search(own, opp, lo - 1, lo + 1, tables, mask, deadline, info)
         move = info[2]
@@ -1036,7 +1223,7 @@ def _value(s, p, alpha, beta, tt_bits, deadline, info):
 @njit(cache=True)
 def affordable_seconds(e):
     """The time ``solve`` wants left before it starts on a position with ``e`` empty squares (a
-    hard one's win/draw/loss cost; see ``WLD_SECONDS``): 0.65 s at 20, 1.3 s at 21, 10 s at 24."""
+    hard one's win/draw/loss cost; see ``WLD_SECONDS``): 0.35 s at 20, 0.7 s at 21, 5.6 s at 24."""
     return WLD_SECONDS * 2.0 ** (e - WLD_EMPTIES)
 
 
