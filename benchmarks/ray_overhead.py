@@ -27,8 +27,8 @@ def main(argv=None):
     import ray
 
     import tournaments
-    from tournaments.executor import ProcessExecutor
-    from tournaments.ray_executor import RayExecutor
+    from tournaments.referee.executor import ProcessExecutor
+    from tournaments.referee.ray_executor import RayExecutor
 
     params = {k: ast.literal_eval(v) for k, v in (item.split("=", 1) for item in args.param)}
     agents = [f"mcts:simulations={args.simulations},seed={i}" for i in range(args.agents)]

@@ -42,8 +42,8 @@ def plain_loop(result, specs, game, seed):
     moves?)."""
     import agents
     import tournaments
-    from tournaments.referee import Pairing
-    from tournaments.runner import _seeds
+    from tournaments.referee.runner import _seeds
+    from tournaments.referee.systems import Pairing
 
     jobs = []
     for g in result.games:  # the pairings and seeds, prepared before the clock starts

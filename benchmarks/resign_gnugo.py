@@ -36,8 +36,8 @@ from agents.base import Resign, Resigner, resignation
 from agents.openings import random_opening
 from envs.core import kernel as C
 from envs.core.specialise import hooks
-from tournaments.play import play_game
-from tournaments.records import game_sgf
+from tournaments.referee.play import play_game
+from tournaments.referee.records import game_sgf
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,7 @@ sqrt(r (1 - r) / N): 0.005 at 5% and N = 2000. The mean number of pairs played i
 import argparse
 import time
 
-from tournaments import sprt
+from tournaments.analysis import sprt
 
 ROWS = [  # (elo0, elo1, alpha, beta, model, draw rate)
     (0, 10, 0.05, 0.05, "logistic", 0.3),

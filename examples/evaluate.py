@@ -10,7 +10,7 @@ The baseline ladder, and the table docs/learned.md shows:
         --sizes 9 15 19 --games 200 --json runs/eval.jsonl --table docs/learned.md
 
 Per matchup: ``--games`` games (100 by default), half with the agent moving first, in colour
-pairs from the same seeded opening of 2-4 random plies (``tournaments/matches.py``). Prints
+pairs from the same seeded opening of 2-4 random plies (``tournaments/referee/matches.py``). Prints
 score = (W + D/2)/games with its 95% interval (Wilson-style, from the colour pairs) and W/D/L,
 and whether "agent beats opponent" (the interval above 0.5). ``--ladder`` plays the baseline
 ladder: random, greedy, the default ``mcts`` and ``alphabeta``, and the external engines of the
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.outputs import check_not_shipped  # noqa: E402
+from tournaments.referee.outputs import check_not_shipped  # noqa: E402
 
 BEGIN, END = "<!-- evaluate: begin -->", "<!-- evaluate: end -->"
 HEADER = (
@@ -47,7 +47,7 @@ def ladder(game: str) -> list[str]:
     game's external engines that are installed (checked before any game is played)."""
     import shutil
 
-    from tournaments import strength
+    from tournaments.studies import strength
 
     rungs = ["random", "greedy", "mcts", "alphabeta"]
     for label in ENGINES.get(game, ()):
@@ -123,8 +123,8 @@ def main(argv=None):
     import agents
     import tournaments
     from agents.learned import weights
-    from tournaments import strength
-    from tournaments.baselines import sized_game
+    from tournaments.referee.baselines import sized_game
+    from tournaments.studies import strength
 
     try:
         torch = weights.require_torch()

@@ -40,7 +40,7 @@ def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simul
     import agents
     import tournaments
     from agents.learned import weights
-    from tournaments.baselines import sized_game
+    from tournaments.referee.baselines import sized_game
 
     meta = weights.read_meta(path)
     hours = float(meta["training"]["seconds"]) / 3600
@@ -66,7 +66,7 @@ def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simul
 
 
 def plot(rows: list, game_name: str, opponent: str, out: Path) -> None:
-    from tournaments.study.plots import _pyplot
+    from tournaments.studies.championship.plots import _pyplot
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.0))

@@ -1,4 +1,4 @@
-"""Make the opening suites shipped in ``tournaments/openings/``: balanced openings for every board game.
+"""Make the opening suites shipped in ``tournaments/referee/openings/``: balanced openings for every board game.
 
     nice python examples/make_openings.py                    # every suite, seed 0, into runs/openings/
     nice python examples/make_openings.py --suites go_9x9 --out /tmp/suites --count 50
@@ -48,8 +48,8 @@ import agents  # noqa: E402
 import envs  # noqa: E402
 from agents import evaluation as E  # noqa: E402
 from envs import sgf  # noqa: E402
-from tournaments import openings  # noqa: E402
-from tournaments.outputs import check_not_shipped  # noqa: E402
+from tournaments.referee import openings  # noqa: E402
+from tournaments.referee.outputs import check_not_shipped  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from envs.othello import patterns as PT  # noqa: E402
-from tournaments.outputs import check_not_shipped  # noqa: E402
+from tournaments.referee.outputs import check_not_shipped  # noqa: E402
 
 OPENING = (2, 12)
 

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import envs
 from envs.calculation.solver import DEFAULT_NODES, solve
-from tournaments.patience import wilson
+from tournaments.studies.patience import wilson
 
 
 def solve_deal(job: tuple[int, int]) -> tuple[int, str, int, int, float]:

@@ -22,7 +22,7 @@ then loses only the deals in progress, and ``--resume`` with the same file and o
 finished deals back and plays only the missing ones. A deal's result depends only on its seeds,
 not on what else is played, so a resumed run gives the table an uninterrupted one gives.
 
-The study itself is ``tournaments.patience``; this is its command line.
+The study itself is ``tournaments.studies.patience``; this is its command line.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import envs
 from agents.mcts import DEFAULT_THRESHOLD
 from agents.tuning import tuned
-from tournaments import patience
-from tournaments.records import RecordError
+from tournaments.referee.records import RecordError
+from tournaments.studies import patience
 
 
 def main(argv=None) -> int:

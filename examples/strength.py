@@ -31,7 +31,7 @@ is rewritten after every game group, so an interrupted run leaves the rows it fi
 plays only the missing ones (a game's seeds do not depend on what else is played, so a resumed
 table equals an uninterrupted one game for game).
 
-The table itself is ``tournaments.strength``; this is its command line.
+The table itself is ``tournaments.studies.strength``; this is its command line.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments import strength  # noqa: E402
-from tournaments.records import RecordError  # noqa: E402
-from tournaments.strength import AGENTS, ENGINE_MOVE_TIME, GRHINO_LEVELS, SETUP_TIME  # noqa: E402
+from tournaments.referee.records import RecordError  # noqa: E402
+from tournaments.studies import strength  # noqa: E402
+from tournaments.studies.strength import AGENTS, ENGINE_MOVE_TIME, GRHINO_LEVELS, SETUP_TIME  # noqa: E402
 
 # -- command line ----------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ Bradley-Terry fit (20,000 per cell); budget: accuracy against games for every sy
 
 import argparse
 
-from tournaments.study import PARTS, write_study
+from tournaments.studies.championship import PARTS, write_study
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -25,7 +25,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     executor = None
     if args.executor == "ray":
-        from tournaments.study.distributed import RayStudyExecutor
+        from tournaments.studies.championship.distributed import RayStudyExecutor
 
         executor = RayStudyExecutor(address=args.address)
     try:

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.outputs import check_not_shipped  # noqa: E402
+from tournaments.referee.outputs import check_not_shipped  # noqa: E402
 
 DEFAULT_SIZES = {"othello": [6, 8], "gomoku": [7, 9], "go": [5, 7], "loa": [8]}  # LOA's board is 8x8
 

@@ -49,7 +49,7 @@ shipped weights takes ``--overwrite-shipped`` as well) and evaluated with the pr
 greedy (two players) or over seeded deals (Calculation); the results go to the console and into
 the weights' sidecar.
 
-The training is ``agents.learned.ppo_training`` and the evaluation ``tournaments.baselines``;
+The training is ``agents.learned.ppo_training`` and the evaluation ``tournaments.referee.baselines``;
 this is their command line.
 """
 
@@ -64,7 +64,7 @@ sys.path.insert(0, str(ROOT))
 import envs  # noqa: E402
 from agents.learned import ppo_training  # noqa: E402
 from agents.learned.ppo_training import DEFAULTS, RECIPES, STEPS  # noqa: E402
-from tournaments.outputs import check_not_shipped  # noqa: E402
+from tournaments.referee.outputs import check_not_shipped  # noqa: E402
 
 
 def parse(argv=None):
@@ -194,7 +194,7 @@ def main(argv=None):
 
     def evaluate(game, path):
         import agents
-        from tournaments.baselines import against_baselines
+        from tournaments.referee.baselines import against_baselines
 
         return against_baselines(game, agents.make("ppo", path=str(path), seed=args.seed), args.eval_games, args.seed)
 

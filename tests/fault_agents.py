@@ -129,7 +129,8 @@ class Forker(_Lowest):
 
 
 if __name__ == "__main__":
-    from tournaments import cli, executor
+    from tournaments import cli
+    from tournaments.referee import executor
 
     if os.environ.get("ARBITER_TEST_NO_PDEATHSIG"):  # leave it to the watchdog (prctl option 0 is a no-op)
         executor.PR_SET_PDEATHSIG = 0

@@ -70,7 +70,7 @@ class _CompilesOnItsFirstMove:
 def test_a_move_that_compiles_is_not_charged_the_compile():
     import agents
     import envs
-    from tournaments.play import play_game
+    from tournaments.referee.play import play_game
 
     game = envs.make_game("othello", size=6)
     game.legal_actions(game.initial_state())  # the game's own code compiled (or loaded) first

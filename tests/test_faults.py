@@ -23,8 +23,8 @@ import fault_agents  # noqa: F401  (registers "slow", "segfault", "exit3", "warm
 import pytest
 
 import tournaments
-from tournaments import records
-from tournaments.journal import Journal, JournalError
+from tournaments.referee import records
+from tournaments.referee.journal import Journal, JournalError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -178,11 +178,11 @@ def test_no_process_an_agent_started_outlives_a_killed_parent(tmp_path):
 
 def test_workers_hold_no_copy_of_the_parents_pipe_ends():
     """A pipe end kept open by another worker would hide its owner's death (no EOF ever)."""
-    ctx = tournaments.play.Context("gomoku", {"size": 7}, ("greedy", "random"), ("greedy", "random"))
+    ctx = tournaments.referee.play.Context("gomoku", {"size": 7}, ("greedy", "random"), ("greedy", "random"))
     executor = tournaments.ProcessExecutor(2)
     executor.start(ctx)
     try:
-        jobs = [tournaments.play.Job(i, 1, i, 0, i % 2, 1 - i % 2, i, (i, i)) for i in range(4)]
+        jobs = [tournaments.referee.play.Job(i, 1, i, 0, i % 2, 1 - i % 2, i, (i, i)) for i in range(4)]
         assert len(list(executor.run(jobs))) == 4
         assert len(executor.slots) == 2
         ours = {os.fstat(slot.conn.fileno()).st_ino for slot in executor.slots}
@@ -494,7 +494,7 @@ def test_keyboard_interrupt_reaches_api_callers_and_workers_are_gone():
 # -- 6. one journal, one process -----------------------------------------------------------------
 OPEN_JOURNAL = textwrap.dedent("""
     import sys
-    from tournaments.journal import Journal, JournalError
+    from tournaments.referee.journal import Journal, JournalError
     try:
         Journal(sys.argv[1], {"t": 1}, resume=True).close()
     except JournalError as e:
@@ -527,7 +527,7 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
             "-c",
             textwrap.dedent(f"""
         import time
-        from tournaments.journal import Journal
+        from tournaments.referee.journal import Journal
         j = Journal({path!r}, {{"t": 1}}, resume=False)
         print("locked", flush=True)
         time.sleep(1000)

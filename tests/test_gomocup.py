@@ -17,7 +17,7 @@ import agents
 import envs
 from agents.gomocup import GomocupError, GomocupRefused, GomocupTimeout, serve
 from agents.gomocup.protocol import WireError, exact_five_of, point, read_point
-from tournaments.play import play_game
+from tournaments.referee.play import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

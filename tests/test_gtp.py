@@ -227,7 +227,7 @@ def test_match_against_grhino_on_othello_completes():
 @pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
 def test_engine_game_from_an_opening_completes_in_a_tournament_job():
     # four plies are more than the client can work out by itself: play_game hands them over
-    from tournaments.play import Context, Job, play_job
+    from tournaments.referee.play import Context, Job, play_job
 
     game = envs.make_game("go", size=5)
     s, opening = game.initial_state(), []
@@ -316,7 +316,7 @@ def test_engine_answering_an_illegal_move_raises_a_clean_error():
 
 
 def test_engine_resignation_is_a_result_not_a_forfeit():
-    from tournaments.play import play_game
+    from tournaments.referee.play import play_game
 
     script = "import sys\nfor line in sys.stdin:\n    print('= resign' if 'genmove' in line else '='); print(); sys.stdout.flush()\n"
     bot = agents.make("gtp", command=_fake_engine(script))

@@ -12,7 +12,7 @@ import agents
 import envs
 from agents.gtp import GTPEngineError, serve
 from agents.gtp.protocol import Refusal, read_vertex, vertex
-from tournaments.play import play_game
+from tournaments.referee.play import play_game
 
 SERVER = [sys.executable, "-m", "tournaments.cli", "gtp"]  # what `arbiter gtp` runs
 LOA_MOVE = re.compile(r"[A-H][1-8][-X][A-H][1-8]")

@@ -28,7 +28,7 @@ def no_games(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(tournaments.play, "play_game", refuse)
+    monkeypatch.setattr(tournaments.referee.play, "play_game", refuse)
     monkeypatch.setattr(cli, "play_game", refuse)
 
 

@@ -25,7 +25,7 @@ import tournaments
 from agents.base import Agent
 from agents.clock import TimeControl
 from tournaments import cli
-from tournaments.progress import Progress
+from tournaments.referee.progress import Progress
 
 OTHELLO6 = ["tournament", "--game", "othello", "-p", "size=6", "--system", "round_robin", "--workers", "0"]
 
@@ -41,7 +41,7 @@ def test_openings_from_a_device_or_a_fifo_are_refused_before_reading(capsys, tmp
 
 @pytest.mark.usefixtures("no_games")
 def test_an_openings_file_past_the_size_limit_is_refused_unread(capsys, tmp_path):
-    from tournaments.openings import MAX_SUITE_BYTES
+    from tournaments.referee.openings import MAX_SUITE_BYTES
 
     huge = tmp_path / "huge.txt"
     with open(huge, "wb") as f:
@@ -52,7 +52,7 @@ def test_an_openings_file_past_the_size_limit_is_refused_unread(capsys, tmp_path
 @pytest.mark.usefixtures("no_games")
 @pytest.mark.parametrize("suffix, record", [(".txt", b"d4\n"), (".sgf", b"(;GM[4]SZ[7];B[dd])\n")])
 def test_a_suite_of_too_many_openings_is_refused_before_they_are_checked(capsys, tmp_path, suffix, record):
-    from tournaments.openings import MAX_OPENINGS
+    from tournaments.referee.openings import MAX_OPENINGS
 
     path = tmp_path / f"many{suffix}"
     path.write_bytes(record * (MAX_OPENINGS + 1))

@@ -14,7 +14,8 @@ import agents
 import envs
 import tournaments
 from envs.core.outcome import Outcome
-from tournaments import records, report
+from tournaments.analysis import report
+from tournaments.referee import records
 
 OLD = json.loads((Path(__file__).parent / "data" / "journals" / "go_round_robin_v1.json").read_text())
 CONFIG = json.loads(OLD["meta"]["config"])
@@ -163,7 +164,7 @@ def test_older_records_of_a_resignation_forfeits_and_a_draw_count_as_they_always
     # greedy resigned game 0 (no forfeit), random crashed in game 1, alphabeta timed out in game 3
     assert [standings[n].forfeits for n in ("random", "greedy", "alphabeta:depth=1")] == [1, 0, 1]
     assert standings["random"].draws == standings["greedy"].draws == 1 and standings["greedy"].losses == 2
-    lines = tournaments.play.forfeit_lines(result.games)
+    lines = tournaments.referee.play.forfeit_lines(result.games)
     assert lines[1:] == [
         "Forfeits:",
         "  alphabeta:depth=1: 1 game lost by forfeit-timeout: move 2 took 3s > 1s",
@@ -197,7 +198,7 @@ def test_a_resignation_is_a_loss_from_the_game_to_the_journal_ratings_and_sgf(tm
     assert (resigner.points, resigner.losses, resigner.forfeits) == (0.0, 2, 0)
     assert result.crosstable()[0, 1] == 0 and result.crosstable()[1, 0] == 2
     assert {n: e for n, e, _ in result.ratings()}["resigns"] < 0
-    assert tournaments.play.forfeit_lines(result.games) == []
+    assert tournaments.referee.play.forfeit_lines(result.games) == []
     assert [_re(g) for g in result.games] == ["W+R", "B+R"]
     again = report.load_journal(path)
     assert again.games == result.games and again.points == result.points

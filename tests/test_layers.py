@@ -95,11 +95,11 @@ def test_the_static_check_sees_deferred_and_dynamic_imports(tmp_path):
     source = tmp_path / "m.py"
     source.write_text(
         "import os\nfrom . import x\n"
-        "def f():\n    import tournaments.play\n"
+        "def f():\n    import tournaments.referee.play\n"
         "    return importlib.import_module('agents')\n"
         "class C:\n    def g(self):\n        from tournaments import cli\n"
     )
-    assert _imports(source) == [(None, "os"), ("f", "tournaments.play"), ("f", "agents"), ("g", "tournaments")]
+    assert _imports(source) == [(None, "os"), ("f", "tournaments.referee.play"), ("f", "agents"), ("g", "tournaments")]
 
 
 def test_the_core_imports_nothing_of_the_layers_above_it():

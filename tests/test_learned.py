@@ -602,7 +602,7 @@ def test_shipped_ppo_weights_play_legal_games_on_their_size_only():
 @needs_sb3
 def test_ppo_pool_smoke_run_learns_to_beat_random(tmp_path):
     from agents.learned import ppo_training
-    from tournaments.baselines import against_baselines
+    from tournaments.referee.baselines import against_baselines
 
     # 6144 steps at lr 1e-3 beat random (score - 2 SE > 0.5 over 40 games) for seeds 0-3; an
     # untrained policy scored 0.24-0.61 against random (docs/learned.md)

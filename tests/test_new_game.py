@@ -420,7 +420,7 @@ def test_round_robin_alphabeta_beats_random():
 def test_spawned_workers_register_the_game_their_parent_registered():
     """A worker started by ``spawn`` (or on another machine) imports nothing the parent ran: it
     gets the spec with its context, rebuilds it from the package's modules and registers it."""
-    from tournaments.executor import ProcessExecutor
+    from tournaments.referee.executor import ProcessExecutor
 
     result = tournaments.round_robin(
         ["random", "alphabeta:depth=2"],

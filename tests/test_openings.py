@@ -11,8 +11,8 @@ import envs
 import tournaments
 from envs import sgf
 from tournaments import cli
-from tournaments.journal import JournalError
-from tournaments.openings import Book, OpeningError, load, shipped, suite_name
+from tournaments.referee.journal import JournalError
+from tournaments.referee.openings import Book, OpeningError, load, shipped, suite_name
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The patience study (``tournaments.patience``, run by examples/patience_study.py): the game's
+"""The patience study (``tournaments.studies.patience``, run by examples/patience_study.py): the game's
 default playouts, a killed run resumed deal for deal, and the command line."""
 
 import json
@@ -6,8 +6,8 @@ import json
 import pytest
 
 from agents.tuning import tuned
-from tournaments import patience
-from tournaments.records import RecordError
+from tournaments.referee.records import RecordError
+from tournaments.studies import patience
 
 
 def run(records, **options):

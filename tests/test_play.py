@@ -14,7 +14,7 @@ import agents
 import envs
 import tournaments
 from tournaments import GameOutcome, play_game
-from tournaments.play import Context, Job, TakeBack
+from tournaments.referee.play import Context, Job, TakeBack
 
 GOMOKU = envs.make_game("gomoku", size=7)
 
@@ -106,7 +106,9 @@ def test_a_finished_game_agrees_with_the_games_returns():
 def test_a_drawn_game_has_no_winner_and_scores_half_each():
     full = GameOutcome(None, (0.0, 0.0), moves=("a1",), actions=(0,))
     assert full.result == "1/2-1/2" and full.winner is None
-    assert tournaments.play.winner_of((0.0, 0.0)) is None and tournaments.play.winner_of((-1.0, 1.0)) == 1
+    assert (
+        tournaments.referee.play.winner_of((0.0, 0.0)) is None and tournaments.referee.play.winner_of((-1.0, 1.0)) == 1
+    )
 
 
 def test_a_crashing_agent_forfeits_and_the_opponent_wins():
@@ -250,19 +252,19 @@ def test_forfeit_lines_say_who_forfeited_how_often_and_why():
         {"black": "a", "white": "b", "result": "1-0", "reason": "resign", "detail": "lost cause"},
         {"black": "a", "white": "b", "result": "1/2-1/2", "reason": "normal", "detail": ""},
     ]
-    lines = tournaments.play.forfeit_lines(records)
+    lines = tournaments.referee.play.forfeit_lines(records)
     assert lines == [
         "",
         "Forfeits:",
         "  a: 1 game lost by forfeit-timeout: move 3 took 2s",
         "  b: 2 games lost by forfeit-crash: boom",
     ]
-    assert tournaments.play.forfeit_lines(records[3:]) == []  # a resignation is no forfeit
+    assert tournaments.referee.play.forfeit_lines(records[3:]) == []  # a resignation is no forfeit
 
 
 def test_check_players_refuses_an_agent_that_cannot_play_before_any_game():
     with pytest.raises(agents.AgentError, match="does not apply to calculation"):
-        tournaments.play.check_players(["random", "alphabeta:depth=1"], envs.make_game("calculation"))
+        tournaments.referee.play.check_players(["random", "alphabeta:depth=1"], envs.make_game("calculation"))
     with pytest.raises(agents.AgentError, match="unknown agent"):
-        tournaments.play.check_players(["nope"], GOMOKU)
-    tournaments.play.check_players(["random", Lowest()], GOMOKU)  # plain objects are taken as they are
+        tournaments.referee.play.check_players(["nope"], GOMOKU)
+    tournaments.referee.play.check_players(["random", Lowest()], GOMOKU)  # plain objects are taken as they are

@@ -1,4 +1,4 @@
-"""The helper that compiles the referee's code ahead (``tournaments.precompile``): it fills an
+"""The helper that compiles the referee's code ahead (``tournaments.referee.precompile``): it fills an
 empty numba cache, starts nothing when the cache is full, and a helper that dies costs nothing
 but the time it saved."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments import precompile
+from tournaments.referee import precompile
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def test_a_helper_that_dies_leaves_the_part_to_the_caller(tmp_path):
         """
         import json, time
         from tournaments import precompile
-        from tournaments.study import simulate
+        from tournaments.studies.championship import simulate
         precompile.start(["simulator"])
         precompile._helpers["simulator"].proc.kill()
         t = time.monotonic()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import tournaments
-from tournaments.progress import Progress
-from tournaments.referee import configure, expected_games
+from tournaments.referee.progress import Progress
+from tournaments.referee.systems import configure, expected_games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -100,7 +100,7 @@ def test_a_resumed_run_counts_the_journaled_games():
 
 
 def test_the_study_prints_its_total_and_the_time_left(tmp_path):
-    from tournaments import study
+    from tournaments.studies import championship as study
 
     lines = []
     study.write_study(tmp_path, sizes=(8, 16), strengths=(0.75,), championships=200, log=lines.append)

@@ -1,5 +1,5 @@
 """Ratings, LOS and P(best) at the edges, checked against computations written here apart from
-``tournaments.ratings``: the first-move advantage and the draw parameter against a coordinate-wise
+``tournaments.analysis.ratings``: the first-move advantage and the draw parameter against a coordinate-wise
 maximisation of BayesElo's likelihood written per game in Elo, the model's LOS and P(best) against
 the exact posterior integrated on a grid, an agent that scored 0 of 8, cutechess's head-to-head
 LOS, and records matched by the names they carry."""
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from test_statistics import record as statistics_record
 
-from tournaments import ratings
-from tournaments.statistics import RatingsError, head_to_head, statistics
-from tournaments.trust import Trust
+from tournaments.analysis import ratings
+from tournaments.analysis.statistics import RatingsError, head_to_head, statistics
+from tournaments.analysis.trust import Trust
 
 PRIOR_SD = 5.0  # the documented prior: every parameter N(0, 5²) on the natural scale
 
@@ -313,8 +313,8 @@ def test_the_trust_lines_first_move_advantage_says_its_unit():
 
 
 def test_the_html_report_labels_both_kinds_of_los(tmp_path):
-    from tournaments import report
-    from tournaments.runner import TournamentResult
+    from tournaments.analysis import report
+    from tournaments.referee.runner import TournamentResult
 
     names, records = gauntlet()
     n = len(names)

@@ -12,11 +12,11 @@ import time
 import pytest
 
 import tournaments
-from tournaments.executor import ExecutorError, ProcessExecutor
+from tournaments.referee.executor import ExecutorError, ProcessExecutor
 
 ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
 
-from tournaments.ray_executor import RayExecutor  # noqa: E402
+from tournaments.referee.ray_executor import RayExecutor  # noqa: E402
 
 AGENTS = ["random", "greedy", "alphabeta:depth=1", "mcts:simulations=30"]
 GAME = {"game": "gomoku", "game_params": {"size": 7}, "seed": 5}

@@ -4,11 +4,11 @@ no dashboard) runs in these tests."""
 
 import pytest
 
-from tournaments import study
+from tournaments.studies import championship as study
 
 ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
 
-from tournaments.study.distributed import RayStudyExecutor  # noqa: E402
+from tournaments.studies.championship.distributed import RayStudyExecutor  # noqa: E402
 
 
 def _numbers(rows):

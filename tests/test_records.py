@@ -9,8 +9,8 @@ from sgfmill import sgf
 import envs
 import tournaments
 from envs.testing import small_params
-from tournaments import records
 from tournaments.cli import main
+from tournaments.referee import records
 
 # every registered game with an SGF game number, on its smallest board
 GAMES = [(spec.name, small_params(spec)) for spec in envs.specs() if spec.sgf is not None]

@@ -15,11 +15,11 @@ from sgfmill import sgf as sgfmill
 import agents
 import envs
 import tournaments
-from tournaments import records, runner
+from tournaments.analysis.report import load_journal
+from tournaments.analysis.statistics import rating_list
 from tournaments.cli import main
-from tournaments.executor import InlineExecutor
-from tournaments.report import load_journal
-from tournaments.statistics import rating_list
+from tournaments.referee import records, runner
+from tournaments.referee.executor import InlineExecutor
 
 GAME = {"game": "othello", "size": 6}
 AGENTS = ["random", "greedy", "alphabeta:depth=1"]
@@ -272,7 +272,7 @@ def test_a_record_file_over_the_journal_is_refused_before_any_game(option, tmp_p
 def test_an_interrupt_while_a_game_is_stored_comes_once_it_is_stored():
     """Ctrl-C between the journal and the record files would leave the files a game short: the
     runner holds it back until the game is everywhere, then raises it."""
-    from tournaments.runner import _uninterrupted
+    from tournaments.referee.runner import _uninterrupted
 
     stored = []
     with pytest.raises(KeyboardInterrupt):

@@ -14,10 +14,10 @@ import pytest
 import envs
 import tournaments
 from envs.testing import small_params
-from tournaments import report
+from tournaments.analysis import report
 from tournaments.cli import main
-from tournaments.journal import JournalError
-from tournaments.runner import place_text
+from tournaments.referee.journal import JournalError
+from tournaments.referee.runner import place_text
 
 # every registered board game (two players: a round robin's games), on its smallest board
 GAMES = {spec.name: small_params(spec) for spec in envs.specs() if spec.num_players == 2}

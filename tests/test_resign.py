@@ -14,8 +14,8 @@ from agents.base import RESIGN_PLY, Resign, resignation, resignation_allowed
 from agents.gtp import serve
 from envs.core import kernel as C
 from envs.core.outcome import NORMAL, RESIGN
-from tournaments import records
-from tournaments.play import play_game
+from tournaments.referee import records
+from tournaments.referee.play import play_game
 
 # Black's group at the top left lives with two true eyes (a7, c7) and nothing else: every other
 # empty point is one of White's eyes, where a Black stone would be suicide. White leads by 33

@@ -9,8 +9,8 @@ import tournaments
 from agents.base import with_options
 from agents.clock import GameClock, TimeControl
 from envs import ParameterError
-from tournaments import records
 from tournaments.cli import main
+from tournaments.referee import records
 
 GAME = {"game": "othello", "size": 6}
 LONG = "alphabeta:depth=1,tt_bits=16,resign=true,endgame=0"

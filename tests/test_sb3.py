@@ -156,7 +156,7 @@ def test_ppo_training_on_the_vec_env_saves_weights_the_ppo_agent_plays_and_resum
     import agents
     from agents.learned import ppo_training, weights
     from tournaments import play_game
-    from tournaments.baselines import against_baselines
+    from tournaments.referee.baselines import against_baselines
 
     config = ppo_training.Config(
         game=game, size=size, steps=256, n_envs=4, n_steps=64, batch=128, epochs=1, snapshot_every=256, net=(16,)

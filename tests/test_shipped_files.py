@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.outputs import OutputPathError, check_not_shipped, ships
+from tournaments.referee.outputs import OutputPathError, check_not_shipped, ships
 
 ROOT = Path(__file__).resolve().parents[1]
 LIST = ROOT / "tests" / "data" / "shipped.sha256"
@@ -29,7 +29,7 @@ def test_the_shipped_files_are_the_listed_ones_byte_for_byte():
     listed = _listed()
     present = {
         str(p.relative_to(ROOT))
-        for pattern in ("agents/learned/weights/*", "envs/othello/patterns.npz", "tournaments/openings/*.txt")
+        for pattern in ("agents/learned/weights/*", "envs/othello/patterns.npz", "tournaments/referee/openings/*.txt")
         for p in ROOT.glob(pattern)
     }
     assert present == set(listed), "a shipped file was added or removed without updating the list"
@@ -54,7 +54,7 @@ def test_a_path_inside_the_packages_is_refused_without_the_flag(tmp_path):
         ("train_ppo.py", "agents/learned/weights/ppo_othello6.pt"),
         ("train_alphazero.py", "agents/learned/weights/alphazero_othello.pt"),
         ("othello_patterns.py", "envs/othello/patterns.npz"),
-        ("make_openings.py", "tournaments/openings"),
+        ("make_openings.py", "tournaments/referee/openings"),
     ],
 )
 def test_the_scripts_refuse_to_write_over_what_we_ship(script, out):

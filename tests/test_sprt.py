@@ -9,7 +9,7 @@ import pytest
 import agents
 import envs
 import tournaments
-from tournaments import sprt
+from tournaments.analysis import sprt
 from tournaments.cli import main
 
 

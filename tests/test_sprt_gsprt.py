@@ -17,8 +17,8 @@ import pytest
 import envs
 import tournaments
 from envs.core.outcome import Outcome
-from tournaments import sprt
-from tournaments.report import load_journal
+from tournaments.analysis import sprt
+from tournaments.analysis.report import load_journal
 
 A = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
 
@@ -246,7 +246,7 @@ def test_an_interrupted_sequential_gauntlet_resumes_to_the_same_records(tmp_path
 
 
 def test_only_systems_of_one_round_stop_a_player():
-    referee = tournaments.Referee(tournaments.referee.configure("swiss", 4, rounds=2))
+    referee = tournaments.Referee(tournaments.configure("swiss", 4, rounds=2))
     with pytest.raises(ValueError, match="swiss"):
         referee.stop(0)
 

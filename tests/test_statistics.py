@@ -11,12 +11,12 @@ import pytest
 from said import said
 
 import tournaments
-from tournaments import ratings, sprt
+from tournaments.analysis import ratings, sprt
+from tournaments.analysis.statistics import RatingsError, colour_pairs, rating_list, statistics
+from tournaments.analysis.trust import SETTLE_GRID, fitted_model
 from tournaments.cli import main
-from tournaments.runner import TournamentResult
-from tournaments.statistics import RatingsError, colour_pairs, rating_list, statistics
-from tournaments.study import simulate
-from tournaments.trust import SETTLE_GRID, fitted_model
+from tournaments.referee.runner import TournamentResult
+from tournaments.studies.championship import simulate
 
 CODES = {"1-0": 0, "0-1": 1, "1/2-1/2": 2}
 GAME = {"game": "gomoku", "size": 7}

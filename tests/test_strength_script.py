@@ -1,4 +1,4 @@
-"""The strength table (``tournaments.strength``, run by examples/strength.py): an interrupted table
+"""The strength table (``tournaments.studies.strength``, run by examples/strength.py): an interrupted table
 resumes from its game records, game for game; its rows; an agent's warm-up bounded; the command
 line."""
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tournaments import strength
-from tournaments.records import RecordError
+from tournaments.referee.records import RecordError
+from tournaments.studies import strength
 
 ONLY = "greedy vs random on Othello"
 

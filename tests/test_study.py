@@ -9,12 +9,12 @@ import pytest
 
 from envs.core import ParameterError
 from envs.core import rng as R
-from tournaments import _systems as S
-from tournaments import study
+from tournaments.analysis.ratings import bradley_terry
 from tournaments.cli import main
-from tournaments.ratings import bradley_terry
-from tournaments.referee import configure
-from tournaments.study import kernels
+from tournaments.referee import _systems as S
+from tournaments.referee.systems import configure
+from tournaments.studies import championship as study
+from tournaments.studies.championship import kernels
 
 DOCS = os.path.join(os.path.dirname(__file__), os.pardir, "docs")
 

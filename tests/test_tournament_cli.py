@@ -13,8 +13,8 @@ import pytest
 from said import said
 
 import envs
+from agents.human import HumanAgent
 from tournaments import cli
-from tournaments.human import HumanAgent
 
 
 class Lowest:
@@ -92,7 +92,7 @@ def test_play_human_with_undo_and_resign():
 
 def test_human_playing_white_is_told_so_and_end_of_input_abandons_the_game():
     """The end of input is no move and no resignation: the game ends without a result."""
-    from tournaments.human import Abandoned
+    from agents.human import Abandoned
 
     game = envs.make_game("gomoku", size=7)
     shown = []

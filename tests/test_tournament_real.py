@@ -361,7 +361,7 @@ def test_go_games_export_to_sgf(tmp_path):
 def test_a_job_can_start_from_an_opening_played_for_both_sides():
     import envs
     from agents.openings import random_opening
-    from tournaments.play import Context, Job, play_job
+    from tournaments.referee.play import Context, Job, play_job
 
     game = envs.make_game("gomoku", size=7)
     opening = random_opening(game, np.random.default_rng(4), 3, 3)

@@ -1,4 +1,4 @@
-"""Pairing and placing rules (tournaments._systems via Referee) and the study's simulator."""
+"""Pairing and placing rules (tournaments.referee._systems via Referee) and the study's simulator."""
 
 import itertools
 import math
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from envs.core import ParameterError
-from tournaments import study
-from tournaments.referee import (
+from tournaments.referee.systems import (
     BLACK_WINS,
     DRAW,
     WHITE_WINS,
@@ -19,6 +18,7 @@ from tournaments.referee import (
     study_swiss_rounds,
     swiss_rounds,
 )
+from tournaments.studies import championship as study
 
 
 def play_out(system, n, seed=0, strengths=None, draw_every=0, **options):

@@ -10,6 +10,12 @@ real agents, and the study of their accuracy.
     tournaments.report.write_report("run.db", "report.html")   # a journal as one HTML page
     tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
 
+The package has four parts, each importing only the ones before it: ``referee`` (playing and
+scheduling games: the game loop, the systems' rules, the runner, executors, journal, matches,
+adjudication, opening suites, game records), ``analysis`` (ratings, statistics, the SPRT, trust,
+the HTML report), ``studies`` (the championship study, the patience study, the strength table)
+and ``cli`` (the ``arbiter`` command). This module gathers the public names of all of them.
+
 Every game, in a tournament worker, a match or ``arbiter play``, is played by ``play_game``.
 Systems (one implementation each in ``_systems``, shared by real tournaments and the study):
 ``round_robin`` (``games=``), ``olympic`` (``k=`` or ``games=``, ``recursive=``), ``swiss``
@@ -19,20 +25,16 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 (``adjudicate=``: ``tournaments.adjudication``).
 """
 
-from . import adjudication, report, sprt, statistics, study, trust
-from .adjudication import Adjudication
-from .executor import ExecutorError, InlineExecutor, ProcessExecutor
-from .human import HumanAgent
-from .journal import JournalError
-from .matches import (
-    MatchError,
-    MatchResult,
-    SolitaireResult,
-    duplicate,
-    match,
-    solitaire,
-)
-from .play import (
+from agents.human import HumanAgent, TakeBack
+
+from .analysis import report, sprt, statistics, trust
+from .analysis.ratings import bradley_terry
+from .referee import adjudication, openings
+from .referee.adjudication import Adjudication
+from .referee.executor import ExecutorError, InlineExecutor, ProcessExecutor
+from .referee.journal import JournalError
+from .referee.matches import MatchError, MatchResult, SolitaireResult, duplicate, match, solitaire
+from .referee.play import (
     ADJUDICATED,
     CRASH,
     ILLEGAL,
@@ -40,21 +42,12 @@ from .play import (
     RESIGN,
     TIMEOUT,
     GameOutcome,
-    TakeBack,
     play_game,
     random_opening,
 )
-from .ratings import bradley_terry
-from .referee import Referee, configure, study_swiss_rounds, swiss_rounds
-from .runner import (
-    TournamentResult,
-    gauntlet,
-    olympic,
-    random_order,
-    round_robin,
-    run,
-    swiss,
-)
+from .referee.runner import TournamentResult, gauntlet, olympic, random_order, round_robin, run, swiss
+from .referee.systems import Referee, configure, study_swiss_rounds, swiss_rounds
+from .studies import championship as study
 
 __all__ = [
     "play_game",
@@ -97,4 +90,5 @@ __all__ = [
     "ADJUDICATED",
     "adjudication",
     "Adjudication",
+    "openings",
 ]

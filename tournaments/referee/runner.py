@@ -30,6 +30,8 @@ import envs
 from agents.clock import TimeControl
 from envs.core.outcome import Outcome
 
+from ..analysis.ratings import bradley_terry
+from ..analysis.sprt import SPRT, UNDECIDED, SPRTStatus
 from . import precompile
 from .adjudication import Adjudication
 from .executor import Executor, InlineExecutor, ProcessExecutor
@@ -38,14 +40,12 @@ from .openings import Book, Suite
 from .openings import load as load_openings
 from .play import AgentEntry, Context, Job, check_players, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
-from .ratings import bradley_terry
 from .records import RecordFiles
-from .referee import Pairing, Referee, System, configure, expected_games, swiss_rounds
-from .sprt import SPRT, UNDECIDED, SPRTStatus
+from .systems import Pairing, Referee, System, configure, expected_games, swiss_rounds
 
 if TYPE_CHECKING:
-    from .statistics import Statistics
-    from .trust import Trust
+    from ..analysis.statistics import Statistics
+    from ..analysis.trust import Trust
 
 
 def _label(entry) -> str:
@@ -294,7 +294,7 @@ class TournamentResult:
         with margins, games, score, draw rate, the likelihood of superiority of every pair, the
         probability of being the best (posterior draws seeded by ``seed``, default the
         tournament's) and the colour pairs of each encounter as pentanomials."""
-        from .statistics import statistics
+        from ..analysis.statistics import statistics
 
         return statistics(self.names, self.games, seed=self.config.get("seed", 0) if seed is None else seed)
 
@@ -308,7 +308,7 @@ class TournamentResult:
         """How far to trust this ranking (``tournaments.trust.Trust``; ``print`` it for the trust
         line): the study's simulator run on this system, field and fitted spread of strength,
         and the games per pairing that would find the true best ``target`` of the time."""
-        from .trust import trust
+        from ..analysis.trust import trust
 
         return trust(self, target=target, seed=seed, championships=championships, announce=announce)
 
@@ -323,19 +323,19 @@ class TournamentResult:
         ]
 
     def to_jsonl(self, path: str | PathLike[str]) -> None:
-        """Every game as a line of JSON (``tournaments.records.FIELDS``), as ``--jsonl`` writes."""
+        """Every game as a line of JSON (``tournaments.referee.records.FIELDS``), as ``--jsonl`` writes."""
         from .records import write_records
 
         write_records(self, jsonl=path)
 
     def to_csv(self, path: str | PathLike[str]) -> None:
-        """Every game as a CSV row, every field of the JSONL (``tournaments.records.FIELDS``)."""
+        """Every game as a CSV row, every field of the JSONL (``tournaments.referee.records.FIELDS``)."""
         from .records import write_records
 
         write_records(self, csv=path)
 
     def to_sgf(self, directory: str | PathLike[str]) -> list[str]:
-        """One SGF file per game into ``directory`` (``tournaments.records``: games with an SGF
+        """One SGF file per game into ``directory`` (``tournaments.referee.records``: games with an SGF
         game number, the ``records`` extra); returns the paths written."""
         from .records import write_sgf
 
@@ -588,14 +588,14 @@ def run(
                  one string, a list, or a ``tournaments.adjudication.Adjudication``), judged by
                  ``adjudicator`` (an agent spec, default ``alphabeta:depth=2``); none by default.
     game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
-                 (see ``tournaments.executor``); ``progress`` shows a bar on a terminal.
+                 (see ``tournaments.referee.executor``); ``progress`` shows a bar on a terminal.
     ratings_every  with ``progress``: games between the rating tables printed as the run goes
                  (None: a tenth of the run, at least 50 games; 0: none).
     resign       search agents may resign a lost game (their ``resign`` option; default on, as
                  engines do in tournaments); False: every game is played out.
     swap         False: no colour pairs, every game of an encounter with the agent listed first as
                  Black (cutechess-cli's ``-noswap``; round robin, gauntlet and olympic).
-    jsonl, csv, sgf  files of the games for outside use (``tournaments.records.RecordFiles``): a
+    jsonl, csv, sgf  files of the games for outside use (``tournaments.referee.records.RecordFiles``): a
                  JSON line and a CSV row per game, one SGF file per game in the directory ``sgf``,
                  written as each game finishes (after the journal), so an interrupted run leaves
                  every finished game in them; a resumed run rewrites them from the journal first.

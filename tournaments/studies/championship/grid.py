@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..referee import study_swiss_rounds
+from ...referee.systems import study_swiss_rounds
 from .simulator import METRICS, StudyExecutor, System, make_executor, plan, simulate
 
 if TYPE_CHECKING:
     from os import PathLike
 
-    from ..progress import Progress
+    from ...referee.progress import Progress
 
 # one cell of a table: its labels (system, n, A, ...), every metric's mean and ``<metric>_se``,
 # ``championships``, ``seconds`` and ``cpu_seconds``
@@ -436,7 +436,7 @@ def work(championships: int, n_players: int) -> float:
 
 def log_rows(log: Callable[[str], object], progress: Progress | None = None) -> Callable[[Row], None]:
     """A progress callback printing each finished row; with ``progress`` (a
-    ``tournaments.progress.Progress`` of the cells), each line ends with cells done of the
+    ``tournaments.referee.progress.Progress`` of the cells), each line ends with cells done of the
     total and the time left."""
 
     def show(r: Row) -> None:
@@ -502,7 +502,7 @@ def write_study(
     if "budget" in parts:
         planned["budget"] = budget_specs(sizes, championships=championships or 20_000, seed=seed)
     cells = [kwargs for specs in planned.values() for _, kwargs in specs]
-    from ..progress import Progress
+    from ...referee.progress import Progress
 
     if cells:
         log(

@@ -40,12 +40,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from .records import RecordError, read_json_lines
+from ..referee.records import RecordError, read_json_lines
 
 if TYPE_CHECKING:
     from agents.gtp import GTPAgent
     from envs import Game
-    from tournaments.play import Job
+    from tournaments.referee.play import Job
 
 # Budgets: chosen so that one game takes seconds, not minutes, on a busy 2-core machine.
 AGENTS = {
@@ -193,7 +193,7 @@ def jobs_for(
 ) -> tuple[list[Job], dict[int, Row]]:
     """The ``Job``s of ``rows`` (colour pairs sharing an opening) and a map from job index to row."""
     from agents.openings import random_opening
-    from tournaments.play import Job
+    from tournaments.referee.play import Job
 
     jobs, owner = [], {}
     for row in rows:
@@ -238,7 +238,7 @@ def play_group(
     Games a row already holds (read back by ``resume``) are not played again. ``agents``
     holds the spec of each agent label, ``move_time`` is an engine's time per move."""
     from tournaments import ExecutorError, ProcessExecutor
-    from tournaments.play import Context
+    from tournaments.referee.play import Context
 
     players, jobs, owner = group_jobs(game_label, rows, seed, first_index, plies)
     done = {(row.key, r["game"]) for row in rows for r in row.records}

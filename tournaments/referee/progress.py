@@ -154,7 +154,7 @@ class Progress:
 
     def _ratings(self) -> None:
         """The rating table of every game so far, between the progress lines."""
-        from .statistics import statistics
+        from ..analysis.statistics import statistics
 
         names = list(dict.fromkeys(name for r in self.records for name in (r["black"], r["white"])))
         ids = {name: i for i, name in enumerate(names)}

@@ -47,7 +47,7 @@ def _functions(part: str) -> list:
         from . import _systems
 
         return [_systems.next_games, _systems.record, _systems.places]
-    from .study import kernels
+    from ..studies.championship import kernels
 
     return [kernels.run_chunks]
 
@@ -64,7 +64,7 @@ def cached(part: str) -> bool | None:
 def compile_part(part: str) -> None:
     """Compile ``part`` in this process (what the helper runs; its results are thrown away)."""
     if part == "systems":
-        from .referee import DRAW, Referee, configure
+        from .systems import DRAW, Referee, configure
 
         # one championship compiles every system's rules: one compiled function branches on it
         referee = Referee(configure("swiss", 5, rounds=2), 0)
@@ -72,7 +72,7 @@ def compile_part(part: str) -> None:
             referee.record([DRAW] * len(batch))
         referee.places()
     elif part == "simulator":
-        from .study import simulate
+        from ..studies.championship import simulate
 
         # the argument types of the trust line's simulations (tournaments.trust)
         simulate("swiss", 3, None, 2, 0, strengths=("normal", 100.0), draw=0.1, first_move_advantage=0.01, rounds=2)

@@ -18,7 +18,7 @@ import numpy as np
 from envs.core import ParameterError
 from envs.core import rng as R
 
-from ..referee import Config, configure
+from ...referee.systems import Config, configure
 from . import kernels as K
 from .model import Model, Placing, Strengths, make_model
 
@@ -172,7 +172,7 @@ def simulate(
     neighbour pairing, rematches allowed; ``rounds=``) or ``random_order`` (the study's "no
     rules"). Swiss defaults to the study's number of rounds (5, 7, 10, 13 for 8, 16, 32, 64).
     The player model (``A``, ``strengths``, ``draw``, ``first_move_advantage``) and ``placing``
-    are described in ``tournaments.study.model``; the defaults are the study's. ``executor``:
+    are described in ``tournaments.studies.championship.model``; the defaults are the study's. ``executor``:
     None (this machine's cores), ``"ray"`` or a ``RayStudyExecutor``; the numbers do not depend on it.
     Returns ``{"win", "d", "mid", "tri", "games", "black"}`` mapped to ``(mean, standard_error)``;
     ``black`` is the first mover's share of the points.

@@ -36,7 +36,7 @@ import envs
 from agents.mcts import DEFAULT_THRESHOLD
 from agents.tuning import tuned
 
-from .records import RecordError, read_json_lines
+from ..referee.records import RecordError, read_json_lines
 
 # The study's wins per 100 deals at each playout budget (its table), shown next to ours.
 STUDY = {

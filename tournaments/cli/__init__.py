@@ -18,7 +18,7 @@ in ``COMMANDS``; ``gtp`` forwards its whole argument list to ``agents.gtp.main``
 
 Everything a command is given is checked before its first game or simulation: option values,
 agents (that they parse and can play the game here, extras included) and every output path
-(``tournaments.outputs``), so careless input costs one line on stderr and exit status 2, never a
+(``tournaments.referee.outputs``), so careless input costs one line on stderr and exit status 2, never a
 traceback, and never a run whose results cannot be written once it is over.
 """
 
@@ -34,20 +34,20 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import envs
+from agents.human import Abandoned, HumanAgent, seat_name
 from envs import render
 
-from .executor import ExecutorError
-from .human import Abandoned, HumanAgent, seat_name
-from .journal import JournalError, JournalHoldsGames, JournalWriteError
-from .matches import MatchError
-from .outputs import check_directory, check_file
-from .play import check_players, play_game
-from .records import RecordWriteError
+from ..referee.executor import ExecutorError
+from ..referee.journal import JournalError, JournalHoldsGames, JournalWriteError
+from ..referee.matches import MatchError
+from ..referee.outputs import check_directory, check_file
+from ..referee.play import check_players, play_game
+from ..referee.records import RecordWriteError
 
 if TYPE_CHECKING:
     from envs.core.outcome import Outcome
 
-    from .play import GameOutcome, Player
+    from ..referee.play import GameOutcome, Player
 
 MAX_SEED = 2**63 - 1
 
@@ -262,7 +262,7 @@ def _check_outputs(args, game) -> None:
 
 
 def _run_tournament(args) -> int:
-    from . import precompile, runner
+    from ..referee import precompile, runner
 
     _check_seed(args.seed)
     if args.workers is not None and args.workers < 0:
@@ -300,7 +300,7 @@ def _run_tournament(args) -> int:
     precompile.start(("systems", "simulator") if len(agents) >= 3 else ("systems",))
     executor = None
     if args.executor == "ray":
-        from .ray_executor import RayExecutor
+        from ..referee.ray_executor import RayExecutor
 
         try:
             executor = RayExecutor(address=args.address, workers=args.workers or None)
@@ -543,7 +543,7 @@ def _add_study(sub):
 
 
 def _run_study(args) -> int:
-    from .study import read_csv, write_study
+    from ..studies.championship import read_csv, write_study
 
     _check_seed(args.seed)
     _check_count("--championships", args.championships, 2)
@@ -566,14 +566,14 @@ def _run_study(args) -> int:
             raise envs.ParameterError(f"--from-csv {args.from_csv}: not a grid.csv of arbiter study ({e})") from None
     try:
         if args.plot:  # the plot extra's install hint now, not after the simulations
-            from .study.plots import _pyplot
+            from ..studies.championship.plots import _pyplot
 
             _pyplot()
     except ImportError as e:  # an optional extra (matplotlib for --plot)
         raise envs.ParameterError(f"--plot {args.plot}: {e}") from None
     executor = None
     if args.executor == "ray":
-        from .study.distributed import RayStudyExecutor
+        from ..studies.championship.distributed import RayStudyExecutor
 
         executor = RayStudyExecutor(address=args.address)  # the distributed extra's hint: a ParameterError
     try:
@@ -679,7 +679,7 @@ def _run_play(args) -> int:
         print(f"Game abandoned ({e}): no result recorded{', nothing saved' if args.save else ''}.")
         return 1
     if args.save:
-        from .records import game_sgf
+        from ..referee.records import game_sgf
 
         data = game_sgf(game, outcome, specs[0], specs[1], seed=args.seed)
         try:
@@ -727,7 +727,7 @@ def _add_export(sub):
 
 
 def _run_export(args) -> int:
-    from .report import load_journal
+    from ..analysis.report import load_journal
 
     result = load_journal(args.journal)
     if envs.spec(result.config["game"]).sgf is None:
@@ -887,13 +887,13 @@ def _add_sprt(p, what: str) -> None:
 
 
 def _sprt(args):
-    from .sprt import SPRT
+    from ..analysis.sprt import SPRT
 
     return SPRT.parse(args.sprt, model=args.sprt_model, method=args.sprt_method)
 
 
 def _run_match(args) -> int:
-    from .matches import match
+    from ..referee.matches import match
 
     _check_seed(args.seed)
     test = _sprt(args) if args.sprt else None
@@ -923,7 +923,7 @@ def _add_report(sub):
 
 
 def _run_report(args) -> int:
-    from .report import write_report
+    from ..analysis.report import write_report
 
     check_file(args.out, "-o")
     path = write_report(args.journal, args.out)
@@ -958,7 +958,7 @@ def _add_ratings(sub):
 def _anchors(items) -> dict:
     """``["greedy=1000", "alphabeta:depth=3=1500"]`` -> ``{spec: Elo}`` (a spec may hold ``=``: the
     Elo follows the last one)."""
-    from .statistics import RatingsError, check_anchor
+    from ..analysis.statistics import RatingsError, check_anchor
 
     anchors = {}
     for item in items:
@@ -972,10 +972,10 @@ def _anchors(items) -> dict:
 
 
 def _run_ratings(args) -> int:
-    from .statistics import rating_list
+    from ..analysis.statistics import rating_list
 
     _check_seed(args.seed)
-    from .records import records_kind
+    from ..referee.records import records_kind
 
     kinds = [records_kind(path) for path in args.journals]  # an unreadable file: one line, before any fit
     stats = rating_list(args.journals, anchors=_anchors(args.anchor), seed=args.seed)
@@ -1031,6 +1031,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _one_line(error) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
-
-if __name__ == "__main__":
-    sys.exit(main())

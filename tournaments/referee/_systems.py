@@ -1,7 +1,7 @@
 """Pairing and placing rules of the championship systems, as numba kernels over flat arrays.
 
 There is exactly one implementation of each system, and two drivers use it: the study's simulator
-(``tournaments.study``, everything compiled) and the real-agent driver (``tournaments.runner``,
+(``tournaments.study``, everything compiled) and the real-agent driver (``tournaments.referee.runner``,
 games in worker processes). Both run the same loop, so they cannot disagree::
 
     reset(T, met, mt, rng)                      # the starting draw

@@ -138,7 +138,7 @@ def make_model(
 def rating_places(scores: ArrayLike, games: ArrayLike) -> list[tuple[int, int]]:
     """Places ``[(lo, hi)]`` from a Bradley–Terry fit: ``scores[i, j]`` points i took from j (a
     draw half a point), ``games[i, j]`` games between them; the compiled fit behind
-    ``placing="ratings"`` (``tournaments.ratings.bradley_terry``'s model and prior)."""
+    ``placing="ratings"`` (``tournaments.analysis.ratings.bradley_terry``'s model and prior)."""
     s = np.asarray(scores, dtype=np.float64)
     g = np.asarray(games, dtype=np.int64)
     n = s.shape[0] if s.ndim == 2 else -1

@@ -5,7 +5,7 @@
     outcome = tournaments.play_game(game, [agents.make("greedy", seed=1), agents.make("random", seed=2)])
     outcome.winner, outcome.result, outcome.reason, outcome.moves
 
-Tournament workers (``play_job`` below), evaluation matches (``tournaments.matches``) and
+Tournament workers (``play_job`` below), evaluation matches (``tournaments.referee.matches``) and
 ``arbiter play`` all play through ``play_game``, so a game is refereed and recorded the same way
 everywhere. Everything that can go wrong with an agent ends the game as a forfeit of that agent,
 with the reason recorded, never as an exception, so one bad agent never stops a tournament:
@@ -62,6 +62,7 @@ from numpy.typing import ArrayLike
 import envs
 from agents.base import Resign, resignation
 from agents.clock import GameClock, TimeControl, held_to, moves_to_go
+from agents.human import TakeBack  # noqa: F401  (re-exported: the human's undo, honoured by play_game)
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
 from envs import Game, IllegalActionError, ParameterError
 from envs.core.compiling import compile_seconds
@@ -95,12 +96,6 @@ class Player(Protocol):
 AgentEntry = str | Player
 # a heartbeat callback: ``report(event, seat, ...)`` (see ``play_game``)
 Report = Callable[..., object]
-
-
-class TakeBack(Exception):
-    """Raised by ``act`` to take back the agent's own last move and the replies to it (the human
-    at the terminal typing ``undo``). Only ``play_game(..., takebacks=True)`` honours it; anywhere
-    else it is an illegal request and forfeits, so no tournament agent can replay a lost line."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ outcome, read by ``envs.core.outcome.Outcome.from_record``), so an edited or dam
 ``JournalError`` naming the bad row, never a ``KeyError`` deep in a resume or a game replayed
 over a record it could not read.
 
-A game record (``tournaments.play.job_record`` writes it) holds the pairing (``index``,
+A game record (``tournaments.referee.play.job_record`` writes it) holds the pairing (``index``,
 ``round``, ``match``, ``game``, ``black``/``white`` names and ids, ``seed``, ``opening``), the
 outcome (``winner``, ``returns``, ``reason``, ``detail``, ``end_reason``, ``margin``: an
 ``Outcome``'s record form), the referee's ``code`` and the ``result`` text derived from it, the
@@ -70,7 +70,7 @@ class JournalWriteError(JournalError):
     safe, and the run resumes from them once there is room."""
 
 
-# the fields of a game record and their types (``tournaments.play.job_record`` writes them): those a
+# the fields of a game record and their types (``tournaments.referee.play.job_record`` writes them): those a
 # resume or a report reads must be there; the others, if there, must have their type. The outcome's
 # fields (code, result, winner, returns, reason, detail, end_reason, margin) are Outcome.from_record's.
 FIELDS = {

@@ -18,7 +18,12 @@ import numpy as np
 from agents.base import Resign
 from envs import ArbiterError, Game
 
-from .play import TakeBack
+
+class TakeBack(Exception):
+    """Raised by ``act`` to take back the agent's own last move and the replies to it (the human
+    at the terminal typing ``undo``). Only ``play_game(..., takebacks=True)`` honours it; anywhere
+    else it is an illegal request and forfeits, so no tournament agent can replay a lost line."""
+
 
 HELP = "Enter a move in the game's notation, or: undo, resign, moves, hint, help."
 

@@ -598,7 +598,7 @@ def load_games(path: str | os.PathLike[str]) -> TournamentResult:
     """The games of a journal, a ``--jsonl`` or a ``--csv`` file as a ``TournamentResult``
     (``records_kind`` tells them apart), ``config["tournament"]`` the run's ``tournament_id``. A
     file's agents are the names its records carry, numbered as they first appear in game order."""
-    from .report import load_journal
+    from ..analysis.report import load_journal
     from .runner import TournamentResult
 
     kind = records_kind(path)

@@ -40,9 +40,9 @@ from envs import render
 from envs.core import kernel as C
 from envs.core.outcome import Outcome
 
-from .journal import JournalError, check_config, check_record
-from .referee import Referee, configure
-from .runner import TournamentResult, _CandidateTests, _names, conditions_lines, place_text
+from ..referee.journal import JournalError, check_config, check_record
+from ..referee.runner import TournamentResult, _CandidateTests, _names, conditions_lines, place_text
+from ..referee.systems import Referee, configure
 from .sprt import format_elo
 
 
@@ -573,7 +573,7 @@ def render_html(result: TournamentResult) -> str:
 
 def write_report(journal_or_result: str | os.PathLike[str] | TournamentResult, path: str | os.PathLike[str]) -> str:
     """Write the report of a journal file (or a ``TournamentResult``) to ``path``; returns the path."""
-    from .outputs import check_file
+    from ..referee.outputs import check_file
 
     check_file(path, "report")  # before the journal is read and the page built: an OutputPathError
     result = journal_or_result if isinstance(journal_or_result, TournamentResult) else load_journal(journal_or_result)

@@ -1,4 +1,4 @@
-"""Tournaments on a Ray cluster: the executor interface of ``tournaments.executor`` over Ray actors.
+"""Tournaments on a Ray cluster: the executor interface of ``tournaments.referee.executor`` over Ray actors.
 
     result = tournaments.round_robin(agents, game="go", executor="ray")         # a local Ray
     result = tournaments.round_robin(agents, game="go", executor=RayExecutor(address="auto"))
@@ -22,7 +22,7 @@ their actor. What Ray adds:
   only when every place is given up does the run stop. An actor whose ``__init__`` raises (a
   broken install on a node) is an ``ExecutorError`` at once: a fresh one would fail alike;
 * an agent ruled out on one actor (it did not get ready within ``setup_time``, see
-  ``tournaments.executor``) is ruled out on all: the driver forfeits its remaining games without
+  ``tournaments.referee.executor``) is ruled out on all: the driver forfeits its remaining games without
   sending them, and tells every actor;
 * the tournament's context (agents, their weights, game parameters) travels once, through Ray's
   object store; each actor's worker process is started with ``spawn`` (forking a process that runs

@@ -8,7 +8,7 @@ superiority, the probability of being the best, and colour pairs counted as pent
     print(stats.table())                   # the rating table as the CLI prints it
     print(rating_list(["a.db", "b.db"], anchors={"greedy": 1000}).table())   # ``arbiter ratings``
 
-Ratings are ``tournaments.ratings.fit_model``'s Bradley–Terry fit (Elo, 95% margins) with, by
+Ratings are ``tournaments.analysis.ratings.fit_model``'s Bradley–Terry fit (Elo, 95% margins) with, by
 default, Ordo's first-move (white) advantage and the Rao–Kupper draw model of BayesElo's drawelo,
 both reported in Elo with their margins (``Statistics.advantage``, ``Statistics.draw_elo``); Black
 moves first in every game here. Records are matched to agents by the names they carry.
@@ -498,7 +498,7 @@ def rating_list(
     Raises ``RatingsError`` for journals of different games or game parameters, a journal given
     twice, or a game found in two journals (a copy: it would count twice); a journal that cannot
     be read is ``JournalError``."""
-    from .records import load_games
+    from ..referee.records import load_games
 
     paths = [os.fspath(p) for p in journals]
     if not paths:

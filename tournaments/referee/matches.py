@@ -39,8 +39,8 @@ import envs
 from agents.openings import random_opening
 from envs import ParameterError
 
+from ..analysis.sprt import SPRT, SPRTStatus, elo_interval, format_elo, score_interval
 from .play import GameOutcome, check_players, play_game
-from .sprt import SPRT, SPRTStatus, elo_interval, format_elo, score_interval
 
 
 class MatchError(RuntimeError):

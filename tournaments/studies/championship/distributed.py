@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from envs.core import ParameterError
 from envs.core import cluster as ray_cluster
 
-from ..ray_executor import require_ray
+from ...referee.ray_executor import require_ray
 
 if TYPE_CHECKING:
     import numpy as np

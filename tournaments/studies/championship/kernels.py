@@ -14,7 +14,7 @@ from numba import config, njit
 
 from envs.core import rng as R
 
-from .. import _systems as S
+from ...referee import _systems as S
 
 # the model array
 MODEL_KIND, MODEL_A, MODEL_DRAW, MODEL_FMA, MODEL_SCALE, MODEL_PLACING, MODEL_CYCLES = range(7)
@@ -23,7 +23,7 @@ STUDY, ELO_FIXED, ELO_NORMAL, ELO_UNIFORM = 0, 1, 2, 3  # how strengths are made
 POINTS, RATINGS = 0, 1  # how places are given
 NMETRICS = 6  # win, d, mid, tri, games, black
 ELO_SCALE = 400.0 / np.log(10.0)
-PRIOR_SD = 5.0  # tournaments.ratings' prior, natural units
+PRIOR_SD = 5.0  # tournaments.analysis.ratings' prior, natural units
 TIE = 1e-9  # ratings closer than this (natural units) share their places
 
 
@@ -114,7 +114,7 @@ def _cholesky_solve(M, b):
 @njit(cache=True)
 def fit_ratings(W, G, iterations=100):
     """Bradley–Terry strengths (natural units, centred) from half-points ``W[i, j]`` and games
-    ``G[i, j]``: ``tournaments.ratings.bradley_terry``'s Newton iteration and weak Gaussian prior,
+    ``G[i, j]``: ``tournaments.analysis.ratings.bradley_terry``'s Newton iteration and weak Gaussian prior,
     compiled (no standard errors: placing needs only the order)."""
     n = W.shape[0]
     lam = 1.0 / PRIOR_SD**2

@@ -52,10 +52,11 @@ import numpy as np
 from envs.core import ParameterError
 from envs.core.outcome import Outcome
 
-from . import precompile, ratings
+from ..referee import precompile
+from . import ratings
 
 if TYPE_CHECKING:
-    from .runner import TournamentResult
+    from ..referee.runner import TournamentResult
 
 TARGET = 0.9
 BUDGET = 2_000_000  # simulated games per simulation (about a third of a second on one core)
@@ -236,7 +237,7 @@ def _expected_games(system, n, options) -> float:
 
 
 def _simulate(kwargs) -> dict:
-    from .study import simulate
+    from ..studies.championship import simulate
 
     return simulate(**kwargs)
 
