@@ -1,5 +1,6 @@
 """The entry points behind the ``Game`` facade and ``envs.State``, as generic compiled code:
-legal moves, checked apply, observation, random playouts, perft.
+legal moves, checked apply, observation, random playouts, perft. A game holds its compiled copy
+as ``Game._ops`` (hence the name); the ``@per_game`` mark itself is ``envs.core.generic``'s.
 
 Every function here is ``@per_game``: ``envs.core.specialise.compiled(_game_ops, spec)`` jits a
 copy for one game whose ``G`` is that game's hook namespace (``envs.core.hooks.HOOKS`` says
