@@ -34,7 +34,7 @@ def test_same_step_autoreset_masks_and_observations(env_id, params):
     obs = venv.reset()
     finished = 0
     for _ in range(120):
-        states, seats = venv.vec.states(), venv.vec._seats
+        states, seats = venv.vec.states(), venv.vec.buffers.seats
         masks = venv.action_masks()
         for i in range(4):  # every slot is always ongoing and to move: no step is ever ignored
             assert not game.is_terminal(states[i]) and game.current_player(states[i]) == seats[i]
@@ -95,7 +95,7 @@ def test_image_observations_are_what_cnn_policies_take():
     assert is_image_space(venv.observation_space) and obs.dtype == np.uint8
     h, w, c = venv.observation_space.shape
     assert c == 4 and h >= 36 and w >= 36 and h % 5 == 0
-    planes = venv.game.observation(venv.vec.states()[0], venv.vec._seats[0])
+    planes = venv.game.observation(venv.vec.states()[0], venv.vec.buffers.seats[0])
     k = h // 5
     np.testing.assert_array_equal(obs[0][::k, ::k, :].transpose(2, 0, 1), (planes * 255).astype(np.uint8))
     with pytest.raises(envs.ParameterError, match="observation='pixels'"):
