@@ -3,6 +3,7 @@ time any two commits of Arbiter in the same run.
 
     python benchmarks/hot_paths.py                    # this tree
     python benchmarks/hot_paths.py --against de6c2ca  # this tree and another commit, side by side
+    python benchmarks/hot_paths.py --against de6c2ca --metrics vector,"mcts plain"  # some metrics only
 
 Measured per game (Othello 8x8, Go 9x9, Gomoku 15x15, LOA):
 
@@ -197,8 +198,8 @@ def alphabeta_nodes(name, params, positions=6):
     return once
 
 
-def measure(repeats):
-    """``{game: {metric: rate}}`` of the tree this process imports."""
+def measure(repeats, metrics=METRICS):
+    """``{game: {metric: rate}}`` of the tree this process imports, for ``metrics`` only."""
     cells = {  # metric: (the function that builds the timed run, its extra arguments)
         "gym random": (gym_steps, ("random",)),
         "gym object": (gym_steps, (_UserAgent(0),)),
@@ -211,14 +212,25 @@ def measure(repeats):
     out = {}
     for name, params in GAMES:
         label = name + (f" {params['size']}x{params['size']}" if "size" in params else "")
-        out[label] = {metric: _best(build(name, params, *extra), repeats) for metric, (build, extra) in cells.items()}
+        out[label] = {}
+        for metric in metrics:
+            build, extra = cells[metric]
+            out[label][metric] = _best(build(name, params, *extra), repeats)
     return out
 
 
-def _run_in(tree, repeats):
+def _run_in(tree, repeats, metrics):
     env = dict(os.environ, PYTHONPATH=str(tree))
     proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--json", "--repeats", str(repeats)],
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--json",
+            "--repeats",
+            str(repeats),
+            "--metrics",
+            ",".join(metrics),
+        ],
         cwd=tree,
         env=env,
         capture_output=True,
@@ -239,16 +251,23 @@ def main(argv=None) -> int:
     parser.add_argument("--against", metavar="REV", help="another commit to measure in the same run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per cell (best counts)")
     parser.add_argument("--rounds", type=int, default=2, help="alternations of the two trees with --against")
+    parser.add_argument(
+        "--metrics", default=",".join(METRICS), help="the metrics to time, comma-separated (default: all)"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    metrics = [m.strip() for m in args.metrics.split(",")]
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        parser.error(f"--metrics: unknown {', '.join(map(repr, unknown))}; expected some of {', '.join(METRICS)}")
     if args.json:
-        print(json.dumps(measure(args.repeats)))
+        print(json.dumps(measure(args.repeats, metrics)))
         return 0
     if args.against is None:
-        here = measure(args.repeats)
-        print(f"{'game':<14} " + " ".join(f"{m:>12}" for m in METRICS))
+        here = measure(args.repeats, metrics)
+        print(f"{'game':<14} " + " ".join(f"{m:>12}" for m in metrics))
         for game, row in here.items():
-            print(f"{game:<14} " + " ".join(f"{row[m]:>12,.0f}" for m in METRICS))
+            print(f"{game:<14} " + " ".join(f"{row[m]:>12,.0f}" for m in metrics))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         there_tree = Path(tmp) / "tree"
@@ -261,14 +280,14 @@ def main(argv=None) -> int:
         try:
             here, there = {}, {}
             for _ in range(args.rounds):
-                _merge(there, _run_in(there_tree, args.repeats))
-                _merge(here, _run_in(HERE, args.repeats))
+                _merge(there, _run_in(there_tree, args.repeats, metrics))
+                _merge(here, _run_in(HERE, args.repeats, metrics))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(there_tree)], cwd=HERE, check=False)
     print(f"per CPU second; {args.against} -> this tree (ratio = this tree / {args.against})")
     print(f"{'game':<14} {'metric':<11} {args.against:>14} {'this tree':>14} {'ratio':>7}")
     for game in here:
-        for metric in METRICS:
+        for metric in metrics:
             a, b = there[game][metric], here[game][metric]
             print(f"{game:<14} {metric:<11} {a:>14,.0f} {b:>14,.0f} {b / a:>6.2f}x")
     return 0
