@@ -181,7 +181,7 @@ def main(argv=None):
     args = parse(argv)
     import ray
 
-    from envs.core import cluster as ray_cluster
+    from agents import ray_cluster
 
     try:
         started = ray_cluster.connect(args.address, args.num_cpus)

@@ -42,8 +42,7 @@ import time
 
 import numpy as np
 
-from envs.core import cluster as ray_cluster
-
+from .. import ray_cluster
 from ..base import AgentError
 from . import network, puct, selfplay
 

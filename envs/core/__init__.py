@@ -9,7 +9,6 @@
     specialise   compiling generic code once per game, so that it stays on numba's disk cache
     compiling    a notice on stderr before a first compile, and the seconds spent compiling
     outcome      how a game ended: one type from the kernel's header to the journal and the report
-    cluster      joining or starting Ray, for tournaments, the study and self-play
 
 Games (``envs``), agents and tournaments sit above it and import it; it imports none of them, so
 the layers point one way: ``envs.core`` <- ``envs`` <- ``agents`` <- ``tournaments``. The errors

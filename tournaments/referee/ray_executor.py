@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
-from envs.core import cluster as ray_cluster
+from agents import ray_cluster
 
 from .executor import ExecutorError, ProcessExecutor, ruled_out_record
 from .play import Context, Job

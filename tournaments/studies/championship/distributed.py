@@ -16,8 +16,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from agents import ray_cluster
 from envs.core import ParameterError
-from envs.core import cluster as ray_cluster
 
 from ...referee.ray_executor import require_ray
 

@@ -3,7 +3,9 @@
 Tournaments (``executor="ray"``), the championship study and AlphaZero self-play all start the
 same way: import Ray with an install hint when the ``distributed`` extra is missing, then join
 the cluster at ``address`` or start a local one. It lives in the agents layer, the lowest that
-uses Ray, so that the tournaments above can share it.
+uses Ray (``agents.learned.distributed``), so that the tournaments above can share it
+(``tournaments.referee.ray_executor``, ``tournaments.studies.championship.distributed``); the
+shared core below holds no start-up of a distributed runtime.
 
 ``ray.init`` given a host that does not answer waits for minutes inside Ray before it fails, so
 a ``host:port`` address is first tried with a plain TCP connection: nothing listening there is a
