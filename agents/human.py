@@ -15,15 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import Resign
+from agents.base import Player, Resign, TakeBack
 from envs import ArbiterError, Game
-
-
-class TakeBack(Exception):
-    """Raised by ``act`` to take back the agent's own last move and the replies to it (the human
-    at the terminal typing ``undo``). Only ``play_game(..., takebacks=True)`` honours it; anywhere
-    else it is an illegal request and forfeits, so no tournament agent can replay a lost line."""
-
 
 HELP = "Enter a move in the game's notation, or: undo, resign, moves, hint, help."
 
@@ -42,7 +35,7 @@ def seat_name(game: Game, seat: int) -> str:
     return ("Black", "White")[seat]
 
 
-class HumanAgent:
+class HumanAgent(Player):
     """Moves typed at the terminal. ``inp`` and ``out`` replace ``input`` and ``print`` (tests,
     other front ends)."""
 

@@ -31,6 +31,7 @@ from .analysis import report, sprt, statistics, trust
 from .analysis.ratings import bradley_terry
 from .referee import adjudication, openings
 from .referee.adjudication import Adjudication
+from .referee.config import TournamentConfig
 from .referee.executor import ExecutorError, InlineExecutor, ProcessExecutor
 from .referee.journal import JournalError
 from .referee.matches import MatchError, MatchResult, SolitaireResult, duplicate, match, solitaire
@@ -51,6 +52,7 @@ from .studies import championship as study
 
 __all__ = [
     "play_game",
+    "TournamentConfig",
     "GameOutcome",
     "TakeBack",
     "HumanAgent",

@@ -54,16 +54,16 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 import envs
-from agents.base import Resign, resignation
+from agents.base import Player, Resign, TakeBack, resignation  # noqa: F401  (TakeBack, Player: re-exported)
 from agents.clock import GameClock, TimeControl, held_to, moves_to_go
-from agents.human import TakeBack  # noqa: F401  (re-exported: the human's undo, honoured by play_game)
 from agents.openings import random_opening  # noqa: F401  (re-exported: tournaments draw openings here)
+from agents.players import as_player
 from envs import Game, IllegalActionError, ParameterError
 from envs.core.compiling import compile_seconds
 from envs.core.outcome import (
@@ -78,22 +78,15 @@ from envs.core.outcome import (
     winner_of,  # noqa: F401  (re-exported: its home before envs.core.outcome)
 )
 
+from .adjudication import Adjudication, evaluation
+
 if TYPE_CHECKING:
     from envs.registry import GameSpec
 
-    from .adjudication import Adjudication
-
-
-class Player(Protocol):
-    """What a game takes as a player object: an ``act(game, state) -> action``; an
-    ``agents.Agent`` is one (``reset``, ``set_clock``, ``clock_options``, ``set_history`` and a
-    ``name`` are used where present)."""
-
-    def act(self, game: Game, state: np.ndarray) -> int: ...
-
 
 # a tournament's or a match's entry: an agent spec for ``agents.make``, or a picklable player object
-AgentEntry = str | Player
+# (an ``agents.Player``, or any object ``agents.as_player`` adapts)
+AgentEntry = str | Player | Any
 # a heartbeat callback: ``report(event, seat, ...)`` (see ``play_game``)
 Report = Callable[..., object]
 
@@ -181,8 +174,6 @@ def _describe(exc: BaseException) -> str:
 def _evaluation(agent) -> float | None:
     """The mover's evaluation of its move for the record (``adjudication.evaluation``: what a
     judge reads), rounded; None where it reports none or reading it fails."""
-    from .adjudication import evaluation
-
     try:
         value = evaluation(agent)
     except Exception:  # noqa: BLE001 - an agent's own last_stats of another shape: no evaluation
@@ -205,64 +196,9 @@ def _silent(*msg) -> None:
     pass
 
 
-def play_game(
-    game: Game,
-    agents: Iterable[Player],
-    *,
-    seed: int | None = None,
-    state: ArrayLike | None = None,
-    opening: Iterable[int] = (),
-    move_time: float | None = None,
-    clock: TimeControl | str | None = None,
-    adjudicate: Adjudication | str | Sequence[str] | None = None,
-    takebacks: bool = False,
-    watch: Callable[[np.ndarray, int | None, str | None], object] | None = None,
-    report: Report | None = None,
-    resign: bool = True,
-) -> GameOutcome:
-    """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
-
-    agents     one object per seat with ``act(game, state) -> action``; each is ``reset()`` first
-               if it has the method, since a game starts without memory of the last one.
-    seed       the deal: the game starts from ``game.initial_state(seed=seed)`` (only games with
-               chance, Calculation, use it; agents draw from their own seeds).
-    state      a position to start from instead of the deal (a copy is used); not with ``seed``.
-    opening    action ids played for both sides from the start position before the agents move;
-               they are part of the record. When the game starts from ``initial_state``, agents
-               with ``set_history(game, actions)`` (GTP engines keep their own board) are shown it.
-    move_time  seconds per move; a slower move forfeits with ``forfeit-timeout``.
-    clock      an ``agents.clock.TimeControl`` (or its text, ``"10+0.1"``): each side's game clock;
-               a move that overruns it loses on time (``forfeit-timeout``). The opening is not
-               on the clock.
-    adjudicate a ``tournaments.adjudication.Adjudication`` (or its rules as text): the referee
-               ends the game by a move cap or its judge's evaluation (reason ``adjudicated``).
-               A judge that raises is no player's fault: it stops judging that game, which goes
-               on to its end by the rules (a cap still applies), the failure in its ``detail``.
-    takebacks  honour ``TakeBack`` from an agent (``arbiter play``'s undo); otherwise it forfeits.
-    watch      ``watch(state, seat, move)`` after every ply (the mover's seat and the move in
-               notation) and with ``seat = move = None`` whenever a position is set (the start,
-               a takeback): what a display needs.
-    report     ``report("move", seat, plies)`` before each agent move, ``plies`` being the
-               ``(move, action)`` pairs played since the previous report (the opening comes with
-               the first): the heartbeat with which a supervisor kills a hung game and still
-               knows whose fault it was and what was played. On a clock the report has a
-               fourth item, the most seconds the move may take; ``report("judge", seat, plies)``
-               comes before the adjudication's judge searches the position ``seat`` moved to.
-    resign     let search agents resign a lost game (their ``resign`` option; ``agents.base.
-               resignation``); False: every game is played out. The human player and external
-               engines may resign either way.
-
-    Bad arguments raise (``ParameterError``; ``IllegalActionError`` for an illegal opening): they
-    are the caller's mistake. Whatever an agent does ends the game instead (see the module).
-    """
-    agents = list(agents)
-    if len(agents) != game.num_players:
-        raise ParameterError(f"agents: {game.name} needs {game.num_players} (one per seat), got {len(agents)}")
-    for seat, agent in enumerate(agents):
-        if not callable(getattr(agent, "act", None)):
-            raise ParameterError(f"agents[{seat}]={agent!r}: expected an object with act(game, state) -> action")
-    if state is not None and seed is not None:
-        raise ParameterError(f"seed={seed!r} and a state: give the deal (seed=) or the position (state=), not both")
+def _check_clock(move_time: float | None, clock: TimeControl | str | None) -> tuple[float | None, TimeControl | None]:
+    """``play_game``'s ``move_time`` and ``clock`` checked, the clock parsed, and each cap per
+    move given to the other: ``(move_time, clock)``; a ``ParameterError`` names a bad one."""
     if move_time is not None and (
         not isinstance(move_time, (int, float, np.integer, np.floating))
         or isinstance(move_time, bool)
@@ -279,198 +215,375 @@ def play_game(
         clock = dataclasses.replace(clock, move_time=move_time)
     if clock is not None and move_time is None:
         move_time = clock.move_time
-    if adjudicate is not None:
-        from .adjudication import Adjudication
+    return move_time, clock
 
-        if isinstance(adjudicate, (str, list, tuple)):
-            adjudicate = Adjudication.parse(adjudicate)
-        if not isinstance(adjudicate, Adjudication):
-            raise ParameterError(
-                f"adjudicate={adjudicate!r}: expected a tournaments.adjudication.Adjudication, "
-                "its rules as text, or None"
-            )
-    report = report or _silent
-    from_start = state is None
-    state = game.initial_state(seed=seed) if from_start else game.check_state(state).copy()
-    opening = tuple(opening)
-    moves: list[str] = []
-    actions: list[int] = []
-    for i, action in enumerate(opening):
-        if not _is_action(action) or not game.is_legal(state, int(action)):
-            raise IllegalActionError(
-                f"opening[{i}]={action!r} is not a legal action after {' '.join(moves) or 'the start'}"
-            )
-        moves.append(game.action_to_str(state, int(action)))
-        actions.append(int(action))
-        state = game.apply(state, int(action))
-    start = time.perf_counter()
-    clocks = GameClock(clock, game.num_players) if clock is not None else None
-    referee = adjudicate.start(game) if adjudicate is not None else None
-    judge_failed = ""  # why the judge stopped judging this game, if it failed
 
-    def unclock():
-        """The game is over: no agent has a clock any more."""
-        if clocks is not None:
-            for agent in agents:
-                if callable(getattr(agent, "set_clock", None)):
-                    try:
-                        agent.set_clock(None)
-                    except Exception:  # noqa: BLE001 - the game is decided; an agent's failure here changes nothing
-                        pass
+def _check_adjudication(adjudicate: Adjudication | str | Sequence[str] | None) -> Adjudication | None:
+    """``play_game``'s ``adjudicate`` as an ``Adjudication`` (its rules parsed), or None."""
+    if adjudicate is None:
+        return None
+    if isinstance(adjudicate, (str, list, tuple)):
+        adjudicate = Adjudication.parse(adjudicate)
+    if not isinstance(adjudicate, Adjudication):
+        raise ParameterError(
+            f"adjudicate={adjudicate!r}: expected a tournaments.adjudication.Adjudication, its rules as text, or None"
+        )
+    return adjudicate
 
-    def lose(seat, reason, detail):
-        unclock()
+
+def as_players(game: Game, agents: Iterable[Any]) -> list[Player]:
+    """One ``Player`` per seat of ``game`` from ``agents`` (each through ``agents.as_player``,
+    once, before the game); a ``ParameterError`` for the wrong number or an object that cannot
+    play (``agents.PlayerError`` is one)."""
+    agents = list(agents)
+    if len(agents) != game.num_players:
+        raise ParameterError(f"agents: {game.name} needs {game.num_players} (one per seat), got {len(agents)}")
+    return [as_player(agent, f"agents[{seat}]") for seat, agent in enumerate(agents)]
+
+
+class GameRecord:
+    """The plies of a game so far, the opening's first: notation and action ids, and for each
+    agent ply the position it was played in and its mover (for takebacks), its seconds and the
+    mover's evaluation. ``back_to(seat)`` takes back ``seat``'s last ply and those after it."""
+
+    def __init__(self, game: Game, state: np.ndarray, opening: Iterable[int]) -> None:
+        self.moves: list[str] = []
+        self.actions: list[int] = []
+        for i, action in enumerate(opening):  # the opening: checked, played, recorded, never timed
+            if not _is_action(action) or not game.is_legal(state, int(action)):
+                raise IllegalActionError(
+                    f"opening[{i}]={action!r} is not a legal action after {' '.join(self.moves) or 'the start'}"
+                )
+            self.moves.append(game.action_to_str(state, int(action)))
+            self.actions.append(int(action))
+            state = game.apply(state, int(action))
+        self.opening = len(self.actions)
+        self.state = state  # the position after the opening
+        self.played: list[tuple[np.ndarray, int]] = []  # (position, mover) of every agent ply
+        self.times: list[float] = []  # each agent ply's seconds, as ``played``
+        self.evaluations: list[float | None] = []  # the mover's evaluation of each agent ply
+
+    def add(self, state: np.ndarray, seat: int, move: str, action: int, spent: float, value: float | None) -> None:
+        """One agent ply: ``action`` (``move`` in notation) by ``seat`` in ``state``."""
+        self.played.append((state, seat))
+        self.times.append(round(spent, 4))
+        self.evaluations.append(value)
+        self.moves.append(move)
+        self.actions.append(action)
+
+    def back_to(self, seat: int) -> np.ndarray | None:
+        """The position of ``seat``'s last agent ply, that ply and the later ones taken back;
+        None (nothing taken back) when ``seat`` has not moved since the opening."""
+        back = next((i for i in range(len(self.played) - 1, -1, -1) if self.played[i][1] == seat), None)
+        if back is None:
+            return None
+        state = self.played[back][0]
+        del self.played[back:], self.moves[self.opening + back :], self.actions[self.opening + back :]
+        del self.times[back:], self.evaluations[back:]
+        return state
+
+    def outcome(
+        self,
+        state: np.ndarray,
+        seconds: float,
+        winner: int | None,
+        returns: tuple,
+        reason: str,
+        detail: str,
+        **end: Any,
+    ) -> GameOutcome:
+        """The game's ``GameOutcome``: how it ended (``winner``, ``returns``, ``reason``,
+        ``detail``, the ``end_reason`` and ``margin`` in ``end``) with this record."""
+        return GameOutcome(
+            winner,
+            returns,
+            reason,
+            detail,
+            tuple(self.moves),
+            tuple(self.actions),
+            self.opening,
+            seconds,
+            state,
+            tuple(self.times),
+            tuple(self.evaluations),
+            **end,
+        )
+
+
+class GameSession:
+    """One game in play between ``Player`` objects (``agents.as_player``): the position and its
+    ``GameRecord``, with the collaborators that referee it: the clocks (``agents.clock.GameClock``,
+    or ``move_time`` alone), the adjudication's referee (``tournaments.adjudication``), the
+    takebacks (``GameRecord.back_to``). ``play()`` plays it to its end and returns the outcome;
+    ``play_game`` (the public function) checks its arguments and builds one. Each hook of the
+    ``Player`` protocol is called on every player (they do nothing unless declared), so the
+    loop never probes an object for a method; a hook that raises forfeits its player's game.
+    The arguments are ``play_game``'s, checked."""
+
+    def __init__(
+        self,
+        game: Game,
+        players: Sequence[Player],
+        record: GameRecord,
+        *,
+        from_start: bool = True,
+        move_time: float | None = None,
+        clock: TimeControl | None = None,
+        adjudicate: Adjudication | None = None,
+        takebacks: bool = False,
+        watch: Callable[[np.ndarray, int | None, str | None], object] | None = None,
+        report: Report | None = None,
+        resign: bool = True,
+    ) -> None:
+        self.game, self.players, self.record, self.state = game, list(players), record, record.state
+        self.from_start, self.move_time, self.takebacks, self.resign = from_start, move_time, takebacks, resign
+        self.watch, self.report = watch, report or _silent
+        self.clocks = GameClock(clock, game.num_players) if clock is not None else None
+        self.referee = adjudicate.start(game) if adjudicate is not None else None
+        self.judge_failed = ""  # why the judge stopped judging this game, if it failed
+        self.unreported = list(zip(record.moves, record.actions))  # plies not yet in a report
+        self.started = time.perf_counter()
+
+    def play(self) -> GameOutcome:
+        """Play the game to its end (the rules', a forfeit, a resignation or the referee's)."""
+        self.started = time.perf_counter()
+        ended = self._begin()
+        while ended is None and not self.game.is_terminal(self.state):
+            ended = self._turn(self.game.current_player(self.state))
+        if ended is not None:
+            return ended
+        self._unclock()
+        end = self.game.outcome(self.state)
+        return self._outcome(
+            end.winner, end.returns, NORMAL, self.judge_failed, end_reason=end.end_reason, margin=end.margin
+        )
+
+    def _outcome(self, winner: int | None, returns: tuple, reason: str, detail: str, **end: Any) -> GameOutcome:
+        return self.record.outcome(
+            self.state, time.perf_counter() - self.started, winner, returns, reason, detail, **end
+        )
+
+    def _lose(self, seat: int, reason: str, detail: str) -> GameOutcome:
+        """``seat`` loses for ``reason`` (a forfeit or a resignation) now."""
+        self._unclock()
+        r = self.record
         return forfeit(
             seat,
             reason,
             detail,
-            num_players=game.num_players,
-            moves=moves,
-            actions=actions,
-            opening=len(opening),
-            seconds=time.perf_counter() - start,
-            state=state,
-            times=times,
-            evaluations=evaluations,
+            num_players=self.game.num_players,
+            moves=r.moves,
+            actions=r.actions,
+            opening=r.opening,
+            seconds=time.perf_counter() - self.started,
+            state=self.state,
+            times=r.times,
+            evaluations=r.evaluations,
         )
 
-    def show_history(history):
-        """Tell agents that keep their own board the plies since the start; a failure forfeits."""
-        if not from_start:
-            return None
-        for seat, agent in enumerate(agents):
-            if callable(getattr(agent, "set_history", None)):
+    def _unclock(self) -> None:
+        """The game is over: no player has a clock any more."""
+        if self.clocks is not None:
+            for player in self.players:
                 try:
-                    agent.set_history(game, tuple(history))
-                except Exception as e:  # noqa: BLE001 - any failure of agent code is that agent's forfeit
-                    return lose(seat, CRASH, "showing it the game so far: " + _describe(e))
+                    player.set_clock(None)
+                except Exception:  # noqa: BLE001 - the game is decided; a player's failure here changes nothing
+                    pass
+
+    def _begin(self) -> GameOutcome | None:
+        """Reset every player, show them the opening, show the start: None, or a forfeit."""
+        for seat, player in enumerate(self.players):
+            try:
+                player.reset()
+            except Exception as e:  # noqa: BLE001 - any failure of agent code is that agent's forfeit
+                return self._lose(seat, CRASH, "reset for a new game: " + _describe(e))
+        if self.record.opening and (lost := self._show_history()) is not None:
+            return lost
+        if self.watch:
+            self.watch(self.state.copy(), None, None)
         return None
 
-    for seat, agent in enumerate(agents):
-        if callable(getattr(agent, "reset", None)):
+    def _show_history(self) -> GameOutcome | None:
+        """Tell the players the plies since the start (``set_history``); a failure forfeits."""
+        if not self.from_start:
+            return None
+        history = tuple(self.record.actions)
+        for seat, player in enumerate(self.players):
             try:
-                agent.reset()
+                player.set_history(self.game, history)
             except Exception as e:  # noqa: BLE001
-                return lose(seat, CRASH, "reset for a new game: " + _describe(e))
-    if opening and (lost := show_history(opening)) is not None:
-        return lost
-    if watch:
-        watch(state.copy(), None, None)
-    played: list[tuple[np.ndarray, int]] = []  # (position, mover) of every agent ply, for takebacks
-    times: list[float] = []  # each agent ply's seconds, as ``played``
-    evaluations: list[float | None] = []  # the mover's evaluation of each agent ply, as ``played``
-    unreported = list(zip(moves, actions))
-    while not game.is_terminal(state):
-        seat = game.current_player(state)
+                return self._lose(seat, CRASH, "showing it the game so far: " + _describe(e))
+        return None
+
+    def _turn(self, seat: int) -> GameOutcome | None:
+        """``seat``'s move: its clock told, its ``act`` timed and checked, the ply played and
+        judged. None while the game goes on (a takeback included), else how it ended."""
         left = share = None
-        if clocks is not None:
-            left = clocks.view(seat)
-            share = left.share(moves_to_go(game, state))
-            report("move", seat, tuple(unreported), left.limit)
+        if self.clocks is not None:
+            left = self.clocks.view(seat)
+            share = left.share(moves_to_go(self.game, self.state))
+            self.report("move", seat, tuple(self.unreported), left.limit)
         else:
-            report("move", seat, tuple(unreported))
-        unreported.clear()
-        if left is not None and callable(getattr(agents[seat], "set_clock", None)):
+            self.report("move", seat, tuple(self.unreported))
+        self.unreported.clear()
+        player = self.players[seat]
+        if left is not None:
             try:
-                agents[seat].set_clock(left)
+                player.set_clock(left)
             except Exception as e:  # noqa: BLE001
-                return lose(seat, CRASH, "telling it its clock: " + _describe(e))
+                return self._lose(seat, CRASH, "telling it its clock: " + _describe(e))
         t, compiled = time.perf_counter(), compile_seconds()
         try:
-            with held_to(agents[seat], share), resignation(resign):
-                action = agents[seat].act(game, state.copy())
+            with held_to(player, share), resignation(self.resign):
+                action = player.act(self.game, self.state.copy())
         except Resign as e:
-            return lose(seat, RESIGN, str(e) or "resigned")
+            return self._lose(seat, RESIGN, str(e) or "resigned")
         except TakeBack:
-            back = next((i for i in range(len(played) - 1, -1, -1) if played[i][1] == seat), None)
-            if not takebacks or back is None:
-                why = "takebacks are not allowed here" if not takebacks else "it has not moved yet"
-                return lose(seat, ILLEGAL, f"move {len(moves) + 1}: asked to take back a move, but {why}")
-            state = played[back][0]
-            del played[back:], moves[len(opening) + back :], actions[len(opening) + back :]
-            del times[back:], evaluations[back:]
-            if (lost := show_history(actions)) is not None:
-                return lost
-            if watch:
-                watch(state.copy(), None, None)
-            continue
+            return self._take_back(seat)
         except Exception as e:  # noqa: BLE001
             spent = _thinking(t, compiled)
             if left is not None and spent > left.limit:  # it gave up past its time: the clock decides
-                return lose(
+                return self._lose(
                     seat,
                     TIMEOUT,
-                    f"lost on time: move {len(moves) + 1} took {spent:.3f} s with "
+                    f"lost on time: move {len(self.record.moves) + 1} took {spent:.3f} s with "
                     f"{left.limit:.3f} s on its clock, then raised {_describe(e)}",
                 )
-            return lose(seat, CRASH, _describe(e))
-        spent = _thinking(t, compiled)
-        if move_time is not None and spent > move_time:
-            return lose(seat, TIMEOUT, f"move {len(moves) + 1} took {spent:.3f}s > {move_time}s")
-        if clocks is not None and (late := clocks.charge(seat, spent)) is not None:
-            return lose(seat, TIMEOUT, f"lost on time: move {len(moves) + 1} {late}")
-        if not _is_action(action) or not game.is_legal(state, int(action)):
-            return lose(seat, ILLEGAL, f"move {len(moves) + 1}: {action!r} is not a legal action")
+            return self._lose(seat, CRASH, _describe(e))
+        return self._move(seat, action, _thinking(t, compiled))
+
+    def _move(self, seat: int, action: Any, spent: float) -> GameOutcome | None:
+        """``seat`` answered ``action`` in ``spent`` seconds: check the time and the action, play
+        it, then let the referee judge the position."""
+        number = len(self.record.moves) + 1
+        if self.move_time is not None and spent > self.move_time:
+            return self._lose(seat, TIMEOUT, f"move {number} took {spent:.3f}s > {self.move_time}s")
+        if self.clocks is not None and (late := self.clocks.charge(seat, spent)) is not None:
+            return self._lose(seat, TIMEOUT, f"lost on time: move {number} {late}")
+        if not _is_action(action) or not self.game.is_legal(self.state, int(action)):
+            return self._lose(seat, ILLEGAL, f"move {number}: {action!r} is not a legal action")
         action = int(action)
-        move = game.action_to_str(state, action)
-        played.append((state, seat))
-        times.append(round(spent, 4))
-        evaluations.append(_evaluation(agents[seat]))
-        moves.append(move)
-        actions.append(action)
-        unreported.append((move, action))
-        state = game.apply(state, action)
-        if watch:
-            watch(state.copy(), seat, move)
-        if referee is not None and not game.is_terminal(state):
-            if referee.judge is not None:
-                report("judge", seat, tuple(unreported))
-                unreported.clear()
-            try:
-                ruling = referee.after(state, len(actions))
-            except Exception as e:  # noqa: BLE001 - the judge's failure is neither player's fault
-                # a judge is no player: its crash forfeits nobody's game, and must not end the
-                # tournament either; the game goes on unjudged (a move cap still applies)
-                referee.judge, ruling = None, None
-                judge_failed = f"the judge failed at ply {len(actions)} ({_describe(e)}); the game went on unjudged"
-            if ruling is not None:
-                unclock()
-                returns = (
-                    (0.0,) * game.num_players
-                    if ruling.winner is None
-                    else tuple(1.0 if s == ruling.winner else -1.0 for s in range(game.num_players))
-                )
-                return GameOutcome(
-                    ruling.winner,
-                    returns,
-                    ADJUDICATED,
-                    ruling.detail,
-                    tuple(moves),
-                    tuple(actions),
-                    len(opening),
-                    time.perf_counter() - start,
-                    state,
-                    tuple(times),
-                    tuple(evaluations),
-                    margin=ruling.margin,
-                )
-    unclock()
-    end = game.outcome(state)
-    return GameOutcome(
-        end.winner,
-        end.returns,
-        NORMAL,
-        judge_failed,
-        tuple(moves),
-        tuple(actions),
-        len(opening),
-        time.perf_counter() - start,
-        state,
-        tuple(times),
-        tuple(evaluations),
-        end_reason=end.end_reason,
-        margin=end.margin,
+        move = self.game.action_to_str(self.state, action)
+        self.record.add(self.state, seat, move, action, spent, _evaluation(self.players[seat]))
+        self.unreported.append((move, action))
+        self.state = self.game.apply(self.state, action)
+        if self.watch:
+            self.watch(self.state.copy(), seat, move)
+        if self.referee is not None and not self.game.is_terminal(self.state):
+            return self._judge(seat)
+        return None
+
+    def _take_back(self, seat: int) -> GameOutcome | None:
+        """``seat`` asked to take back its last move (``TakeBack``): honoured with ``takebacks``
+        once it has moved, else an illegal request that forfeits."""
+        state = self.record.back_to(seat) if self.takebacks else None
+        if state is None:
+            why = "takebacks are not allowed here" if not self.takebacks else "it has not moved yet"
+            number = len(self.record.moves) + 1
+            return self._lose(seat, ILLEGAL, f"move {number}: asked to take back a move, but {why}")
+        self.state = state
+        if (lost := self._show_history()) is not None:
+            return lost
+        if self.watch:
+            self.watch(self.state.copy(), None, None)
+        return None
+
+    def _judge(self, seat: int) -> GameOutcome | None:
+        """The adjudication's ruling on the position ``seat`` moved to: None, or the game's end.
+        A judge that raises is no player: it stops judging this game, which goes on."""
+        if self.referee.judge is not None:
+            self.report("judge", seat, tuple(self.unreported))
+            self.unreported.clear()
+        try:
+            ruling = self.referee.after(self.state, len(self.record.actions))
+        except Exception as e:  # noqa: BLE001 - the judge's failure is neither player's fault
+            # a judge's crash forfeits nobody's game and must not end the tournament either: the
+            # game goes on unjudged (a move cap still applies)
+            self.referee.judge, ruling = None, None
+            self.judge_failed = (
+                f"the judge failed at ply {len(self.record.actions)} ({_describe(e)}); the game went on unjudged"
+            )
+        if ruling is None:
+            return None
+        self._unclock()
+        n = self.game.num_players
+        returns = (0.0,) * n if ruling.winner is None else tuple(1.0 if s == ruling.winner else -1.0 for s in range(n))
+        return self._outcome(ruling.winner, returns, ADJUDICATED, ruling.detail, margin=ruling.margin)
+
+
+def play_game(
+    game: Game,
+    agents: Iterable[Any],
+    *,
+    seed: int | None = None,
+    state: ArrayLike | None = None,
+    opening: Iterable[int] = (),
+    move_time: float | None = None,
+    clock: TimeControl | str | None = None,
+    adjudicate: Adjudication | str | Sequence[str] | None = None,
+    takebacks: bool = False,
+    watch: Callable[[np.ndarray, int | None, str | None], object] | None = None,
+    report: Report | None = None,
+    resign: bool = True,
+) -> GameOutcome:
+    """Play one game of ``game`` with ``agents[seat]`` moving for each seat; return its outcome.
+
+    agents     one player per seat (``agents.Player``: an ``Agent``, or any object
+               ``agents.as_player`` adapts: one with ``act(game, state) -> action``, a function
+               ``(game, state) -> action``, ...). Each is ``reset()`` first: a game starts
+               without memory of the last one.
+    seed       the deal: the game starts from ``game.initial_state(seed=seed)`` (only games with
+               chance, Calculation, use it; agents draw from their own seeds).
+    state      a position to start from instead of the deal (a copy is used); not with ``seed``.
+    opening    action ids played for both sides from the start position before the agents move;
+               part of the record. From ``initial_state``, players are shown it (``set_history``:
+               GTP engines keep their own board).
+    move_time  seconds per move; a slower move forfeits with ``forfeit-timeout``.
+    clock      an ``agents.clock.TimeControl`` (or its text, ``"10+0.1"``): each side's game clock,
+               told to each player before its move (``set_clock``); a move that overruns it
+               loses on time (``forfeit-timeout``). The opening is not on the clock.
+    adjudicate a ``tournaments.adjudication.Adjudication`` (or its rules as text): the referee
+               ends the game by a move cap or its judge's evaluation (reason ``adjudicated``).
+               A judge that raises stops judging that game, which goes on to its end by the
+               rules (a cap still applies), the failure in its ``detail``.
+    takebacks  honour ``TakeBack`` from a player (``arbiter play``'s undo); otherwise it forfeits.
+    watch      ``watch(state, seat, move)`` after every ply (the mover's seat and the move in
+               notation) and with ``seat = move = None`` whenever a position is set (the start,
+               a takeback): what a display needs.
+    report     ``report("move", seat, plies)`` before each agent move, ``plies`` being the
+               ``(move, action)`` pairs played since the previous report (the opening comes with
+               the first): the heartbeat with which a supervisor kills a hung game and still
+               knows whose fault it was and what was played. On a clock the report has a
+               fourth item, the most seconds the move may take; ``report("judge", seat, plies)``
+               comes before the adjudication's judge searches the position ``seat`` moved to.
+    resign     let search agents resign a lost game (their ``resign`` option; ``agents.base.
+               resignation``); False: every game is played out. The human player and external
+               engines may resign either way.
+
+    Bad arguments raise (``ParameterError``; ``IllegalActionError`` for an illegal opening): they
+    are the caller's mistake. Whatever a player does ends the game instead (see the module).
+    The game is a ``GameSession``'s.
+    """
+    players = as_players(game, agents)
+    if state is not None and seed is not None:
+        raise ParameterError(f"seed={seed!r} and a state: give the deal (seed=) or the position (state=), not both")
+    move_time, clock = _check_clock(move_time, clock)
+    adjudicate = _check_adjudication(adjudicate)
+    start = game.initial_state(seed=seed) if state is None else game.check_state(state).copy()
+    session = GameSession(
+        game,
+        players,
+        GameRecord(game, start, opening),
+        from_start=state is None,
+        move_time=move_time,
+        clock=clock,
+        adjudicate=adjudicate,
+        takebacks=takebacks,
+        watch=watch,
+        report=report,
+        resign=resign,
     )
+    return session.play()
 
 
 # -- the tournament side ---------------------------------------------------------------------------
@@ -513,21 +626,18 @@ class Job:
 
 
 def check_players(entries: Iterable[AgentEntry], game: Game) -> None:
-    """Raise ``AgentError`` naming the first of ``entries`` (specs or agent objects) that cannot
-    play ``game`` here: a spec that does not parse, or an agent whose ``check_ready`` refuses
-    the game (it does not apply, has no weights for it, lacks an extra). Tournaments and matches
-    call this before the first game, so such an agent is one clear error, not a forfeit in
-    every game it was paired for."""
+    """Raise naming the first of ``entries`` (specs or player objects) that cannot play ``game``
+    here: a spec that does not parse, an object that is no player (``agents.PlayerError``), or
+    one whose ``check_ready`` refuses the game (it does not apply, has no weights for it, lacks
+    an extra). Tournaments and matches call this before the first game, so such an agent is one
+    clear error, not a forfeit in every game it was paired for."""
     import agents
 
-    for entry in entries:
+    for i, entry in enumerate(entries):
         if isinstance(entry, str):  # the spec as written, its own seed included (the games' seeds replace it)
             seeded = "seed" in agents.parse_spec(entry)[1]
             entry = agents.make(entry) if seeded else agents.make(entry, seed=0)
-        agent = entry
-        check = getattr(agent, "check_ready", None) or getattr(agent, "check_game", None)
-        if callable(check):
-            check(game)
+        as_player(entry, f"agents[{i}]").check_ready(game)
 
 
 def forfeit_lines(
@@ -555,16 +665,16 @@ def forfeit_lines(
 
 
 def build_agent(entry: AgentEntry, seed: int | None) -> Player:
-    """A fresh agent for one game: a spec goes through ``agents.make`` with the game's seed;
-    an agent object is deep-copied (its own seed applies) and ``reset()`` if it has one."""
+    """A fresh player for one game: a spec goes through ``agents.make`` with the game's seed;
+    a player object is deep-copied (its own seed applies), adapted (``agents.as_player``) and
+    ``reset()``."""
     if isinstance(entry, str):
         import agents
 
         return agents.make(entry, seed=seed)
-    agent = copy.deepcopy(entry)
-    if hasattr(agent, "reset"):
-        agent.reset()
-    return agent
+    player = as_player(copy.deepcopy(entry))
+    player.reset()
+    return player
 
 
 def job_record(ctx: Context, job: Job, outcome: GameOutcome) -> dict[str, Any]:

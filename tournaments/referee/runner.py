@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
-import pickle
+import inspect
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -34,43 +33,32 @@ from ..analysis.ratings import bradley_terry
 from ..analysis.sprt import SPRT, UNDECIDED, SPRTStatus
 from . import precompile
 from .adjudication import Adjudication
-from .executor import Executor, InlineExecutor, ProcessExecutor
+from .config import (  # noqa: F401  (make_book, time_control, adjudication, ...: their home before config)
+    EXECUTORS,
+    RUN_KEYWORDS,
+    SYSTEM_OPTIONS,
+    Setup,
+    TournamentConfig,
+    _identity,
+    _label,
+    _names,
+    _split_options,
+    adjudication,
+    make_book,
+    make_executor,
+    time_control,
+)
+from .executor import Executor
 from .journal import Journal, JournalError
-from .openings import Book, Suite
-from .openings import load as load_openings
-from .play import AgentEntry, Context, Job, check_players, forfeit_lines
+from .openings import Suite
+from .play import AgentEntry, Job, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
 from .records import RecordFiles
-from .systems import Pairing, Referee, System, configure, expected_games, swiss_rounds
+from .systems import Pairing, Referee, System, expected_games
 
 if TYPE_CHECKING:
     from ..analysis.statistics import Statistics
     from ..analysis.trust import Trust
-
-
-def _label(entry) -> str:
-    if isinstance(entry, str):
-        return entry
-    return getattr(entry, "name", "") or type(entry).__name__
-
-
-def _identity(entry) -> str:
-    """How the journal recognises an agent across runs: its spec, or an agent object's class,
-    name and a digest of its pickled state (so an edited object is a different agent)."""
-    if isinstance(entry, str):
-        return entry
-    digest = hashlib.sha256(pickle.dumps(entry)).hexdigest()[:16]
-    return f"{type(entry).__module__}.{type(entry).__qualname__}:{_label(entry)}:{digest}"
-
-
-def _names(entries) -> tuple:
-    """Display names, made unique with ``#2``, ``#3`` suffixes."""
-    names, seen = [], {}
-    for e in entries:
-        base = _label(e)
-        seen[base] = seen.get(base, 0) + 1
-        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
-    return tuple(names)
 
 
 def _seeds(seed: int, p) -> tuple[int, tuple]:
@@ -424,119 +412,9 @@ class TournamentResult:
         return [self.names.index(s.name) for s in standings]
 
 
-EXECUTORS = ("process", "inline", "ray")
-
-
-def make_executor(
-    executor: Literal["process", "inline", "ray"] | Executor | None, workers: int | None = None
-) -> Executor:
-    """An executor object from ``executor``: None (a process pool, or in this process with
-    ``workers=0``), a name of ``EXECUTORS`` (``"ray"``: a local Ray, or the cluster Ray is
-    connected to; needs the ``distributed`` extra) or an object with ``start``/``run``/``close``."""
-    if executor is None:
-        return InlineExecutor() if workers == 0 else ProcessExecutor(workers)
-    if isinstance(executor, str):
-        if executor == "process":
-            return ProcessExecutor(workers)
-        if executor == "inline":
-            return InlineExecutor()
-        if executor == "ray":
-            from .ray_executor import RayExecutor
-
-            return RayExecutor(workers=workers or None)
-        raise envs.ParameterError(
-            f"executor={executor!r}: expected one of {', '.join(map(repr, EXECUTORS))} or an executor object"
-        )
-    if not all(callable(getattr(executor, m, None)) for m in ("start", "run", "close")):
-        raise envs.ParameterError(f"executor={executor!r}: expected a name or an object with start, run and close")
-    return executor
-
-
-SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
-RUN_KEYWORDS = (
-    "seed, workers, journal, resume, move_time, tc, byoyomi, adjudicate, adjudicator, game_params, "
-    "executor, progress, setup_time, openings, opening_plies, openings_order, openings_start, "
-    "ratings_every, resign"
-)
-
-
-def _split_options(system, game, options) -> tuple[dict, dict]:
-    """(system options, game parameters) of the keywords of ``run``. Users write
-    ``tournaments.swiss(agents, game="othello", size=6)`` as they write ``make_game("othello",
-    size=6)``; a keyword that is neither a system option nor a parameter of the game is refused
-    here, by name, rather than deep inside with a TypeError."""
-    ours = {k: v for k, v in options.items() if k in SYSTEM_OPTIONS}
-    rest = {k: v for k, v in options.items() if k not in SYSTEM_OPTIONS}
-    if rest:
-        spec = envs.spec(game)  # an unknown game is a ParameterError listing the games
-        known = {p.name for p in spec.params} | {"rules"}
-        unknown = sorted(set(rest) - known)
-        if unknown:
-            params = ", ".join(p.name for p in spec.params) or "none"
-            raise envs.ParameterError(
-                f"unknown keyword {unknown[0]}={rest[unknown[0]]!r} for a {system} tournament of "
-                f"{spec.name}: expected a system option ({', '.join(SYSTEM_OPTIONS)}), a parameter "
-                f"of {spec.name} ({params}, rules) or one of run's ({RUN_KEYWORDS})"
-            )
-    return ours, rest
-
-
-def make_book(
-    game: envs.Game,
-    seed: int,
-    openings: str | PathLike[str] | Suite | None = None,
-    opening_plies: int | Sequence[int] | None = None,
-    openings_order: Literal["sequential", "random"] = "sequential",
-    openings_start: int = 1,
-) -> Book | None:
-    """The tournament's ``openings.Book``, every opening checked before the first game, or None
-    (no openings: every game starts from the start position)."""
-    if openings is not None and opening_plies is not None:
-        raise envs.ParameterError("openings= and opening_plies=: a suite of openings or random openings, not both")
-    if openings is None and opening_plies is None:
-        if openings_order != "sequential" or openings_start != 1:
-            raise envs.ParameterError("openings_order= and openings_start= need a suite of openings (openings=)")
-        return None
-    suite = load_openings(openings, game) if openings is not None else None
-    return Book(game, suite, order=openings_order, start=openings_start, seed=seed, plies=opening_plies)
-
-
-def time_control(
-    tc: TimeControl | str | float | None = None, byoyomi: str | None = None, move_time: float | None = None
-) -> TimeControl | None:
-    """The tournament's game clock from ``run``'s ``tc`` (``"BASE+INC"`` or a ``TimeControl``) and
-    ``byoyomi`` (``"PERIODS/SECONDS"``), with ``move_time`` as its cap per move; None without a
-    clock (``move_time`` alone then limits each move, as it always has)."""
-    if isinstance(tc, TimeControl):
-        if byoyomi is not None:
-            raise envs.ParameterError("byoyomi= with a TimeControl: give the byo-yomi in the TimeControl")
-        if move_time is not None and tc.move_time not in (None, move_time):
-            raise envs.ParameterError(f"move_time={move_time!r} and tc={tc}: two different caps per move")
-        return tc if move_time is None else dataclasses.replace(tc, move_time=move_time)
-    if tc is None and byoyomi is None:
-        return None
-    return TimeControl.parse(tc, byoyomi, move_time)
-
-
-def adjudication(
-    adjudicate: Adjudication | str | Sequence[str] | None = None, adjudicator: str | None = None
-) -> Adjudication | None:
-    """The tournament's ``Adjudication`` from ``run``'s ``adjudicate`` (rules as text, or an
-    ``Adjudication``) and ``adjudicator`` (the judge's spec); None: no adjudication."""
-    if adjudicate is None:
-        if adjudicator is not None:
-            raise envs.ParameterError(f"adjudicator={adjudicator!r}: needs adjudicate= rules (resign or draw)")
-        return None
-    if isinstance(adjudicate, Adjudication):
-        if adjudicator is not None:
-            return dataclasses.replace(adjudicate, judge=adjudicator)
-        return adjudicate
-    return Adjudication.parse(adjudicate, adjudicator)
-
-
 def run(
-    system: System,
-    agents: Iterable[AgentEntry],
+    system: System | TournamentConfig,
+    agents: Iterable[AgentEntry] | None = None,
     game: str = "loa",
     seed: int = 0,
     workers: int | None = None,
@@ -566,127 +444,74 @@ def run(
     site: str | None = None,
     **options: Any,
 ) -> TournamentResult:
-    """Play a tournament of ``system`` among ``agents`` at ``game`` and return its result.
+    """Play a tournament and return its result: ``run(config)`` plays a ``TournamentConfig``;
+    ``run(system, agents, game, ...)`` builds one from the keywords (``TournamentConfig.of``,
+    which documents each: the fields by name, ``tc`` and ``byoyomi`` the clock, ``adjudicate``
+    and ``adjudicator`` the adjudication, any other keyword a system option, ``games=4``, or a
+    rule parameter of the game, ``size=6``). Every value is checked before the first game (a
+    ``ParameterError`` naming it). Each game is seeded from ``seed`` and its pairing only."""
+    if isinstance(system, TournamentConfig):
+        given = {k: v for k, v in locals().items() if k not in ("system", "options")}
+        changed = [k for k, v in given.items() if v is not _RUN_DEFAULTS[k] and v != _RUN_DEFAULTS[k]]
+        if changed or options:
+            extra = (changed or sorted(options))[0]
+            raise envs.ParameterError(f"{extra}=: run(config) takes the configuration alone (set it in the config)")
+        return play(system)
+    config = TournamentConfig.of(
+        system, () if agents is None else agents, game, seed=seed, workers=workers, journal=journal,
+        resume=resume, move_time=move_time, game_params=game_params, executor=executor, progress=progress,
+        setup_time=setup_time, openings=openings, opening_plies=opening_plies, openings_order=openings_order,
+        openings_start=openings_start, ratings_every=ratings_every, tc=tc, byoyomi=byoyomi,
+        adjudicate=adjudicate, adjudicator=adjudicator, resign=resign, sprt=sprt, swap=swap, jsonl=jsonl,
+        csv=csv, sgf=sgf, event=event, site=site, **options,
+    )  # fmt: skip
+    return play(config)
 
-    agents       specs for ``agents.make`` (``"alphabeta:depth=3"``; each game builds fresh agents
-                 seeded from the game's seed) or picklable objects with ``act(game, state)`` and
-                 ``name`` (deep-copied per game and ``reset()`` if they have it).
-    seed         the tournament seed: the starting draw, tie orders and every game's seeds.
-    workers      worker processes (default: CPU count); 0 plays in this process.
-    journal      SQLite file that records every finished game; ``resume=True`` continues it.
-    move_time    seconds per move (None: unlimited); a slower move forfeits, a hung agent's
-                 process is killed. ``setup_time`` (seconds, per agent) bounds building an agent and
-                 its warm-up; a hung warm-up loses on time (``TournamentResult.warm_up`` reports it).
-    tc           the game clock: ``"BASE+INC"`` seconds per game and increment per move (``"10+0.1"``),
-                 ``"MOVES/BASE+INC"`` BASE seconds for every MOVES moves (``"40/60+0.5"``)
-                 or an ``agents.clock.TimeControl``; ``byoyomi``: ``"PERIODS/SECONDS"`` of Japanese
-                 byo-yomi after the base time (Go's overtime). A move that overruns its clock loses
-                 on time; every agent reads its time left (``Agent.clock``) and search agents are
-                 held to a share of it per move. ``move_time``, if given too, caps every move.
-    adjudicate   rules by which the referee ends a game early (``"cap:plies=200,result=score"``,
-                 ``"resign:movecount=4,score=600"``, ``"draw:movenumber=40,movecount=8,score=20"``;
-                 one string, a list, or a ``tournaments.adjudication.Adjudication``), judged by
-                 ``adjudicator`` (an agent spec, default ``alphabeta:depth=2``); none by default.
-    game_params  rule parameters for ``envs.make_game``; ``executor`` replaces the process pool
-                 (see ``tournaments.referee.executor``); ``progress`` shows a bar on a terminal.
-    ratings_every  with ``progress``: games between the rating tables printed as the run goes
-                 (None: a tenth of the run, at least 50 games; 0: none).
-    resign       search agents may resign a lost game (their ``resign`` option; default on, as
-                 engines do in tournaments); False: every game is played out.
-    swap         False: no colour pairs, every game of an encounter with the agent listed first as
-                 Black (cutechess-cli's ``-noswap``; round robin, gauntlet and olympic).
-    jsonl, csv, sgf  files of the games for outside use (``tournaments.referee.records.RecordFiles``): a
-                 JSON line and a CSV row per game, one SGF file per game in the directory ``sgf``,
-                 written as each game finishes (after the journal), so an interrupted run leaves
-                 every finished game in them; a resumed run rewrites them from the journal first.
-                 ``event`` and ``site`` name the run in them (SGF's ``EV`` and ``PC``).
-    sprt         gauntlet only: ``(elo0, elo1, alpha, beta)`` or a ``tournaments.sprt.SPRT``, a
-                 sequential test of each candidate against the field (its colour pairs against
-                 every opponent pooled, as fastchess tests an engine against several): after
-                 every batch the candidate's pentanomial LLR is compared with the bounds, and a
-                 candidate whose test has decided plays no more games; ``games`` is then the
-                 most per encounter. ``TournamentResult.sprt`` holds each candidate's test.
-    openings     a suite file (text or ``.sgf``), ``"builtin"`` (the suite shipped for the game) or
-                 an ``openings.Suite``: the two games of each colour pair start from one of its
-                 openings, pair t of every encounter from opening ``openings_start + t`` in
-                 ``openings_order`` (``"sequential"`` or ``"random"``: shuffled by ``seed``),
-                 cycling; or ``opening_plies`` = K or (MIN, MAX): seeded random openings. Checked
-                 before the first game (``openings.OpeningError``); see ``tournaments.openings``.
-    options      the system's: ``games`` (per encounter, even: round robin and gauntlet, default
-                 2; olympic: a match of that many games instead of first to ``k``), ``k``,
-                 ``recursive`` (olympic), ``rounds`` (default ``swiss_rounds(len(agents))`` =
-                 ceil(log2 N)), ``avoid_rematches`` (swiss), ``candidates`` (gauntlet: how many of
-                 the first agents are candidates; ``gauntlet()`` counts them for you); any other
-                 keyword is a rule parameter of the game (``size=6``), as in ``make_game``.
-                 A keyword that is neither is a ``ParameterError`` naming it.
-    """
-    options, extra = _split_options(system, game, options)
-    game_params = dict(game_params or {})
-    both = sorted(set(extra) & set(game_params))
-    if both:
-        raise envs.ParameterError(f"{both[0]}= given both as a keyword and in game_params")
-    game_params.update(extra)
-    agents = list(agents)
-    if isinstance(setup_time, bool) or not isinstance(setup_time, (int, float)) or not setup_time > 0:
-        raise envs.ParameterError(f"setup_time={setup_time!r}: expected a positive number of seconds")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise envs.ParameterError(f"seed={seed!r}: expected a non-negative integer")
-    if ratings_every is not None and (
-        isinstance(ratings_every, bool) or not isinstance(ratings_every, (int, np.integer)) or ratings_every < 0
-    ):
-        raise envs.ParameterError(f"ratings_every={ratings_every!r}: expected a number of games (0: no table)")
-    if system == "swiss" and options.get("rounds") is None:
-        options["rounds"] = swiss_rounds(len(agents))
-    config = configure(system, len(agents), **options)
-    test = _gauntlet_test(system, sprt)
-    g = envs.make_game(game, **game_params)  # validates the game and its parameters now
-    if g.num_players != 2:
-        raise envs.ParameterError(f"tournaments need a two-player game; {game!r} is played alone")
-    check_players(agents, g)  # a mistyped spec or an agent that cannot play g: an error, not forfeits
-    book = make_book(g, seed, openings, opening_plies, openings_order, openings_start)
-    clock = time_control(tc, byoyomi, move_time)
-    rules = adjudication(adjudicate, adjudicator)
-    if rules is not None:
-        rules.check(g)  # a rule that cannot apply, a judge without an evaluation: before the first game
-    names = _names(agents)
-    ctx = Context(
-        g.name,
-        game_params,
-        tuple(agents),
-        names,
-        move_time,
-        setup_time,
-        spec=g.spec,
-        clock=clock,
-        adjudicate=rules,
-        resign=bool(resign),
+
+def _defaults(fn: Callable[..., Any]) -> dict[str, Any]:
+    return {k: p.default for k, p in inspect.signature(fn).parameters.items() if p.default is not p.empty}
+
+
+def play(config: TournamentConfig) -> TournamentResult:
+    """Play the tournament ``config`` says (see ``run``): the configuration prepared against its
+    game, the journal and record files opened, the games played batch by batch."""
+    setup = config.prepare()
+    files, log = _outputs(config, setup)
+    # a first run compiles the pairing rules in a helper process while the agents warm up
+    precompile.start(("systems",))
+    executor = make_executor(config.executor, config.workers)
+    if config.progress:
+        compile_notice(setup.game.spec)
+    tournament = None
+    try:
+        executor.start(setup.ctx)
+        precompile.wait("systems")
+        tournament = _Tournament(setup, executor, log, files)
+        tournament.play()
+    finally:
+        if tournament is not None:
+            tournament.bar.close()
+        executor.close()
+        files.close()
+        if log:
+            log.close()
+    return tournament.result(dict(getattr(executor, "warm_up_report", {})))
+
+
+def _outputs(config: TournamentConfig, setup: Setup) -> tuple[RecordFiles, Journal | None]:
+    """The record files and the journal of a run, opened (a resumed run's files rewritten from
+    its journal's games); a record file that would overwrite the journal is refused first."""
+    files = RecordFiles(
+        setup.game,
+        setup.record,
+        jsonl=config.jsonl,
+        csv=config.csv,
+        sgf=config.sgf,
+        event=config.event,
+        site=config.site,
     )
-    meta = {
-        "game": g.name,
-        "game_params": game_params,
-        "system": system,
-        "options": config.options(),
-        "agents": [_identity(e) for e in agents],
-        "seed": seed,
-        "move_time": move_time,
-    }
-    if clock is not None:  # absent without, so journals of earlier versions still resume
-        meta["clock"] = clock.to_config()
-    if rules is not None:
-        meta["adjudicate"] = rules.to_config(_identity)
-    if book is not None:  # absent without openings, so journals of earlier versions still resume
-        meta["openings"] = book.config()
-    if not resign:  # absent when on (the default), so journals of earlier versions still resume
-        meta["resign"] = False
-    if not swap:  # absent when on (the default), so journals of earlier versions still resume
-        if system not in ("round_robin", "gauntlet", "olympic"):
-            raise envs.ParameterError(f"swap=False: a {system} pairs single games, there are no colours to keep")
-        meta["swap"] = False
-    if test is not None:  # a resume must stop candidates where the first run did
-        meta["sprt"] = {k: getattr(test, k) for k in ("elo0", "elo1", "alpha", "beta", "model", "method")}
-    files = RecordFiles(g, meta, jsonl=jsonl, csv=csv, sgf=sgf, event=event, site=site)
-    files.check_apart(journal)  # a record file over the journal would lose its games
-    log = Journal(journal, meta, resume) if journal is not None else None
+    files.check_apart(config.journal)  # a record file over the journal would lose its games
+    log = Journal(config.journal, setup.record, config.resume) if config.journal is not None else None
     if files:
         try:
             files.start(log.done.values() if log else ())
@@ -694,82 +519,99 @@ def run(
             if log:
                 log.close()
             raise
-    # a first run compiles the pairing rules in a helper process while the agents warm up
-    precompile.start(("systems",))
-    executor = make_executor(executor, workers)
-    if progress:
-        compile_notice(g.spec)
-    bar = None
-    try:
-        executor.start(ctx)
-        precompile.wait("systems")
-        referee = Referee(config, seed)
-        total = expected_games(config, seed)
-        every = default_ratings_every(total) if ratings_every is None else ratings_every
-        records, bar = [], Progress(progress, total, earlier=log.done.values() if log else (), ratings_every=every)
+    return files, log
+
+
+class _Tournament:
+    """One run in play: the referee pairs a batch, the journal answers the games it holds, the
+    executor plays the rest, each finished game is stored (journal, then record files) and the
+    batch scored in pairing order (so the standings do not depend on which game ends first)."""
+
+    def __init__(self, setup: Setup, executor: Executor, log: Journal | None, files: RecordFiles) -> None:
+        config = setup.config
+        self.setup, self.config, self.executor, self.log, self.files = setup, config, executor, log, files
+        self.referee = Referee(setup.rules, config.seed)
+        total = expected_games(setup.rules, config.seed)
+        every = default_ratings_every(total) if config.ratings_every is None else config.ratings_every
+        earlier = log.done.values() if log else ()
+        self.bar = Progress(config.progress, total, earlier=earlier, ratings_every=every)
         if hasattr(executor, "announce"):  # a worker killed from outside: its game's replay is said
-            executor.announce = bar.note
-        tests = _CandidateTests.of(meta)
-        while batch := referee.next_games():
-            jobs, results, numbers = [], {}, {}
-            for p in batch:
-                game_seed, agent_seeds = _seeds(seed, p)
-                number, opening = book.opening(config.pair(p)) if book is not None else (0, ())
-                numbers[p.index] = number
-                black, white = _colours(p, swap)
-                if black != p.black:  # each agent keeps its own seed
-                    agent_seeds = agent_seeds[::-1]
-                job = Job(p.index, p.round, p.match, p.game, black, white, game_seed, agent_seeds, opening)
-                old = log.done.get(p.index) if log else None
-                if old is None:
-                    jobs.append(job)
-                elif (old["black_id"], old["white_id"], old["seed"], old.get("opening", 0)) != (
-                    black,
-                    white,
-                    game_seed,
-                    len(opening),
-                ):
-                    raise JournalError(
-                        f"{journal}: game {p.index} in the journal is not the game the "
-                        "pairing asks for (a journal from another version or edited)"
-                    )
-                else:
-                    results[p.index] = old
-            for record in executor.run(jobs):
-                if book is not None:  # which opening of the suite: its plies are the record's first moves
+            executor.announce = self.bar.note
+        self.tests = _CandidateTests.of(setup.record)
+        self.records: list[dict] = []
+
+    def play(self) -> None:
+        """Every batch the referee pairs, until it pairs none."""
+        while batch := self.referee.next_games():
+            jobs, results, numbers = self._jobs(batch)
+            for record in self.executor.run(jobs):
+                if self.setup.book is not None:  # which opening of the suite: its plies are the record's first moves
                     record["opening_number"] = numbers[record["index"]]
                 with _uninterrupted():  # a finished game is in the journal and every record file, or in none
-                    if log:
-                        log.append(record)
-                    if files:  # after the journal: a resumed run rewrites the files from it
-                        files.append(record)
+                    if self.log:
+                        self.log.append(record)
+                    if self.files:  # after the journal: a resumed run rewrites the files from it
+                        self.files.append(record)
                 results[record["index"]] = record
-                bar.tick(record)
-            ordered = [results[p.index] for p in batch]
-            records.extend(ordered)
-            outcomes = [_as_paired(p, Outcome.from_record(r), r) for p, r in zip(batch, ordered)]
-            referee.record(outcomes)
-            for c in tests.add(batch, outcomes) if tests is not None else ():
-                referee.stop(c)  # the same batch ends it in a resumed run: the journal holds its games
-                bar.note(f"SPRT {names[c]} against the field: {tests.status[c]}")
-    finally:
-        if bar is not None:
-            bar.close()
-        executor.close()
-        files.close()
-        if log:
-            log.close()
-    byes = [(r, names[p]) for r, p in referee.byes]
-    return TournamentResult(
-        meta,
-        names,
-        referee.places(),
-        referee.points().tolist(),
-        records,
-        byes,
-        dict(getattr(executor, "warm_up_report", {})),
-        {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {},
-    )
+                self.bar.tick(record)
+            self._score(batch, [results[p.index] for p in batch])
+
+    def _jobs(self, batch: Sequence[Pairing]) -> tuple[list[Job], dict[int, dict], dict[int, int]]:
+        """The batch's games to play, the records the journal holds of the others, and each
+        game's opening number; a journal game that is not the one paired is a ``JournalError``."""
+        jobs, results, numbers = [], {}, {}
+        book, seed = self.setup.book, self.config.seed
+        for p in batch:
+            game_seed, agent_seeds = _seeds(seed, p)
+            number, opening = book.opening(self.setup.rules.pair(p)) if book is not None else (0, ())
+            numbers[p.index] = number
+            black, white = _colours(p, self.config.swap)
+            if black != p.black:  # each agent keeps its own seed
+                agent_seeds = agent_seeds[::-1]
+            job = Job(p.index, p.round, p.match, p.game, black, white, game_seed, agent_seeds, opening)
+            old = self.log.done.get(p.index) if self.log else None
+            if old is None:
+                jobs.append(job)
+            elif (old["black_id"], old["white_id"], old["seed"], old.get("opening", 0)) != (
+                black,
+                white,
+                game_seed,
+                len(opening),
+            ):
+                raise JournalError(
+                    f"{self.config.journal}: game {p.index} in the journal is not the game the "
+                    "pairing asks for (a journal from another version or edited)"
+                )
+            else:
+                results[p.index] = old
+        return jobs, results, numbers
+
+    def _score(self, batch: Sequence[Pairing], ordered: list[dict]) -> None:
+        """Hand a finished batch to the referee, and to the candidates' sequential tests."""
+        self.records.extend(ordered)
+        outcomes = [_as_paired(p, Outcome.from_record(r), r) for p, r in zip(batch, ordered)]
+        self.referee.record(outcomes)
+        tests = self.tests
+        for c in tests.add(batch, outcomes) if tests is not None else ():
+            self.referee.stop(c)  # the same batch ends it in a resumed run: the journal holds its games
+            self.bar.note(f"SPRT {self.setup.names[c]} against the field: {tests.status[c]}")
+
+    def result(self, warm_up: dict) -> TournamentResult:
+        """The finished run's ``TournamentResult``."""
+        names, referee, tests = self.setup.names, self.referee, self.tests
+        return TournamentResult(
+            self.setup.record,
+            names,
+            referee.places(),
+            referee.points().tolist(),
+            self.records,
+            [(r, names[p]) for r, p in referee.byes],
+            warm_up,
+            {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {},
+        )
+
+
+_RUN_DEFAULTS = _defaults(run)
 
 
 @contextlib.contextmanager
@@ -815,18 +657,6 @@ def _as_paired(p: Pairing, outcome: Outcome, record: Mapping[str, Any]) -> Outco
         return outcome
     winner = None if outcome.winner is None else 1 - outcome.winner
     return dataclasses.replace(outcome, winner=winner, returns=tuple(reversed(outcome.returns)))
-
-
-def _gauntlet_test(system: str, sprt) -> SPRT | None:
-    """``run``'s ``sprt`` as a test, or None; a ``ParameterError`` outside a gauntlet."""
-    if sprt is None:
-        return None
-    if system != "gauntlet":
-        raise envs.ParameterError(
-            f"sprt={sprt!r}: a sequential test applies to a gauntlet (each candidate against the field), "
-            f"not to {system}"
-        )
-    return SPRT.of(sprt)
 
 
 class _CandidateTests:
