@@ -31,8 +31,8 @@ every strong solver does, layer by layer from the root:
     null window above the best so far (PVS), re-searching only a move that beats it. ``solve``
     asks only win, draw or loss (a window around a draw), far cheaper than the score; the exact
     score (``exact``; a lost game's margin) is found by MTD(f): searches whose window admits one
-    score each (every final score is even), stepping 2, 4, 8, .. scores past each fail-soft
-    bound until the value is bracketed, then halving (``_mtd``);
+    score each (every final score is even), from below: failing high is cheap far below the
+    value, failing low costs a full search wherever it is (``_mtd``);
   * **a transposition table** (``TT_MIN_EMPTIES`` empties and more) keyed by both words, so a
     hit is never a collision, three positions to a 64-byte bucket (one cache line a probe); a
     position's exact value does not depend on the path, so bounds from any earlier search (a
@@ -1166,22 +1166,23 @@ def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
     ``g`` or fails soft to a bound beyond it. The table carries each search's bounds into the
     next.
 
-    A search near the value costs about as much as the exact one, and a fail-soft bound is
-    seldom more than one score past ``g``, so stepping one score at a time from a poor guess
-    costs one such search per score (FFO #44, -14 from a draw: eight). So the next ``g`` steps
-    past the bound by 2, 4, 8, .. scores the way the searches keep failing, and once one has
-    failed each way, halves the interval left; far from the value a search is cheap."""
+    The two ways of failing do not cost the same: failing high needs one good move, and far
+    below the value it is cheap (FFO #48, +28: under a million nodes each up to +10, 160
+    million at +28), while failing low refutes every move and costs about as much as the exact
+    search wherever ``g`` is (FFO #44, -14: 12 to 20 million at 0, -4 and -10). So the value
+    is approached from below: a search that fails high is followed by one at its bound (a
+    score further), and while none has, each failing low steps down 2, 4, 8, .. scores past
+    its bound, to a ``g`` that fails high in few searches."""
     g = min(max(guess, lo), hi)
     move = -1
     step = 2
-    low_seen = high_seen = False  # a search failed low / high
+    high_seen = False  # a search has failed high
     while lo < hi:
         v = _search(own, opp, g - 1, g + 1, tables, mask, deadline, info)
         if info[1]:
             return 0, move
         if v <= g - 1:
             hi = v
-            low_seen = True
         else:
             move = info[2]
             if v >= g + 1:
@@ -1189,13 +1190,8 @@ def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
                 high_seen = True
             else:
                 lo = hi = v
-        if lo >= hi:
-            break
-        if low_seen and high_seen:
-            g = lo + 2 * ((hi - lo) // 4)  # the even score halfway (lo itself when hi = lo + 2)
-        elif high_seen:
-            g = min(lo + step, hi)
-            step *= 2
+        if high_seen:
+            g = min(lo, hi)
         else:
             g = max(hi - step, lo)
             step *= 2
