@@ -392,6 +392,28 @@ def test_an_agent_that_times_out_at_setup_is_ruled_out_for_the_rest_of_the_run()
     assert all(g["reason"] == "normal" for g in r.games if g not in theirs)
 
 
+def test_a_game_between_two_ruled_out_agents_is_lost_by_both():
+    """Both agents of a game were ruled out before it: neither could play, so neither wins it
+    (a double forfeit, 0-0, as FIDE scores one), where scoring it for Black would hand a point
+    to an agent that never moved; no rating reads it and both forfeit lines count it."""
+    r = tournaments.round_robin(
+        ["warmhang", "warmhang:seed=5", "random"], workers=2, setup_time=1.5, progress=False, seed=1, **GAME
+    )
+    hung = {"warmhang", "warmhang:seed=5"}
+    both = [g for g in r.games if {g["black"], g["white"]} == hung]
+    assert len(r.games) == 6 and len(both) == 2
+    assert all(g["result"] == "0-0" and g["code"] == 3 and g["returns"] == [-1.0, -1.0] for g in both)
+    assert all(g["winner"] is None and g["reason"] == "forfeit-timeout" and g["plies"] == 0 for g in both)
+    assert all(g["detail"].startswith("Black: ruled out") and "; White: ruled out" in g["detail"] for g in both)
+    standings = {s.name: (s.points, s.games, s.forfeits) for s in r.standings()}
+    assert standings == {"random": (4.0, 4, 0), "warmhang": (0.0, 4, 4), "warmhang:seed=5": (0.0, 4, 4)}
+    table = str(r)
+    assert "warmhang: 4 games lost by forfeit-timeout" in table
+    assert "warmhang:seed=5: 4 games lost by forfeit-timeout" in table
+    rated = {x.name: x.games for x in r.statistics().ratings}
+    assert rated == {"random": 4, "warmhang": 2, "warmhang:seed=5": 2}  # the two 0-0 games are not rated
+
+
 def test_setup_time_must_be_positive():
     with pytest.raises(ValueError, match="setup_time=0"):
         tournaments.round_robin(["greedy", "random"], workers=0, setup_time=0, **GAME)

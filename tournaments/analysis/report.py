@@ -167,8 +167,8 @@ def colour_stats(result: TournamentResult) -> dict:
     n = len(result.names)
     black = np.zeros((n, 2))
     white = np.zeros((n, 2))
-    outcomes = result.outcomes()
-    for g, outcome in zip(result.games, outcomes):
+    outcomes = [o for o in result.outcomes() if not o.void]  # a double forfeit had no colours
+    for g, outcome in zip((g for g, o in zip(result.games, result.outcomes()) if not o.void), outcomes):
         black[g["black_id"]] += (outcome.points(0), 1)
         white[g["white_id"]] += (outcome.points(1), 1)
     total = len(outcomes)

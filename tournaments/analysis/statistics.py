@@ -354,7 +354,8 @@ def statistics(
     if len(index) != n:
         twice = sorted({name for name in names if names.count(name) > 1})
         raise RatingsError(f"names: {', '.join(map(repr, twice))} given twice; records could not tell them apart")
-    records = _by_name(names, index, records)
+    # a double forfeit (both agents ruled out) was never played: it tells nothing of strength
+    records = [r for r in _by_name(names, index, records) if not Outcome.from_record(r).void]
     anchors = dict(anchors or {})
     wins, drawn, losses = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
     games, points, draws = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)

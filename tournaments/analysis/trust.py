@@ -437,10 +437,13 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
 
 
 def _matrices(n, records):
-    """(points i took from j, games between them, Black's points in each game) of ``records``."""
+    """(points i took from j, games between them, Black's points in each game) of ``records``,
+    double forfeits left out (no one played them)."""
     scores, played, black = np.zeros((n, n)), np.zeros((n, n)), []
     for r in records:
         outcome = Outcome.from_record(r)
+        if outcome.void:
+            continue
         b, w = r["black_id"], r["white_id"]
         played[b, w] += 1
         played[w, b] += 1

@@ -7,7 +7,7 @@ games in worker processes). Both run the same loop, so they cannot disagree::
     reset(T, met, mt, rng)                      # the starting draw
     while (n := next_games(T, met, mt, rng, out)) > 0:
         ...play the n games out[i] = (match, black, white)...
-        record(T, met, mt, out, res, n, rng)    # res[i]: BLACK_WINS, WHITE_WINS or DRAW
+        record(T, met, mt, out, res, n, rng)    # res[i]: BLACK_WINS, WHITE_WINS, DRAW or DOUBLE_FORFEIT
     places(T, lo, hi)                           # aggregate place interval [lo, hi] per player
 
 The games of one batch are independent (different matches), so a real driver may run them in
@@ -29,7 +29,8 @@ every undecided match per batch:
   first pair boundary where the leader can no longer be caught, a match level after N games goes
   on pair by pair (tie-break) until one leads, and one still level after 4N games goes to a coin.
 
-Draws (real games only; the study's model has none) are worth half a point.
+Draws (real games only; the study's model has none) are worth half a point; a double forfeit
+(both agents ruled out of a tournament) is worth nothing to either and counts as a game played.
 
 Arrays (all int64 except ``rng``):
   ``T``    header ``T_*`` then ``NBLOCK`` per-player blocks of length N (``blk(T, B_*)``);
@@ -48,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from envs.core import rng as R
-from envs.core.outcome import BLACK_WINS, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
+from envs.core.outcome import BLACK_WINS, DOUBLE_FORFEIT, DRAW, HALF, WHITE_WINS, WIN  # noqa: F401  (the result codes, re-exported)
 
 ROUND_ROBIN, OLYMPIC, SWISS, RANDOM_ORDER, GAUNTLET = 0, 1, 2, 3, 4
 SYSTEMS = {
@@ -425,9 +426,10 @@ def record(T, met, mt, out, res, n, rng):
                 mt[m, M_WA] += 1
             else:
                 mt[m, M_WB] += 1
-        else:
+        elif r == DRAW:
             pts[black] += DRAW2
             pts[white] += DRAW2
+        # DOUBLE_FORFEIT: a game both lost, worth nothing to either and no win towards a match
         wa, wb, g, length = mt[m, M_WA], mt[m, M_WB], mt[m, M_GAMES], T[T_LEN]
         if T[T_SYS] != OLYMPIC:  # a fixed number of games, one colour: draws are shared, wins decide
             if g >= length:

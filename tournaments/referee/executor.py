@@ -86,7 +86,7 @@ from typing import Any, Protocol
 
 from envs.core import compiling
 
-from .play import CRASH, TIMEOUT, Context, Job, build_agent, forfeit_record, play_job
+from .play import CRASH, TIMEOUT, Context, Job, build_agent, double_forfeit_record, forfeit_record, play_job
 
 # Deaths by these signals are taken as kills from outside the agent (OOM killer, operator, a
 # terminal closing): the game is replayed. Any other signal or exit code is the agent's crash.
@@ -148,11 +148,15 @@ def killed_from_outside(exitcode: int | None) -> bool:
 
 
 def ruled_out_record(ctx: Context, ruled_out: Mapping[int, str], job: Job) -> dict[str, Any] | None:
-    """The record of ``job`` lost on time by a player in ``ruled_out`` (player index -> reason;
-    Black first when both are), or None when neither is."""
-    for seat, player in enumerate((job.black, job.white)):
-        if player in ruled_out:
-            return forfeit_record(ctx, job, seat, TIMEOUT, ruled_out[player])
+    """The record of ``job`` lost on time by the players in ``ruled_out`` (player index ->
+    reason): by the one that is, or by both when both are (a double forfeit, 0-0: neither gets
+    a point, as neither could play); None when neither is."""
+    seats = [seat for seat, player in enumerate((job.black, job.white)) if player in ruled_out]
+    if len(seats) == 2:
+        detail = "; ".join(f"{colour}: {ruled_out[p]}" for colour, p in zip(("Black", "White"), (job.black, job.white)))
+        return double_forfeit_record(ctx, job, TIMEOUT, detail)
+    if seats:
+        return forfeit_record(ctx, job, seats[0], TIMEOUT, ruled_out[(job.black, job.white)[seats[0]]])
     return None
 
 
@@ -678,9 +682,7 @@ class ProcessExecutor:
                 del busy[conn]
                 other.kill()
                 self.slots.remove(other)
-                records.append(
-                    forfeit_record(self.ctx, other.job, seats.index(player), TIMEOUT, self.ruled_out[player])
-                )
+                records.append(ruled_out_record(self.ctx, self.ruled_out, other.job))
         return records
 
     def _timeout_detail(self, slot) -> str:

@@ -651,10 +651,12 @@ def forfeit_lines(
     if outcomes is None:
         outcomes = [Outcome.from_record(r) for r in records]
     for r, outcome in zip(records, outcomes):
-        if not outcome.forfeit or outcome.loser is None:
+        if not outcome.forfeit:
             continue
-        loser = (r["black"], r["white"])[outcome.loser]
-        lost.setdefault((loser, outcome.reason), []).append(outcome.detail or "no detail recorded")
+        seats = (0, 1) if outcome.void else () if outcome.loser is None else (outcome.loser,)
+        for seat in seats:  # a double forfeit is a game lost by both
+            loser = (r["black"], r["white"])[seat]
+            lost.setdefault((loser, outcome.reason), []).append(outcome.detail or "no detail recorded")
     lines = []
     for (name, reason), details in sorted(lost.items()):
         distinct = list(dict.fromkeys(details))
@@ -730,6 +732,12 @@ def forfeit_record(
             seconds=seconds,
         ),
     )
+
+
+def double_forfeit_record(ctx: Context, job: Job, reason: str, detail: str) -> dict[str, Any]:
+    """The record of ``job`` lost by both players for ``reason`` before a move was played
+    (both ruled out of the run): 0-0, no points for either (``Outcome.double_forfeit``)."""
+    return job_record(ctx, job, GameOutcome.double_forfeit(reason, detail, opening=0))
 
 
 def play_job(

@@ -149,10 +149,14 @@ class TournamentResult:
         """The outcome of every game of ``games``, in their order (Black is seat 0)."""
         return [Outcome.from_record(g) for g in self.games]
 
-    def _matrix(self, outcomes):
+    def _matrix(self, outcomes, rated: bool = False):
+        """(points i took from j, games between them); ``rated``: only the games a rating reads,
+        without the double forfeits, which tell nothing of the two agents' strength."""
         n = len(self.names)
         scores, played = np.zeros((n, n)), np.zeros((n, n))
         for g, outcome in zip(self.games, outcomes):
+            if rated and outcome.void:
+                continue
             b, w = g["black_id"], g["white_id"]
             played[b, w] += 1
             played[w, b] += 1
@@ -189,7 +193,7 @@ class TournamentResult:
                     won[i] += 1
                 elif o.draw:
                     drawn[i] += 1
-                elif o.forfeit and o.loser == seat:
+                elif o.forfeit and (o.loser == seat or o.void):
                     lost_forfeit[i] += 1
         rows = []
         byes = self._byes()
@@ -270,7 +274,7 @@ class TournamentResult:
 
     def ratings(self) -> list[tuple[str, float, float]]:
         """(name, Elo, 95% half-width) per player, strongest first (Bradley–Terry)."""
-        return self._ratings(self._matrix(self.outcomes()))
+        return self._ratings(self._matrix(self.outcomes(), rated=True))
 
     def _ratings(self, matrix) -> list[tuple[str, float, float]]:
         scores, played = matrix
@@ -670,7 +674,7 @@ class _CandidateTests:
         self.candidates = candidates
         self.pentanomial = [[0] * 5 for _ in range(candidates)]
         self.status: dict[int, SPRTStatus] = {}
-        self._half: dict[tuple, float] = {}  # (candidate, opponent, game) -> the pair's first game's points
+        self._half: dict[tuple, float | None] = {}  # (candidate, opponent, game) -> the pair's first game's points
 
     @classmethod
     def of(cls, config: Mapping[str, Any]) -> _CandidateTests | None:
@@ -687,9 +691,11 @@ class _CandidateTests:
             seat = 0 if p.black < self.candidates else 1
             c, opponent = (p.black, p.white) if seat == 0 else (p.white, p.black)
             key = (c, opponent, p.game)
-            points = outcome.points(seat)
+            points = None if outcome.void else outcome.points(seat)  # a double forfeit voids its pair
             if key in self._half:
-                self.pentanomial[c][round(2 * (self._half.pop(key) + points))] += 1
+                first = self._half.pop(key)
+                if first is not None and points is not None:
+                    self.pentanomial[c][round(2 * (first + points))] += 1
             else:
                 self._half[key] = points
             seen.add(c)

@@ -27,7 +27,7 @@ from envs.core import rng as R
 from envs.core.outcome import Outcome
 
 from . import _systems as S
-from ._systems import BLACK_WINS, DRAW, WHITE_WINS  # noqa: F401  (re-exported result codes)
+from ._systems import BLACK_WINS, DOUBLE_FORFEIT, DRAW, WHITE_WINS  # noqa: F401  (re-exported result codes)
 
 
 @dataclass(frozen=True)
@@ -248,11 +248,12 @@ class Referee:
 
     def record(self, results: Iterable[Outcome | int]) -> None:
         """Results of the last batch, in its order: each an ``Outcome`` of the game (Black is seat
-        0) or its ``code``, BLACK_WINS, WHITE_WINS or DRAW."""
+        0) or its ``code``, BLACK_WINS, WHITE_WINS, DRAW or DOUBLE_FORFEIT."""
         results = [r.code if isinstance(r, Outcome) else r for r in results]
         res = np.asarray(results, dtype=np.int64)
-        if res.shape != (self._n,) or not np.isin(res, (BLACK_WINS, WHITE_WINS, DRAW)).all():
-            raise ValueError(f"expected {self._n} results in {{0, 1, 2}}, got {results!r}")
+        codes = (BLACK_WINS, WHITE_WINS, DRAW, DOUBLE_FORFEIT)
+        if res.shape != (self._n,) or not np.isin(res, codes).all():
+            raise ValueError(f"expected {self._n} results in {{{', '.join(map(str, codes))}}}, got {results!r}")
         S.record(self._T, self._met, self._mt, self._out, res, self._n, self._rng)
         self._played += self._n
         self._n = 0
