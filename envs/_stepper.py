@@ -234,7 +234,7 @@ def _step_block(p, cfg, buffers, b):
         pending[i] = (done & PENDING) != 0
 
 
-# ``one``: a one-game env's buffers packed in one int64 array (``ArbiterVectorEnv._pack_one``), so
+# ``one``: a one-game env's buffers packed in one int64 array (``envs.episode.Buffers.pack_one``), so
 # a step is a call of three arguments (numba spends ~0.1-0.2 us on each). Its first cells give
 # where each buffer starts (in int64 words) and its length in its own dtype.
 (
