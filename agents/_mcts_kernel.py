@@ -396,7 +396,7 @@ def _simulate(p, root, tree, settings, n_sims, rng, rave):
     Returns early when an expansion needs more nodes than the arrays hold (the caller grows them
     and calls again), unless they hold ``max_nodes`` already: then leaves stop being expanded.
     """
-    value = tree[1]
+    _, value, _, _ = tree
     work = _scratch(p, root, settings, rave)
     solver = _solver(settings, rave)
     for sim in range(n_sims):

@@ -862,3 +862,18 @@ def test_othello_leaf_values_are_the_hand_written_evaluation_from_the_movers_sid
             bot.act(game, s)
             assert (bot.last_stats["value"] > 0.5) == (v > 0), (size, v, bot.last_stats["value"])
             seen[v > 0] += 1
+
+
+def test_search_settings_are_one_type_whatever_the_caller_passes():
+    # The kernel is compiled per argument type: settings given as ints where floats are meant
+    # (c=1, rave_k=0) or as bools must still hit the one compiled search, not compile another.
+    import numba
+
+    def settings(**changes):
+        base = dict(num_actions=81, num_players=2, chance=0, num_outcomes=0, c=0.5, threshold=5, max_nodes=1 << 20)
+        base.update(policy=K.RANDOM, rave_k=0.0, use_priors=0, filtered=0, progress=0.0)
+        return K.search_settings(**{**base, **changes})
+
+    loose = settings(c=1, rave_k=0, use_priors=True, filtered=np.int32(1), progress=0, max_nodes=np.int64(1024))
+    assert numba.typeof(loose) == numba.typeof(settings())
+    assert loose[K.S_C] == 1.0 and loose[K.S_USE_PRIORS] == 1 and loose[K.S_MAX_NODES] == 1024
