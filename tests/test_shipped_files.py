@@ -8,6 +8,7 @@ inside the package unless ``--overwrite-shipped`` is given.
 """
 
 import hashlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,7 @@ def test_the_shipped_files_are_the_listed_ones_byte_for_byte():
 
 def test_a_path_inside_the_packages_is_refused_without_the_flag(tmp_path):
     weights = ROOT / "agents" / "learned" / "weights" / "ppo_othello6.pt"
-    assert ships(weights) and ships(ROOT / "tournaments" / "openings")
+    assert ships(weights) and ships(ROOT / "tournaments" / "referee" / "openings")
     assert not ships(tmp_path / "ppo.pt") and not ships(ROOT / "runs" / "ppo.pt")
     with pytest.raises(OutputPathError, match="--overwrite-shipped"):
         check_not_shipped(weights, "--out")
@@ -50,21 +51,27 @@ def test_a_path_inside_the_packages_is_refused_without_the_flag(tmp_path):
 
 @pytest.mark.parametrize(
     "script, out",
-    [
-        ("train_ppo.py", "agents/learned/weights/ppo_othello6.pt"),
-        ("train_alphazero.py", "agents/learned/weights/alphazero_othello.pt"),
-        ("othello_patterns.py", "envs/othello/patterns.npz"),
-        ("make_openings.py", "tournaments/referee/openings"),
+    [  # new names inside the packages: were the check broken, the run would not clobber a shipped file
+        ("train_ppo.py", "agents/learned/weights/refusal_check.pt"),
+        ("train_alphazero.py", "agents/learned/weights/refusal_check_az.pt"),
+        ("othello_patterns.py", "envs/othello/refusal_check.npz"),
+        ("make_openings.py", "tournaments/referee/openings/refusal_check"),
     ],
 )
-def test_the_scripts_refuse_to_write_over_what_we_ship(script, out):
-    got = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / script), "--out", out],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_the_scripts_refuse_to_write_into_the_packages(script, out):
+    try:
+        got = subprocess.run(
+            [sys.executable, str(ROOT / "examples" / script), "--out", out],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        written = [p for p in (ROOT / out).parent.glob((ROOT / out).stem + "*")]
+        for p in written:  # what a broken check let through
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+    assert not written, f"{script} wrote {written}"
     assert got.returncode == 2, got.stderr
     assert f"--out {out}: inside the installed package" in got.stderr
     assert "Traceback" not in got.stderr

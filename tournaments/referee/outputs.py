@@ -14,6 +14,7 @@ directory exists afterwards, as it would once the first file is written into it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
 
@@ -71,7 +72,7 @@ def check_directory(path: str | os.PathLike[str], option: str) -> str:
 # The installed packages: what Arbiter ships (weights, pattern tables, opening suites) lives in
 # them, and a user's run writes there only when told to in so many words.
 _PACKAGES = tuple(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + name
+    os.path.dirname(importlib.util.find_spec(name).origin)  # where each package is, not this file
     for name in ("envs", "agents", "tournaments")
 )
 OVERWRITE_SHIPPED = "--overwrite-shipped"
