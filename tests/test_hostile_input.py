@@ -29,7 +29,7 @@ def no_games(monkeypatch):
         raise AssertionError("a game was played")
 
     monkeypatch.setattr(tournaments.referee.play, "play_game", refuse)
-    monkeypatch.setattr(cli, "play_game", refuse)
+    monkeypatch.setattr(cli.play_command, "play_game", refuse)  # arbiter play's module
 
 
 def refused(capsys, argv, *named) -> str:

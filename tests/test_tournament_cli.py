@@ -334,7 +334,7 @@ def test_ctrl_c_in_play_or_match_ends_quietly_with_status_130(monkeypatch, capsy
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "play", interrupted)
+    monkeypatch.setattr(cli.play_command, "play", interrupted)  # arbiter play's module
     assert cli.main(["play", "--game", "gomoku", "-p", "size=7", "--black", "random"]) == 130
     err = capsys.readouterr().err
     assert said(err) == ["arbiter play: interrupted"] and "Traceback" not in err
