@@ -42,6 +42,8 @@ import time
 
 import numpy as np
 
+from envs.core import rng as R
+
 from .. import ray_cluster
 from ..base import AgentError
 from . import network, puct, selfplay
@@ -113,7 +115,7 @@ class _SelfPlayActor:
         self.net.load_state_dict({name: torch.tensor(value) for name, value in tensors.items()})
         self.net.eval()
         loaded = weights_digest(self.net.state_dict())
-        rng = np.random.default_rng([seed, version, self.index])
+        rng = R.generator(seed, version, self.index)
         start = time.process_time()
         samples = []
         for game in self.games.values():

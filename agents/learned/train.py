@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from envs.core import rng as R
+
 from ..base import AgentError
 from . import _puct_kernel as K
 from . import distributed, imitation, network, puct, selfplay, weights
@@ -292,7 +294,7 @@ class Trainer:
         if not c.teacher or c.teacher_games < 1:
             raise ConfigError(f"teacher={c.teacher!r}, teacher_games={c.teacher_games!r}: nothing to learn from")
         start = time.perf_counter()
-        rng = np.random.default_rng([c.seed, 2**31])  # apart from every iteration's (seed, i)
+        rng = R.generator(c.seed, 2**31)  # apart from every iteration's (seed, i)
         new = 0
         for game in self._games():
             samples = imitation.teach(c.teacher, game, c.teacher_games, rng, encoding=c.encoding)
@@ -319,7 +321,7 @@ class Trainer:
         """One self-play round per training size plus the gradient steps it pays for."""
         start = time.perf_counter()
         c = self.config
-        rng = np.random.default_rng([c.seed, self.iterations])
+        rng = R.generator(c.seed, self.iterations)
         new, evaluations, results = 0, 0, []
         self.net.eval()
         if self.executor is None:

@@ -43,6 +43,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from envs.core import ParameterError
+from envs.core import rng as R
 
 ELO = 400.0 / np.log(10.0)
 PRIOR_SD = 5.0  # natural units (about 2,170 Elo): weak, only bounds perfect scores
@@ -85,7 +86,7 @@ class Fit:
             return np.ones(1)
         w, v = np.linalg.eigh((self.cov + self.cov.T) / 2)
         root = v * np.sqrt(np.maximum(w, 0.0))
-        rng = np.random.default_rng(seed)
+        rng = R.generator(seed)
         draws = self.elo + rng.standard_normal((samples, n)) @ root.T
         return np.bincount(np.argmax(draws, axis=1), minlength=n) / samples
 
@@ -348,7 +349,7 @@ class Model:
         of ``samples`` draws, up to ``MAX_BATCHES``, until the effective sample size reaches
         ``MIN_EFFECTIVE`` (a large field's weights are less even). Returns ``(draws, weights)``:
         parameter vectors (fixed ones at ``mode``) and normalised weights summing to 1."""
-        rng = np.random.default_rng(seed)
+        rng = R.generator(seed)
         free = self.free
         if free.size == 0:
             return mode[None, :].copy(), np.ones(1)

@@ -64,6 +64,7 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from envs import ParameterError
+from envs.core import rng as R
 
 H0, H1, UNDECIDED = "H0", "H1", "undecided"
 MODELS = ("logistic", "normalized")
@@ -531,7 +532,7 @@ def simulate(
     if not isinstance(runs, (int, np.integer)) or runs < 1:
         raise ParameterError(f"runs={runs!r}: expected a positive integer")
     p = pentanomial_probabilities(elo, draw_rate)
-    rng = np.random.default_rng(seed)
+    rng = R.generator(seed)
     counts = np.zeros((runs, 5), dtype=np.int64)
     decision = np.zeros(runs, dtype=np.int8)  # 0 undecided, -1 H0, +1 H1
     pairs = np.full(runs, max_pairs, dtype=np.int64)

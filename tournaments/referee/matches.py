@@ -38,6 +38,7 @@ import numpy as np
 import envs
 from agents.openings import random_opening
 from envs import ParameterError
+from envs.core import rng as R
 
 from ..analysis.sprt import SPRT, SPRTStatus, elo_interval, format_elo, score_interval
 from .play import GameOutcome, check_players, play_game
@@ -178,7 +179,7 @@ def match(*args, game=None, game_params=None, sprt=None, **kwargs) -> MatchResul
     _check_seed(seed)
     a, b = _agent(a, seed), _agent(b, seed + 1)
     check_players([a, b], game)  # an agent that cannot play the game here: an error before the first game
-    rng = np.random.default_rng(seed)
+    rng = R.generator(seed)  # the match's openings, pair by pair
     start = time.perf_counter()
     scores = []
     penta = [0] * 5
@@ -273,7 +274,7 @@ def solitaire(game, agent, games: int = 100, seed: int = 0) -> SolitaireResult:
         raise ParameterError(f"games={games!r}: expected a positive number of deals")
     _check_seed(seed)
     check_players([agent], game)
-    rng = np.random.default_rng(seed)
+    rng = R.generator(seed)  # the match's openings, pair by pair
     start = time.perf_counter()
     ends, points = [], []
     for k in range(games):
@@ -315,7 +316,7 @@ def duplicate(game, a, b, games: int = 100, seed: int = 0) -> MatchResult:
     _check_seed(seed)
     a, b = _agent(a, seed), _agent(b, seed + 1)
     check_players([a, b], game)
-    rng = np.random.default_rng(seed)
+    rng = R.generator(seed)  # the match's openings, pair by pair
     start = time.perf_counter()
     scores = []
     for k in range(games):

@@ -27,6 +27,7 @@ import numpy as np
 
 import envs
 from agents.clock import TimeControl
+from envs.core import rng as R
 from envs.core.outcome import Outcome
 
 from ..analysis.ratings import bradley_terry
@@ -58,13 +59,13 @@ from .systems import Pairing, Referee, System, expected_games
 
 if TYPE_CHECKING:
     from ..analysis.statistics import Statistics
-    from ..analysis.trust import Trust
+    from .trust import Trust
 
 
 def _seeds(seed: int, p) -> tuple[int, tuple]:
     """(game seed, (Black's agent seed, White's)) from the tournament seed and the pairing."""
-    s = np.random.SeedSequence([seed, p.round, p.match, p.game, p.black, p.white]).generate_state(3)
-    return int(s[0]), (int(s[1]), int(s[2]))
+    game_seed, black, white = R.seed_words(seed, p.round, p.match, p.game, p.black, p.white, count=3)
+    return game_seed, (black, white)
 
 
 def openings_text(book: dict) -> str:
@@ -300,7 +301,7 @@ class TournamentResult:
         """How far to trust this ranking (``tournaments.trust.Trust``; ``print`` it for the trust
         line): the study's simulator run on this system, field and fitted spread of strength,
         and the games per pairing that would find the true best ``target`` of the time."""
-        from ..analysis.trust import trust
+        from .trust import trust
 
         return trust(self, target=target, seed=seed, championships=championships, announce=announce)
 

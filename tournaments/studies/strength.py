@@ -40,6 +40,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from envs.core import rng as R
+
 from ..referee.records import RecordError, read_json_lines
 
 if TYPE_CHECKING:
@@ -201,11 +203,11 @@ def jobs_for(
         row_id = zlib.crc32(row.key.encode())
         for k in range(row.games):
             if k % 2 == 0:
-                opening = random_opening(game, np.random.default_rng([seed, row_id, k // 2]), *plies)
+                opening = random_opening(game, R.generator(seed, row_id, k // 2), *plies)
             black, white = (me, them) if k % 2 == 0 else (them, me)
-            s = np.random.SeedSequence([seed, row_id, k]).generate_state(3)
+            game_seed, black_seed, white_seed = R.seed_words(seed, row_id, k, count=3)
             index = first_index + len(jobs)
-            jobs.append(Job(index, 0, row_id, k, black, white, int(s[0]), (int(s[1]), int(s[2])), opening))
+            jobs.append(Job(index, 0, row_id, k, black, white, game_seed, (black_seed, white_seed), opening))
             owner[index] = row
     return jobs, owner
 

@@ -55,6 +55,7 @@ import numpy as np
 from agents.openings import random_opening
 from envs import ArbiterError, Game, ParameterError
 from envs import sgf as envs_sgf
+from envs.core import rng as R
 from envs.core.checks import read_bounded
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -294,16 +295,14 @@ class Book:
             self.opening(0)
         if suite is not None:
             self._sequence = (
-                np.random.default_rng([self.seed, _SHUFFLE]).permutation(len(suite))
-                if order == "random"
-                else np.arange(len(suite))
+                R.generator(self.seed, _SHUFFLE).permutation(len(suite)) if order == "random" else np.arange(len(suite))
             )
 
     def opening(self, pair: int) -> tuple[int, tuple]:
         """``(number, action ids)`` of the opening of colour pair ``pair`` (from 0)."""
         if self.suite is None:
             if pair not in self._random:
-                rng = np.random.default_rng([self.seed, _RANDOM, pair])
+                rng = R.generator(self.seed, _RANDOM, pair)
                 self._random[pair] = random_opening(self.game, rng, *self.plies)
             return pair + 1, self._random[pair]
         i = int(self._sequence[(self.start - 1 + pair) % len(self.suite)])
