@@ -12,6 +12,7 @@ import envs
 from agents.base import with_options
 
 from ..referee import precompile, runner
+from ..referee.config import TournamentConfig
 from ..referee.executor import ExecutorError
 from ..referee.journal import JournalError, JournalHoldsGames, JournalWriteError
 from ..referee.outputs import check_directory, check_file
@@ -234,33 +235,34 @@ def run(args) -> int:
             raise envs.ParameterError(f"--executor ray: {e}") from None
     check_count("--ratings-every", args.ratings_every, 0)
     options["ratings_every"] = args.ratings_every  # None: the runner's default
+    config = TournamentConfig.of(
+        args.system,
+        agents,
+        args.game,
+        seed=args.seed,
+        workers=args.workers,
+        executor=executor,
+        journal=args.journal,
+        resume=args.resume,
+        move_time=args.move_time,
+        setup_time=args.setup_time,
+        tc=args.tc,
+        byoyomi=args.byoyomi,
+        adjudicate=args.adjudicate,
+        adjudicator=args.adjudicator,
+        game_params=game_params(args.param),
+        resign=not args.no_resign,
+        swap=not args.noswap,
+        jsonl=args.jsonl,
+        csv=args.csv,
+        sgf=args.sgf,
+        event=args.event,
+        site=args.site,
+        **options,
+    )  # every value checked before the first game
     try:
         with terminate_as_interrupt():
-            result = runner.run(
-                args.system,
-                agents,
-                args.game,
-                seed=args.seed,
-                workers=args.workers,
-                executor=executor,
-                journal=args.journal,
-                resume=args.resume,
-                move_time=args.move_time,
-                setup_time=args.setup_time,
-                tc=args.tc,
-                byoyomi=args.byoyomi,
-                adjudicate=args.adjudicate,
-                adjudicator=args.adjudicator,
-                game_params=game_params(args.param),
-                resign=not args.no_resign,
-                swap=not args.noswap,
-                jsonl=args.jsonl,
-                csv=args.csv,
-                sgf=args.sgf,
-                event=args.event,
-                site=args.site,
-                **options,
-            )
+            result = runner.run(config)
     except JournalHoldsGames as e:  # the API's words (resume=True) said as the command line says them
         raise JournalError(
             f"--journal {e.path} already holds {e.count} finished game{'s' * (e.count != 1)} of this "
