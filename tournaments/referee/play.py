@@ -24,16 +24,24 @@ The referee may end a game the rules have not ended
 (``adjudicate``: a move cap, or a judge's evaluation, ``tournaments.adjudication``): reason
 ``adjudicated``, and the detail says which rule.
 
+The referee meets every player through one protocol, ``agents.Player``: ``act`` and the hooks
+``reset``, ``set_clock``, ``set_history``, ``clock_options`` and ``check_ready``, methods that do
+nothing unless the player defines them, so the loop calls each on every player and probes no
+object for a method; anything else (a function, an object with ``act``, an SB3 model, a
+``pyspiel.Bot``) is adapted once, before the game, by ``agents.as_player``. The game itself is a
+``GameSession`` with its collaborators: a ``GameRecord`` (the plies, and the takebacks), the
+clocks (``agents.clock.GameClock``) and the adjudication's referee.
+
 On a game clock (``clock``, an ``agents.clock.TimeControl``: base time and increment, or byo-yomi)
-each agent with ``set_clock`` is told its time before each of its moves (an
-``agents.clock.TimeLeft``), and an agent with ``clock_options`` (the search agents) is held to
-the move's share of it, as a GTP controller's clock holds them.
+each player is told its time before each of its moves (``set_clock``, an
+``agents.clock.TimeLeft``) and held to the move's share of it through its ``clock_options`` (the
+search agents'), as a GTP controller's clock holds them.
 
 A game may start from an *opening*: moves played for both sides before the agents take over, as
 chess tournament tools play a book opening (and a colour pair plays it once with each colour,
 so deterministic agents do not replay one game). The record's ``moves`` include the opening and
-``opening`` says how many plies it took; agents that keep their own board, such as GTP engines,
-are shown the opening through their ``set_history``.
+``opening`` says how many plies it took; players are shown the opening through their
+``set_history`` (those that keep their own board, such as GTP engines, define it).
 
 How a game ended is an ``envs.core.outcome.Outcome`` (winner, returns, reason, end reason, margin;
 its points and result texts); ``GameOutcome`` is one with the game's moves added.
