@@ -25,7 +25,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     executor = None
     if args.executor == "ray":
-        from tournaments.studies.championship.distributed import RayStudyExecutor
+        from tournaments.referee.simulation.distributed import RayStudyExecutor
 
         executor = RayStudyExecutor(address=args.address)
     try:

@@ -280,7 +280,7 @@ def test_tournament_records_clock_and_adjudication_and_resumes_to_the_same_resul
 
 
 def test_report_shows_the_clock_and_the_adjudication(tmp_path):
-    from tournaments.analysis.report import write_report
+    from tournaments.referee.report import write_report
 
     journal = tmp_path / "run.db"
     tournaments.round_robin(

@@ -14,8 +14,7 @@ import agents
 import envs
 import tournaments
 from envs.core.outcome import Outcome
-from tournaments.analysis import report
-from tournaments.referee import records
+from tournaments.referee import reading, records, report
 
 OLD = json.loads((Path(__file__).parent / "data" / "journals" / "go_round_robin_v1.json").read_text())
 CONFIG = json.loads(OLD["meta"]["config"])
@@ -54,7 +53,7 @@ def test_the_stored_journal_is_of_the_older_form():
 
 
 def test_an_older_journal_reports_its_standings(tmp_path):
-    result = report.load_journal(_journal(tmp_path / "old.db", OLD["games"]))
+    result = reading.load_journal(_journal(tmp_path / "old.db", OLD["games"]))
     assert result.config["finished"] and result.points == OLD["points"]
     assert [list(p) for p in result.places] == OLD["places"]
     assert result.games == [json.loads(text) for _, text in OLD["games"]]  # read as written
@@ -142,7 +141,7 @@ def test_older_records_of_a_resignation_forfeits_and_a_draw_count_as_they_always
         ),
         *[(i, text) for i, text in OLD["games"][4:]],
     ]
-    result = report.load_journal(_journal(tmp_path / "old.db", edited))
+    result = reading.load_journal(_journal(tmp_path / "old.db", edited))
     standings = {s.name: s for s in result.standings()}
     outcomes = result.outcomes()
     assert [o.reason for o in outcomes[:4]] == ["resign", "forfeit-crash", "normal", "forfeit-timeout"]
@@ -200,5 +199,5 @@ def test_a_resignation_is_a_loss_from_the_game_to_the_journal_ratings_and_sgf(tm
     assert {n: e for n, e, _ in result.ratings()}["resigns"] < 0
     assert tournaments.referee.play.forfeit_lines(result.games) == []
     assert [_re(g) for g in result.games] == ["W+R", "B+R"]
-    again = report.load_journal(path)
+    again = reading.load_journal(path)
     assert again.games == result.games and again.points == result.points

@@ -31,7 +31,7 @@ def test_the_helper_fills_an_empty_cache_and_is_not_started_again(tmp_path):
     got = _fresh_process(
         """
         import json
-        from tournaments import precompile
+        from tournaments.referee import precompile
         before = precompile.cached("systems")
         started = precompile.start(["systems"])
         precompile.wait("systems")
@@ -47,7 +47,7 @@ def test_a_helper_that_dies_leaves_the_part_to_the_caller(tmp_path):
     got = _fresh_process(
         """
         import json, time
-        from tournaments import precompile
+        from tournaments.referee import precompile
         from tournaments.studies.championship import simulate
         precompile.start(["simulator"])
         precompile._helpers["simulator"].proc.kill()
@@ -68,7 +68,7 @@ def test_a_helper_that_takes_too_long_is_ended(tmp_path):
     got = _fresh_process(
         """
         import json, time
-        from tournaments import precompile
+        from tournaments.referee import precompile
         precompile.WAIT_LIMIT = 0.2
         precompile.start(["systems", "simulator"])
         helper = precompile._helpers["systems"]
@@ -113,7 +113,7 @@ def test_the_helper_dies_with_a_sigkilled_parent(tmp_path):
 
     code = """
         import sys, time
-        from tournaments import precompile
+        from tournaments.referee import precompile
         assert precompile.start(["systems", "simulator"])
         print(precompile._helpers["systems"].proc.pid, flush=True)
         time.sleep(120)

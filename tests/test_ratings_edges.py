@@ -13,7 +13,7 @@ from test_statistics import record as statistics_record
 
 from tournaments.analysis import ratings
 from tournaments.analysis.statistics import RatingsError, head_to_head, statistics
-from tournaments.analysis.trust import Trust
+from tournaments.referee.trust import Trust
 
 PRIOR_SD = 5.0  # the documented prior: every parameter N(0, 5²) on the natural scale
 
@@ -313,7 +313,7 @@ def test_the_trust_lines_first_move_advantage_says_its_unit():
 
 
 def test_the_html_report_labels_both_kinds_of_los(tmp_path):
-    from tournaments.analysis import report
+    from tournaments.referee import report
     from tournaments.referee.runner import TournamentResult
 
     names, records = gauntlet()

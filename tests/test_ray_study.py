@@ -8,7 +8,7 @@ from tournaments.studies import championship as study
 
 ray = pytest.importorskip("ray", reason='needs the distributed extra: pip install "arbiter-games[distributed]"')
 
-from tournaments.studies.championship.distributed import RayStudyExecutor  # noqa: E402
+from tournaments.referee.simulation.distributed import RayStudyExecutor  # noqa: E402
 
 
 def _numbers(rows):

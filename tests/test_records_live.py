@@ -15,11 +15,10 @@ from sgfmill import sgf as sgfmill
 import agents
 import envs
 import tournaments
-from tournaments.analysis.report import load_journal
-from tournaments.analysis.statistics import rating_list
 from tournaments.cli import main
 from tournaments.referee import records, runner
 from tournaments.referee.executor import InlineExecutor
+from tournaments.referee.reading import load_journal, rating_list
 
 GAME = {"game": "othello", "size": 6}
 AGENTS = ["random", "greedy", "alphabeta:depth=1"]

@@ -14,8 +14,8 @@ import pytest
 import envs
 import tournaments
 from envs.testing import small_params
-from tournaments.analysis import report
 from tournaments.cli import main
+from tournaments.referee import reading, report
 from tournaments.referee.journal import JournalError
 from tournaments.referee.runner import place_text
 
@@ -82,7 +82,7 @@ def expected_rows(result):
 
 def test_a_journal_replays_to_the_runs_result(journals):
     for name, (path, result) in journals.items():
-        back = report.load_journal(path)
+        back = reading.load_journal(path)
         assert (back.names, back.places, back.points, back.games) == (
             result.names,
             result.places,
@@ -107,7 +107,7 @@ def test_swiss_and_olympic_journals_replay(system, options, tmp_path):
         progress=False,
         **options,
     )
-    back = report.load_journal(tmp_path / "j.db")
+    back = reading.load_journal(tmp_path / "j.db")
     assert (back.names, back.places, back.points, back.games, back.byes) == (
         result.names,
         result.places,
@@ -172,7 +172,7 @@ def test_an_unfinished_journal_reports_the_games_so_far(journals, tmp_path):
     shutil.copy(path, cut)
     with sqlite3.connect(cut) as db:
         db.execute("DELETE FROM games WHERE idx >= 4")
-    back = report.load_journal(cut)
+    back = reading.load_journal(cut)
     assert back.config["finished"] is False and [g["index"] for g in back.games] == [0, 1, 2, 3]
     assert sum(back.points) == 4 and sum(s.games for s in back.standings()) == 8
     best = max(back.points)
@@ -184,11 +184,11 @@ def test_an_unfinished_journal_reports_the_games_so_far(journals, tmp_path):
 
 def test_not_a_journal(tmp_path):
     with pytest.raises(JournalError, match="no such"):
-        report.load_journal(tmp_path / "missing.db")
+        reading.load_journal(tmp_path / "missing.db")
     bad = tmp_path / "bad.db"
     bad.write_text("not sqlite at all, just text" * 40)
     with pytest.raises(JournalError, match="not a readable"):
-        report.load_journal(bad)
+        reading.load_journal(bad)
 
 
 def test_cli_report(journals, tmp_path, capsys):

@@ -18,7 +18,7 @@ import envs
 import tournaments
 from envs.core.outcome import Outcome
 from tournaments.analysis import sprt
-from tournaments.analysis.report import load_journal
+from tournaments.referee.reading import load_journal
 
 A = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
 

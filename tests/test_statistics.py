@@ -12,10 +12,11 @@ from said import said
 
 import tournaments
 from tournaments.analysis import ratings, sprt
-from tournaments.analysis.statistics import RatingsError, colour_pairs, rating_list, statistics
-from tournaments.analysis.trust import SETTLE_GRID, fitted_model
+from tournaments.analysis.statistics import RatingsError, colour_pairs, statistics
 from tournaments.cli import main
+from tournaments.referee.reading import rating_list
 from tournaments.referee.runner import TournamentResult
+from tournaments.referee.trust import SETTLE_GRID, fitted_model
 from tournaments.studies.championship import simulate
 
 CODES = {"1-0": 0, "0-1": 1, "1/2-1/2": 2}

@@ -14,7 +14,7 @@ from tournaments.cli import main
 from tournaments.referee import _systems as S
 from tournaments.referee.systems import configure
 from tournaments.studies import championship as study
-from tournaments.studies.championship import kernels
+from tournaments.referee.simulation import kernels
 
 DOCS = os.path.join(os.path.dirname(__file__), os.pardir, "docs")
 

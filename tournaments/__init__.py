@@ -27,9 +27,9 @@ Systems (one implementation each in ``_systems``, shared by real tournaments and
 
 from agents.human import HumanAgent, TakeBack
 
-from .analysis import report, sprt, statistics, trust
+from .analysis import sprt, statistics
 from .analysis.ratings import bradley_terry
-from .referee import adjudication, openings
+from .referee import adjudication, openings, report, trust
 from .referee.adjudication import Adjudication
 from .referee.config import TournamentConfig
 from .referee.executor import ExecutorError, InlineExecutor, ProcessExecutor

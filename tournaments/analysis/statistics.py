@@ -6,7 +6,6 @@ superiority, the probability of being the best, and colour pairs counted as pent
     stats.los_of("a", "b")                 # P(a is stronger than b | the games)
     stats.encounters                       # per pair of agents: games, points, pentanomial, pair Elo
     print(stats.table())                   # the rating table as the CLI prints it
-    print(rating_list(["a.db", "b.db"], anchors={"greedy": 1000}).table())   # ``arbiter ratings``
 
 Ratings are ``tournaments.analysis.ratings.fit_model``'s Bradley–Terry fit (Elo, 95% margins) with, by
 default, Ordo's first-move (white) advantage and the Rao–Kupper draw model of BayesElo's drawelo,
@@ -33,17 +32,17 @@ one side, and the five counts are the pentanomial that ``tournaments.sprt`` read
 game, is the independent unit when an opening favours one colour, so the pair-based Elo interval
 (``sprt.elo_interval``) is the honest one for an encounter of paired games.
 
-``rating_list`` pools the journals of several runs into one list (agents are the same agent when
-their specs are), with agents anchored at a given Elo as Ordo does (``ratings.fit``); journals of
-different games or game parameters cannot share a scale and are refused (``RatingsError``).
+``statistics(..., anchors=...)`` fixes agents at a given Elo as Ordo does (``ratings.fit``);
+``tournaments.referee.reading.rating_list`` pools the journals and record files of several runs
+into one list with it (``arbiter ratings``), refusing files of different games or game parameters,
+which share no scale (``RatingsError``).
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -484,109 +483,3 @@ def _encounters(names, records, black_points, scores, played, order, results) ->
             )
         )
     return out
-
-
-# -- pooled journals ---------------------------------------------------------------------------
-CONDITIONS = ("game", "game_params")  # what journals must share to be rated on one scale
-
-
-def rating_list(
-    journals: Iterable[str | os.PathLike[str]], anchors: Mapping[str, float] | None = None, seed: int = 0
-) -> Statistics:
-    """One rating list from the games of every journal in ``journals`` (paths: tournament
-    journals, ``--jsonl`` or ``--csv`` files alike, ``records.load_games``). An agent is the
-    same agent in every journal where its spec is the same; ``anchors``: ``{spec: Elo}``.
-    Raises ``RatingsError`` for journals of different games or game parameters, a journal given
-    twice, or a game found in two journals (a copy: it would count twice); a journal that cannot
-    be read is ``JournalError``."""
-    from ..referee.records import load_games
-
-    paths = [os.fspath(p) for p in journals]
-    if not paths:
-        raise RatingsError("no journal given")
-    seen: dict = {}
-    for p in paths:
-        real = os.path.realpath(p)
-        if real in seen:
-            raise RatingsError(
-                f"{p}: given twice{f' (as {seen[real]})' if seen[real] != p else ''}; each game would count twice"
-            )
-        seen[real] = p
-    identities, names, records, first, games_seen = [], [], [], None, {}
-    for k, path in enumerate(paths):
-        result = load_games(path)
-        config = result.config
-        conditions = {c: config.get(c) for c in CONDITIONS}
-        if first is None:
-            first = (path, conditions)
-        elif conditions != first[1]:
-
-            def shown(c):
-                params = ", ".join(f"{key}={value}" for key, value in (c["game_params"] or {}).items())
-                return c["game"] + (f" ({params})" if params else "")
-
-            raise RatingsError(
-                f"{path}: {shown(conditions)} games, but {first[0]} holds {shown(first[1])} "
-                "games; ratings of different games or rules share no scale (rate each apart)"
-            )
-        run = config["tournament"]  # one run's journal and its files hold the same games
-        ids = []
-        for identity, name in zip(config["agents"], result.names):
-            if identity not in identities:
-                identities.append(identity)
-                names.append(name)
-            ids.append(identities.index(identity))
-        for g in result.games:
-            key = (run, g["index"])
-            if key in games_seen:
-                raise RatingsError(
-                    f"{path}: game {g['index']} of this tournament is also in {games_seen[key]}; "
-                    "a copy of a journal would count its games twice"
-                )
-            games_seen[key] = path
-            records.append({**g, "black_id": ids[g["black_id"]], "white_id": ids[g["white_id"]], "source": k})
-    unique = []
-    for i, name in enumerate(names):  # two agent objects with one display name: tell them apart
-        clash = sum(other == name for other in names[:i])
-        unique.append(name if not clash else f"{name}#{clash + 1}")
-    by_spec = dict(zip(identities, unique))
-    named = {}
-    for spec, elo in (anchors or {}).items():
-        if spec not in by_spec and spec not in unique:
-            raise RatingsError(
-                f"--anchor {spec}={elo:g}: no agent {spec!r} in these journals (agents: {', '.join(unique)})"
-            )
-        named[by_spec.get(spec, spec)] = elo
-    records = [{**r, "black": unique[r["black_id"]], "white": unique[r["white_id"]]} for r in records]
-    stats = statistics(unique, records, anchors=named, seed=seed)
-    groups = _groups(len(unique), records)
-    if len(groups) > 1:
-        parts = "; ".join(", ".join(unique[i] for i in g) for g in groups)
-        anchored = {i for i, name in enumerate(unique) if name in named}
-        loose = sum(1 for g in groups if not anchored & set(g))
-        stats = replace(
-            stats,
-            note=f"Note: the games split the agents into {len(groups)} groups that never met "
-            f"({parts}); ratings compare across groups only through the prior"
-            + (f", and {loose} group{'s' * (loose != 1)} without an anchor float" if named and loose else "")
-            + ".",
-        )
-    return stats
-
-
-def _groups(n, records) -> list[list[int]]:
-    """The agents in groups connected by games (union-find), each group in index order."""
-    parent = list(range(n))
-
-    def root(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for r in records:
-        parent[root(r["black_id"])] = root(r["white_id"])
-    groups: dict = {}
-    for i in range(n):
-        groups.setdefault(root(i), []).append(i)
-    return sorted(groups.values())

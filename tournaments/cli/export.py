@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import envs
 
-from ..analysis.report import load_journal
 from ..referee.outputs import check_directory
+from ..referee.reading import load_journal
 
 
 def add(sub):

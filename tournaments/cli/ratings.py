@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..analysis.statistics import RatingsError, check_anchor, rating_list
+from ..analysis.statistics import RatingsError, check_anchor
+from ..referee.reading import rating_list
 from ..referee.records import records_kind
 from ._common import check_seed
 

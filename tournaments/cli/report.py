@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..analysis.report import write_report
 from ..referee.outputs import check_file
+from ..referee.report import write_report
 
 
 def add(sub):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import envs
 
 from ..referee.outputs import check_directory
+from ..referee.simulation.distributed import RayStudyExecutor
 from ..studies.championship import read_csv, write_study
-from ..studies.championship.distributed import RayStudyExecutor
 from ..studies.championship.plots import _pyplot
 from ._common import check_count, check_seed
 

@@ -28,8 +28,13 @@ import time
 from collections.abc import Iterable
 
 from envs.core import ParameterError, compiling
+from envs.core.specialise import on_disk
 
+from . import _systems
 from .executor import Compiles, die_with_parent
+from .simulation import kernels
+from .simulation.simulator import simulate
+from .systems import DRAW, Referee, configure
 
 PARTS = ("systems", "simulator")
 # The longest ``wait`` for one part (seconds): far beyond a compile of a few seconds, short of a
@@ -44,19 +49,13 @@ _helpers: dict[str, _Helper] = {}  # part -> the helper compiling it, until some
 def _functions(part: str) -> list:
     """The compiled functions whose cache entries say whether ``part`` is compiled."""
     if part == "systems":
-        from . import _systems
-
         return [_systems.next_games, _systems.record, _systems.places]
-    from ..studies.championship import kernels
-
     return [kernels.run_chunks]
 
 
 def cached(part: str) -> bool | None:
     """Whether numba's disk cache holds ``part`` (None when that cannot be told): the helper
     starts unless it does, and a caller can say "compiling, first run only" when it does not."""
-    from envs.core.specialise import on_disk
-
     held = [on_disk(f) for f in _functions(part)]
     return None if None in held else all(held)
 
@@ -64,16 +63,12 @@ def cached(part: str) -> bool | None:
 def compile_part(part: str) -> None:
     """Compile ``part`` in this process (what the helper runs; its results are thrown away)."""
     if part == "systems":
-        from .systems import DRAW, Referee, configure
-
         # one championship compiles every system's rules: one compiled function branches on it
         referee = Referee(configure("swiss", 5, rounds=2), 0)
         while batch := referee.next_games():
             referee.record([DRAW] * len(batch))
         referee.places()
     elif part == "simulator":
-        from ..studies.championship import simulate
-
         # the argument types of the trust line's simulations (tournaments.trust)
         simulate("swiss", 3, None, 2, 0, strengths=("normal", 100.0), draw=0.1, first_move_advantage=0.01, rounds=2)
     else:

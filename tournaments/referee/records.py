@@ -592,35 +592,3 @@ def records_kind(path: str | os.PathLike[str]) -> str:
         f"{path}: neither a tournament journal nor a --jsonl or --csv file of arbiter tournament "
         f"(it starts {shown(head.decode('latin-1'))})"
     )
-
-
-def load_games(path: str | os.PathLike[str]) -> TournamentResult:
-    """The games of a journal, a ``--jsonl`` or a ``--csv`` file as a ``TournamentResult``
-    (``records_kind`` tells them apart), ``config["tournament"]`` the run's ``tournament_id``. A
-    file's agents are the names its records carry, numbered as they first appear in game order."""
-    from ..analysis.report import load_journal
-    from .runner import TournamentResult
-
-    kind = records_kind(path)
-    if kind == "journal":
-        result = load_journal(path)
-        result.config["tournament"] = tournament_id(result.config)
-        return result
-    games = read_records(path)
-    if not games:
-        raise RecordError(f"{path}: no game in it")
-    first = games[0]
-    names: list[str] = []
-    for g in games:
-        if (g.get("game_name"), g.get("game_params")) != (first.get("game_name"), first.get("game_params")):
-            raise RecordError(f"{path}: game {g['index']} is of other rules than game {first['index']}")
-        names += [n for n in (g["black"], g["white"]) if n not in names]
-    games = [{**g, "black_id": names.index(g["black"]), "white_id": names.index(g["white"])} for g in games]
-    config = {
-        "game": first["game_name"],
-        "game_params": first.get("game_params") or {},
-        "agents": names,
-        "tournament": first.get("tournament") or os.path.realpath(path),
-    }
-    points = [0.0] * len(names)
-    return TournamentResult(config, tuple(names), [(1, len(names))] * len(names), points, games)

@@ -1,6 +1,6 @@
 """The patience study: UCT-MCTS with chance nodes on Calculation, deal by deal, resumable.
 
-    from tournaments import patience
+    from tournaments.studies import patience
     results = patience.run(range(0, 200), playouts=[1000, 10000])            # prints the table
     patience.run(range(0, 100), [100000], records="run.jsonl")               # one line per deal
     patience.run(range(0, 100), [100000], records="run.jsonl", resume=True)  # after a kill

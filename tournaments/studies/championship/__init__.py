@@ -3,7 +3,7 @@
 Player model (the study's, the default): Np strengths drawn uniformly and rescaled so the weakest
 is 0 and the strongest 1; one game between n and m is won by n with probability
 0.5 + (A - 0.5)(F_n - F_m); no draws; the starting draw is a random permutation. Draws, a
-first-move advantage and Bradley–Terry/Elo strengths are options (``tournaments.studies.championship.model``).
+first-move advantage and Bradley–Terry/Elo strengths are options (``tournaments.referee.simulation.model``).
 The championship itself is run by the very same compiled pairing and placing rules as real
 tournaments (``_systems``), with the player model as the game.
 
@@ -23,6 +23,8 @@ compiled championship and Bradley–Terry fit), ``model`` (player-model paramete
 distributed extra).
 """
 
+from ...referee.simulation.model import make_model, rating_places
+from ...referee.simulation.simulator import CHUNK, METRICS, SYSTEMS, LocalExecutor, plan, simulate, system_config
 from .grid import (
     ACCURACY,
     GRID_A,
@@ -50,8 +52,6 @@ from .grid import (
     to_markdown,
     write_study,
 )
-from .model import make_model, rating_places
-from .simulator import CHUNK, METRICS, SYSTEMS, LocalExecutor, plan, simulate, system_config
 
 __all__ = [
     "simulate",

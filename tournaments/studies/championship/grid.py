@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from ...referee.simulation.simulator import METRICS, StudyExecutor, System, make_executor, plan, simulate
 from ...referee.systems import study_swiss_rounds
-from .simulator import METRICS, StudyExecutor, System, make_executor, plan, simulate
 
 if TYPE_CHECKING:
     from os import PathLike

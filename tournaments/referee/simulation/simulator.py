@@ -18,8 +18,9 @@ import numpy as np
 from envs.core import ParameterError
 from envs.core import rng as R
 
-from ...referee.systems import Config, configure
+from ..systems import Config, configure
 from . import kernels as K
+from .distributed import RayStudyExecutor
 from .model import Model, Placing, Strengths, make_model
 
 METRICS = ("win", "d", "mid", "tri", "games", "black")
@@ -142,8 +143,6 @@ def make_executor(executor: Literal["local", "ray"] | StudyExecutor | None) -> S
     if executor is None or executor == "local":
         return LocalExecutor()
     if executor == "ray":
-        from .distributed import RayStudyExecutor
-
         return RayStudyExecutor()
     if isinstance(executor, str) or not callable(getattr(executor, "run", None)):
         raise ParameterError(f"executor={executor!r}: expected 'local', 'ray' or an object with run(cells)")
@@ -172,7 +171,7 @@ def simulate(
     neighbour pairing, rematches allowed; ``rounds=``) or ``random_order`` (the study's "no
     rules"). Swiss defaults to the study's number of rounds (5, 7, 10, 13 for 8, 16, 32, 64).
     The player model (``A``, ``strengths``, ``draw``, ``first_move_advantage``) and ``placing``
-    are described in ``tournaments.studies.championship.model``; the defaults are the study's. ``executor``:
+    are described in ``tournaments.referee.simulation.model``; the defaults are the study's. ``executor``:
     None (this machine's cores), ``"ray"`` or a ``RayStudyExecutor``; the numbers do not depend on it.
     Returns ``{"win", "d", "mid", "tri", "games", "black"}`` mapped to ``(mean, standard_error)``;
     ``black`` is the first mover's share of the points.

@@ -14,7 +14,7 @@ from numba import config, njit
 
 from envs.core import rng as R
 
-from ...referee import _systems as S
+from .. import _systems as S
 
 # the model array
 MODEL_KIND, MODEL_A, MODEL_DRAW, MODEL_FMA, MODEL_SCALE, MODEL_PLACING, MODEL_CYCLES = range(7)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import html
 import json
 import os
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,81 +37,13 @@ import numpy as np
 import envs
 from envs import render
 from envs.core import kernel as C
-from envs.core.outcome import Outcome
 
-from ..referee.journal import JournalError, check_config, check_record
-from ..referee.runner import TournamentResult, _CandidateTests, _names, conditions_lines, place_text
-from ..referee.systems import Referee, configure
-from .sprt import format_elo
-
-
-def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
-    """The tournament recorded in the journal at ``path``, as ``run`` would have returned it. If
-    the run was interrupted, ``config["finished"]`` is False and the result holds the games
-    played, with places by points so far (the referee's own places exist only at the end).
-    Raises ``JournalError`` for a missing, foreign or inconsistent file."""
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise JournalError(f"{path}: no such tournament journal")
-    if os.path.getsize(path) == 0:
-        raise JournalError(f"{path}: an empty file, not a tournament journal (no game was ever stored in it)")
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            meta = dict(db.execute("SELECT key, value FROM meta"))
-            rows = list(db.execute("SELECT idx, record FROM games ORDER BY idx"))
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as e:
-        raise JournalError(f"{path} is not a readable tournament journal ({e})") from None
-    config = check_config(path, meta)
-    n = len(config["agents"])
-    records = [check_record(path, idx, text, n) for idx, text in rows]
-    try:
-        configure(config["system"], n, **config["options"])
-    except (envs.ArbiterError, TypeError) as e:
-        raise JournalError(
-            f"{path}: the configuration's system {config['system']!r} with options "
-            f"{config['options']!r} is not one Arbiter plays ({e})"
-        ) from None
-    names = list(_names(config["agents"]))  # a spec's name is the spec; objects: from the records
-    for g in records:
-        names[g["black_id"]], names[g["white_id"]] = g["black"], g["white"]
-    referee = Referee(configure(config["system"], n, **config["options"]), config["seed"])
-    tests = _CandidateTests.of(config)  # a gauntlet with sprt: its candidates stop where the run stopped them
-    done = {g["index"]: g for g in records}
-    played = []
-    while batch := referee.next_games():
-        if not all(p.index in done for p in batch):
-            break
-        for p in batch:
-            g = done[p.index]
-            if (g["black_id"], g["white_id"]) != (p.black, p.white):
-                raise JournalError(
-                    f"{path}: game {p.index} in the journal is not the game the pairing "
-                    "asks for (a journal from another version, or edited)"
-                )
-            played.append(g)
-        outcomes = [Outcome.from_record(done[p.index]) for p in batch]
-        referee.record(outcomes)
-        for c in tests.add(batch, outcomes) if tests is not None else ():
-            referee.stop(c)
-    byes = [(r, names[p]) for r, p in referee.byes]
-    points = referee.points()
-    if referee.finished:
-        places = referee.places()
-    else:  # the referee stops at the first incomplete batch: add the games journaled beyond it
-        seen = {g["index"] for g in played}
-        for g in records:
-            if g["index"] not in seen:
-                played.append(g)
-                outcome = Outcome.from_record(g)
-                points[g["black_id"]] += outcome.points(0)
-                points[g["white_id"]] += outcome.points(1)
-        places = [(int((points > p).sum()) + 1, int((points >= p).sum())) for p in points]
-    config = {**config, "finished": referee.finished}
-    sprt = {names[c]: s for c, s in sorted(tests.status.items())} if tests is not None else {}
-    return TournamentResult(config, tuple(names), places, points.tolist(), played, byes, sprt=sprt)
+from ..analysis.sprt import format_elo
+from ..analysis.statistics import percent
+from .journal import JournalError
+from .outputs import check_file
+from .reading import load_journal
+from .runner import TournamentResult, conditions_lines, place_text
 
 
 # -- boards ----------------------------------------------------------------------------------------
@@ -386,7 +317,6 @@ def _statistics_html(stats) -> list[str]:
     """The rating table (margins, games, score, draws, the model's and the head-to-head LOS,
     P(best)), the fitted first-move advantage and draw parameter, both LOS matrices as heat maps
     and every encounter's colour pairs (``tournaments.statistics``)."""
-    from .statistics import percent
 
     esc = html.escape
     out = [
@@ -573,7 +503,6 @@ def render_html(result: TournamentResult) -> str:
 
 def write_report(journal_or_result: str | os.PathLike[str] | TournamentResult, path: str | os.PathLike[str]) -> str:
     """Write the report of a journal file (or a ``TournamentResult``) to ``path``; returns the path."""
-    from ..referee.outputs import check_file
 
     check_file(path, "report")  # before the journal is read and the page built: an OutputPathError
     result = journal_or_result if isinstance(journal_or_result, TournamentResult) else load_journal(journal_or_result)

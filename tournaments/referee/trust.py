@@ -52,11 +52,13 @@ import numpy as np
 from envs.core import ParameterError
 from envs.core.outcome import Outcome
 
-from ..referee import precompile
-from . import ratings
+from ..analysis import ratings
+from ..analysis.statistics import statistics
+from . import precompile
+from .simulation.simulator import simulate
 
 if TYPE_CHECKING:
-    from ..referee.runner import TournamentResult
+    from .runner import TournamentResult
 
 TARGET = 0.9
 BUDGET = 2_000_000  # simulated games per simulation (about a third of a second on one core)
@@ -237,8 +239,6 @@ def _expected_games(system, n, options) -> float:
 
 
 def _simulate(kwargs) -> dict:
-    from ..studies.championship import simulate
-
     return simulate(**kwargs)
 
 
@@ -388,7 +388,6 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
     likelihood that it is stronger than the runner-up, with the games per encounter that would
     raise that likelihood to ``target`` if the gap between them stayed as it is (the posterior's
     variance shrinks as 1/games)."""
-    from .statistics import statistics
 
     c = options.get("candidates", 1)
     names = list(result.names)

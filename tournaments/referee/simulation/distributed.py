@@ -16,10 +16,13 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from agents import ray_cluster
 from envs.core import ParameterError
 
-from ...referee.ray_executor import require_ray
+from ..ray_executor import require_ray
+from . import kernels
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,9 +32,6 @@ if TYPE_CHECKING:
 
 def _run_chunks(args):
     """A Ray task: some chunks of one cell, on one core; returns (sums, seconds, cpu_seconds)."""
-    import numpy as np
-
-    from . import kernels
 
     t, cpu = time.perf_counter(), time.process_time()
     args = [np.array(a) for a in args]  # Ray hands over read-only arrays; the kernels write
@@ -63,7 +63,6 @@ class RayStudyExecutor:
     def run(self, cells: Sequence[Cell]) -> Iterator[tuple[int, np.ndarray, float, float]]:
         """Yield ``(index, sums, seconds, cpu_seconds)`` for every cell as its last task finishes
         (seconds: the tasks' wall time added up; cpu_seconds: their CPU time)."""
-        import numpy as np
 
         ray = self._start()
         task = ray.remote(num_cpus=1)(_run_chunks)
