@@ -1,7 +1,7 @@
 """Random openings: a few uniformly random legal moves from the start, as a tuple of action ids,
 shared by everything that plays an agent against another: the tournaments' matches and their
 opening suites (``tournaments.openings.Book(game, plies=K)``, re-exported as
-``tournaments.random_opening``) and the tools that tune an agent's weights by playing it
+``tournaments.random_opening``) and the tools that fit, tune or compare evaluations by playing
 (``examples/tune_loa.py``, ``examples/othello_weights.py``, ``examples/othello_patterns.py``).
 
 An opening gives two deterministic agents different games to play: each colour pair of a match
