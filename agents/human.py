@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+import agents
 from agents.base import Player, Resign, TakeBack
 from envs import ArbiterError, Game
 
@@ -78,8 +79,6 @@ class HumanAgent(Player):
                 self.out(HELP)
             elif command == "hint":
                 if self._hint is None:
-                    import agents
-
                     self._hint = agents.make(self.hint_spec, seed=0)
                 action = self._hint.act(game, state)
                 self.out(f"hint ({self.hint_spec}): {game.action_to_str(state, action)}")

@@ -39,6 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import agents
+from agents.base import AgentError, parse_spec
 from envs.core import ParameterError
 
 if TYPE_CHECKING:
@@ -118,7 +120,6 @@ class Adjudication:
     def parse(cls, rules: str | Sequence[str], judge: object = None) -> Adjudication:
         """The rules of ``--adjudicate RULE...`` (``"cap:plies=200,result=score"`` and the like;
         one string or several) with ``judge`` (a spec; None: ``DEFAULT_JUDGE``)."""
-        from agents.base import AgentError, parse_spec
 
         if isinstance(rules, str):
             rules = [rules]
@@ -193,8 +194,6 @@ class Adjudication:
 
     def make_judge(self, seed: int = 0) -> Any:
         if isinstance(self.judge, str):
-            import agents
-
             return agents.make(self.judge, seed=seed)
         return copy.deepcopy(self.judge)
 

@@ -37,6 +37,7 @@ from .executor import Executor, InlineExecutor, ProcessExecutor
 from .openings import Book, Suite
 from .openings import load as load_openings
 from .play import Context, check_players
+from .ray_executor import RayExecutor
 from .systems import configure, swiss_rounds
 
 EXECUTORS = ("process", "inline", "ray")
@@ -87,8 +88,6 @@ def make_executor(
     if executor == "inline":
         return InlineExecutor()
     if executor == "ray":
-        from .ray_executor import RayExecutor
-
         return RayExecutor(workers=workers or None)
     return executor
 

@@ -38,6 +38,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+import envs
 from envs.core import shown
 from envs.core.outcome import Outcome, OutcomeError
 
@@ -180,7 +181,6 @@ def check_config(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> dict[
             f"{path}: the configuration row is not a tournament's ({bad!r} missing or of the "
             f"wrong type in {text[:60]!r}); the journal was edited or damaged"
         )
-    import envs
 
     if config["game"] not in envs.GAMES:  # a resume, a report or a rating list plays or reads its games
         raise JournalError(
@@ -194,14 +194,20 @@ def check_config(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> dict[
     return config
 
 
+def openings_text(book: dict) -> str:
+    """A journal's ``openings`` entry in words (``openings.Book.config``)."""
+    if "random_plies" in book:
+        lo, hi = book["random_plies"]
+        return f"random, {lo if lo == hi else f'{lo}-{hi}'} plies"
+    return f"{book['suite']} ({book['count']} openings, {book['order']} from {book['start']})"
+
+
 def _setting(key: str, value: Any) -> str:
     """A configuration entry in words, for a resume refused because it differs: openings as
     a tournament's header shows them, other tables as ``key=value`` pairs, absence as "none"."""
     if value is None:
         return "none"
     if key == "openings" and isinstance(value, dict):
-        from .runner import openings_text
-
         try:
             return openings_text(value)
         except (KeyError, TypeError, ValueError):

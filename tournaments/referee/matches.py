@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+import agents
 import envs
 from agents.openings import random_opening
 from envs import ParameterError
@@ -137,8 +138,6 @@ def _check_seed(seed) -> None:
 def _agent(entry, seed: int):
     """An agent object, or a spec string made into one with ``seed``."""
     if isinstance(entry, str):
-        import agents
-
         return agents.make(entry, seed=seed)
     if not callable(getattr(entry, "act", None)):
         raise ParameterError(f"agent {entry!r}: expected an agent spec or an object with act(game, state)")

@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+import agents
 import envs
 from agents.base import Player, Resign, TakeBack, resignation  # noqa: F401  (TakeBack, Player: re-exported)
 from agents.clock import GameClock, TimeControl, held_to, moves_to_go
@@ -639,7 +640,6 @@ def check_players(entries: Iterable[AgentEntry], game: Game) -> None:
     one whose ``check_ready`` refuses the game (it does not apply, has no weights for it, lacks
     an extra). Tournaments and matches call this before the first game, so such an agent is one
     clear error, not a forfeit in every game it was paired for."""
-    import agents
 
     for i, entry in enumerate(entries):
         if isinstance(entry, str):  # the spec as written, its own seed included (the games' seeds replace it)
@@ -679,8 +679,6 @@ def build_agent(entry: AgentEntry, seed: int | None) -> Player:
     a player object is deep-copied (its own seed applies), adapted (``agents.as_player``) and
     ``reset()``."""
     if isinstance(entry, str):
-        import agents
-
         return agents.make(entry, seed=seed)
     player = as_player(copy.deepcopy(entry))
     player.reset()

@@ -22,10 +22,14 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
+from tqdm import tqdm
+
 from envs.core import compiling
 from envs.core.outcome import Outcome
 from envs.game import is_cached
 from envs.registry import GameSpec
+
+from ..analysis.statistics import statistics
 
 
 def compile_notice(spec: GameSpec, out: TextIO | None = None) -> bool:
@@ -109,8 +113,6 @@ class Progress:
             self.out.flush()
             self.enabled = False
         elif enabled and self.out.isatty():
-            from tqdm import tqdm
-
             self.bar = tqdm(total=total, initial=done, unit=unit, file=self.out, dynamic_ncols=True, leave=True)
         elif enabled:  # a pipe or a log hears at once that the run started, then every ``every`` s
             if done:
@@ -154,7 +156,6 @@ class Progress:
 
     def _ratings(self) -> None:
         """The rating table of every game so far, between the progress lines."""
-        from ..analysis.statistics import statistics
 
         names = list(dict.fromkeys(name for r in self.records for name in (r["black"], r["white"])))
         ids = {name: i for i, name in enumerate(names)}

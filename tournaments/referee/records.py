@@ -25,9 +25,13 @@ records, and ``load_games`` any of them, or a journal, for ``arbiter ratings``.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime
+import hashlib
+import json
 import os
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -157,7 +161,6 @@ def read_json_lines(path: str | os.PathLike[str], what: str) -> Iterator[tuple[i
     A last line cut short by an interruption is dropped from the file first, so the next record
     starts a line of its own; a line that is not JSON is a ``RecordError`` naming ``what`` the
     file should have been."""
-    import json
 
     with open(path, "rb") as f:
         data = f.read()
@@ -229,8 +232,6 @@ def tournament_id(config: Mapping[str, Any]) -> str:
     """A digest of a run's configuration (a journal's ``meta``: game, parameters, system,
     options, agents, seed): equal for the journal and the files of one run, different for any
     other run, so pooled files never count a game twice nor confuse two runs' game numbers."""
-    import hashlib
-    import json
 
     keys = ("game", "game_params", "system", "options", "agents", "seed")
     text = json.dumps({k: config.get(k) for k in keys}, sort_keys=True, default=str)
@@ -267,15 +268,12 @@ def _csv_text(name: str, value: Any) -> Any:
     if name == "moves":
         return " ".join(value)
     if name in _JSON:
-        import json
-
         return json.dumps(value)
     return csv_cell(value)
 
 
 def _csv_value(name: str, text: str, where: str) -> Any:
     """A CSV cell read back into the field ``_csv_text`` wrote (``where`` names it in errors)."""
-    import json
 
     if text == "":
         return "" if name == "detail" else ([] if name == "moves" else None)
@@ -356,7 +354,6 @@ def run_label(value: str | None, what: str, paths: Mapping[str, Any]) -> str | N
 def _replace(path: str, write) -> None:
     """Write ``path`` whole through ``write(file)`` into a temporary file beside it, then move it
     in place: a run killed meanwhile leaves the old file as it was, never half of the new one."""
-    import tempfile
 
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".arbiter-", suffix=".tmp")
@@ -500,14 +497,10 @@ class _write_errors:
 
 
 def _json_line(row: Mapping[str, Any]) -> str:
-    import json
-
     return json.dumps(row) + "\n"
 
 
 def _csv_writer(f):
-    import csv
-
     return csv.writer(f, lineterminator="\n")
 
 
@@ -518,7 +511,6 @@ def _csv_row(row: Mapping[str, Any]) -> list[Any]:
 def read_csv_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The game records of a ``--csv`` file, each field back as the JSONL has it; a file whose
     header is not ``FIELDS`` or a cell that is not its column's kind is a ``RecordError``."""
-    import csv
 
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
@@ -548,7 +540,6 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 def _json_lines(path):
     """``(line number, value)`` of a JSON-lines file, read only (a last line cut short: skipped)."""
-    import json
 
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")

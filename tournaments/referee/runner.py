@@ -32,6 +32,7 @@ from envs.core.outcome import Outcome
 
 from ..analysis.ratings import bradley_terry
 from ..analysis.sprt import SPRT, UNDECIDED, SPRTStatus
+from ..analysis.statistics import statistics
 from . import precompile
 from .adjudication import Adjudication
 from .config import (  # noqa: F401  (make_book, time_control, adjudication, ...: their home before config)
@@ -50,12 +51,13 @@ from .config import (  # noqa: F401  (make_book, time_control, adjudication, ...
     time_control,
 )
 from .executor import Executor
-from .journal import Journal, JournalError
+from .journal import Journal, JournalError, openings_text
 from .openings import Suite
 from .play import AgentEntry, Job, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
-from .records import RecordFiles
+from .records import RecordFiles, write_records, write_sgf
 from .systems import Pairing, Referee, System, expected_games
+from .trust import trust
 
 if TYPE_CHECKING:
     from ..analysis.statistics import Statistics
@@ -66,14 +68,6 @@ def _seeds(seed: int, p) -> tuple[int, tuple]:
     """(game seed, (Black's agent seed, White's)) from the tournament seed and the pairing."""
     game_seed, black, white = R.seed_words(seed, p.round, p.match, p.game, p.black, p.white, count=3)
     return game_seed, (black, white)
-
-
-def openings_text(book: dict) -> str:
-    """A journal's ``openings`` entry in words (``openings.Book.config``)."""
-    if "random_plies" in book:
-        lo, hi = book["random_plies"]
-        return f"random, {lo if lo == hi else f'{lo}-{hi}'} plies"
-    return f"{book['suite']} ({book['count']} openings, {book['order']} from {book['start']})"
 
 
 def conditions_lines(config: dict) -> list[str]:
@@ -287,7 +281,6 @@ class TournamentResult:
         with margins, games, score, draw rate, the likelihood of superiority of every pair, the
         probability of being the best (posterior draws seeded by ``seed``, default the
         tournament's) and the colour pairs of each encounter as pentanomials."""
-        from ..analysis.statistics import statistics
 
         return statistics(self.names, self.games, seed=self.config.get("seed", 0) if seed is None else seed)
 
@@ -301,7 +294,6 @@ class TournamentResult:
         """How far to trust this ranking (``tournaments.trust.Trust``; ``print`` it for the trust
         line): the study's simulator run on this system, field and fitted spread of strength,
         and the games per pairing that would find the true best ``target`` of the time."""
-        from .trust import trust
 
         return trust(self, target=target, seed=seed, championships=championships, announce=announce)
 
@@ -317,20 +309,17 @@ class TournamentResult:
 
     def to_jsonl(self, path: str | PathLike[str]) -> None:
         """Every game as a line of JSON (``tournaments.referee.records.FIELDS``), as ``--jsonl`` writes."""
-        from .records import write_records
 
         write_records(self, jsonl=path)
 
     def to_csv(self, path: str | PathLike[str]) -> None:
         """Every game as a CSV row, every field of the JSONL (``tournaments.referee.records.FIELDS``)."""
-        from .records import write_records
 
         write_records(self, csv=path)
 
     def to_sgf(self, directory: str | PathLike[str]) -> list[str]:
         """One SGF file per game into ``directory`` (``tournaments.referee.records``: games with an SGF
         game number, the ``records`` extra); returns the paths written."""
-        from .records import write_sgf
 
         return write_sgf(self, directory)
 
