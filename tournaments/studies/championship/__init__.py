@@ -17,10 +17,12 @@ interval's midpoint, so places 5–8 count 6.5):
   games  the number of games played;
   black  the first mover's share of the points (0.5 without a first-move advantage).
 
-Modules: ``simulator`` (``simulate``, chunks and seeds, the local executor), ``kernels`` (the
-compiled championship and Bradley–Terry fit), ``model`` (player-model parameters), ``grid``
-(grids and their tables), ``plots`` (figures, the plot extra), ``distributed`` (Ray, the
-distributed extra).
+Modules here: ``grid`` (grids and their tables), ``plots`` (figures, the plot extra) and
+``writing`` (``write_study``: the tables and figures written out). The simulator they run lives
+in ``tournaments.referee.simulation`` (``simulator``: ``simulate``, chunks and seeds, the local
+executor; ``kernels``: the compiled championship and Bradley–Terry fit; ``model``: player-model
+parameters; ``distributed``: Ray, the distributed extra), since a real tournament's trust line
+runs it too; ``simulate`` and its neighbours are re-exported here.
 """
 
 from ...referee.simulation.model import make_model, rating_places
@@ -50,8 +52,8 @@ from .grid import (
     swiss_rounds_curve,
     to_csv,
     to_markdown,
-    write_study,
 )
+from .writing import write_study
 
 __all__ = [
     "simulate",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -454,101 +453,3 @@ def log_rows(log: Callable[[str], object], progress: Progress | None = None) -> 
 
 
 PARTS = ("grid", "models", "placing", "budget")
-
-
-def write_study(
-    outdir: str | PathLike[str],
-    sizes: Iterable[int] = GRID_N,
-    strengths: Iterable[float] = GRID_A,
-    championships: int | None = None,
-    seed: int = 0,
-    log: Callable[[str], object] = print,
-    executor: ExecutorArg = None,
-    plot_dir: str | PathLike[str] | None = None,
-    rows: Sequence[Row] | None = None,
-    parts: Iterable[Literal["grid", "models", "placing", "budget"]] = ("grid",),
-    **model: Any,
-) -> dict[str, Any]:
-    """Run the study's ``parts`` and write each one's ``<part>.md`` and ``<part>.csv`` into
-    ``outdir``, and with ``plot_dir`` the plots (PNG and SVG; the plot extra). Returns {"rows"
-    (the grid's), "seconds", "cpu_seconds", "files"}.
-
-    grid     every system × Np (``sizes``) × A (``strengths``); ``model`` passes player-model
-             arguments to every cell (``draw=0.3``...); ``rows`` reuses a grid already computed
-             (e.g. ``read_csv("docs/study_grid.csv")``) instead of simulating;
-    models   every system at A = 0.75 under the study's model, draws 0.3, a first-move advantage
-             of 0.05 and both;
-    placing  every system at A = 0.75 placed by points and by a Bradley–Terry fit;
-    budget   accuracy against games for every system and parameter at A = 0.75.
-    ``championships`` per cell defaults to 1,000,000 (Np = 8) / 100,000 for the grid and the
-    models, 20,000 for placing and budget.
-    """
-    import os
-
-    unknown = [p for p in parts if p not in PARTS]
-    if unknown:
-        from envs.core import ParameterError
-
-        raise ParameterError(f"parts={unknown!r}: expected some of {', '.join(PARTS)}")
-    os.makedirs(outdir, exist_ok=True)
-    t, cpu = time.perf_counter(), time.process_time()
-    planned = {}  # part -> its specs, all made first so that progress knows the total
-    if "grid" in parts and rows is None:
-        planned["grid"] = grid_specs(sizes, strengths, championships, seed, **model)
-    if "models" in parts:
-        planned["models"] = model_specs(sizes, championships=championships or 100_000, seed=seed)
-    if "placing" in parts:
-        planned["placing"] = placing_specs(sizes, championships=championships or 20_000, seed=seed)
-    if "budget" in parts:
-        planned["budget"] = budget_specs(sizes, championships=championships or 20_000, seed=seed)
-    cells = [kwargs for specs in planned.values() for _, kwargs in specs]
-    from ...referee.progress import Progress
-
-    if cells:
-        log(
-            f"simulating {len(cells)} cells ({', '.join(planned)}: "
-            f"{sum(k['championships'] for k in cells):,} championships); a line per cell with the time left"
-        )
-    files = []
-    total = sum(work(k["championships"], k["n_players"]) for k in cells)
-    progress = log_rows(log, Progress(False, total=len(cells), unit="cell", work=total))
-
-    def write(name, text):
-        files.append(os.path.join(outdir, name))
-        with open(files[-1], "w") as f:
-            f.write(text)
-
-    def plots(kind, data):
-        if plot_dir is not None:
-            from . import plots as P
-
-            files.extend(getattr(P, kind)(data, plot_dir))
-
-    if "grid" in parts:
-        if rows is None:
-            rows = run_specs(planned["grid"], executor, progress)
-        write(
-            "grid.md",
-            f"Seed {seed}.\n\n## Most accurate system per metric\n\n"
-            + best_systems(rows)
-            + "\n\n## Accuracy against games\n\n"
-            + efficiency(rows)
-            + "\n## The grid\n\n"
-            + to_markdown(rows),
-        )
-        write("grid.csv", to_csv(rows))
-        plots("plot_metrics", rows)
-    if "models" in parts:
-        found = run_specs(planned["models"], executor, progress)
-        write("models.md", models_table(found))
-        write("models.csv", to_csv(found, labels=("model", "system", "n", "A")))
-    if "placing" in parts:
-        found = run_specs(planned["placing"], executor, progress)
-        write("placing.md", placing_table(found))
-        write("placing.csv", to_csv(found, labels=("placing", "system", "n", "A")))
-    if "budget" in parts:
-        found = run_specs(planned["budget"], executor, progress)
-        write("budget.md", budget_table(found))
-        write("budget.csv", to_csv(found, labels=("family", "parameter", "system", "n", "A")))
-        plots("plot_budget", found)
-    return {"rows": rows, "seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu, "files": files}
