@@ -1,6 +1,6 @@
 """The strength table: how strong each classical agent is, measured by playing.
 
-    from tournaments import strength
+    from tournaments.studies import strength
     rows = strength.table_rows(games=100, search_games=100, engine_games=100)
     strength.run(rows, "docs/strength.md", records="runs/strength.jsonl")
 
@@ -38,16 +38,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 
+import envs
+from agents.gtp import GTPAgent, GTPEngine, GTPEngineError
+from agents.openings import random_opening
 from envs.core import rng as R
+from envs.core.outcome import NORMAL, RESIGN, Outcome
 
+from ..referee.executor import ExecutorError, ProcessExecutor
+from ..referee.play import Context, Job
 from ..referee.records import RecordError, read_json_lines
 
 if TYPE_CHECKING:
-    from agents.gtp import GTPAgent
     from envs import Game
-    from tournaments.referee.play import Job
 
 # Budgets: chosen so that one game takes seconds, not minutes, on a busy 2-core machine.
 AGENTS = {
@@ -115,7 +120,6 @@ def player(label: str, agents: Mapping[str, str] = AGENTS, move_time: float = EN
     import ``agents.gtp``, so the spec ``"gtp:..."`` would not resolve in a fresh process)."""
     if label in agents:
         return agents[label]
-    from agents.gtp import GTPAgent
 
     return GTPAgent(command=engine_command(label), move_time=move_time)
 
@@ -174,7 +178,6 @@ def table_rows(
 
 def engine_problem(label: str) -> tuple[str, str]:
     """``("", "name version")`` when the engine of ``label`` answers GTP, else ``(why, "")``."""
-    from agents.gtp import GTPEngine, GTPEngineError
 
     command = engine_command(label)
     if not os.path.exists(command[0]):
@@ -194,8 +197,6 @@ def jobs_for(
     game: Game, rows: list[Row], players: list[str], seed: int, first_index: int, plies: Sequence[int] = (2, 4)
 ) -> tuple[list[Job], dict[int, Row]]:
     """The ``Job``s of ``rows`` (colour pairs sharing an opening) and a map from job index to row."""
-    from agents.openings import random_opening
-    from tournaments.referee.play import Job
 
     jobs, owner = [], {}
     for row in rows:
@@ -216,7 +217,6 @@ def group_jobs(
     game_label: str, rows: list[Row], seed: int, first_index: int, plies: Sequence[int] = (2, 4)
 ) -> tuple[list[str], list[Job], dict[int, Row]]:
     """The players (sorted labels), jobs and job-to-row map of ``rows``, all of one game label."""
-    import envs
 
     name, params = GAMES[game_label]
     players = sorted({p for r in rows for p in (r.agent, r.opponent)})
@@ -239,8 +239,6 @@ def play_group(
     """Play every row of one game and board size in one process pool; fill ``row.records``.
     Games a row already holds (read back by ``resume``) are not played again. ``agents``
     holds the spec of each agent label, ``move_time`` is an engine's time per move."""
-    from tournaments import ExecutorError, ProcessExecutor
-    from tournaments.referee.play import Context
 
     players, jobs, owner = group_jobs(game_label, rows, seed, first_index, plies)
     done = {(row.key, r["game"]) for row in rows for r in row.records}
@@ -313,16 +311,15 @@ def resume(rows: list[Row], path: Path, seed: int, plies: tuple) -> int:
 
 def outcome(row: Row, record: dict) -> float:
     """The row agent's result in one game: 1 win, 0.5 draw, 0 loss."""
-    if record["result"] == "1/2-1/2":
-        return 0.5
-    agent_is_black = record["game"] % 2 == 0  # colours alternate, the agent opening (see jobs_for)
-    return 1.0 if (record["result"] == "1-0") == agent_is_black else 0.0
+    agent_seat = record["game"] % 2  # colours alternate, the agent Black first (see jobs_for)
+    return Outcome.from_record(record).points(agent_seat)
 
 
 def resigned(record: dict) -> bool:
     """A resignation: reason ``"resign"`` (``agents.Resign``, a GTP engine's ``resign`` too), or
     in records written before GTP resignations were results, a forfeit whose error says so."""
-    return record["reason"] == "resign" or (record["reason"] != "normal" and "resigned" in record["detail"])
+    played = Outcome.from_record(record)
+    return played.reason == RESIGN or (played.reason != NORMAL and "resigned" in played.detail)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -342,7 +339,7 @@ def summary(row: Row) -> dict:
     x = np.array([outcome(row, r) for r in row.records])
     n = len(x)
     se = float(np.std(x, ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
-    forfeits = [r for r in row.records if r["reason"] != "normal" and not resigned(r)]
+    forfeits = [r for r in row.records if Outcome.from_record(r).reason != NORMAL and not resigned(r)]
     return {
         "n": n,
         "score": f"{x.mean():.3f} ± {se:.3f}",
@@ -393,14 +390,13 @@ def notes(rows: list[Row]) -> list[str]:
                 if n:
                     out.append(f"- {row.key}: {who} resigned {n} game(s) (counted as its losses).")
         for r in s["forfeits"]:
-            side = r["black"] if r["result"] == "0-1" else r["white"]
+            loser = Outcome.from_record(r).loser
+            side = (r["black"], r["white"])[loser] if loser is not None else f"{r['black']} and {r['white']}"
             out.append(f"- {row.key}, game {r['game']}: {side} forfeited ({r['reason']}): {r['detail']}")
     return out
 
 
 def environment() -> dict:
-    import numba
-
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -418,13 +414,12 @@ def environment() -> dict:
 
 def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
     """The markdown document of ``rows`` and the run's ``meta`` (see ``run``)."""
-    engines = "\n".join(f"- `{label}`: {version or 'not available'}" for label, version in meta["engines"].items())
-    budgets = "\n".join(f"| {label} | `{spec}` |" for label, spec in meta["agents"].items())
-    baseline = [r for r in rows if not r.engine]
-    external = [r for r in rows if r.engine]
-    done = meta.get("wall")
-    resumed = meta.get("resumed_games", 0)
-    lines = [
+    return "\n".join([*_introduction(meta), *_budgets(meta), *_results(rows), *_run_section(meta)])
+
+
+def _introduction(meta: Mapping[str, Any]) -> list[str]:
+    """The title, the command that made the table, and how to read it."""
+    return [
         "# Strength table",
         "",
         "Every classical agent against random and greedy on every two-player game,",
@@ -448,6 +443,14 @@ def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
         "Go uses area scoring with komi 7.5 at both sizes, Gomoku is 15x15 freestyle (five or more",
         "wins).",
         "",
+    ]
+
+
+def _budgets(meta: Mapping[str, Any]) -> list[str]:
+    """Each agent's spec, and the external engines' commands and versions."""
+    engines = "\n".join(f"- `{label}`: {version or 'not available'}" for label, version in meta["engines"].items())
+    budgets = "\n".join(f"| {label} | `{spec}` |" for label, spec in meta["agents"].items())
+    return [
         "## Budgets",
         "",
         "| agent | spec (`agents.make`) |",
@@ -463,6 +466,14 @@ def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
         "",
         engines,
         "",
+    ]
+
+
+def _results(rows: list[Row]) -> list[str]:
+    """The two tables (against the baselines, against the engines) and the resignations and forfeits."""
+    baseline = [r for r in rows if not r.engine]
+    external = [r for r in rows if r.engine]
+    return [
         "## Against random and greedy",
         "",
         *table(baseline),
@@ -475,6 +486,14 @@ def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
         "",
         *(notes(rows) or ["None."]),
         "",
+    ]
+
+
+def _run_section(meta: Mapping[str, Any]) -> list[str]:
+    """The machine, its load and the wall time of the run (or how far an unfinished run got)."""
+    done = meta.get("wall")
+    resumed = meta.get("resumed_games", 0)
+    return [
         "## Run",
         "",
         (
@@ -499,7 +518,6 @@ def render(rows: list[Row], meta: Mapping[str, Any]) -> str:
         ),
         "",
     ]
-    return "\n".join(lines)
 
 
 # Everything of the document from this line on is written by hand (measurements the table does
