@@ -33,6 +33,18 @@ from ._common import (
 
 def add(sub):
     p = sub.add_parser("tournament", help="play a tournament between agents and print the standings")
+    _add_field(p)
+    _add_openings(p)
+    _add_running(p)
+    _add_clock_and_adjudication(p)
+    _add_system_options(p)
+    _add_outputs(p)
+    _add_pairing_options(p)
+    _add_labels_and_progress(p)
+
+
+def _add_field(p) -> None:
+    """The system, the agents and the games of each encounter."""
     add_game(p, two_players=True)
     p.add_argument(
         "--system",
@@ -64,6 +76,10 @@ def add(sub):
         "round_robin and gauntlet (default 2); olympic: a match of N games instead of --k, "
         "extended by colour pairs while level",
     )
+
+
+def _add_openings(p) -> None:
+    """Where each game starts: an opening suite or random plies."""
     p.add_argument(
         "--openings",
         metavar="FILE",
@@ -90,6 +106,10 @@ def add(sub):
         metavar="K",
         help="seeded random openings of K plies (or K MAX: from K to MAX) instead of a suite",
     )
+
+
+def _add_running(p) -> None:
+    """Seed, workers, executor and the journal a run resumes from."""
     p.add_argument("--seed", type=int, default=0, help="seeds every random choice (default %(default)s)")
     p.add_argument(
         "--workers",
@@ -108,6 +128,10 @@ def add(sub):
     )
     p.add_argument("--journal", help="SQLite journal of finished games (needed for --resume)")
     p.add_argument("--resume", action="store_true", help="continue the tournament in --journal")
+
+
+def _add_clock_and_adjudication(p) -> None:
+    """Time limits and the rules that end games early."""
     p.add_argument(
         "--move-time",
         help="seconds per move (at most a day); slower moves forfeit the game (needs worker processes: "
@@ -146,15 +170,27 @@ def add(sub):
         default="60",
         help="seconds an agent may take to build and warm up; a hung warm-up loses on time (default %(default)s)",
     )
+
+
+def _add_system_options(p) -> None:
+    """The options of one system each (olympic, swiss)."""
     p.add_argument("--k", type=int, help="olympic: first to k wins per match (default 1)")
     p.add_argument("--recursive", action="store_true", help="olympic: play off every place")
     p.add_argument("--rounds", type=int, help="swiss: number of rounds (default: ceil(log2 N))")
     p.add_argument("--allow-rematches", action="store_true", help="swiss: the study's pairing rule")
+
+
+def _add_outputs(p) -> None:
+    """The record files written as games finish."""
     p.add_argument("--jsonl", help="write every game record to this JSON-lines file as the game finishes")
     p.add_argument("--csv", help="write every game record to this CSV file as the game finishes")
     p.add_argument(
         "--sgf", help="write one SGF file per game into this directory as it finishes (Go, Othello, Gomoku, LOA)"
     )
+
+
+def _add_pairing_options(p) -> None:
+    """Colours and the options given to every agent."""
     p.add_argument(
         "--noswap",
         action="store_true",
@@ -170,6 +206,10 @@ def add(sub):
         help="an option for every agent of the run, candidates and field alike (cutechess-cli's -each), "
         "e.g. --each resign=false; a spec's own value wins; an agent without the option is an error",
     )
+
+
+def _add_labels_and_progress(p) -> None:
+    """The event's name and site in the records, and the rating lines while it runs."""
     p.add_argument("--event", help="the event's name in the records (SGF EV, the JSONL's and CSV's event)")
     p.add_argument("--site", help="where the run is played, in the records (SGF PC, the JSONL's and CSV's site)")
     p.add_argument(
@@ -193,6 +233,26 @@ def _check_outputs(args, game) -> None:
 
 
 def run(args) -> int:
+    _check_options(args)
+    agents, options = _field_and_options(args)
+    if args.resume and not args.journal:
+        raise envs.ParameterError("--resume needs --journal FILE")
+    if args.address and args.executor != "ray":
+        raise envs.ParameterError(f"--address {args.address}: needs --executor ray")
+    _check_outputs(args, envs.make_game(args.game, **game_params(args.param)))
+    # a first run compiles the pairing rules and the trust line's simulator in a helper process
+    # while the agents warm up (started before Ray, whose threads a forked helper must not copy)
+    precompile.start(("systems", "simulator") if len(agents) >= 3 else ("systems",))
+    executor = _executor(args)
+    check_count("--ratings-every", args.ratings_every, 0)
+    options["ratings_every"] = args.ratings_every  # None: the runner's default
+    config = _config(args, agents, executor, options)  # every value checked before the first game
+    return _play(args, config)
+
+
+def _check_options(args) -> None:
+    """The options that stand alone, in the order a user meets them (``--move-time`` and
+    ``--setup-time`` become seconds)."""
     check_seed(args.seed)
     if args.workers is not None and args.workers < 0:
         raise envs.ParameterError(
@@ -209,6 +269,11 @@ def run(args) -> int:
     args.setup_time = check_positive("--setup-time", args.setup_time, allow_none=False)
     check_count("--k", args.k, 1)
     check_count("--rounds", args.rounds, 1)
+
+
+def _field_and_options(args) -> tuple[list[str], dict]:
+    """The agents (candidates first in a gauntlet, ``--each`` applied) and ``run``'s keywords of
+    the system and its encounters."""
     options = {}
     if args.system == "olympic":
         options = {"k": args.k or 1, "recursive": args.recursive}
@@ -219,23 +284,22 @@ def run(args) -> int:
     if args.system == "gauntlet":
         agents = args.candidates + args.agents
     agents = _with_each(agents, args.each)
-    if args.resume and not args.journal:
-        raise envs.ParameterError("--resume needs --journal FILE")
-    if args.address and args.executor != "ray":
-        raise envs.ParameterError(f"--address {args.address}: needs --executor ray")
-    _check_outputs(args, envs.make_game(args.game, **game_params(args.param)))
-    # a first run compiles the pairing rules and the trust line's simulator in a helper process
-    # while the agents warm up (started before Ray, whose threads a forked helper must not copy)
-    precompile.start(("systems", "simulator") if len(agents) >= 3 else ("systems",))
+    return agents, options
+
+
+def _executor(args):
+    """The Ray executor for ``--executor ray`` (None: the runner's worker processes)."""
     executor = None
     if args.executor == "ray":
         try:
             executor = RayExecutor(address=args.address, workers=args.workers or None)
         except ExecutorError as e:  # the distributed extra is missing: before any game
             raise envs.ParameterError(f"--executor ray: {e}") from None
-    check_count("--ratings-every", args.ratings_every, 0)
-    options["ratings_every"] = args.ratings_every  # None: the runner's default
-    config = TournamentConfig.of(
+    return executor
+
+
+def _config(args, agents, executor, options) -> TournamentConfig:
+    return TournamentConfig.of(
         args.system,
         agents,
         args.game,
@@ -259,7 +323,12 @@ def run(args) -> int:
         event=args.event,
         site=args.site,
         **options,
-    )  # every value checked before the first game
+    )
+
+
+def _play(args, config: TournamentConfig) -> int:
+    """Run the tournament, then print the standings and the trust line; a stopped run says what
+    its journal holds and how to resume. Returns the exit status."""
     try:
         with terminate_as_interrupt():
             result = runner.run(config)
