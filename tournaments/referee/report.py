@@ -317,7 +317,11 @@ def _statistics_html(stats) -> list[str]:
     """The rating table (margins, games, score, draws, the model's and the head-to-head LOS,
     P(best)), the fitted first-move advantage and draw parameter, both LOS matrices as heat maps
     and every encounter's colour pairs (``tournaments.statistics``)."""
+    return [*_rating_table_html(stats), *_los_matrices_html(stats), *_colour_pairs_html(stats)]
 
+
+def _rating_table_html(stats) -> list[str]:
+    """The rating table with its legend, and the fitted first-move advantage and draw parameter."""
     esc = html.escape
     out = [
         (
@@ -346,6 +350,13 @@ def _statistics_html(stats) -> list[str]:
     model = stats.model_line()
     if model:
         out.append(f"<p id='model'>{esc(model)}</p>")
+    return out
+
+
+def _los_matrices_html(stats) -> list[str]:
+    """Both LOS matrices as heat maps, for 3 to ``LOS_MATRIX_MAX`` agents."""
+    esc = html.escape
+    out: list[str] = []
     n = len(stats.ratings)
     if 2 < n <= LOS_MATRIX_MAX:
         matrices = (
@@ -379,6 +390,13 @@ def _statistics_html(stats) -> list[str]:
                 )
                 out.append(f"<tr><th class='name'>{i + 1} {esc(r.name)}</th>{cells}</tr>")
             out.append("</table>")
+    return out
+
+
+def _colour_pairs_html(stats) -> list[str]:
+    """Every encounter's colour pairs: games, points, pentanomial and the pairs' Elo."""
+    esc = html.escape
+    out: list[str] = []
     paired = [e for e in stats.encounters if e.pairs]
     if paired:
         out.append(
@@ -405,6 +423,17 @@ def _trust_html(trust) -> list[str]:
 
 def render_html(result: TournamentResult) -> str:
     """The report page of ``result`` (see the module docstring)."""
+    out = _head_html(result)
+    out += _standings_html(result)
+    out += _crosstable_html(result)
+    out += _ratings_html(result)
+    out += _colours_html(result)
+    out += _games_html(result)
+    return "\n".join(out)
+
+
+def _head_html(result: TournamentResult) -> list[str]:
+    """The page's head and title, the run's size, conditions and whether it finished."""
     cfg = result.config
     esc = html.escape
     params = ", ".join(f"{k}={v}" for k, v in cfg.get("game_params", {}).items())
@@ -425,6 +454,13 @@ def render_html(result: TournamentResult) -> str:
             f"<p class='warn' id='unfinished'>The tournament is not finished: the standings are "
             f"after the {len(result.games)} games played so far.</p>"
         )
+    return out
+
+
+def _standings_html(result: TournamentResult) -> list[str]:
+    """The standings table."""
+    esc = html.escape
+    out: list[str] = []
     out.append(
         "<h2>Standings</h2><table id='standings'><thead><tr><th>place</th><th class='name'>agent</th>"
         "<th>points</th><th>games</th><th>W-D-L</th><th>forfeits</th></tr></thead><tbody>"
@@ -435,7 +471,13 @@ def render_html(result: TournamentResult) -> str:
             f"<td>{s.games}</td><td>{s.wins}-{s.draws}-{s.losses}</td><td>{s.forfeits}</td></tr>"
         )
     out.append("</tbody></table>")
+    return out
 
+
+def _crosstable_html(result: TournamentResult) -> list[str]:
+    """The crosstable as a heat map of each pairing's share of the points."""
+    esc = html.escape
+    out: list[str] = []
     out.append(
         "<h2>Crosstable</h2><p>Points of the row agent against the column agent; the colour is its "
         "share of the points (red: lost, white: even, green: won).</p><table id='crosstable'><tr><th></th>"
@@ -456,13 +498,24 @@ def render_html(result: TournamentResult) -> str:
                 )
         out.append(f"<tr><th class='name'>{i + 1} {esc(name)}</th>{''.join(cells)}</tr>")
     out.append("</table>")
+    return out
 
+
+def _ratings_html(result: TournamentResult) -> list[str]:
+    """The ratings chart, the rating table's statistics and the trust line."""
+    out: list[str] = []
     out.append("<h2>Ratings</h2><p>Bradley–Terry ratings on the Elo scale (mean 0) with 95% intervals.</p>")
     out.append(_ratings_svg(result.ratings()) if result.games else "<p>No games.</p>")
     if result.games:
         out += _statistics_html(result.statistics())
     out += _trust_html(result.trust())
+    return out
 
+
+def _colours_html(result: TournamentResult) -> list[str]:
+    """How each agent scored with Black and with White."""
+    esc = html.escape
+    out: list[str] = []
     stats = colour_stats(result)
     out.append("<h2>Colours</h2>")
     if stats["black_score"] is not None:
@@ -475,7 +528,13 @@ def render_html(result: TournamentResult) -> str:
         cell = [f"{_fmt(p)}/{_fmt(g)} ({p / g:.2f})" if g else "–" for p, g in (a["black"], a["white"])]
         out.append(f"<tr><td class='name'>{esc(a['name'])}</td><td>{cell[0]}</td><td>{cell[1]}</td></tr>")
     out.append("</table>")
+    return out
 
+
+def _games_html(result: TournamentResult) -> list[str]:
+    """The list of games, the board viewer and the page's data and script."""
+    esc = html.escape
+    out: list[str] = []
     out.append(
         "<h2>Games</h2><p>Click a game; step with the buttons or the arrow keys (Home, End). "
         "Grey moves are the opening.</p><div id='games-list'><table><thead><tr><th>#</th><th>round</th>"
@@ -498,7 +557,7 @@ def render_html(result: TournamentResult) -> str:
     data = json.dumps(_page_data(result), separators=(",", ":")).replace("<", "\\u003c")
     out.append(f"<script type='application/json' id='report-data'>{data}</script>")
     out.append(f"<script>{JS}</script></body></html>")
-    return "\n".join(out)
+    return out
 
 
 def write_report(journal_or_result: str | os.PathLike[str] | TournamentResult, path: str | os.PathLike[str]) -> str:
