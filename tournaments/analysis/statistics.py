@@ -347,34 +347,13 @@ def statistics(
     ``first_move``, ``draw_model``: fit the first-move advantage and the draw parameter
     (``ratings.fit_model``; off, a draw counts half a win for each side). A name not among
     ``names``, or ``names`` with a name twice, is a ``RatingsError``."""
-    names = list(names)
-    n = len(names)
-    index = {name: i for i, name in enumerate(names)}
-    if len(index) != n:
-        twice = sorted({name for name in names if names.count(name) > 1})
-        raise RatingsError(f"names: {', '.join(map(repr, twice))} given twice; records could not tell them apart")
+    names, index = _distinct(names)
     # a double forfeit (both agents ruled out) was never played: it tells nothing of strength
     records = [r for r in _by_name(names, index, records) if not Outcome.from_record(r).void]
     anchors = dict(anchors or {})
-    wins, drawn, losses = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
-    games, points, draws = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)
-    black_points = []
-    for r in records:
-        outcome = Outcome.from_record(r)
-        b, w = r["black_id"], r["white_id"]
-        black = outcome.points(0)
-        black_points.append(black)
-        (wins if black == 1 else losses if black == 0 else drawn)[b, w] += 1
-        for seat, i in enumerate((b, w)):
-            games[i] += 1
-            points[i] += outcome.points(seat)
-            draws[i] += outcome.draw
-    anchors = {name: check_anchor(name, elo) for name, elo in anchors.items()}
-    for name in anchors:
-        if name not in index:
-            raise RatingsError(f"anchor {name}: no such agent (agents: {', '.join(names)})")
-        if games[index[name]] == 0:
-            raise RatingsError(f"anchor {name}: the agent played no game, so nothing places it on the scale")
+    n = len(names)
+    wins, drawn, losses, games, points, draws, black_points = _counts(records, n)
+    anchors = _checked_anchors(anchors, index, games, names)
     result = ratings.fit_model(
         wins, drawn, losses, {index[a]: float(e) for a, e in anchors.items()}, advantage=first_move, draw=draw_model
     )
@@ -385,25 +364,7 @@ def statistics(
     decisive_w = wins + losses.T  # i's wins and losses against j, both colours
     decisive_l = losses + wins.T
     h2h = np.array([[head_to_head(decisive_w[i, j], decisive_l[i, j]) for j in order] for i in order], dtype=float)
-    half = result.half
-    rows = []
-    for rank, i in enumerate(order):
-        last = rank + 1 == n
-        rows.append(
-            Rating(
-                rank + 1,
-                names[i],
-                float(result.elo[i]),
-                float(half[i]),
-                int(games[i]),
-                float(points[i]),
-                float(points[i] / games[i]) if games[i] else 0.0,
-                float(draws[i] / games[i]) if games[i] else 0.0,
-                None if last else float(los[rank, rank + 1]),
-                float(p_best[i]),
-                None if last or math.isnan(h2h[rank, rank + 1]) else float(h2h[rank, rank + 1]),
-            )
-        )
+    rows = _rating_rows(names, order, result, (games, points, draws), los, p_best, h2h)
     scores = wins + drawn / 2 + (losses + drawn / 2).T
     played = wins + drawn + losses
     played = played + played.T
@@ -423,6 +384,71 @@ def statistics(
         posterior=posterior,
         order=tuple(order),
     )
+
+
+def _distinct(names: Iterable[str]) -> tuple[list[str], dict[str, int]]:
+    """The names as a list and each one's index; ``RatingsError`` for a name given twice."""
+    names = list(names)
+    index = {name: i for i, name in enumerate(names)}
+    if len(index) != len(names):
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise RatingsError(f"names: {', '.join(map(repr, twice))} given twice; records could not tell them apart")
+    return names, index
+
+
+def _counts(records: Sequence[Mapping[str, Any]], n: int) -> tuple:
+    """(wins, draws, losses) of Black against White as n x n matrices, then each agent's games,
+    points and draws, and Black's points in every game, in order."""
+    wins, drawn, losses = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+    games, points, draws = np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n, dtype=np.int64)
+    black_points = []
+    for r in records:
+        outcome = Outcome.from_record(r)
+        b, w = r["black_id"], r["white_id"]
+        black = outcome.points(0)
+        black_points.append(black)
+        (wins if black == 1 else losses if black == 0 else drawn)[b, w] += 1
+        for seat, i in enumerate((b, w)):
+            games[i] += 1
+            points[i] += outcome.points(seat)
+            draws[i] += outcome.draw
+    return wins, drawn, losses, games, points, draws, black_points
+
+
+def _checked_anchors(anchors, index, games, names) -> dict[str, float]:
+    """The anchors checked (``check_anchor``), each an agent that played a game."""
+    anchors = {name: check_anchor(name, elo) for name, elo in anchors.items()}
+    for name in anchors:
+        if name not in index:
+            raise RatingsError(f"anchor {name}: no such agent (agents: {', '.join(names)})")
+        if games[index[name]] == 0:
+            raise RatingsError(f"anchor {name}: the agent played no game, so nothing places it on the scale")
+    return anchors
+
+
+def _rating_rows(names, order, result, tallies, los, p_best, h2h) -> list[Rating]:
+    """A ``Rating`` per agent in rank order; the LOS columns compare each with the next."""
+    games, points, draws = tallies
+    n, half = len(names), result.half
+    rows = []
+    for rank, i in enumerate(order):
+        last = rank + 1 == n
+        rows.append(
+            Rating(
+                rank + 1,
+                names[i],
+                float(result.elo[i]),
+                float(half[i]),
+                int(games[i]),
+                float(points[i]),
+                float(points[i] / games[i]) if games[i] else 0.0,
+                float(draws[i] / games[i]) if games[i] else 0.0,
+                None if last else float(los[rank, rank + 1]),
+                float(p_best[i]),
+                None if last or math.isnan(h2h[rank, rank + 1]) else float(h2h[rank, rank + 1]),
+            )
+        )
+    return rows
 
 
 def _by_name(names, index, records) -> list[dict]:
