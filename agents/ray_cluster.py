@@ -4,7 +4,7 @@ Tournaments (``executor="ray"``), the championship study and AlphaZero self-play
 same way: import Ray with an install hint when the ``distributed`` extra is missing, then join
 the cluster at ``address`` or start a local one. It lives in the agents layer, the lowest that
 uses Ray (``agents.learned.distributed``), so that the tournaments above can share it
-(``tournaments.referee.ray_executor``, ``tournaments.studies.championship.distributed``); the
+(``tournaments.referee.ray_executor``, ``tournaments.referee.simulation.distributed``); the
 shared core below holds no start-up of a distributed runtime.
 
 ``ray.init`` given a host that does not answer waits for minutes inside Ray before it fails, so
