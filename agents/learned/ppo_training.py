@@ -33,7 +33,7 @@ is saved every ``snapshot_every`` steps and at the end, and the same call contin
 ``steps`` in total (the pool's frozen copies are not saved; a resumed pool restarts from a copy
 of the resumed policy). A resumed run reseeds its envs with ``seed + steps done``, so it does not
 replay the same games. Env-steps per second (wall clock, updates included) are printed every
-``log_every`` steps. The evaluation is the caller's (the protocol is ``tournaments.baselines``,
+``log_every`` steps. The evaluation is the caller's (the protocol is ``tournaments.referee.baselines``,
 a layer above this one): its results go into the weights' sidecar.
 
 ``RECIPES`` holds, per game, the best recipe measured against greedy (``docs/learned.md``):

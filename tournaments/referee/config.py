@@ -12,7 +12,7 @@ value is checked when it is built (a ``ParameterError``, a ``ValueError``, namin
 before any game. ``prepare()`` then checks what needs the game itself (the agents can play it,
 the openings are legal in it, the adjudication applies to it) and returns the ``Setup`` the
 runner plays, whose ``record`` is the configuration's JSON form that the journal stores and a
-resumed run compares, field by field (``tournaments.journal``). Those records read exactly as
+resumed run compares, field by field (``tournaments.referee.journal``). Those records read exactly as
 earlier versions wrote them (an entry at its default is left out), so their journals resume.
 """
 
