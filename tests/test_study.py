@@ -12,9 +12,9 @@ from envs.core import rng as R
 from tournaments.analysis.ratings import bradley_terry
 from tournaments.cli import main
 from tournaments.referee import _systems as S
+from tournaments.referee.simulation import kernels
 from tournaments.referee.systems import configure
 from tournaments.studies import championship as study
-from tournaments.referee.simulation import kernels
 
 DOCS = os.path.join(os.path.dirname(__file__), os.pardir, "docs")
 
