@@ -10,11 +10,12 @@ real agents, and the study of their accuracy.
     tournaments.report.write_report("run.db", "report.html")   # a journal as one HTML page
     tournaments.study.simulate("swiss", 16, 0.75, 100_000, avoid_rematches=False)
 
-The package has four parts, each importing only the ones before it: ``referee`` (playing and
-scheduling games: the game loop, the systems' rules, the runner, executors, journal, matches,
-adjudication, opening suites, game records), ``analysis`` (ratings, statistics, the SPRT, trust,
-the HTML report), ``studies`` (the championship study, the patience study, the strength table)
-and ``cli`` (the ``arbiter`` command). This module gathers the public names of all of them.
+The package has four parts, each importing only the ones before it: ``analysis`` (ratings,
+statistics, the SPRT: numbers only), ``referee`` (playing and judging games, real or simulated:
+the game loop, the systems' rules, the runner, executors, journal, matches, adjudication, opening
+suites, game records, the simulator, the trust line, the HTML report), ``studies`` (the
+championship study, the patience study, the strength table) and ``cli`` (the ``arbiter``
+command). This module gathers the public names of all but the command line.
 
 Every game, in a tournament worker, a match or ``arbiter play``, is played by ``play_game``.
 Systems (one implementation each in ``_systems``, shared by real tournaments and the study):

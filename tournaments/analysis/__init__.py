@@ -1,4 +1,5 @@
-"""Reading results: Bradley–Terry ratings (``ratings``), the rating table's statistics
-(``statistics``), the sequential probability ratio test (``sprt``), how far to trust a ranking
-(``trust``) and a journal as one HTML page (``report``).
+"""The statistics of results, below the referee and importing nothing else of ``tournaments``:
+Bradley–Terry ratings (``ratings``), the rating table's numbers (``statistics``) and the
+sequential probability ratio test (``sprt``). The referee uses them while it runs (standings,
+progress lines, a gauntlet's or a match's SPRT); everything above reads results through them.
 """

@@ -1,4 +1,4 @@
-"""Research studies built on the referee: the championship study and its simulator
-(``championship``, also ``tournaments.study``), the patience study (``patience``) and the strength
-table of the agents (``strength``).
+"""Research built on the referee: the championship study's grids, tables and plots
+(``championship``, also ``tournaments.study``; its simulator is ``tournaments.referee.simulation``),
+the patience study (``patience``) and the strength table of the agents (``strength``).
 """
