@@ -8,7 +8,7 @@
 Each pair of games starts from its own opening of 4-8 uniformly random plies (``--seed``), the
 candidate Black in one game and White in the other, both players ``alphabeta:depth=D`` with
 their weights (no exact endgame solver: ``depth=`` runs leave it off, so the evaluation alone
-decides), or ``alphabeta:time=S`` (with the solver from 20 empties, as Othello's default plays:
+decides), or ``alphabeta:time=S`` (with the exact endgame solver, as Othello's default plays:
 what an evaluation's cost in speed buys or loses shows). Prints the candidate's mean outcome
 (win 1, draw 0.5, loss 0) with its standard error and 95% Wilson interval. Weights are those
 of the hand-written evaluation of ``envs/othello/evaluation.py`` (square values, mobility,
