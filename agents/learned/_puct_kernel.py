@@ -190,11 +190,11 @@ def _backup(links, wsum, path, depth, value, seat, undo):
 
 def new_picks(rows: int, planes: int, n: int, num_actions: int, depth_cap: int):
     """The rows of ``rows`` leaves picked for the network, one tuple (``select`` writes them,
-    ``expand`` reads them; a row's slice of each, ``tuple(a[i:j] for a in picks)``, is a tree's
-    share): each leaf's ``obs`` planes (planes, n, n) float32 and legal ``masks`` (int8), its node
-    in ``leaves``, the nodes of its walk in ``paths`` (up to ``depth_cap``) and its ``depths``,
-    and the seat to move there in ``movers``. The tree's arrays travel as ``new_tree``'s tuple:
-    a new array is added where it is made and where it is unpacked, in no signature."""
+    ``expand`` reads them; each tree of a search its own span of rows): each leaf's ``obs``
+    planes (planes, n, n) float32 and legal ``masks`` (int8), its node in ``leaves``, the nodes
+    of its walk in ``paths`` (up to ``depth_cap``) and its ``depths``, and the seat to move there
+    in ``movers``. The tree's arrays travel as ``new_tree``'s tuple: a new array is added where
+    it is made and where it is unpacked, in no signature."""
     obs = np.zeros((rows, planes, n, n), dtype=np.float32)
     masks = np.zeros((rows, num_actions), dtype=np.int8)
     leaves = np.zeros(rows, dtype=np.int64)
@@ -205,9 +205,9 @@ def new_picks(rows: int, planes: int, n: int, num_actions: int, depth_cap: int):
 
 
 @per_game
-def select(p, root, tree, picks, n, encoding, batch, c_puct, fpu):
+def select(p, root, tree, picks, start, n, encoding, batch, c_puct, fpu):
     """Pick up to ``batch`` leaves of ``tree`` (``new_tree``'s arrays) for evaluation into the
-    rows of ``picks`` (``new_picks``); return (leaves picked, walks made).
+    rows of ``picks`` (``new_picks``) from row ``start`` on; return (leaves picked, walks made).
 
     A walk that ends in a finished game is backed up at once and picks no leaf. The batch stops
     early at a leaf already pending (more walks would pile up on it) or when the arrays might
@@ -227,45 +227,46 @@ def select(p, root, tree, picks, n, encoding, batch, c_puct, fpu):
     while walks < batch:
         if reserve + num_actions > links.shape[0]:
             break
+        row = start + picked
         s[:] = root
         node = 0
         depth = 0
-        paths[picked, 0] = 0
+        paths[row, 0] = 0
         while links[node, FIRST] >= 0 and s[C.H_STATUS] == C.ONGOING:
             node = _select_child(links, wsum, prior, node, c_puct, fpu)
             G.apply(s, p, links[node, KEY])
             depth += 1
-            paths[picked, depth] = node
+            paths[row, depth] = node
         if links[node, PENDING] == 1:
             break
         walks += 1
         if s[C.H_STATUS] != C.ONGOING:
             C.fill_returns(s, 2, ret)
-            _backup(links, wsum, paths[picked], depth, ret[0], 0, 0)
+            _backup(links, wsum, paths[row], depth, ret[0], 0, 0)
             continue
         for d in range(depth + 1):  # virtual loss: the walk counts as a visit that lost
-            nd = paths[picked, d]
+            nd = paths[row, d]
             links[nd, VISITS] += 1
             if links[nd, MOVER] >= 0:
                 wsum[nd] -= 1.0
         links[node, PENDING] = 1
         k = G.legal_actions(s, p, moves)
-        encode(s, p, n, per_cell, encoding, moves, k, obs[picked])
-        masks[picked, :] = 0
+        encode(s, p, n, per_cell, encoding, moves, k, obs[row])
+        masks[row, :] = 0
         for j in range(k):
-            masks[picked, moves[j]] = 1
-        leaves[picked] = node
-        depths[picked] = depth
-        movers[picked] = s[C.H_PLAYER]
+            masks[row, moves[j]] = 1
+        leaves[row] = node
+        depths[row] = depth
+        movers[row] = s[C.H_PLAYER]
         reserve += k
         picked += 1
     return picked, walks
 
 
 @njit(cache=True)
-def expand(tree, picks, count, logits, values):
-    """Expand the first ``count`` evaluated leaves of ``picks`` in ``tree`` with softmax priors
-    and back their values up.
+def expand(tree, picks, start, count, logits, values):
+    """Expand the ``count`` evaluated leaves of ``picks`` from row ``start`` on in ``tree`` with
+    softmax priors and back their values up.
 
     ``values[i]`` is the network's value of leaf i from the view of the seat to move there
     (``movers[i]``); ``logits[i]`` are its policy logits over the whole action space.
@@ -273,7 +274,7 @@ def expand(tree, picks, count, logits, values):
     links, wsum, prior, meta = tree
     obs, masks, leaves, paths, depths, movers = picks
     num_actions = masks.shape[1]
-    for i in range(count):
+    for i in range(start, start + count):
         node = leaves[i]
         seat = movers[i]
         top = -np.inf

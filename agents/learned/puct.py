@@ -48,17 +48,15 @@ class Tree:
     """The node arrays of one search; ``grow`` doubles them (nodes keep their indices)."""
 
     def __init__(self, capacity: int = _INITIAL_NODES):
-        self.links, self.wsum, self.prior, self.meta = K.new_tree(capacity)
-
-    def arrays(self) -> tuple:
-        """The node arrays as the kernels take them (``_puct_kernel.new_tree``'s order)."""
-        return self.links, self.wsum, self.prior, self.meta
+        # ``arrays``: the node arrays as the kernels take them, one tuple (``K.new_tree``'s)
+        self.arrays = self.links, self.wsum, self.prior, self.meta = K.new_tree(capacity)
 
     def grow(self) -> None:
         used = int(self.meta[K.USED])
         links, wsum, prior, _ = K.new_tree(2 * self.links.shape[0])
         links[:used], wsum[:used], prior[:used] = self.links[:used], self.wsum[:used], self.prior[:used]
         self.links, self.wsum, self.prior = links, wsum, prior
+        self.arrays = links, wsum, prior, self.meta
 
     def root_visits(self, num_actions: int) -> np.ndarray:
         first, count = self.links[0, K.FIRST], self.links[0, K.COUNT]
@@ -141,8 +139,7 @@ def search(
         evaluations += used
         for r, start, picked in spans:
             if picked > 0:
-                rows = slice(start, start + picked)
-                K.expand(trees[r].arrays(), _rows(picks, rows), picked, logits[rows], values[rows])
+                K.expand(trees[r].arrays, picks, start, picked, logits, values)
         if noise_rng is not None:
             _add_noise(trees, noised, noise_rng, noise_alpha, noise_fraction)
     return _result(trees, game.num_actions, evaluations)
@@ -161,9 +158,7 @@ def _select_leaves(select, p, roots, trees, picks, done, simulations, batch, opt
             continue
         want = int(min(batch, simulations - done[r]))
         while True:
-            picked, walks = select(
-                p, roots[r], tree.arrays(), _rows(picks, slice(used, used + want)), n, encoding, want, c_puct, fpu
-            )
+            picked, walks = select(p, roots[r], tree.arrays, picks, used, n, encoding, want, c_puct, fpu)
             if walks > 0 or picked > 0:
                 break
             tree.grow()
@@ -171,11 +166,6 @@ def _select_leaves(select, p, roots, trees, picks, done, simulations, batch, opt
         spans.append((r, used, picked))
         used += picked
     return spans
-
-
-def _rows(picks, rows: slice) -> tuple:
-    """The ``rows`` of every array of ``picks`` (views: the kernels write the shared arrays)."""
-    return tuple(a[rows] for a in picks)
 
 
 def _add_noise(trees, noised, rng, alpha: float, fraction: float) -> None:
