@@ -51,7 +51,7 @@ every strong solver does, layer by layer from the root:
     (``_shallow``, ``_solve7`` down to ``_small`` and ``_solve2``: no table, no move list, no
     frame): moves into quadrants with an odd number of empties first (the side that plays last
     in a region gains from it), where counting replies would cost more than it saves. Most
-    nodes are here (nine in ten): one costs a tenth of a frame's.
+    nodes are here (nine in ten), at about 35 ns each against 0.6 us for a frame's.
 
 The tree is walked over an explicit stack of frames (``_search``), not by recursion: numba
 cannot link a recursive function loaded from its disk cache into a caller compiled later.
