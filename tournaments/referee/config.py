@@ -64,8 +64,9 @@ def _identity(entry) -> str:
     return f"{type(entry).__module__}.{type(entry).__qualname__}:{_label(entry)}:{digest}"
 
 
-def _names(entries) -> tuple:
-    """Display names, made unique with ``#2``, ``#3`` suffixes."""
+def display_names(entries) -> tuple:
+    """Display names of agent entries (a spec's name is the spec), made unique with ``#2``,
+    ``#3`` suffixes: the names a run's standings, records and journal use."""
     names, seen = [], {}
     for e in entries:
         base = _label(e)
@@ -355,7 +356,7 @@ class TournamentConfig:
         book = make_book(g, self.seed, self.openings, self.opening_plies, self.openings_order, self.openings_start)
         if self.adjudicate is not None:
             self.adjudicate.check(g)  # a rule that cannot apply, a judge without an evaluation
-        names = _names(self.agents)
+        names = display_names(self.agents)
         ctx = Context(
             g.name,
             self.game_params,

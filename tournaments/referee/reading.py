@@ -16,9 +16,10 @@ import envs
 from envs.core.outcome import Outcome
 
 from ..analysis.statistics import RatingsError, Statistics, statistics
+from .config import display_names
 from .journal import JournalError, check_config, check_record
 from .records import RecordError, read_records, records_kind, tournament_id
-from .runner import TournamentResult, _CandidateTests, _names  # the runner's agent naming and SPRT replay
+from .runner import CandidateTests, TournamentResult
 from .systems import Referee, configure
 
 CONDITIONS = ("game", "game_params")  # what journals must share to be rated on one scale
@@ -53,11 +54,11 @@ def load_journal(path: str | os.PathLike[str]) -> TournamentResult:
             f"{path}: the configuration's system {config['system']!r} with options "
             f"{config['options']!r} is not one Arbiter plays ({e})"
         ) from None
-    names = list(_names(config["agents"]))  # a spec's name is the spec; objects: from the records
+    names = list(display_names(config["agents"]))  # a spec's name is the spec; objects: from the records
     for g in records:
         names[g["black_id"]], names[g["white_id"]] = g["black"], g["white"]
     referee = Referee(configure(config["system"], n, **config["options"]), config["seed"])
-    tests = _CandidateTests.of(config)  # a gauntlet with sprt: its candidates stop where the run stopped them
+    tests = CandidateTests.of(config)  # a gauntlet with sprt: its candidates stop where the run stopped them
     done = {g["index"]: g for g in records}
     played = []
     while batch := referee.next_games():

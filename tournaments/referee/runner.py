@@ -41,11 +41,8 @@ from .config import (  # noqa: F401  (make_book, time_control, adjudication, ...
     SYSTEM_OPTIONS,
     Setup,
     TournamentConfig,
-    _identity,
-    _label,
-    _names,
-    _split_options,
     adjudication,
+    display_names,
     make_book,
     make_executor,
     time_control,
@@ -531,7 +528,7 @@ class _Tournament:
         self.bar = Progress(config.progress, total, earlier=earlier, ratings_every=every)
         if hasattr(executor, "announce"):  # a worker killed from outside: its game's replay is said
             executor.announce = self.bar.note
-        self.tests = _CandidateTests.of(setup.record)
+        self.tests = CandidateTests.of(setup.record)
         self.records: list[dict] = []
 
     def play(self) -> None:
@@ -653,7 +650,7 @@ def _as_paired(p: Pairing, outcome: Outcome, record: Mapping[str, Any]) -> Outco
     return dataclasses.replace(outcome, winner=winner, returns=tuple(reversed(outcome.returns)))
 
 
-class _CandidateTests:
+class CandidateTests:
     """The sequential test of each gauntlet candidate against the field. A colour pair is game g
     of the match (candidate, opponent) and game g of (opponent, candidate); both are in one
     batch (``_systems``), so after every batch each candidate has whole pairs only, and its
@@ -667,7 +664,7 @@ class _CandidateTests:
         self._half: dict[tuple, float | None] = {}  # (candidate, opponent, game) -> the pair's first game's points
 
     @classmethod
-    def of(cls, config: Mapping[str, Any]) -> _CandidateTests | None:
+    def of(cls, config: Mapping[str, Any]) -> CandidateTests | None:
         """The tests of a run's configuration (a journal's): None without an ``sprt`` entry. A
         replay of the journal (``report.load_journal``) stops the candidates where the run did."""
         if not config.get("sprt"):
