@@ -289,6 +289,22 @@ def test_anchors_shift_the_scale_exactly(journals, capsys):
     assert rows["greedy"] == "+1500" and rows["alphabeta:depth=1"] == "+1600"
 
 
+def test_the_rating_model_terms_can_be_left_out(journals, capsys):
+    """``--no-first-move`` and ``--no-draw-model`` fit the plain model, as the API's
+    ``first_move=False, draw_model=False``; by default both terms are fitted and said."""
+    path = str(journals / "full.db")
+    assert main(["ratings", path]) == 0
+    both = capsys.readouterr().out
+    assert "first-move advantage (Black)" in both
+    assert main(["ratings", path, "--no-first-move", "--no-draw-model"]) == 0
+    plain = capsys.readouterr().out
+    assert "first-move advantage" not in plain
+    fitted = rating_list([journals / "full.db"], first_move=False, draw_model=False)
+    rows = {line.split()[1]: int(line.split()[2]) for line in plain.splitlines() if line[:6].strip().isdigit()}
+    assert rows == {r.name: round(r.elo) for r in fitted.ratings}
+    assert [vars(r) for r in fitted.ratings] != [vars(r) for r in rating_list([journals / "full.db"]).ratings]
+
+
 def test_journals_of_other_agents_pool_on_one_scale(tmp_path):
     a = tournaments.round_robin(["random", "greedy"], journal=tmp_path / "a.db", workers=0, progress=False, **GAME)
     b = tournaments.round_robin(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 
 from ..analysis.statistics import RatingsError, check_anchor
@@ -31,6 +32,20 @@ def add(sub):
         "together; default: the ratings' mean is 0)",
     )
     p.add_argument("--seed", type=int, default=0, help="seeds P(best)'s posterior draws (default %(default)s)")
+    p.add_argument(
+        "--first-move",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fit the first mover's advantage with the ratings, as Ordo's -W (default: on; --no-first-move: "
+        "the plain model, colours ignored)",
+    )
+    p.add_argument(
+        "--draw-model",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="fit the draw parameter with the ratings, as BayesElo's drawelo (default: on; --no-draw-model: "
+        "a draw counts half a win for each side)",
+    )
 
 
 def _anchors(items) -> dict:
@@ -52,7 +67,13 @@ def run(args) -> int:
     check_seed(args.seed)
 
     kinds = [records_kind(path) for path in args.journals]  # an unreadable file: one line, before any fit
-    stats = rating_list(args.journals, anchors=_anchors(args.anchor), seed=args.seed)
+    stats = rating_list(
+        args.journals,
+        anchors=_anchors(args.anchor),
+        seed=args.seed,
+        first_move=args.first_move,
+        draw_model=args.draw_model,
+    )
     counts = [(kinds.count("journal"), "journal"), (len(kinds) - kinds.count("journal"), "record file")]
     read = ", ".join(f"{n} {what}{'s' * (n != 1)}" for n, what in counts if n)
     print(f"{read}, {stats.games} games, {len(stats.ratings)} agents\n")

@@ -124,11 +124,16 @@ def load_games(path: str | os.PathLike[str]) -> TournamentResult:
 
 
 def rating_list(
-    journals: Iterable[str | os.PathLike[str]], anchors: Mapping[str, float] | None = None, seed: int = 0
+    journals: Iterable[str | os.PathLike[str]],
+    anchors: Mapping[str, float] | None = None,
+    seed: int = 0,
+    first_move: bool = True,
+    draw_model: bool = True,
 ) -> Statistics:
     """One rating list from the games of every journal in ``journals`` (paths: tournament
     journals, ``--jsonl`` or ``--csv`` files alike, ``records.load_games``). An agent is the
-    same agent in every journal where its spec is the same; ``anchors``: ``{spec: Elo}``.
+    same agent in every journal where its spec is the same; ``anchors``: ``{spec: Elo}``;
+    ``first_move``, ``draw_model``: the rating model's terms (``statistics.statistics``).
     Raises ``RatingsError`` for journals of different games or game parameters, a journal given
     twice, or a game found in two journals (a copy: it would count twice); a journal that cannot
     be read is ``JournalError``."""
@@ -137,7 +142,7 @@ def rating_list(
     unique = _unique_names(names)
     named = _anchored(anchors, dict(zip(identities, unique)), unique)
     records = [{**r, "black": unique[r["black_id"]], "white": unique[r["white_id"]]} for r in records]
-    stats = statistics(unique, records, anchors=named, seed=seed)
+    stats = statistics(unique, records, anchors=named, seed=seed, first_move=first_move, draw_model=draw_model)
     return _with_groups_note(stats, unique, records, named)
 
 
