@@ -245,6 +245,33 @@ def test_an_interrupted_sequential_gauntlet_resumes_to_the_same_records(tmp_path
         _gauntlet(sprt=(0, 50, 0.05, 0.05), journal=str(journal), resume=True)
 
 
+def test_the_progress_total_shrinks_by_the_games_a_stopped_candidate_leaves_out(capsys):
+    """A candidate whose test decided plays no more games, and the progress says so: the last
+    line counts the games played of a total that no longer holds the ones left out."""
+    result = tournaments.gauntlet(
+        ["greedy", "random"],
+        ["random", "alphabeta:depth=1"],
+        game="gomoku",
+        size=7,
+        games=60,
+        workers=0,
+        progress=True,
+        seed=1,
+        sprt=(0, 100, 0.05, 0.05),
+    )
+    err = capsys.readouterr().err
+    played = len(result.games)
+    assert played < 240 and "playing 240 games" in err
+    assert f"{played}/{played} games" in err.splitlines()[-1]
+
+
+def test_stopping_a_player_counts_the_games_it_leaves_out():
+    referee = tournaments.Referee(tournaments.configure("gauntlet", 3, games=4, candidates=1))
+    batch = referee.next_games()  # game 0 of each of the candidate's four matches
+    referee.record([tournaments.referee.systems.DRAW] * len(batch))
+    assert len(batch) == 4 and referee.stop(0) == 4 * 2 - len(batch)
+
+
 def test_only_systems_of_one_round_stop_a_player():
     referee = tournaments.Referee(tournaments.configure("swiss", 4, rounds=2))
     with pytest.raises(ValueError, match="swiss"):

@@ -178,6 +178,16 @@ class Progress:
             self.out.write(text + "\n")
             self.out.flush()
 
+    def drop(self, items: int) -> None:
+        """``items`` of the total will not be played after all (a gauntlet candidate whose
+        sequential test decided): the total, the bar and the time left shrink with it."""
+        if self.total is None or items <= 0:
+            return
+        self.total -= items
+        if self.bar is not None:
+            self.bar.total = self.total
+            self.bar.refresh()
+
     def status(self) -> str:
         """``12/200 cells, 0.52 cells/s, about 8 min left``: done of the total, rate, time left."""
         elapsed = time.monotonic() - self.start

@@ -584,7 +584,7 @@ class _Tournament:
         self.referee.record(outcomes)
         tests = self.tests
         for c in tests.add(batch, outcomes) if tests is not None else ():
-            self.referee.stop(c)  # the same batch ends it in a resumed run: the journal holds its games
+            self.bar.drop(self.referee.stop(c))  # the same batch ends it in a resumed run: the journal holds its games
             self.bar.note(f"SPRT {self.setup.names[c]} against the field: {tests.status[c]}")
 
     def result(self, warm_up: dict) -> TournamentResult:

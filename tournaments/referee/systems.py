@@ -258,12 +258,12 @@ class Referee:
         self._played += self._n
         self._n = 0
 
-    def stop(self, player: int) -> None:
+    def stop(self, player: int) -> int:
         """End every undecided match of ``player`` in the current round, between batches: its
-        remaining games are not played (a gauntlet candidate whose sequential test has decided).
-        The points already scored stand; the matches are marked drawn (no system of one round reads
-        that mark). Round robin and gauntlet only: a knock-out match needs a winner, and a Swiss
-        round would pair the player again."""
+        remaining games are not played (a gauntlet candidate whose sequential test has decided);
+        returns how many games that leaves out. The points already scored stand; the matches are
+        marked drawn (no system of one round reads that mark). Round robin and gauntlet only: a
+        knock-out match needs a winner, and a Swiss round would pair the player again."""
         if self._n:
             raise RuntimeError("record() the results of the previous batch first")
         if self.config.system not in ("round_robin", "gauntlet"):
@@ -271,6 +271,7 @@ class Referee:
         mt = self._mt[: int(self._T[S.T_NMATCH])]
         open_ = (mt[:, S.M_WINNER] == S.UNDECIDED) & ((mt[:, S.M_A] == player) | (mt[:, S.M_B] == player))
         mt[open_, S.M_WINNER] = S.DRAWN
+        return int((self._T[S.T_LEN] - mt[open_, S.M_GAMES]).sum())
 
     @property
     def finished(self) -> bool:
