@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import difflib
 import inspect
 import math
 from collections.abc import Callable, Iterator, Mapping
@@ -112,8 +113,6 @@ def misspelt_hooks(names) -> list[tuple[str, str]]:
     same letters in another case or without the underscores (``setClock``, ``sethistory``), or
     close to it by ``difflib``'s ratio (``set_clok``, ``rest``). Private names (``_act``) and the
     hooks themselves pass."""
-    import difflib
-
     found = []
     for name in names:
         if not isinstance(name, str) or name.startswith("_") or name in HOOKS or name == "act":
@@ -225,8 +224,6 @@ class Resigner:
 
     def judge(self, game: Game, state: np.ndarray, lost: bool, why: str) -> None:
         """Count this move's verdict; raise ``Resign`` (saying ``why``) when the game is given up."""
-        from envs.core import kernel as C  # the state header: the ply of the position
-
         ply = int(state[C.H_PLY])
         if ply < self.ply:
             self.streak = 0

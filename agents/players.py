@@ -30,6 +30,7 @@ subclassing ``Player`` or ``Agent``.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -39,6 +40,7 @@ import numpy as np
 from envs import Game
 
 from .base import Player, PlayerError, misspelt_hooks
+from .openspiel import BotAgent
 
 # an object's methods that answer the Player hooks, by the hook's name (``check_game`` is the name
 # an older agent gave ``check_ready``)
@@ -113,8 +115,6 @@ class PolicyPlayer(Player):
 
 
 def _is_pyspiel_bot(obj: Any) -> bool:
-    import sys
-
     pyspiel = sys.modules.get("pyspiel")  # a bot exists only where pyspiel was imported
     return pyspiel is not None and isinstance(obj, pyspiel.Bot)
 
@@ -133,8 +133,6 @@ def as_player(obj: Any, what: str = "player") -> Player:
     if isinstance(obj, Player):
         return obj
     if _is_pyspiel_bot(obj):
-        from .openspiel import BotAgent
-
         return BotAgent(_fixed_bot(obj), name=type(obj).__name__)
     if callable(getattr(obj, "act", None)):
         wrong = _misspelt(type(obj))

@@ -23,6 +23,7 @@ ordering, playout policies) that search agents use.
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -201,8 +202,6 @@ class GameSpec:
 
 
 def _rebuild(fields) -> GameSpec:
-    import importlib
-
     for key in ("kernel", "notation", "evaluation"):
         if fields[key] is not None:
             fields[key] = importlib.import_module(fields[key])

@@ -14,6 +14,11 @@ parameters, never on the position (video-friendly).
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import struct
+import zlib
+
 import numpy as np
 
 from .core import kernel as C
@@ -200,9 +205,6 @@ def rgb(game, state, previous=None) -> np.ndarray:
 
 def png_bytes(img: np.ndarray) -> bytes:
     """Encode an ``(H, W, 3) uint8`` image as PNG with the standard library (no imaging package)."""
-    import struct
-    import zlib
-
     h, w, _ = img.shape
     raw = np.concatenate([np.zeros((h, 1), dtype=np.uint8), img.reshape(h, w * 3)], axis=1).tobytes()
 
@@ -220,9 +222,6 @@ def png_bytes(img: np.ndarray) -> bytes:
 def can_open_window() -> bool:
     """Whether ``render_mode="human"`` can show a window: pygame is installed (the ``bench`` extra
     has it) and there is a display (X11, Wayland, or an SDL video driver chosen explicitly)."""
-    import importlib.util
-    import os
-
     if importlib.util.find_spec("pygame") is None:
         return False
     return any(os.environ.get(v) for v in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"))
