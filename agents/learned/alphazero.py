@@ -14,6 +14,7 @@ move, and a missing torch raises ``AgentError`` with the install hint.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
 
@@ -25,6 +26,7 @@ from envs.game import Game
 from .. import tactics
 from ..base import MAX_SECONDS, Agent, AgentError, Resigner, check_option, register
 from . import _puct_kernel as K
+from . import puct
 from . import weights as W
 
 DEFAULT_SIMULATIONS = 200  # a move's budget when neither simulations nor seconds is given
@@ -130,8 +132,6 @@ class AlphaZeroAgent(Agent):
 
     def check_ready(self, game) -> None:
         """``check_game``, and PyTorch importable (without importing it here)."""
-        import importlib.util
-
         self.check_game(game)
         if importlib.util.find_spec("torch") is None:
             W.require_torch()  # the install hint
@@ -191,8 +191,6 @@ class AlphaZeroAgent(Agent):
         return self._nets[game_name]
 
     def _act(self, game, state) -> int:
-        from . import puct
-
         start = time.perf_counter()
         legal = game.unchecked.legal_actions(state)  # ``act`` checked the state
         if len(legal) == 1:

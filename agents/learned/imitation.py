@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import envs
+
 from .. import base
 from . import puct
 from .selfplay import Samples, final_ownership
@@ -32,8 +34,6 @@ def check_teacher(teacher: str, games) -> None:
     the start of the first of ``games`` after ``check_ready`` on each: an agent that cannot teach
     (an option or weights of another game, a bad spec value, an engine that does not start) is one
     ``AgentError`` naming the spec before a run's start-up work, not a traceback after it."""
-    import envs
-
     agent = None
     try:
         seeded = "seed" in base.parse_spec(teacher)[1]

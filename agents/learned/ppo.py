@@ -15,10 +15,15 @@ Importing this module does not import torch; it is needed at the first move.
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 import numpy as np
+from gymnasium import spaces
 
 from envs import make_game
 from envs.core import rng as R
+from envs.episode import observation_box
 from envs.game import Game
 
 from ..base import Agent, AgentError, check_option, register
@@ -32,10 +37,6 @@ def build_policy(game, architecture: dict):
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     except ImportError:
         raise AgentError(f"the ppo agent needs sb3-contrib, which is not installed: {W.INSTALL_HINT}") from None
-    from gymnasium import spaces
-
-    from envs.episode import observation_box
-
     return MaskableActorCriticPolicy(
         observation_box(game),
         spaces.Discrete(game.num_actions),
@@ -127,8 +128,6 @@ class PPOAgent(Agent):
         the sidecar alone (no torch); an unreadable or missing file raises ``WeightsError``."""
         if self._meta is not None:
             return self._meta["game"], self._meta["params"]
-        import os
-
         path = self._path_for(game)
         if not os.path.isfile(path) and self.path is not None:
             raise W.WeightsError(f"weights file {path!r} does not exist")
@@ -157,8 +156,6 @@ class PPOAgent(Agent):
 
     def check_ready(self, game) -> None:
         """``check_game``, and PyTorch and sb3-contrib importable (without importing them)."""
-        import importlib.util
-
         self.check_game(game)
         if importlib.util.find_spec("torch") is None:
             W.require_torch()
