@@ -46,12 +46,21 @@ Importing this module imports neither torch nor sb3; training does (the ``learn`
 from __future__ import annotations
 
 import copy
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import gymnasium
 import numpy as np
+
+import agents
+from envs import make_game
+from envs.core.compiling import compile_seconds
+from envs.gym_env import ArbiterEnv
+
+from . import ppo, weights
 
 # Hyper-parameters that differ between the two training paths (see the module docstring): the
 # pool's are those the shipped ppo_othello6 was trained with.
@@ -145,8 +154,6 @@ class Config:
     def tag(self) -> str:
         """What the weights are named by, ``ppo_<tag>.pt``: the game and its board size
         (``othello6``, ``calculation``), the name ``agents.make("ppo")`` looks for."""
-        from envs import make_game
-
         game = make_game(self.game, **self.params)
         return f"{game.name}{game.params.get('size', '')}"
 
@@ -242,13 +249,8 @@ def train(
     with the training in its sidecar (``command`` is how the run was started), then, with
     ``evaluate(game, out)``, record its results as the sidecar's ``evaluation``. Returns
     ``(out, evaluation)`` (``{}`` without ``evaluate``)."""
-    from .weights import require_torch
-
-    torch = require_torch()
+    torch = weights.require_torch()
     torch.set_num_threads(config.threads)
-    from envs import make_game
-
-    from . import ppo, weights
 
     checkpoint, out = Path(checkpoint), Path(out)
     game = make_game(config.game, **config.params)
@@ -412,8 +414,6 @@ def _phase_file(checkpoint: Path) -> Path:
 def _write_phase_ends(checkpoint: Path, config, steps: int, ends: list) -> None:
     """Next to the checkpoint, the run's curriculum, the phase it is in and where the finished
     phases ended: sb3's zip has no room for them, and a resumed run reports them."""
-    import json
-
     phases, phase = config.phases(), config.phase_at(steps)
     record = {
         "steps": steps,
@@ -428,8 +428,6 @@ def _write_phase_ends(checkpoint: Path, config, steps: int, ends: list) -> None:
 def _read_phase_ends(checkpoint: Path, phases) -> list:
     """The phase ends a checkpoint's sidecar recorded, kept while its phases are this run's (a run
     resumed with a longer last phase or another curriculum keeps the ends of the phases before)."""
-    import json
-
     path = _phase_file(checkpoint)
     if not path.is_file():
         return []
@@ -447,7 +445,7 @@ def _vector_env(config, game, opponent):
     statistics (``VecMonitor``) and, for Calculation, the progress reward."""
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from envs.sb3 import make_vec_env
+    from envs.sb3 import make_vec_env  # imports sb3 (and torch) at its top: only to train
 
     seat = {"agent_seat": "random"} if game.num_players == 2 else {}
     env = VecMonitor(
@@ -468,11 +466,6 @@ def _vector_env(config, game, opponent):
 
 def _pool_env(config, game):
     """One Gymnasium env whose opponent is the pool (two players), or the plain env (Calculation)."""
-    import agents
-    from envs.gym_env import ArbiterEnv
-
-    from . import ppo
-
     if game.num_players == 2:
         pool = ppo.OpponentPool(
             [agents.make("random", seed=config.seed + 1), agents.make("greedy", seed=config.seed + 2)],
@@ -489,8 +482,6 @@ def _pool_env(config, game):
 def _callbacks():
     """The training callbacks (classes made here so that sb3 is imported only to train)."""
     from stable_baselines3.common.callbacks import BaseCallback
-
-    from envs.core.compiling import compile_seconds
 
     class Progress(BaseCallback):
         """Prints, every ``every`` steps, the env-steps per second since learning started (wall
@@ -553,8 +544,6 @@ def _callbacks():
             self.every, self.pool, self.game, self.seed, self.save = every, pool, game, seed, save
 
         def snapshot(self, model) -> None:
-            from . import ppo
-
             if self.pool is not None:
                 frozen = copy.deepcopy(model.policy)
                 self.pool.add_copy(ppo.PPOAgent.from_policy(frozen, self.game, seed=self.seed + model.num_timesteps))
@@ -569,9 +558,8 @@ def _callbacks():
 
 
 def progress_reward_wrapper():
-    """The Gymnasium wrapper class ``ProgressReward(env, weight)`` (made here so that gymnasium's
-    wrapper is imported only to train): Calculation's progress reward on one env."""
-    import gymnasium
+    """The Gymnasium wrapper class ``ProgressReward(env, weight)``: Calculation's progress reward on
+    one env (a factory, as ``vec_progress_reward_wrapper`` is, whose sb3 base must wait to train)."""
 
     class ProgressReward(gymnasium.Wrapper):
         """Adds ``weight``/48 to the reward for every card a step puts on a foundation."""
