@@ -20,6 +20,10 @@ The rules are those of engine runners and Go servers:
   another BASE is added to what it has left, for the next MOVES, and so on (time saved carries
   over). An increment, if any, is added after every move as in Fischer. Not with byo-yomi.
 * ``move_time`` beside it (``--move-time``) caps every move on its own, as before.
+* A time margin (``--time-margin``, cutechess-cli's and fastchess's ``timemargin``, here in
+  seconds): a move may overrun the time left by up to ``margin`` seconds without losing on time;
+  its side's clock then stands at zero (and gains the increment). It forgives the few
+  milliseconds a process switch or a pipe costs an external engine that plays to the last tick.
 
 An agent sees its time through ``TimeLeft`` (``agents.Agent.set_clock`` gives it one before each
 of its moves, its ``clock`` attribute holds it): the main time left, the increment, the byo-yomi
@@ -82,7 +86,8 @@ class TimeControl:
     """A game's time control: ``base`` seconds per side, ``increment`` after each move, or
     ``periods`` byo-yomi periods of ``period`` seconds after the base; ``moves``: ``base`` is for
     that many moves and comes again after them (0: for the game); ``move_time`` caps each move
-    (None: no cap). ``str`` writes it as it is given (``10+0.1``, ``60 5/10``, ``40/60+0.5``)."""
+    (None: no cap); ``margin``: the seconds a move may overrun the clock without losing on time.
+    ``str`` writes it as it is given (``10+0.1``, ``60 5/10``, ``40/60+0.5``)."""
 
     base: float = 0.0
     increment: float = 0.0
@@ -90,9 +95,10 @@ class TimeControl:
     period: float = 0.0
     move_time: float | None = None
     moves: int = 0
+    margin: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("base", "increment", "period"):
+        for name in ("base", "increment", "period", "margin"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
                 raise ParameterError(f"{name}={shown(value)}: expected a number of seconds from 0 to {MAX_SECONDS:g}")
@@ -121,11 +127,15 @@ class TimeControl:
 
     @classmethod
     def parse(
-        cls, tc: str | float | None = None, byoyomi: str | None = None, move_time: float | None = None
+        cls,
+        tc: str | float | None = None,
+        byoyomi: str | None = None,
+        move_time: float | None = None,
+        margin: float = 0.0,
     ) -> TimeControl:
         """A time control from the command line's texts: ``tc`` is ``BASE``, ``BASE+INC`` or
         ``MOVES/BASE+INC`` (seconds; None: no main time, byo-yomi only), ``byoyomi`` is
-        ``PERIODS/SECONDS``."""
+        ``PERIODS/SECONDS``; ``margin`` the seconds a move may overrun the clock."""
         base = increment = period = 0.0
         periods = moves = 0
         if tc is not None:
@@ -158,11 +168,11 @@ class TimeControl:
                 raise ParameterError(
                     f"--tc {tc} and --byoyomi {byoyomi}: moves per period or byo-yomi after the base, not both"
                 )
-        return cls(base, increment, periods, period, move_time, moves)
+        return cls(base, increment, periods, period, move_time, moves, margin)
 
     def to_config(self) -> dict[str, float | None]:
-        """The JSON form journals keep (``from_config`` reads it back); ``moves`` only where
-        set, so a journal of an earlier version resumes on the same clock."""
+        """The JSON form journals keep (``from_config`` reads it back); ``moves`` and
+        ``margin`` only where set, so a journal of an earlier version resumes on the same clock."""
         config = {
             "base": self.base,
             "increment": self.increment,
@@ -172,6 +182,8 @@ class TimeControl:
         }
         if self.moves:
             config["moves"] = self.moves
+        if self.margin:
+            config["margin"] = self.margin
         return config
 
     @classmethod
@@ -186,7 +198,8 @@ class TimeControl:
         )
         if self.periods:
             text += f" {self.periods}/{self.period:g}"
-        return text + (f", {self.move_time:g} s per move at most" if self.move_time else "")
+        text += f", {self.move_time:g} s per move at most" if self.move_time else ""
+        return text + (f", {self.margin:g} s margin" if self.margin else "")
 
 
 @dataclass(frozen=True)
@@ -220,6 +233,12 @@ class TimeLeft:
         left (each period overrun is used up), capped by ``move_time``."""
         most = self.seconds + self.periods * self.period
         return most if self.move_time is None else min(most, self.move_time)
+
+    @property
+    def deadline(self) -> float:
+        """When the referee rules the move lost on time: ``limit`` and the clock's margin (an
+        agent plans by ``limit`` and ``share``; the margin is the referee's tolerance)."""
+        return self.limit + self.control.margin
 
     def share(self, moves_to_go: int = 30) -> float:
         """Seconds to spend on this move, as time managers plan it: the main time over the moves
@@ -265,13 +284,13 @@ class GameClock:
         None when the move was in time (the increment is then added)."""
         c = self.control
         left, periods = self.seconds[seat], self.periods[seat]
-        if spent <= left:
-            self.seconds[seat] = left - spent + c.increment
+        if spent <= left + c.margin:  # in time, or over by no more than the margin: the clock stops at 0
+            self.seconds[seat] = max(left - spent, 0.0) + c.increment
             self.made[seat] += 1
             if c.moves and self.made[seat] % c.moves == 0:  # the period's moves are made: its time again
                 self.seconds[seat] += c.base
             return None
-        over = spent - left
+        over = spent - left - c.margin
         self.seconds[seat] = 0.0
         if periods:
             used = math.ceil(over / c.period) - 1  # periods overrun, the one the move ended in kept

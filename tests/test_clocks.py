@@ -82,6 +82,31 @@ def test_byoyomi_keeps_a_period_made_in_time_and_uses_up_the_ones_overrun():
     assert "1 byo-yomi period of 2 s" in clock.charge(0, 2.1)
 
 
+def test_a_time_margin_forgives_a_small_overrun_and_stops_the_clock_at_zero():
+    """cutechess-cli's and fastchess's timemargin: over by no more than the margin, the move is in
+    time, its side's clock stands at zero and gains the increment; further over, it loses."""
+    clock = GameClock(TimeControl(1.0, 0.5, margin=0.1))
+    assert clock.charge(0, 1.05) is None and clock.view(0).seconds == 0.5  # 0.05 s over: 0, then +0.5
+    assert clock.view(0).limit == 0.5 and clock.view(0).deadline == pytest.approx(0.6)
+    assert "took 0.700 s with 0.500 s left" in clock.charge(0, 0.7)  # 0.2 s over: lost
+    assert GameClock(TimeControl(1.0)).charge(0, 1.05) is not None  # no margin, no mercy
+    byo = GameClock(TimeControl(0.0, periods=1, period=1.0, margin=0.1))
+    assert byo.charge(0, 1.05) is None and byo.view(0).periods == 1  # the period is kept
+    assert byo.charge(0, 1.2) is not None
+
+
+def test_a_time_margin_is_kept_by_the_journal_and_named_when_it_makes_no_sense():
+    tc = TimeControl.parse("10+0.1", margin=0.05)
+    assert str(tc) == "10+0.1, 0.05 s margin" and TimeControl.from_config(tc.to_config()) == tc
+    assert "margin" not in TimeControl.parse("10+0.1").to_config()  # a journal without one resumes as before
+    with pytest.raises(ParameterError, match="margin=-1"):
+        TimeControl(1.0, margin=-1)
+    with pytest.raises(ParameterError, match="time_margin=0.1: a margin applies to a game clock"):
+        tournaments.round_robin(["random", "greedy"], game="gomoku", size=7, workers=0, time_margin=0.1)
+    config = tournaments.TournamentConfig.of("round_robin", ["random", "greedy"], "gomoku", tc="1+0.1", time_margin=0.2)
+    assert config.clock.margin == 0.2
+
+
 def test_share_plans_the_main_time_and_never_spends_a_whole_clock():
     tc = TimeControl(10.0, 0.1)
     left = GameClock(tc).view(0)
@@ -330,6 +355,8 @@ def test_cli_takes_tc_byoyomi_and_adjudicate(tmp_path, capsys):
             "0",
             "--tc",
             "20+1",
+            "--time-margin",
+            "0.05",
             "--adjudicate",
             "cap:plies=8",
             "--jsonl",
@@ -337,10 +364,11 @@ def test_cli_takes_tc_byoyomi_and_adjudicate(tmp_path, capsys):
         ]
     )
     out = capsys.readouterr().out
-    assert code == 0 and "Clock: 20+1" in out and "Adjudication: cap:plies=8,result=draw" in out
+    assert code == 0 and "Clock: 20+1, 0.05 s margin" in out and "Adjudication: cap:plies=8,result=draw" in out
     assert '"reason": "adjudicated"' in (tmp_path / "g.jsonl").read_text()
     for argv, word in [
         (["--tc", "ten"], "--tc ten"),
+        (["--time-margin", "-1"], "--time-margin -1"),
         (["--byoyomi", "5"], "--byoyomi 5"),
         (["--adjudicate", "cap:plies=-1"], "plies"),
         (["--adjudicator", "random"], "needs --adjudicate"),

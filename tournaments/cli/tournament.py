@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import envs
 from agents.base import with_options
+from agents.clock import seconds
 
 from ..referee import precompile, runner
 from ..referee.config import TournamentConfig
@@ -151,6 +152,12 @@ def _add_clock_and_adjudication(p) -> None:
         "10 s; a move within its period keeps it, the last one overrun loses on time",
     )
     p.add_argument(
+        "--time-margin",
+        metavar="SECONDS",
+        help="a move may overrun the --tc/--byoyomi clock by up to SECONDS without losing on time (its clock "
+        "then stands at 0), as cutechess-cli's and fastchess's timemargin (in milliseconds there); default 0",
+    )
+    p.add_argument(
         "--adjudicate",
         nargs="+",
         metavar="RULE",
@@ -259,6 +266,8 @@ def _check_options(args) -> None:
             f"--workers {args.workers}: expected 0 (play in this process) or a positive number of worker processes"
         )
     args.move_time = check_positive("--move-time", args.move_time)
+    if args.time_margin is not None:  # 0 is a margin too: none
+        args.time_margin = seconds(args.time_margin, f"--time-margin {args.time_margin}")
     if args.move_time is not None and args.workers == 0:
         raise envs.ParameterError(
             f"--move-time {args.move_time:g} with --workers 0: a move played in this process cannot be "
@@ -312,6 +321,7 @@ def _config(args, agents, executor, options) -> TournamentConfig:
         setup_time=args.setup_time,
         tc=args.tc,
         byoyomi=args.byoyomi,
+        time_margin=args.time_margin,
         adjudicate=args.adjudicate,
         adjudicator=args.adjudicator,
         game_params=game_params(args.param),

@@ -43,7 +43,7 @@ from .systems import configure, swiss_rounds
 EXECUTORS = ("process", "inline", "ray")
 SYSTEM_OPTIONS = ("k", "recursive", "rounds", "avoid_rematches", "games", "candidates")
 RUN_KEYWORDS = (
-    "seed, workers, journal, resume, move_time, tc, byoyomi, adjudicate, adjudicator, game_params, "
+    "seed, workers, journal, resume, move_time, tc, byoyomi, time_margin, adjudicate, adjudicator, game_params, "
     "executor, progress, setup_time, openings, opening_plies, openings_order, openings_start, "
     "ratings_every, resign"
 )
@@ -153,20 +153,29 @@ def _check_openings(openings, opening_plies, openings_order, openings_start) -> 
 
 
 def time_control(
-    tc: TimeControl | str | float | None = None, byoyomi: str | None = None, move_time: float | None = None
+    tc: TimeControl | str | float | None = None,
+    byoyomi: str | None = None,
+    move_time: float | None = None,
+    margin: float | None = None,
 ) -> TimeControl | None:
     """The tournament's game clock from ``run``'s ``tc`` (``"BASE+INC"`` or a ``TimeControl``) and
-    ``byoyomi`` (``"PERIODS/SECONDS"``), with ``move_time`` as its cap per move; None without a
-    clock (``move_time`` alone then limits each move, as it always has)."""
+    ``byoyomi`` (``"PERIODS/SECONDS"``), with ``move_time`` as its cap per move and ``margin``
+    (``time_margin=``) the seconds a move may overrun it; None without a clock (``move_time``
+    alone then limits each move, as it always has)."""
     if isinstance(tc, TimeControl):
         if byoyomi is not None:
             raise envs.ParameterError("byoyomi= with a TimeControl: give the byo-yomi in the TimeControl")
         if move_time is not None and tc.move_time not in (None, move_time):
             raise envs.ParameterError(f"move_time={move_time!r} and tc={tc}: two different caps per move")
-        return tc if move_time is None else dataclasses.replace(tc, move_time=move_time)
+        if margin is not None and tc.margin not in (0.0, margin):
+            raise envs.ParameterError(f"time_margin={margin!r} and tc={tc}: two different margins")
+        clock = tc if move_time is None else dataclasses.replace(tc, move_time=move_time)
+        return clock if margin is None else dataclasses.replace(clock, margin=margin)
     if tc is None and byoyomi is None:
+        if margin is not None:
+            raise envs.ParameterError(f"time_margin={margin!r}: a margin applies to a game clock (tc= or byoyomi=)")
         return None
-    return TimeControl.parse(tc, byoyomi, move_time)
+    return TimeControl.parse(tc, byoyomi, move_time, 0.0 if margin is None else margin)
 
 
 def adjudication(
@@ -278,12 +287,13 @@ class TournamentConfig:
         game_params: Mapping[str, Any] | None = None,
         tc: TimeControl | str | float | None = None,
         byoyomi: str | None = None,
+        time_margin: float | None = None,
         adjudicate: Adjudication | str | Sequence[str] | None = None,
         adjudicator: str | None = None,
         **keywords: Any,
     ) -> TournamentConfig:
-        """The configuration of ``run``'s keywords: the fields by name, ``tc`` and ``byoyomi``
-        for the ``clock``, ``adjudicate`` and ``adjudicator`` for the adjudication, and any other
+        """The configuration of ``run``'s keywords: the fields by name, ``tc``, ``byoyomi`` and
+        ``time_margin`` for the ``clock``, ``adjudicate`` and ``adjudicator`` for the adjudication, and any other
         keyword a system option (``games=4``) or a rule parameter of the game (``size=6``), as
         ``envs.make_game`` takes them; a keyword that is neither is a ``ParameterError``."""
         fields = {k: keywords.pop(k) for k in list(keywords) if k in _FIELDS}
@@ -302,7 +312,7 @@ class TournamentConfig:
             game,
             params,
             options,
-            clock=time_control(tc, byoyomi, fields.get("move_time")),
+            clock=time_control(tc, byoyomi, fields.get("move_time"), time_margin),
             adjudicate=adjudication(adjudicate, adjudicator),
             **fields,
         )

@@ -431,7 +431,7 @@ class GameSession:
         if self.clocks is not None:
             left = self.clocks.view(seat)
             share = left.share(moves_to_go(self.game, self.state))
-            self.report("move", seat, tuple(self.unreported), left.limit)
+            self.report("move", seat, tuple(self.unreported), left.deadline)
         else:
             self.report("move", seat, tuple(self.unreported))
         self.unreported.clear()
@@ -451,7 +451,7 @@ class GameSession:
             return self._take_back(seat)
         except Exception as e:  # noqa: BLE001
             spent = _thinking(t, compiled)
-            if left is not None and spent > left.limit:  # it gave up past its time: the clock decides
+            if left is not None and spent > left.deadline:  # it gave up past its time: the clock decides
                 return self._lose(
                     seat,
                     TIMEOUT,

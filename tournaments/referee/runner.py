@@ -423,6 +423,7 @@ def run(
     ratings_every: int | None = None,
     tc: TimeControl | str | float | None = None,
     byoyomi: str | None = None,
+    time_margin: float | None = None,
     adjudicate: Adjudication | str | Sequence[str] | None = None,
     adjudicator: str | None = None,
     resign: bool = True,
@@ -437,7 +438,7 @@ def run(
 ) -> TournamentResult:
     """Play a tournament and return its result: ``run(config)`` plays a ``TournamentConfig``;
     ``run(system, agents, game, ...)`` builds one from the keywords (``TournamentConfig.of``,
-    which documents each: the fields by name, ``tc`` and ``byoyomi`` the clock, ``adjudicate``
+    which documents each: the fields by name, ``tc``, ``byoyomi`` and ``time_margin`` the clock, ``adjudicate``
     and ``adjudicator`` the adjudication, any other keyword a system option, ``games=4``, or a
     rule parameter of the game, ``size=6``). Every value is checked before the first game (a
     ``ParameterError`` naming it). Each game is seeded from ``seed`` and its pairing only."""
@@ -453,7 +454,7 @@ def run(
         resume=resume, move_time=move_time, game_params=game_params, executor=executor, progress=progress,
         setup_time=setup_time, openings=openings, opening_plies=opening_plies, openings_order=openings_order,
         openings_start=openings_start, ratings_every=ratings_every, tc=tc, byoyomi=byoyomi,
-        adjudicate=adjudicate, adjudicator=adjudicator, resign=resign, sprt=sprt, swap=swap, jsonl=jsonl,
+        time_margin=time_margin, adjudicate=adjudicate, adjudicator=adjudicator, resign=resign, sprt=sprt, swap=swap, jsonl=jsonl,
         csv=csv, sgf=sgf, event=event, site=site, **options,
     )  # fmt: skip
     return play(config)
