@@ -54,6 +54,7 @@ reward belong to the same seat.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -172,8 +173,6 @@ class ArbiterVectorEnv(VectorEnv):
 
 def _blocks(num_envs: int, num_threads) -> int:
     """How many blocks of games one step runs in parallel (one per thread)."""
-    import numba
-
     available = numba.config.NUMBA_NUM_THREADS
     if (
         not isinstance(num_threads, (int, np.integer))
