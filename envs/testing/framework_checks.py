@@ -17,9 +17,13 @@ import warnings
 
 import gymnasium
 import numpy as np
+from gymnasium.utils.env_checker import check_env
 
+from .. import pettingzoo, pz_env
 from ..core.rng import SEED_BOUND
 from ..game import Game
+from ..gym_env import ArbiterEnv
+from ..vector_env import ArbiterVectorEnv
 from .contract import Trace
 
 # PettingZoo api_test cycles (halved for seed_test and the classic layout): more
@@ -66,8 +70,6 @@ def gymnasium_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     position for the learner, the mask its legal actions, and the last step's reward the
     learner's return, ``truncated`` exactly when the game ended at ``max_moves``; the
     ``ansi`` and ``rgb_array`` pictures are a string and an ``(H, W, 3) uint8`` array."""
-    from gymnasium.utils.env_checker import check_env
-
     opponents = ["random", UniformRandom(seed)] if game.num_players == 2 else [None]
     for path, opponent in enumerate(opponents):
         env = _gym_env(game, opponent)
@@ -107,8 +109,6 @@ def _gym_env(game, opponent, **kwargs):
         kwargs["opponent"] = opponent
     if game.spec.gym_id is not None:
         return gymnasium.make(game.spec.gym_id, **kwargs, **_params(game)).unwrapped
-    from ..gym_env import ArbiterEnv
-
     return ArbiterEnv(game=game.name, **kwargs, **_params(game))
 
 
@@ -204,7 +204,7 @@ def pettingzoo_check(trace: Trace, game: Game, seed: int, games: int) -> None:
     env's position, with the legal actions as its mask when it is to move (zeros otherwise),
     and ends with its return, truncated exactly when the game ended at ``max_moves``; the
     ``ansi`` and ``rgb_array`` pictures are a string and an ``(H, W, 3) uint8`` array."""
-    from pettingzoo.test import api_test, seed_test
+    from pettingzoo.test import api_test, seed_test  # imports pytest (and pygame): only for this check
 
     def make(**kwargs):
         return _aec(game, **kwargs)
@@ -247,16 +247,12 @@ def _framework(trace, what, test, *args, **kwargs) -> None:
 def _aec(game, layout="arbiter", **kwargs):
     """The AEC env of ``game``: from its ``envs.pettingzoo`` module where it has one."""
     if game.spec.pettingzoo is not None:
-        from .. import pettingzoo
-
         if layout == "classic":
             module = getattr(pettingzoo.classic, game.spec.classic or game.spec.pettingzoo)
         else:
             module = getattr(pettingzoo, game.spec.pettingzoo)
         return module.env(**kwargs, **_params(game))
-    from ..pz_env import env
-
-    return env(game.name, layout=layout, **kwargs, **_params(game))
+    return pz_env.env(game.name, layout=layout, **kwargs, **_params(game))
 
 
 def _aec_episodes(trace, game, env, games) -> None:
@@ -363,6 +359,4 @@ def _vector_env(game, **kwargs):
         return gymnasium.make_vec(
             game.spec.gym_id, num_envs=VECTOR_ENVS, vectorization_mode="vector_entry_point", **kwargs, **_params(game)
         )
-    from ..vector_env import ArbiterVectorEnv
-
     return ArbiterVectorEnv(num_envs=VECTOR_ENVS, game=game.name, **kwargs, **_params(game))
