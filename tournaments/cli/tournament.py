@@ -35,12 +35,18 @@ from ._common import (
 def add(sub):
     p = sub.add_parser("tournament", help="play a tournament between agents and print the standings")
     _add_field(p)
+    add_run_options(p)
+    _add_system_options(p)
+    _add_pairing_options(p)
+
+
+def add_run_options(p) -> None:
+    """The options of a run through the runner that a match shares with a tournament: openings,
+    workers and journal, clock and adjudication, record files, labels and progress."""
     _add_openings(p)
     _add_running(p)
     _add_clock_and_adjudication(p)
-    _add_system_options(p)
     _add_outputs(p)
-    _add_pairing_options(p)
     _add_labels_and_progress(p)
 
 
@@ -240,6 +246,12 @@ def _check_outputs(args, game) -> None:
 
 
 def run(args) -> int:
+    return play_run(args, _show_tournament)
+
+
+def play_run(args, show) -> int:
+    """Check every option, build the run's ``TournamentConfig`` and play it; ``show(args,
+    result)`` prints what the finished run tells. Returns the exit status."""
     _check_options(args)
     agents, options = _field_and_options(args)
     if args.resume and not args.journal:
@@ -254,7 +266,7 @@ def run(args) -> int:
     check_count("--ratings-every", args.ratings_every, 0)
     options["ratings_every"] = args.ratings_every  # None: the runner's default
     config = _config(args, agents, executor, options)  # every value checked before the first game
-    return _play(args, config)
+    return _play(args, config, show)
 
 
 def _check_options(args) -> None:
@@ -336,9 +348,9 @@ def _config(args, agents, executor, options) -> TournamentConfig:
     )
 
 
-def _play(args, config: TournamentConfig) -> int:
-    """Run the tournament, then print the standings and the trust line; a stopped run says what
-    its journal holds and how to resume. Returns the exit status."""
+def _play(args, config: TournamentConfig, show) -> int:
+    """Run the tournament, then ``show`` its result; a stopped run says what its journal holds
+    and how to resume. Returns the exit status."""
     try:
         with terminate_as_interrupt():
             result = runner.run(config)
@@ -352,11 +364,16 @@ def _play(args, config: TournamentConfig) -> int:
         sys.stderr.write("\n" + _stopped(args, how) + "\n")
         return 128 + int(signal.SIGTERM) if isinstance(e, Terminated) else 130
     except (ExecutorError, JournalWriteError, RecordWriteError) as e:  # a worker that keeps dying, a full disk
-        sys.stderr.write(f"arbiter tournament: error: {e}\n" + _stopped(args, "stopped") + "\n")
+        sys.stderr.write(f"arbiter {args.command}: error: {e}\n" + _stopped(args, "stopped") + "\n")
         return 1
+    show(args, result)
+    return 0
+
+
+def _show_tournament(args, result) -> None:
+    """The standings, the rating table and the crosstable, then the trust line."""
     print(result)
     _print_trust(result)
-    return 0
 
 
 def _with_each(specs: Sequence[str], items: Sequence[str]) -> list[str]:
@@ -448,7 +465,7 @@ def _stopped(args, how) -> str:
     the journal and the command that resumes."""
     if not args.journal:
         return (
-            f"arbiter tournament: {how}; without --journal the finished games are not kept "
+            f"arbiter {args.command}: {how}; without --journal the finished games are not kept "
             "(run with --journal FILE to be able to resume)"
         )
 
@@ -464,6 +481,6 @@ def _stopped(args, how) -> str:
     if "--resume" not in argv:
         argv.append("--resume")
     return (
-        f"arbiter tournament: {how}; the journal {args.journal} holds {done} finished "
+        f"arbiter {args.command}: {how}; the journal {args.journal} holds {done} finished "
         f"game{'s' * (done != 1)}. Resume with:\n  arbiter {shlex.join(argv)}"
     )
