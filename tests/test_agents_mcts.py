@@ -328,24 +328,29 @@ def test_calculation_never_reads_the_stock_order(seed, plies):
     assert decisions[0] == decisions[1]
 
 
-def test_calculation_tree_invariants():
-    s = _midgame(4, 10)
-    links, value, amaf, meta = K.new_tree(1 << 16)
-    sims = 4000
-    settings = K.search_settings(
+def _calculation_settings(threshold, filtered):
+    """The kernel's settings of a plain Calculation search: random playouts, c 0.5."""
+    return K.search_settings(
         num_actions=CALC.num_actions,
         num_players=1,
         chance=1,
         num_outcomes=CK.CHANCE_OUTCOMES,
         c=0.5,
-        threshold=5,
+        threshold=threshold,
         max_nodes=1 << 20,
         policy=K.RANDOM,
         rave_k=0.0,
         use_priors=1,
-        filtered=0,
+        filtered=filtered,
         progress=0.0,
     )
+
+
+def test_calculation_tree_invariants():
+    s = _midgame(4, 10)
+    links, value, amaf, meta = K.new_tree(1 << 16)
+    sims = 4000
+    settings = _calculation_settings(threshold=5, filtered=0)
     compiled(K, CALC.spec).run(CALC.kernel_params, s, (links, value, amaf, meta), settings, sims, R.new_rng(9))
     used = meta[K.USED]
     assert links[0, K.VISITS] == sims
@@ -389,20 +394,7 @@ def _with_a_choice(game, s):
 def _calculation_root_children(s, filtered):
     """The moves a Calculation search from ``s`` expands its root with."""
     links, value, amaf, meta = K.new_tree(1 << 14)
-    settings = K.search_settings(
-        num_actions=CALC.num_actions,
-        num_players=1,
-        chance=1,
-        num_outcomes=CK.CHANCE_OUTCOMES,
-        c=0.5,
-        threshold=1,
-        max_nodes=1 << 20,
-        policy=K.RANDOM,
-        rave_k=0.0,
-        use_priors=1,
-        filtered=filtered,
-        progress=0.0,
-    )
+    settings = _calculation_settings(threshold=1, filtered=filtered)
     compiled(K, CALC.spec).run(CALC.kernel_params, s, (links, value, amaf, meta), settings, 200, R.new_rng(1))
     first = links[0, K.FIRST]
     return sorted(int(a) for a in links[first : first + links[0, K.COUNT], K.KEY])
