@@ -103,6 +103,49 @@ def test_the_table_changes_no_value():
     assert checked == 10
 
 
+def test_the_pattern_evaluation_on_bitboards_is_the_fitted_one():
+    """``_pattern_sum`` (every group read off the two words in the board's eight orientations)
+    gives ``patterns.value``'s sum over the placed groups, on random positions of every stage."""
+    from envs.othello import patterns as PT
+
+    table = PT.table()
+    if table is None:
+        pytest.skip("no patterns.npz")
+    checked = 0
+    for seed in range(200, 260):
+        s = random_position(seed, 4 + seed % 56)
+        if s is None:
+            continue
+        own, opp = (np.uint64(w) for w in EG._sides(s, P))
+        start = PT.phase(EG.empties(s, P)) * PT.STAGE
+        mine = (EG._pattern_sum(own, opp, start, table) + table[start]) * PT.SCALE
+        assert mine == pytest.approx(PT.value(s, GAME.current_player(s) + 1, 0, 0, 0, 0, 0, table))
+        checked += 1
+    assert checked >= 40
+
+
+def test_the_pattern_ordering_changes_no_value():
+    """``exact`` orders moves from ``PATTERN_EMPTIES`` empties up by a search over the pattern
+    evaluation: the same scores as the mobility ordering alone (no table of patterns)."""
+    checked = 0
+    for seed in range(70, 90):
+        s = random_position(seed, EG.PATTERN_EMPTIES + 1)
+        if s is None:
+            continue
+        value, move, _ = EG.exact(s, P)
+        info = np.zeros(4, dtype=np.int64)
+        plain, _ = EG._exact(s, P, 20, EG.NO_PATTERNS, info)
+        assert value == plain
+        child = GAME.apply(s, move)
+        if not GAME.is_terminal(child):
+            after = EG.exact(child, P)[0]
+            assert (-after if GAME.current_player(child) != GAME.current_player(s) else after) == value
+        checked += 1
+        if checked == 2:
+            break
+    assert checked == 2
+
+
 def test_win_loss_and_exact_searches_agree():
     """``solve`` (a window around a draw, then the loss's margin) agrees with the full window."""
     out = np.zeros(4, dtype=np.int64)
@@ -206,7 +249,7 @@ def test_on_a_clock_the_solver_starts_only_where_its_speed_says_it_finishes():
 def test_a_search_stops_when_its_deadline_passes():
     s = random_position(3, 16)
     info = np.zeros(4, dtype=np.int64)
-    EG._value(s, P, -1, 1, 12, 1e-9, info)  # the clock is read at the first node
+    EG._value(s, P, -1, 1, 12, EG.NO_PATTERNS, 1e-9, info)  # the clock is read at the first node
     assert info[1] == 1 and info[0] == 1
 
 

@@ -66,6 +66,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ..core import kernel as C
 from . import _kernel as K
+from . import patterns as PT
 
 SOLVED, NOT_SOLVED, OUT_OF_TIME = 1, 0, -1
 ONE = np.uint64(1)
@@ -81,6 +82,11 @@ SORT_MIN_EMPTIES = 12  # children ordered by a shallow search from here up: one 
 SORT_DEEPER_EMPTIES = 14  # two plies from here up,
 SORT_DEEPEST_EMPTIES = 17  # three from here up,
 SORT_FOUR_EMPTIES = 20  # four from here up
+PATTERN_EMPTIES = 18  # with a pattern table (``exact``): its search orders from here up instead,
+PATTERN_DEPTH_MIN = 3  # this many plies at PATTERN_EMPTIES,
+PATTERN_STEP = 3  # one more every this many empties,
+PATTERN_DEPTH_MAX = 4  # up to this many
+PATTERN_WEIGHT = 10  # its key per hundredth of a disc (a disc weighs about one reply less)
 PROBE_INF = 1 << 20  # beyond any probe's value
 TT_BITS = 20  # largest table ``solve`` allocates: 1.5 * 2**20 positions (32 MB)
 # The time rule of ``solve`` on a clock: a win/draw/loss search of a hard position (FFO #41, a
@@ -705,6 +711,387 @@ def _probe4(own, opp, alpha, beta):
     return best
 
 
+# -- the fitted pattern evaluation, on the two words -----------------------------------------------
+# ``patterns.py``'s groups read straight off the bitboards (bit 8*r + c is its cell r*8 + c): a
+# cell's digit is 1 for the mover's disc, 2 for the opponent's. The table (``pattern_weights``:
+# its values times ``PT.SCALE``, rounded, as int32, so a value is in hundredths of a disc) is
+# passed to the search; an empty one means no patterns (``solve``, the in-game hook).
+
+
+def _placements():
+    """(kind, orientation) of each placed group, in ``patterns.CELLS``' order: ``kind`` indexes
+    ``patterns.GROUPS`` and the orientation is that of ``patterns.orientations``."""
+    out, kinds = [], list(PT.GROUPS)
+    for kind, squares in enumerate(PT.GROUPS.values()):
+        seen = set()
+        for t in range(8):
+            image = frozenset(PT.placed(squares, t))
+            if image not in seen:
+                seen.add(image)
+                out.append((kind, t))
+    assert len(out) == PT.PLACED and kinds[0] == "corner3x3" and kinds[-1] == "diag4"
+    return np.array(out, dtype=np.int64)
+
+
+def _base3():
+    """BASE3[b]: the bits of byte ``b`` read as base-3 digits (bit k worth 3**k)."""
+    return np.array([sum(3**k for k in range(8) if b >> k & 1) for b in range(256)], dtype=np.int64)
+
+
+PLACEMENTS = _placements()
+PLACED_AS = [
+    [0, 0],
+    [0, 2],
+    [0, 3],
+    [0, 6],
+    [1, 0],
+    [1, 1],
+    [1, 2],
+    [1, 3],
+    [1, 4],
+    [1, 5],
+    [1, 6],
+    [1, 7],
+    [2, 0],
+    [2, 1],
+    [2, 4],
+    [2, 5],
+    [3, 0],
+    [3, 1],
+    [3, 4],
+    [3, 5],
+    [4, 0],
+    [4, 1],
+    [4, 4],
+    [4, 5],
+    [5, 0],
+    [5, 1],
+    [5, 4],
+    [5, 5],
+    [6, 0],
+    [6, 2],
+    [7, 0],
+    [7, 1],
+    [7, 2],
+    [7, 4],
+    [8, 0],
+    [8, 1],
+    [8, 2],
+    [8, 4],
+    [9, 0],
+    [9, 1],
+    [9, 2],
+    [9, 4],
+    [10, 0],
+    [10, 1],
+    [10, 2],
+    [10, 4],
+]  # ``_pattern_sum``'s lines
+if PLACEMENTS.tolist() != PLACED_AS:
+    raise ImportError("patterns.GROUPS changed: write _pattern_sum's lines again from PLACEMENTS")
+PATTERN_BASE = PT.BASE
+BASE3 = _base3()
+DIAGONAL_CELLS = np.array([_u64(sum(1 << (9 * k + j) for k in range(8 - j))) for j in range(5)], dtype=np.uint64)
+NO_PATTERNS = np.zeros(0, dtype=np.int32)
+COLUMN_H = np.uint64(0x8080808080808080)
+_pattern_cache: list = []
+
+
+def pattern_weights() -> np.ndarray:
+    """The pattern table as the solver uses it (int32, hundredths of a disc), or ``NO_PATTERNS``
+    where ``patterns.npz`` is missing; built once per process."""
+    if not _pattern_cache:
+        table = PT.table()
+        if table is None:
+            _pattern_cache.append(NO_PATTERNS)
+        else:
+            _pattern_cache.append(np.round(table * PT.SCALE).astype(np.int32))
+    return _pattern_cache[0]
+
+
+@njit(cache=True, inline="always")
+def _around(x):
+    """The squares next to (8-neighbourhood) some square of ``x``."""
+    east = (x << ONE) & ~COLUMN_A
+    west = (x >> ONE) & ~COLUMN_H
+    row = x | east | west
+    return east | west | (row << np.uint64(8)) | (row >> np.uint64(8))
+
+
+@njit(cache=True, inline="always")
+def _transpose(x):
+    """Bit (r, c) to (c, r): the a1-h8 diagonal flip, by three delta swaps."""
+    t = np.uint64(0x0F0F0F0F00000000) & (x ^ (x << np.uint64(28)))
+    x ^= t ^ (t >> np.uint64(28))
+    t = np.uint64(0x3333000033330000) & (x ^ (x << np.uint64(14)))
+    x ^= t ^ (t >> np.uint64(14))
+    t = np.uint64(0x5500550055005500) & (x ^ (x << np.uint64(7)))
+    x ^= t ^ (t >> np.uint64(7))
+    return x
+
+
+@njit(cache=True, inline="always")
+def _flip_rows(x):
+    """Row r to row 7 - r (a byte swap)."""
+    x = ((x >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)) | ((x & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8))
+    x = ((x >> np.uint64(16)) & np.uint64(0x0000FFFF0000FFFF)) | ((x & np.uint64(0x0000FFFF0000FFFF)) << np.uint64(16))
+    return (x >> np.uint64(32)) | (x << np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def _flip_columns(x):
+    """Column c to column 7 - c (the bits of each byte reversed)."""
+    x = ((x >> ONE) & np.uint64(0x5555555555555555)) | ((x & np.uint64(0x5555555555555555)) << ONE)
+    x = ((x >> np.uint64(2)) & np.uint64(0x3333333333333333)) | ((x & np.uint64(0x3333333333333333)) << np.uint64(2))
+    return ((x >> np.uint64(4)) & np.uint64(0x0F0F0F0F0F0F0F0F)) | ((x & np.uint64(0x0F0F0F0F0F0F0F0F)) << np.uint64(4))
+
+
+@njit(cache=True, inline="always")
+def _oriented(x, t):
+    """The board seen in orientation ``t`` of ``patterns.orientations``: its bit (r, c) is the
+    bit of ``x`` at that orientation's image of (r, c), so a group read at the a1 corner of the
+    result is the group placed in orientation ``t``."""
+    if t == 0:
+        return x
+    if t == 1:
+        return _transpose(x)
+    if t == 2:
+        return _flip_columns(x)
+    if t == 3:
+        return _transpose(_flip_rows(x))
+    if t == 4:
+        return _flip_rows(x)
+    if t == 5:
+        return _transpose(_flip_columns(x))
+    if t == 6:
+        return _flip_rows(_flip_columns(x))
+    return _transpose(_flip_rows(_flip_columns(x)))
+
+
+@njit(cache=True, inline="always")
+def _digits(x, kind):
+    """The base-3 index of the squares of ``x`` in group ``kind`` at the a1 corner, in the
+    group's reading order (its k-th square worth 3**k), as a byte table and shifts read them."""
+    b = np.uint64(0xFF)
+    if kind == 0:  # corner3x3: three rows of three
+        s = np.uint64(7)
+        return BASE3[x & s] + 27 * BASE3[(x >> np.uint64(8)) & s] + 729 * BASE3[(x >> np.uint64(16)) & s]
+    if kind == 1:  # corner2x5: two rows of five
+        s = np.uint64(31)
+        return BASE3[x & s] + 243 * BASE3[(x >> np.uint64(8)) & s]
+    if kind == 2:  # edge2x: row 1, then b2 and g2
+        return BASE3[x & b] + 6561 * np.int64((x >> np.uint64(9)) & ONE) + 19683 * np.int64((x >> np.uint64(14)) & ONE)
+    if kind <= 5:  # line2, line3, line4: rows 2, 3, 4
+        return BASE3[(x >> np.uint64(8 * (kind - 2))) & b]
+    j = kind - 6  # diag8 .. diag4: squares (k, k + j), gathered into the top byte by column
+    return BASE3[((x & DIAGONAL_CELLS[j]) * COLUMN_A) >> np.uint64(56 + j)]
+
+
+@njit(cache=True)
+def _pattern_sum(own, opp, start, w):
+    """The sum of every placed group's value in the stage starting at ``w[start]``: the board in
+    each of its eight orientations, each group read at the a1 corner of its own, one line per
+    placed group of ``PLACEMENTS`` (``PLACED_AS`` checks the order at import)."""
+    p0, o0 = _oriented(own, 0), _oriented(opp, 0)
+    p1, o1 = _oriented(own, 1), _oriented(opp, 1)
+    p2, o2 = _oriented(own, 2), _oriented(opp, 2)
+    p3, o3 = _oriented(own, 3), _oriented(opp, 3)
+    p4, o4 = _oriented(own, 4), _oriented(opp, 4)
+    p5, o5 = _oriented(own, 5), _oriented(opp, 5)
+    p6, o6 = _oriented(own, 6), _oriented(opp, 6)
+    p7, o7 = _oriented(own, 7), _oriented(opp, 7)
+    s = start
+    return (
+        w[s + PATTERN_BASE[0] + _digits(p0, 0) + 2 * _digits(o0, 0)]
+        + w[s + PATTERN_BASE[1] + _digits(p2, 0) + 2 * _digits(o2, 0)]
+        + w[s + PATTERN_BASE[2] + _digits(p3, 0) + 2 * _digits(o3, 0)]
+        + w[s + PATTERN_BASE[3] + _digits(p6, 0) + 2 * _digits(o6, 0)]
+        + w[s + PATTERN_BASE[4] + _digits(p0, 1) + 2 * _digits(o0, 1)]
+        + w[s + PATTERN_BASE[5] + _digits(p1, 1) + 2 * _digits(o1, 1)]
+        + w[s + PATTERN_BASE[6] + _digits(p2, 1) + 2 * _digits(o2, 1)]
+        + w[s + PATTERN_BASE[7] + _digits(p3, 1) + 2 * _digits(o3, 1)]
+        + w[s + PATTERN_BASE[8] + _digits(p4, 1) + 2 * _digits(o4, 1)]
+        + w[s + PATTERN_BASE[9] + _digits(p5, 1) + 2 * _digits(o5, 1)]
+        + w[s + PATTERN_BASE[10] + _digits(p6, 1) + 2 * _digits(o6, 1)]
+        + w[s + PATTERN_BASE[11] + _digits(p7, 1) + 2 * _digits(o7, 1)]
+        + w[s + PATTERN_BASE[12] + _digits(p0, 2) + 2 * _digits(o0, 2)]
+        + w[s + PATTERN_BASE[13] + _digits(p1, 2) + 2 * _digits(o1, 2)]
+        + w[s + PATTERN_BASE[14] + _digits(p4, 2) + 2 * _digits(o4, 2)]
+        + w[s + PATTERN_BASE[15] + _digits(p5, 2) + 2 * _digits(o5, 2)]
+        + w[s + PATTERN_BASE[16] + _digits(p0, 3) + 2 * _digits(o0, 3)]
+        + w[s + PATTERN_BASE[17] + _digits(p1, 3) + 2 * _digits(o1, 3)]
+        + w[s + PATTERN_BASE[18] + _digits(p4, 3) + 2 * _digits(o4, 3)]
+        + w[s + PATTERN_BASE[19] + _digits(p5, 3) + 2 * _digits(o5, 3)]
+        + w[s + PATTERN_BASE[20] + _digits(p0, 4) + 2 * _digits(o0, 4)]
+        + w[s + PATTERN_BASE[21] + _digits(p1, 4) + 2 * _digits(o1, 4)]
+        + w[s + PATTERN_BASE[22] + _digits(p4, 4) + 2 * _digits(o4, 4)]
+        + w[s + PATTERN_BASE[23] + _digits(p5, 4) + 2 * _digits(o5, 4)]
+        + w[s + PATTERN_BASE[24] + _digits(p0, 5) + 2 * _digits(o0, 5)]
+        + w[s + PATTERN_BASE[25] + _digits(p1, 5) + 2 * _digits(o1, 5)]
+        + w[s + PATTERN_BASE[26] + _digits(p4, 5) + 2 * _digits(o4, 5)]
+        + w[s + PATTERN_BASE[27] + _digits(p5, 5) + 2 * _digits(o5, 5)]
+        + w[s + PATTERN_BASE[28] + _digits(p0, 6) + 2 * _digits(o0, 6)]
+        + w[s + PATTERN_BASE[29] + _digits(p2, 6) + 2 * _digits(o2, 6)]
+        + w[s + PATTERN_BASE[30] + _digits(p0, 7) + 2 * _digits(o0, 7)]
+        + w[s + PATTERN_BASE[31] + _digits(p1, 7) + 2 * _digits(o1, 7)]
+        + w[s + PATTERN_BASE[32] + _digits(p2, 7) + 2 * _digits(o2, 7)]
+        + w[s + PATTERN_BASE[33] + _digits(p4, 7) + 2 * _digits(o4, 7)]
+        + w[s + PATTERN_BASE[34] + _digits(p0, 8) + 2 * _digits(o0, 8)]
+        + w[s + PATTERN_BASE[35] + _digits(p1, 8) + 2 * _digits(o1, 8)]
+        + w[s + PATTERN_BASE[36] + _digits(p2, 8) + 2 * _digits(o2, 8)]
+        + w[s + PATTERN_BASE[37] + _digits(p4, 8) + 2 * _digits(o4, 8)]
+        + w[s + PATTERN_BASE[38] + _digits(p0, 9) + 2 * _digits(o0, 9)]
+        + w[s + PATTERN_BASE[39] + _digits(p1, 9) + 2 * _digits(o1, 9)]
+        + w[s + PATTERN_BASE[40] + _digits(p2, 9) + 2 * _digits(o2, 9)]
+        + w[s + PATTERN_BASE[41] + _digits(p4, 9) + 2 * _digits(o4, 9)]
+        + w[s + PATTERN_BASE[42] + _digits(p0, 10) + 2 * _digits(o0, 10)]
+        + w[s + PATTERN_BASE[43] + _digits(p1, 10) + 2 * _digits(o1, 10)]
+        + w[s + PATTERN_BASE[44] + _digits(p2, 10) + 2 * _digits(o2, 10)]
+        + w[s + PATTERN_BASE[45] + _digits(p4, 10) + 2 * _digits(o4, 10)]
+    )
+
+
+@njit(cache=True)
+def _pattern_eval(own, opp, w):
+    """The fitted evaluation of (own, opp) for ``own`` in hundredths of a disc: the patterns and
+    the counts beside them (``patterns.COUNTS``: moves of each side, stable discs by this
+    module's ``_stable``, which finds a few more than the evaluation's, frontier discs, and with
+    at most 16 empty squares region parity over the 8-connected regions)."""
+    empty = ~(own | opp)
+    e = _count(empty)
+    start = PT.phase(e) * PT.STAGE
+    mine_at = _moves(own, opp)
+    theirs_at = _moves(opp, own)
+    stable = _count(_stable(own, opp)) - _count(_stable(opp, own))
+    near = _around(empty)
+    frontier = _count(opp & near) - _count(own & near)
+    parity = 0
+    if e <= 16:
+        left = empty
+        while left:
+            region = left & (~left + ONE)
+            while True:
+                grown = (region | _around(region)) & empty
+                if grown == region:
+                    break
+                region = grown
+            left &= ~region
+            if _count(region) & 1:
+                parity += np.int64((region & mine_at) != ZERO) - np.int64((region & theirs_at) != ZERO)
+    total = (
+        w[start]
+        + w[start + 1] * _count(mine_at)
+        + w[start + 2] * _count(theirs_at)
+        + w[start + 3] * stable
+        + w[start + 4] * frontier
+        + w[start + 5] * parity
+    )
+    return total + _pattern_sum(own, opp, start, w)
+
+
+@njit(cache=True)
+def _pprobe1(own, opp, alpha, beta, w):
+    """One ply of fail-soft negamax over the pattern evaluation (``_pattern_eval``; a finished
+    game: its score in the same hundredths of a disc)."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return PT.SCALE * _final(own, opp)
+        return -_pattern_eval(opp, own, w)
+    best = -PROBE_INF
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_pattern_eval(opp ^ f, own | f | bit, w)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _pprobe2(own, opp, alpha, beta, w):
+    """Two plies of fail-soft alpha-beta over the pattern evaluation."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return PT.SCALE * _final(own, opp)
+        return -_pprobe1(opp, own, -beta, -alpha, w)
+    best = -PROBE_INF
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_pprobe1(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _pprobe3(own, opp, alpha, beta, w):
+    """Three plies of fail-soft alpha-beta over the pattern evaluation."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return PT.SCALE * _final(own, opp)
+        return -_pprobe2(opp, own, -beta, -alpha, w)
+    best = -PROBE_INF
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_pprobe2(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _pprobe4(own, opp, alpha, beta, w):
+    """Four plies of fail-soft alpha-beta over the pattern evaluation."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return PT.SCALE * _final(own, opp)
+        return -_pprobe3(opp, own, -beta, -alpha, w)
+    best = -PROBE_INF
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_pprobe3(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _pattern_probe(own, opp, depth, w):
+    """``depth`` plies (0 to 4) of alpha-beta over the pattern evaluation from (own, opp)."""
+    if depth <= 0:
+        return _pattern_eval(own, opp, w)
+    if depth == 1:
+        return _pprobe1(own, opp, -PROBE_INF, PROBE_INF, w)
+    if depth == 2:
+        return _pprobe2(own, opp, -PROBE_INF, PROBE_INF, w)
+    if depth == 3:
+        return _pprobe3(own, opp, -PROBE_INF, PROBE_INF, w)
+    return _pprobe4(own, opp, -PROBE_INF, PROBE_INF, w)
+
+
 # -- transposition table ------------------------------------------------------------------------
 # One uint64 array of buckets of eight words, one cache line each: three positions (both words
 # each, so a hit is never a collision) and their data, 32 bits a position: lower bound + 64, upper
@@ -773,20 +1160,28 @@ def _store(tt, own, opp, mask, n, lo, hi, move):
 
 # -- the main search ----------------------------------------------------------------------------
 @njit(cache=True)
-def _probe(own, opp, n):
-    """The shallow search ordering a child (``own`` to move) of a node with ``n`` empties:
-    deeper with more empties."""
+def _probe(own, opp, n, w):
+    """The shallow search's term of the ordering key of a child (``own`` to move) of a node with
+    ``n`` empties, higher for the better move: with a pattern table and ``PATTERN_EMPTIES`` or
+    more, ``PATTERN_WEIGHT`` times minus a pattern search's value (``_pattern_probe``, one ply
+    more every ``PATTERN_STEP`` empties), else minus the mobility search's (deeper with more
+    empties) times 2**16."""
+    if len(w) and n >= PATTERN_EMPTIES:
+        depth = min(PATTERN_DEPTH_MAX, (n - PATTERN_EMPTIES) // PATTERN_STEP + PATTERN_DEPTH_MIN)
+        return -PATTERN_WEIGHT * _pattern_probe(own, opp, depth, w)
     if n < SORT_DEEPER_EMPTIES:
-        return _probe1(own, opp, -PROBE_INF, PROBE_INF)
-    if n < SORT_DEEPEST_EMPTIES:
-        return _probe2(own, opp, -PROBE_INF, PROBE_INF)
-    if n < SORT_FOUR_EMPTIES:
-        return _probe3(own, opp, -PROBE_INF, PROBE_INF)
-    return _probe4(own, opp, -PROBE_INF, PROBE_INF)
+        v = _probe1(own, opp, -PROBE_INF, PROBE_INF)
+    elif n < SORT_DEEPEST_EMPTIES:
+        v = _probe2(own, opp, -PROBE_INF, PROBE_INF)
+    elif n < SORT_FOUR_EMPTIES:
+        v = _probe3(own, opp, -PROBE_INF, PROBE_INF)
+    else:
+        v = _probe4(own, opp, -PROBE_INF, PROBE_INF)
+    return -(1 << 16) * v
 
 
 @njit(cache=True)
-def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe):
+def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, w):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
     first; then a shallow search's value (when ``probe``), then fewest replies (weighted
@@ -805,7 +1200,7 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe):
             child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
             if probe:
-                key -= (1 << 16) * _probe(child_p, child_o, n)
+                key += _probe(child_p, child_o, n, w)
         mv[ply, k] = sq
         fl[ply, k] = f
         ky[ply, k] = key
@@ -814,12 +1209,12 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe):
 
 
 @njit(cache=True)
-def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count):
+def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count, w):
     """Add the shallow search's term to the keys of moves ``start`` to ``count`` of frame
     ``ply`` (listed without it: the table's move came first and did not cut off)."""
     for k in range(start, count):
         f = fl[ply, k]
-        ky[ply, k] -= (1 << 16) * _probe(opp ^ f, own | f | (ONE << np.uint64(mv[ply, k])), n)
+        ky[ply, k] += _probe(opp ^ f, own | f | (ONE << np.uint64(mv[ply, k])), n, w)
 
 
 # frame fields of ``_search``'s stack (one int64 row per ply; the position in ``boards``)
@@ -827,7 +1222,7 @@ F_EMPTIES, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_COUNT, F_INDEX, F_STAGE,
 
 
 @njit(cache=True)
-def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
+def _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     """Open frame ``ply`` (position, empties and window already set): True when it is decided
     at once, its value in ``fr[ply, F_BEST]`` (the table's bounds, a stability or enhanced
     transposition cut-off, the game's end, out of time); otherwise its moves are listed."""
@@ -871,7 +1266,7 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
     else:
         # with the table's move, which usually cuts off, the shallow searches wait until it has not
         lazy = n >= SORT_MIN_EMPTIES and hash_move >= 0
-        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, n >= SORT_MIN_EMPTIES and not lazy)
+        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, n >= SORT_MIN_EMPTIES and not lazy, w)
         fr[ply, F_LAZY] = lazy
         if ply > 0 and n >= ETC_MIN_EMPTIES and mask:  # a child known to refute the window
             for c in range(k):
@@ -889,7 +1284,7 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline):
 
 
 @njit(cache=True)
-def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, info, deadline):
+def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     """Set frame ``ply`` to a position and window and open it (``_enter``); a position with at
     most ``SMALL_EMPTIES`` empties is solved at once (``_small``). True when decided."""
     boards[ply, 0], boards[ply, 1] = own, opp
@@ -897,7 +1292,7 @@ def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, i
     if n <= SHALLOW_EMPTIES:
         fr[ply, F_BEST] = _shallow(own, opp, alpha, beta, n, info)
         return True
-    return _enter(ply, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+    return _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
 
 
 @njit(cache=True)
@@ -912,7 +1307,7 @@ def _tables(tt_bits):
 
 
 @njit(cache=True)
-def _search(own, opp, alpha, beta, tables, mask, deadline, info):
+def _search(own, opp, alpha, beta, tables, mask, w, deadline, info):
     """Fail-soft PVS value for ``own`` (exact within ``(alpha, beta)``, a bound outside) and, in
     ``info[2]``, a best move (``PASS``: the pass; -1: the game is over), with the table
     ``tables`` (``_tables``). ``info``: nodes, the out-of-time flag (then the value means
@@ -934,7 +1329,7 @@ def _search(own, opp, alpha, beta, tables, mask, deadline, info):
     n = _count(~(own | opp))
     boards[0, 0], boards[0, 1] = own, opp
     fr[0, F_EMPTIES], fr[0, F_ALPHA], fr[0, F_BETA] = n, alpha, beta
-    resolved = _enter(0, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+    resolved = _enter(0, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
     ply = 0
     while True:
         if resolved:
@@ -951,7 +1346,7 @@ def _search(own, opp, alpha, beta, tables, mask, deadline, info):
                 fr[ply, F_STAGE] = 2
                 child = ply + 1
                 own, opp, n = boards[child, 0], boards[child, 1], fr[child, F_EMPTIES]
-                resolved = _push(child, own, opp, n, -b, -v, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+                resolved = _push(child, own, opp, n, -b, -v, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
                 ply = child
                 continue
             if v > fr[ply, F_BEST]:
@@ -972,7 +1367,7 @@ def _search(own, opp, alpha, beta, tables, mask, deadline, info):
             resolved = True
             continue
         if i == 1 and fr[ply, F_LAZY]:
-            _probe_rest(boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES], ply, mv, fl, ky, 1, fr[ply, F_COUNT])
+            _probe_rest(boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES], ply, mv, fl, ky, 1, fr[ply, F_COUNT], w)
         j = i  # selection: the highest remaining key to position i
         for k in range(i + 1, fr[ply, F_COUNT]):
             if ky[ply, k] > ky[ply, j]:
@@ -994,7 +1389,7 @@ def _search(own, opp, alpha, beta, tables, mask, deadline, info):
             fr[ply, F_STAGE] = 1
             lo, hi = -a - 1, -a
         ply += 1
-        resolved = _push(ply, child_own, child_opp, n, lo, hi, boards, fr, mv, fl, ky, tables, mask, info, deadline)
+        resolved = _push(ply, child_own, child_opp, n, lo, hi, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
 
 
 # -- boards smaller than 8x8: the size-generic search ---------------------------------------------
@@ -1159,7 +1554,7 @@ def empties(s, p):
 
 
 @njit(cache=True)
-def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
+def _mtd(own, opp, lo, hi, guess, tables, mask, w, deadline, info):
     """Exact value for ``own``, known to lie in ``[lo, hi]``, and a best move, by a sequence of
     searches with windows that admit one score each (MTD(f)): every score is even (the board
     has an even number of squares, all counted at the end), so ``(g - 1, g + 1)`` either proves
@@ -1178,7 +1573,7 @@ def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
     step = 2
     high_seen = False  # a search has failed high
     while lo < hi:
-        v = _search(own, opp, g - 1, g + 1, tables, mask, deadline, info)
+        v = _search(own, opp, g - 1, g + 1, tables, mask, w, deadline, info)
         if info[1]:
             return 0, move
         if v <= g - 1:
@@ -1196,13 +1591,13 @@ def _mtd(own, opp, lo, hi, guess, tables, mask, deadline, info):
             g = max(hi - step, lo)
             step *= 2
     if move == -1:  # only failed low, down to the lowest bound: one search for the move
-        _search(own, opp, lo - 1, lo + 1, tables, mask, deadline, info)
+        _search(own, opp, lo - 1, lo + 1, tables, mask, w, deadline, info)
         move = info[2]
     return lo, move
 
 
 @njit(cache=True)
-def _value(s, p, alpha, beta, tt_bits, deadline, info):
+def _value(s, p, alpha, beta, tt_bits, w, deadline, info):
     """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: on 8x8 one
     search for a window of one score (win/draw/loss), MTD(f) from a draw for a wider one; on a
     smaller board the generic search."""
@@ -1210,9 +1605,9 @@ def _value(s, p, alpha, beta, tt_bits, deadline, info):
     if p[K.P_SIZE] == 8:
         tables, mask = _tables(tt_bits)
         if beta - alpha <= 2:
-            v = _search(own, opp, alpha, beta, tables, mask, deadline, info)
+            v = _search(own, opp, alpha, beta, tables, mask, w, deadline, info)
             return v, info[2]
-        return _mtd(own, opp, max(alpha, -SCORE_MAX), min(beta, SCORE_MAX), 0, tables, mask, deadline, info)
+        return _mtd(own, opp, max(alpha, -SCORE_MAX), min(beta, SCORE_MAX), 0, tables, mask, w, deadline, info)
     return _general_search(own, opp, p, alpha, beta, deadline, info)
 
 
@@ -1255,8 +1650,9 @@ def solve(s, p, limit, deadline, out):
     eight = p[K.P_SIZE] == 8
     own, opp = _sides(s, p)
     tables, mask = _tables(min(TT_BITS, max(12, e)) if eight else 0)  # a small tree, a small table
+    w = np.zeros(0, dtype=np.int32)  # mobility ordering only: alpha-beta's hook has no table
     if eight:
-        v = _search(own, opp, -1, 1, tables, mask, deadline, info)
+        v = _search(own, opp, -1, 1, tables, mask, w, deadline, info)
         move = info[2]
     else:
         v, move = _general_search(own, opp, p, -1, 1, deadline, info)
@@ -1267,7 +1663,7 @@ def solve(s, p, limit, deadline, out):
     out[1] = move
     if v < 0:  # at most v (fail-soft); the same table carries on
         if eight:
-            margin, least = _mtd(own, opp, -SCORE_MAX, v, v, tables, mask, deadline, info)
+            margin, least = _mtd(own, opp, -SCORE_MAX, v, v, tables, mask, w, deadline, info)
         else:
             margin, least = _general_search(own, opp, p, -SCORE_MAX - 1, 0, deadline, info)
         if not info[1]:
@@ -1278,9 +1674,9 @@ def solve(s, p, limit, deadline, out):
 
 
 @njit(cache=True)
-def _exact(s, p, tt_bits, info):
+def _exact(s, p, tt_bits, w, info):
     info[:] = 0
-    return _value(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tt_bits, 0.0, info)
+    return _value(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tt_bits, w, 0.0, info)
 
 
 def exact(s, p, tt_bits=TT_BITS):
@@ -1297,7 +1693,7 @@ def exact(s, p, tt_bits=TT_BITS):
     if not 0 <= tt_bits <= 28:
         raise ValueError(f"exact: tt_bits={tt_bits}, expected 0..28")
     info = np.zeros(4, dtype=np.int64)
-    value, move = _exact(s, p, int(tt_bits), info)
+    value, move = _exact(s, p, int(tt_bits), pattern_weights(), info)
     return int(value), int(move), int(info[0])
 
 
