@@ -11,14 +11,18 @@ the whole interface, so a distributed backend (Dask, Ray) only has to implement 
         def close(self) -> None: ...
 
 ``ProcessExecutor`` (the default) keeps ``workers`` processes, each playing one game at a time and
-sending a heartbeat before every move. Its promise is *no crash, no orphan, no lost game*:
+writing a heartbeat at every step (``tournaments.referee.heartbeat``: the step, whose it is, its
+deadline and the plies, in memory the parent reads, not a message a move); while games are cheap
+(``QUEUE_BELOW``) each worker has its next game waiting in its pipe. Its promise is *no crash, no
+orphan, no lost game*:
 
 * A game whose current step outlives its deadline (a hung agent) has its process killed and is
   recorded as a forfeit-timeout of the agent to move. Building an agent and its unclocked warm-up
   move are bounded by ``setup_time`` (60 s by default). An agent that once fails to get ready in
   time is *ruled out*: its other games that have not begun to play are forfeited on time at once
   (detail ``ruled out: setup timed out after 60 s (...)``), so a hung agent costs the run one
-  ``setup_time``, not one per game.
+  ``setup_time``, not one per game; a worker that finds such a game waiting in its pipe does not
+  play it (the players ruled out are in memory the workers share).
 * A worker that dies of its own during an agent's step (segfault, abort, ``os._exit``, an
   exception escaping the referee) forfeits that agent with forfeit-crash and the real cause in the
   detail (``exit code 3``, ``signal SIGSEGV``), followed by what the worker last wrote on stderr
@@ -31,7 +35,9 @@ sending a heartbeat before every move. Its promise is *no crash, no orphan, no l
   start, at most ``retries`` times, then ``ExecutorError`` names the game. The rule cannot tell
   an agent that sends itself SIGKILL from the OOM killer; such an agent is replayed until the
   retry limit stops the tournament, which is the safe side of the ambiguity. Either way the worker
-  is replaced and only finished games are yielded, so a replayed game is journaled once.
+  is replaced and only finished games are yielded, so a replayed game is journaled once; a game
+  that waited in the pipe of a worker that died, hung or was killed is played by another worker,
+  as if it had never been sent.
 * Every worker leads its own session and process group, and whenever a worker ends its whole
   group is killed with it: processes an agent started (``os.fork``, ``subprocess``) do not outlive
   it. The parent kills the group when it ends a worker (a hung game, a death, the end of the
@@ -68,24 +74,22 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import faulthandler
-import fcntl
 import multiprocessing as mp
 import os
 import re
 import signal
 import sys
-import tempfile
 import threading
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from multiprocessing import reduction
 from multiprocessing.connection import wait
 from typing import Any, Protocol
 
 from envs.core import compiling
 
+from .heartbeat import ChildFd, Heartbeat, HeartbeatWriter, appending_file
 from .play import CRASH, TIMEOUT, Context, Job, build_agent, double_forfeit_record, forfeit_record, play_job
 
 # Deaths by these signals are taken as kills from outside the agent (OOM killer, operator, a
@@ -100,6 +104,13 @@ SETUP_STEPS = {"build": "building the agent", "warm": "warm-up move"}
 # The longest one spell in numba's compiler may take (seconds) before its step counts as hung:
 # a cold compile on a busy 2-core machine took up to 3 minutes; this bound only catches a hang.
 COMPILE_LIMIT = 1800.0
+# Games shorter than this (seconds, a running average) are sent two to a worker: the next waits in
+# its pipe, so the worker goes on at once instead of waiting for the parent to take in the last
+# one and send another (a wake-up of each process per game: on 6x6 Othello between random
+# agents, games of 0.8 ms, workers stood idle half the time). Longer games go one at a time, so
+# that the last games of a run are not queued behind a long one while another worker idles.
+QUEUE_BELOW = 0.05
+_GONE = object()  # what ``_receive`` returns when a worker's pipe is closed
 
 
 class Executor(Protocol):
@@ -183,36 +194,16 @@ def stderr_summary(text: str) -> str:
     return "its stderr ends: " + (last if len(last) <= 300 else "..." + last[-297:])
 
 
-class _Fd:
-    """A file descriptor handed to a child process: a forked child inherits it as it is, a
-    spawned (or forkserver) one gets a duplicate, as multiprocessing passes its own pipes."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-
-    def __reduce__(self):
-        return _rebuild_fd, (reduction.DupFd(self.fd),)
-
-
-def _rebuild_fd(dup) -> _Fd:
-    return _Fd(dup.detach())
-
-
 class _Stderr:
     """The file a worker's stderr goes to (the parent's end): kept per process, emptied per game,
     read back when the process dies. Writes append (O_APPEND on the shared file description), so
-    emptying it in the parent restarts the child's writes at the top."""
+    the worker emptying it as a game begins restarts its writes at the top."""
 
     def __init__(self):
-        self.file = tempfile.TemporaryFile()
-        fd = self.file.fileno()
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+        self.file = appending_file()
 
-    def child_end(self) -> _Fd:
-        return _Fd(self.file.fileno())
-
-    def clear(self) -> None:
-        os.ftruncate(self.file.fileno(), 0)
+    def child_end(self) -> ChildFd:
+        return ChildFd(self.file.fileno())
 
     def summary(self) -> str:
         fd = self.file.fileno()
@@ -276,7 +267,7 @@ def _end_group_and_exit() -> None:
     os._exit(1)
 
 
-def _become_worker(stderr: _Fd, inherited=(), parent=None) -> None:
+def _become_worker(stderr: ChildFd, inherited=(), parent=None) -> None:
     """Set a child process up as a worker: its own session and process group with its keeper
     (``_keep_group``), stderr into the parent's file (with ``faulthandler`` writing there), death
     with its parent, and no Ctrl-C (the parent handles it).
@@ -333,12 +324,16 @@ def die_with_parent(parent: int | None = None) -> None:
     threading.Thread(target=watch, name="arbiter-parent-watchdog", daemon=True).start()
 
 
-def _tell_compiles(conn) -> Callable[..., None]:
+def _tell_compiles(conn, beat: HeartbeatWriter | None = None) -> Callable[..., None]:
     """Send this child's compiles to its parent (see the module docstring): ``("compiler",
     inside)`` as it enters and leaves numba's compiler, ``("compiling", game, module, name, ours)``
     as a compile begins (``compiling.announce``'s arguments). Returns the locked ``send`` the
-    child's other messages must use too: a compile may start on any thread of an agent."""
+    child's other messages must use too: a compile may start on any thread of an agent. A worker's
+    spell in the compiler is also added to its step's deadline in its ``beat`` before it says the
+    spell is over, so that the parent, which stops the step's clock while it compiles, never sees
+    the step's old deadline."""
     lock = threading.Lock()
+    began = [0.0]
 
     def send(msg) -> None:
         with lock:
@@ -347,16 +342,44 @@ def _tell_compiles(conn) -> Callable[..., None]:
             except (OSError, ValueError):  # the parent is gone: the worker ends with it anyway
                 pass
 
+    def inside(flag: bool) -> None:
+        if beat is not None:
+            if flag:
+                began[0] = time.monotonic()
+            else:
+                beat.extend(time.monotonic() - began[0])
+        send(("compiler", flag))
+
     compiling.relay(lambda *part: send(("compiling", *part)))
-    compiling.watch(lambda inside: send(("compiler", inside)))
+    compiling.watch(inside)
     return send
 
 
-def _worker_main(conn, ctx: Context, stderr: _Fd, inherited=(), parent=None) -> None:
+def step_limit(ctx: Context, step: str, seconds: float | None = None) -> float | None:
+    """The seconds a worker's ``step`` may take before its process is killed (None: no limit):
+    a move its ``hard_limit`` (``seconds``: what the game clock leaves it), building an agent and
+    its warm-up move ``setup_time``, the adjudication's judge (Arbiter's choice, no agent's clock)
+    as long as Arbiter's own code."""
+    if step == "move":
+        return hard_limit(ctx, seconds)
+    if step == "judge":
+        return max(ctx.setup_time, STARTUP_TIME)
+    return ctx.setup_time
+
+
+def _worker_main(conn, ctx: Context, beat: HeartbeatWriter, ruled, stderr: ChildFd, inherited=(), parent=None) -> None:
+    """Play the games the parent sends, one after another, each begun and ended in ``beat``.
+    ``ruled[p]`` (shared with the parent) marks player ``p`` ruled out: a game of its that was
+    already waiting in the pipe is not played (the parent records its forfeit)."""
     _become_worker(stderr, inherited, parent)
-    send = _tell_compiles(conn)
+    send = _tell_compiles(conn, beat)
     game = ctx.make_game()
     warmed: set = set()
+
+    def report(step, seat, plies=(), seconds=None) -> None:  # ``play_game``'s heartbeat
+        beat.played(plies)
+        beat.enter(step, seat, step_limit(ctx, step, seconds))
+
     while True:
         try:
             job = conn.recv()
@@ -364,15 +387,24 @@ def _worker_main(conn, ctx: Context, stderr: _Fd, inherited=(), parent=None) -> 
             return
         if job is None:
             return
+        sys.stderr.flush()
+        os.ftruncate(2, 0)  # a dead worker's last words are this game's
+        beat.begin(max(ctx.setup_time, STARTUP_TIME))
+        if ruled[job.black] or ruled[job.white]:
+            beat.idle()
+            send(("ruled out", job.index))
+            continue
         try:
-            record = play_job(ctx, job, game, report=lambda *msg: send(msg), warmed=warmed)
+            record = play_job(ctx, job, game, report=report, warmed=warmed)
         except Exception:  # noqa: BLE001 - reported to the parent, which raises ExecutorError
+            beat.idle()
             send(("error", traceback.format_exc()))
             continue
+        beat.idle()
         send(("done", record))
 
 
-def _warm_main(conn, ctx: Context, first: int, skip, stderr: _Fd, inherited=(), parent=None) -> None:
+def _warm_main(conn, ctx: Context, first: int, skip, stderr: ChildFd, inherited=(), parent=None) -> None:
     """Warm up agents ``first``, ``first + 1``, ... (not those in ``skip``), telling the parent
     before and after each."""
     _become_worker(stderr, inherited, parent)
@@ -470,18 +502,43 @@ class Compiles:
 
 
 class _Slot:
-    """One worker process and the game it is playing."""
+    """One worker process and the games sent to it: the first is being played (or about to be),
+    the others wait in its pipe. The game's step, seat, deadline and plies are what the worker's
+    heartbeat says (``tournaments.referee.heartbeat``)."""
 
-    def __init__(self, mpctx, ctx, others=()):
-        self.proc, self.conn, self.stderr = _process(mpctx, _worker_main, (ctx,), others)
-        self.job = None
+    def __init__(self, mpctx, ctx, ruled, others=()):
+        self.beat = Heartbeat(mpctx, time.monotonic() + max(ctx.setup_time, STARTUP_TIME))
+        self.proc, self.conn, self.stderr = _process(mpctx, _worker_main, (ctx, self.beat.writer(), ruled), others)
+        self.jobs: deque[Job] = deque()
+        self.since = time.monotonic()  # when the game under way began, as near as the parent knows
         self.compiles = Compiles()
 
-    def assign(self, job, deadline):
-        self.job, self.seat, self.step, self.moves, self.actions = job, None, "start", [], []
-        self.deadline = deadline
-        self.stderr.clear()
+    @property
+    def job(self) -> Job | None:
+        """The game being played (or about to be)."""
+        return self.jobs[0] if self.jobs else None
+
+    def assign(self, job):
+        if not self.jobs:
+            self.since = time.monotonic()
         self.conn.send(job)
+        self.jobs.append(job)
+
+    def next_game(self) -> float:
+        """The game under way is over: the seconds it took (the next one begins now)."""
+        self.jobs.popleft()
+        now = time.monotonic()
+        took, self.since = now - self.since, now
+        return took
+
+    @property
+    def step(self) -> str:
+        return self.beat.read()[0]
+
+    def deadline(self) -> float:
+        """When the step under way runs out of time (while the worker compiles: ``COMPILE_LIMIT``
+        after the spell began)."""
+        return self.compiles.held(self.beat.read()[2])
 
     def kill(self):
         _end(self.proc)
@@ -491,25 +548,35 @@ class _Slot:
         self.compiles.end()
         self.conn.close()
         self.stderr.close()
+        self.beat.close()
 
     def expired(self, now: float) -> bool:
         """Whether the step under way has run out of time (compiling stops its clock)."""
-        return now > self.compiles.held(self.deadline)
+        return now > self.deadline()
 
 
 class ProcessExecutor:
     """``workers`` processes (default: the CPU count), killed and replaced when a game hangs,
     replaced when they die; a game whose worker is killed from outside is replayed, at most
-    ``retries`` times."""
+    ``retries`` times. While games take less than ``queue_below`` seconds on average, each worker
+    has a second game waiting in its pipe (see ``QUEUE_BELOW``)."""
 
-    def __init__(self, workers: int | None = None, mp_context: str | None = None, retries: int = 3) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        mp_context: str | None = None,
+        retries: int = 3,
+        queue_below: float = QUEUE_BELOW,
+    ) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
+        self.queue_below = queue_below  # games shorter than this go two to a worker (``QUEUE_BELOW``)
         self.mpctx = mp.get_context(mp_context)
         self.retries = retries
         self.slots: list[_Slot] = []
         self.replays: dict[int, int] = {}  # game index -> times replayed after an outside kill
         self.warm_up_report: dict[str, str] = {}  # agent name -> what its warm-up took / did
         self.ruled_out: dict[int, str] = {}  # player -> why it loses its games without playing
+        self.typical = float("inf")  # a game's seconds, a running average (see QUEUE_BELOW)
         # a line of news for the run's progress display (``Progress.note``; the runner sets it):
         # a replayed game is said, so that a run that loses time to outside kills shows why
         self.announce: Callable[[str], object] = lambda line: None
@@ -517,10 +584,11 @@ class ProcessExecutor:
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
         self.limit = hard_limit(ctx)
+        self.ruled = self.mpctx.RawArray(ctypes.c_bool, len(ctx.agents))  # the workers' view of ruled_out
         self.warm_up(ctx)
 
     def _others(self):
-        return [obj for s in self.slots for obj in (s.conn, s.stderr)]
+        return [obj for s in self.slots for obj in (s.conn, s.stderr, s.beat)]
 
     def warm_up(self, ctx: Context) -> None:
         """Compile every agent's code for the game once, before any worker starts, each agent
@@ -546,7 +614,7 @@ class ProcessExecutor:
                         _end(proc)
                         if current is None:
                             raise ExecutorError(f"the warm-up process did not answer within {bound}s")
-                        self.ruled_out[current] = f"ruled out: setup timed out after {ctx.setup_time:g} s (its warm-up)"
+                        self._rule(current, f"ruled out: setup timed out after {ctx.setup_time:g} s (its warm-up)")
                         self.warm_up_report[ctx.names[current]] = (
                             f"hung: no warm-up within setup_time={ctx.setup_time}s (killed)"
                         )
@@ -597,53 +665,70 @@ class ProcessExecutor:
     def run(self, jobs: Iterable[Job]) -> Iterator[dict[str, Any]]:
         pending = deque(jobs)
         busy: dict = {}
+        for slot in [slot for slot in self.slots if slot.jobs]:  # games of a run its caller left
+            self._discard(slot)
+        for player in self.ruled_out:  # (a Ray actor's executor is told of rule-outs elsewhere)
+            self.ruled[player] = True
         while pending or busy:
-            while pending and len(busy) < self.workers:
-                job = pending.popleft()
-                if (lost := ruled_out_record(self.ctx, self.ruled_out, job)) is not None:
-                    yield lost
-                    continue
-                slot = self._idle_slot(busy)
-                try:  # until the worker reports a step, only Arbiter's code runs in it
-                    slot.assign(job, time.monotonic() + max(self.ctx.setup_time, STARTUP_TIME))
-                except OSError:  # an idle worker was killed: replace it, not a replay
-                    self._discard(slot)
-                    pending.appendleft(job)
-                    continue
-                busy[slot.conn] = slot
+            yield from self._fill(pending, busy)
             if not busy:
                 continue
-            first = min(s.compiles.held(s.deadline) for s in busy.values())
+            first = min(s.deadline() for s in busy.values())
             timeout = min(DEATH_POLL, max(0.0, first - time.monotonic()))
+            ended = []
             for conn in wait(list(busy), timeout=timeout):
                 slot = busy[conn]
                 record = self._receive(slot)
-                if record is not None:
+                if record is _GONE:
                     del busy[conn]
-                    yield from self._finished(slot, record, pending)
+                    ended += self._gone(slot, busy, pending)
+                elif record is not None:
+                    ended.append(record)
+                    if not slot.jobs:
+                        del busy[conn]
             # a worker can die with its pipe still open (a child of its agent holds a copy): its
-            # death is a crash all the same, noticed here, before its deadline can call it a hang
-            for conn, slot in list(busy.items()):
-                if slot.proc.exitcode is not None:
-                    del busy[conn]
-                    yield from self._finished(slot, self._gone(slot), pending)
+            # death is a crash all the same, noticed here, before its deadline can call it a hang;
+            # one whose step ran out of time is killed (a hung agent)
             now = time.monotonic()
             for conn, slot in list(busy.items()):
-                if conn in busy and slot.expired(now):  # (a rule-out may have ended it already)
-                    if slot.step == "judge":
-                        slot.kill()
-                        self.slots.remove(slot)
-                        raise ExecutorError(
-                            f"game {slot.job.index}: the adjudication's judge did not answer "
-                            f"within {max(self.ctx.setup_time, STARTUP_TIME):g} s (give it a "
-                            "smaller search)"
-                        )
+                if conn not in busy:  # (a rule-out ended it already)
+                    continue
+                if slot.proc.exitcode is not None or slot.expired(now):
                     del busy[conn]
-                    setup = slot.step in SETUP_STEPS
-                    record = self._forfeit(slot, TIMEOUT, self._timeout_detail(slot))
-                    cancelled = self._rule_out(slot, busy) if setup else []  # before any yield: a
-                    yield record  # caller may stop at one
-                    yield from cancelled
+                    ended += self._gone(slot, busy, pending, timed_out=slot.proc.exitcode is None)
+            if ended:  # the idle workers get their next games before the caller takes these in
+                # (journal, standings, progress): with cheap games no worker waits for that
+                yield from self._fill(pending, busy)
+                yield from (record for record in ended if record is not None)
+
+    def _fill(self, pending, busy) -> Iterator[dict[str, Any]]:
+        """Hand pending games to workers: one to each idle worker while fewer than ``workers``
+        are busy, then (games under ``QUEUE_BELOW``) a second to each busy one; yield at once the
+        records of games forfeited without playing (an agent ruled out)."""
+        while pending:
+            slot = self._slot_for_next(busy)
+            if slot is None:
+                return
+            job = pending.popleft()
+            if (lost := ruled_out_record(self.ctx, self.ruled_out, job)) is not None:
+                yield lost
+                continue
+            try:
+                slot.assign(job)
+            except OSError:  # the worker was killed: an idle one is replaced, not a replay; a
+                pending.appendleft(job)  # busy one's death is handled with its game
+                if slot.jobs:
+                    return
+                self._discard(slot)
+                continue
+            busy[slot.conn] = slot
+
+    def _slot_for_next(self, busy) -> _Slot | None:
+        if len(busy) < self.workers:
+            return self._idle_slot(busy)
+        if self.typical <= self.queue_below:  # (queue_below=inf: from the first game on)
+            return next((slot for slot in busy.values() if len(slot.jobs) == 1), None)
+        return None
 
     def _idle_slot(self, busy) -> _Slot:
         """A live idle worker (dead idle ones are replaced), or a new one."""
@@ -660,94 +745,112 @@ class ProcessExecutor:
         slot.release()
         self.slots.remove(slot)
 
-    def _finished(self, slot, record, pending):
-        """Yield the record a slot's game ended with (nothing for a replay, which is queued)."""
-        if record == "replay":
-            pending.appendleft(slot.job)
-        else:
-            yield record
-
-    def _rule_out(self, slot, busy) -> list:
-        """The agent to move in ``slot`` did not get ready within setup_time: rule it out, and
-        forfeit at once its games that other workers are still setting up (their records)."""
-        player = (slot.job.black, slot.job.white)[slot.seat]
-        what = SETUP_STEPS[slot.step]
-        self.ruled_out[player] = (
-            f"ruled out: setup timed out after {self.ctx.setup_time:g} s ({what}, game {slot.job.index})"
-        )
-        records = []
-        for conn, other in list(busy.items()):
-            seats = (other.job.black, other.job.white)
-            if other.step != "move" and player in seats:
-                del busy[conn]
-                other.kill()
-                self.slots.remove(other)
-                records.append(ruled_out_record(self.ctx, self.ruled_out, other.job))
-        return records
-
-    def _timeout_detail(self, slot) -> str:
-        if slot.step in SETUP_STEPS:
-            return (
-                f"{SETUP_STEPS[slot.step]}: no answer within setup_time={self.ctx.setup_time}s; process "
-                "killed; ruled out for the rest of the run"
-            )
-        return "no answer within the time limit; process killed"
-
     def _spawn(self) -> _Slot:
-        slot = _Slot(self.mpctx, self.ctx, self._others())
+        slot = _Slot(self.mpctx, self.ctx, self.ruled, self._others())
         self.slots.append(slot)
         return slot
 
     def _receive(self, slot):
-        """Handle one message from ``slot``; return the game record once the game is over, or
-        ``"replay"`` when its worker was killed from outside and the game must be played again."""
+        """Handle one message from ``slot``: the record of a game it finished, else None;
+        ``_GONE`` when its pipe is closed. (A worker's steps are not messages: its heartbeat
+        says them.)"""
         try:
             msg = slot.conn.recv()
         except (EOFError, OSError):
-            return self._died(slot)
-        kind = msg[0]
-        if kind == "compiler" and not msg[1]:
-            slot.deadline += slot.compiles.end()  # the step's clock stood still while it compiled
-            return None
+            return _GONE
         if slot.compiles.message(msg):
             return None
-        if kind == "done":
-            slot.job = None
+        if msg[0] in ("done", "ruled out"):
+            job, took = slot.job, slot.next_game()
+            if msg[0] == "ruled out":  # it waited in the pipe while its agent was ruled out
+                return ruled_out_record(self.ctx, self.ruled_out, job)
+            self.typical = took if self.typical == float("inf") else 0.9 * self.typical + 0.1 * took
             return msg[1]
-        if kind == "error":
+        if msg[0] == "error":
             raise ExecutorError("a tournament worker failed:\n" + msg[1])
-        slot.seat, slot.step = msg[1], kind
-        if kind in ("move", "judge"):  # (kind, seat, the (move, action) plies played since the last
-            for move, action in msg[2]:  # one[, on a game clock: the most seconds the move may take])
-                slot.moves.append(move)
-                slot.actions.append(action)
-            limit = hard_limit(self.ctx, msg[3]) if len(msg) > 3 else self.limit
-            if kind == "judge":  # the adjudication's judge, Arbiter's choice: no agent's clock
-                limit = max(self.ctx.setup_time, STARTUP_TIME)
-            slot.deadline = float("inf") if limit is None else time.monotonic() + limit
-        else:  # build / warm-up
-            slot.deadline = time.monotonic() + self.ctx.setup_time
-        return None
+        raise ExecutorError(f"a tournament worker sent an unknown message: {msg[0]!r}")
 
-    def _gone(self, slot):
-        """The worker of ``slot`` has exited but its pipe may still be open: take in what it sent
-        before it died (its last heartbeats, even its result), then handle its death."""
-        while True:
+    def _gone(self, slot, busy, pending, timed_out=False) -> list:
+        """End ``slot``'s worker, which has exited, closed its pipe or (``timed_out``) run out of
+        time in a step. First the games it finished before are taken in (their results wait in
+        the pipe), then the game under way ends: a forfeit on time, a crash, or a replay when
+        the worker was killed from outside; the games waiting behind it go back to ``pending``.
+        Returns the records (None for a replay)."""
+        if timed_out:
+            _end(slot.proc)  # its step, seat and plies are final from here
+        records = []
+        while slot.jobs:
             try:
                 if not slot.conn.poll(0):
                     break
             except OSError:
                 break
             record = self._receive(slot)
+            if record is _GONE:
+                break
             if record is not None:
-                return record
-        return self._died(slot)
+                records.append(record)
+        if not slot.jobs:  # it had finished all its games
+            self._discard(slot)
+            return records
+        if not timed_out:
+            return [*records, self._ended(slot, self._died(slot), pending)]
+        step, seat, _ = slot.beat.read()
+        job = slot.job
+        if step == "judge":
+            self._discard(slot)
+            raise ExecutorError(
+                f"game {job.index}: the adjudication's judge did not answer within "
+                f"{max(self.ctx.setup_time, STARTUP_TIME):g} s (give it a smaller search)"
+            )
+        records.append(self._ended(slot, self._forfeit(slot, TIMEOUT, self._timeout_detail(step)), pending))
+        if step in SETUP_STEPS:
+            records += self._rule_out(job, seat, step, busy, pending)
+        return records
+
+    def _ended(self, slot, record, pending):
+        """``slot``'s worker is gone and its game ended with ``record``: the record, or None for
+        a replay, which is queued again, before the games that waited behind it (not played)."""
+        pending.extendleft(reversed(list(slot.jobs)[1:]))
+        if record == "replay":
+            pending.appendleft(slot.job)
+            return None
+        return record
+
+    def _rule_out(self, job, seat, step, busy, pending) -> list:
+        """The agent in ``seat`` of ``job`` did not get ready within setup_time (its ``step``):
+        rule it out, and forfeit at once its games that other workers are still setting up
+        (their records); its games waiting in a worker's pipe are not played (``ruled``)."""
+        player = (job.black, job.white)[seat]
+        why = f"{SETUP_STEPS[step]}, game {job.index}"
+        self._rule(player, f"ruled out: setup timed out after {self.ctx.setup_time:g} s ({why})")
+        records = []
+        for conn, other in list(busy.items()):
+            if player in (other.job.black, other.job.white) and other.step != "move":
+                del busy[conn]
+                self._discard(other)
+                records.append(self._ended(other, ruled_out_record(self.ctx, self.ruled_out, other.job), pending))
+        return records
+
+    def _rule(self, player: int, why: str) -> None:
+        self.ruled_out[player] = why
+        self.ruled[player] = True
+
+    def _timeout_detail(self, step) -> str:
+        if step in SETUP_STEPS:
+            return (
+                f"{SETUP_STEPS[step]}: no answer within setup_time={self.ctx.setup_time}s; process "
+                "killed; ruled out for the rest of the run"
+            )
+        return "no answer within the time limit; process killed"
 
     def _died(self, slot):
         """The worker of ``slot`` is gone: replay its game if it was killed from outside, else
         forfeit the agent whose step it was, with the cause and the worker's last words."""
         code = _reap(slot.proc)
         said = slot.stderr.summary()
+        step, seat, _ = slot.beat.read()
+        moves, actions = slot.beat.plies()
         slot.release()
         self.slots.remove(slot)
         job = slot.job
@@ -766,16 +869,17 @@ class ProcessExecutor:
             )
             return "replay"
         cause = describe_exit(code) + (f": {said}" if said else "")
-        if slot.seat is None:
+        if seat is None:
             raise ExecutorError(f"worker for game {job.index} failed before the game started ({cause})")
-        what = {"build": "building the agent: ", "warm": "warm-up move: "}.get(slot.step, "")
-        return forfeit_record(
-            self.ctx, job, slot.seat, CRASH, f"{what}worker process died ({cause})", slot.moves, slot.actions
-        )
+        what = {"build": "building the agent: ", "warm": "warm-up move: "}.get(step, "")
+        return forfeit_record(self.ctx, job, seat, CRASH, f"{what}worker process died ({cause})", moves, actions)
 
     def _forfeit(self, slot, reason, detail):
-        job, seat, moves, actions = slot.job, slot.seat, slot.moves, slot.actions
-        slot.kill()
+        """Kill the worker of ``slot`` and forfeit its game: the agent whose step it was loses."""
+        _end(slot.proc)
+        job, (_, seat, _) = slot.job, slot.beat.read()
+        moves, actions = slot.beat.plies()
+        slot.release()
         self.slots.remove(slot)
         if seat is None:
             raise ExecutorError(f"worker for game {job.index} failed before the game started: {detail}")
