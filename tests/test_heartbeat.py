@@ -22,7 +22,7 @@ from tournaments.referee.executor import ProcessExecutor
 from tournaments.referee.play import Context, Job
 
 GAME = {"game": "gomoku", "game_params": {"size": 7}}
-ALWAYS = float("inf")  # queue_below: every game waits behind another from the first
+ALWAYS = float("inf")  # queue_seconds: games wait in the pipes from the first on
 
 
 def timeless(games):
@@ -93,8 +93,8 @@ def test_a_move_that_hangs_mid_game_forfeits_with_the_plies_played_so_far():
 @pytest.mark.parametrize("crasher", ["exit3", "segfault"])
 def test_a_game_waiting_behind_a_crash_is_played_once(crasher):
     field = [crasher, "slow:delay=0", "greedy"]
-    queued = tournaments.round_robin(field, executor=ProcessExecutor(1, queue_below=ALWAYS), progress=False, **GAME)
-    one_by_one = tournaments.round_robin(field, executor=ProcessExecutor(1, queue_below=0), progress=False, **GAME)
+    queued = tournaments.round_robin(field, executor=ProcessExecutor(1, queue_seconds=ALWAYS), progress=False, **GAME)
+    one_by_one = tournaments.round_robin(field, executor=ProcessExecutor(1, queue_seconds=0), progress=False, **GAME)
     assert sorted(g["index"] for g in queued.games) == list(range(6))
     assert all(g["reason"] == "forfeit-crash" for g in queued.games if crasher in (g["black"], g["white"]))
     assert all(g["reason"] == "normal" for g in queued.games if crasher not in (g["black"], g["white"]))
@@ -103,7 +103,7 @@ def test_a_game_waiting_behind_a_crash_is_played_once(crasher):
 
 def test_a_game_waiting_behind_a_hung_one_is_played_once():
     field = [HangsFrom(4), "slow:delay=0", "greedy"]
-    executor = ProcessExecutor(1, queue_below=ALWAYS)
+    executor = ProcessExecutor(1, queue_seconds=ALWAYS)
     r = tournaments.round_robin(field, executor=executor, move_time=0.5, setup_time=20, progress=False, **GAME)
     assert sorted(g["index"] for g in r.games) == list(range(6))
     theirs = [g for g in r.games if "hangs-from" in (g["black"], g["white"])]
@@ -113,7 +113,9 @@ def test_a_game_waiting_behind_a_hung_one_is_played_once():
 
 def test_a_game_waiting_behind_a_killed_worker_is_played_once_and_the_killed_one_replayed(tmp_path):
     field = [KilledOnce(tmp_path / "marker"), "slow:delay=0", "greedy"]
-    r = tournaments.round_robin(field, executor=ProcessExecutor(1, queue_below=ALWAYS), seed=4, progress=False, **GAME)
+    r = tournaments.round_robin(
+        field, executor=ProcessExecutor(1, queue_seconds=ALWAYS), seed=4, progress=False, **GAME
+    )
     assert os.path.exists(tmp_path / "marker")  # a worker was killed mid-game, with a game behind it
     assert sorted(g["index"] for g in r.games) == list(range(6))
     assert all(g["reason"] == "normal" for g in r.games)
@@ -126,7 +128,7 @@ def test_a_game_waiting_behind_a_killed_worker_is_played_once_and_the_killed_one
 def test_queued_games_are_the_games_an_inline_run_plays():
     field = ["random", "greedy", "random:seed=3", "greedy:seed=4"]
     queued = tournaments.round_robin(
-        field, executor=ProcessExecutor(2, queue_below=ALWAYS), seed=9, progress=False, **GAME
+        field, executor=ProcessExecutor(2, queue_seconds=ALWAYS), seed=9, progress=False, **GAME
     )
     inline = tournaments.round_robin(field, workers=0, seed=9, progress=False, **GAME)
     assert timeless(sorted(queued.games, key=lambda g: g["index"])) == timeless(inline.games)
@@ -151,7 +153,7 @@ def test_a_game_waiting_in_a_pipe_when_its_agent_is_ruled_out_is_forfeited_at_on
         Job(2, 1, 2, 0, 0, 3, 13, (5, 6)),  # waits behind game 0
         Job(3, 1, 3, 0, 2, 3, 14, (7, 8)),  # waits behind game 1
     ]
-    executor = ProcessExecutor(2, queue_below=ALWAYS)
+    executor = ProcessExecutor(2, queue_seconds=ALWAYS)
     executor.start(ctx)
     try:
         records = {r["index"]: r for r in executor.run(jobs)}

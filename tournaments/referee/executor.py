@@ -13,7 +13,7 @@ the whole interface, so a distributed backend (Dask, Ray) only has to implement 
 ``ProcessExecutor`` (the default) keeps ``workers`` processes, each playing one game at a time and
 writing a heartbeat at every step (``tournaments.referee.heartbeat``: the step, whose it is, its
 deadline and the plies, in memory the parent reads, not a message a move); while games are cheap
-(``QUEUE_BELOW``) each worker has its next game waiting in its pipe. Its promise is *no crash, no
+(``QUEUE_SECONDS``) each worker has its next games waiting in its pipe. Its promise is *no crash, no
 orphan, no lost game*:
 
 * A game whose current step outlives its deadline (a hung agent) has its process killed and is
@@ -104,12 +104,20 @@ SETUP_STEPS = {"build": "building the agent", "warm": "warm-up move"}
 # The longest one spell in numba's compiler may take (seconds) before its step counts as hung:
 # a cold compile on a busy 2-core machine took up to 3 minutes; this bound only catches a hang.
 COMPILE_LIMIT = 1800.0
-# Games shorter than this (seconds, a running average) are sent two to a worker: the next waits in
-# its pipe, so the worker goes on at once instead of waiting for the parent to take in the last
-# one and send another (a wake-up of each process per game: on 6x6 Othello between random
-# agents, games of 0.8 ms, workers stood idle half the time). Longer games go one at a time, so
-# that the last games of a run are not queued behind a long one while another worker idles.
-QUEUE_BELOW = 0.05
+# While games are cheap a worker holds more than the one it plays: the next ones wait in its pipe,
+# about QUEUE_SECONDS of them by the running average of a game's seconds (at most MAX_QUEUE), so
+# that it goes on at once instead of waiting for the parent to take in the last game and send
+# another, or to finish the run's bookkeeping (a rating table every few hundred games: tenths
+# of a second). On 6x6 Othello between random agents (games of 0.8 ms) workers that got one game
+# at a time stood idle half the time. Games longer than QUEUE_SECONDS go one at a time, so that
+# the last games of a run are not queued behind a long one while another worker idles.
+QUEUE_SECONDS = 0.1
+MAX_QUEUE = 64
+# While every worker has games waiting, the parent sleeps this long (seconds) before it looks for
+# results, and takes in all that came meanwhile: one wake-up for many games, not one each (each
+# wake-up takes a core from a worker: on 2 cores, 2 workers and their parent, that was a third
+# of a cheap game's cost).
+GATHER = 0.005
 _GONE = object()  # what ``_receive`` returns when a worker's pipe is closed
 
 
@@ -558,25 +566,25 @@ class _Slot:
 class ProcessExecutor:
     """``workers`` processes (default: the CPU count), killed and replaced when a game hangs,
     replaced when they die; a game whose worker is killed from outside is replayed, at most
-    ``retries`` times. While games take less than ``queue_below`` seconds on average, each worker
-    has a second game waiting in its pipe (see ``QUEUE_BELOW``)."""
+    ``retries`` times. While games are cheap, a worker has about ``queue_seconds`` of games
+    waiting in its pipe (see ``QUEUE_SECONDS``; ``inf``: ``MAX_QUEUE`` from the first game)."""
 
     def __init__(
         self,
         workers: int | None = None,
         mp_context: str | None = None,
         retries: int = 3,
-        queue_below: float = QUEUE_BELOW,
+        queue_seconds: float = QUEUE_SECONDS,
     ) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
-        self.queue_below = queue_below  # games shorter than this go two to a worker (``QUEUE_BELOW``)
+        self.queue_seconds = queue_seconds  # the games a worker holds ahead, in seconds (``QUEUE_SECONDS``)
         self.mpctx = mp.get_context(mp_context)
         self.retries = retries
         self.slots: list[_Slot] = []
         self.replays: dict[int, int] = {}  # game index -> times replayed after an outside kill
         self.warm_up_report: dict[str, str] = {}  # agent name -> what its warm-up took / did
         self.ruled_out: dict[int, str] = {}  # player -> why it loses its games without playing
-        self.typical = float("inf")  # a game's seconds, a running average (see QUEUE_BELOW)
+        self.typical = float("inf")  # a game's seconds, a running average (see QUEUE_SECONDS)
         # a line of news for the run's progress display (``Progress.note``; the runner sets it):
         # a replayed game is said, so that a run that loses time to outside kills shows why
         self.announce: Callable[[str], object] = lambda line: None
@@ -669,33 +677,45 @@ class ProcessExecutor:
             self._discard(slot)
         for player in self.ruled_out:  # (a Ray actor's executor is told of rule-outs elsewhere)
             self.ruled[player] = True
+        checked = time.monotonic()  # when busy workers were last looked at (deaths, deadlines)
         while pending or busy:
             yield from self._fill(pending, busy)
             if not busy:
                 continue
             first = min(s.deadline() for s in busy.values())
             timeout = min(DEATH_POLL, max(0.0, first - time.monotonic()))
+            if all(len(slot.jobs) > 1 for slot in busy.values()):  # every worker has games ahead:
+                time.sleep(GATHER)  # let results gather, taken in with one wake-up
             ended = []
-            for conn in wait(list(busy), timeout=timeout):
+            ready = wait(list(busy), timeout=timeout)
+            for conn in ready:
                 slot = busy[conn]
-                record = self._receive(slot)
-                if record is _GONE:
-                    del busy[conn]
-                    ended += self._gone(slot, busy, pending)
-                elif record is not None:
-                    ended.append(record)
-                    if not slot.jobs:
+                while True:  # every message it has sent
+                    record = self._receive(slot)
+                    if record is _GONE:
                         del busy[conn]
+                        ended += self._gone(slot, busy, pending)
+                        break
+                    if record is not None:
+                        ended.append(record)
+                        if not slot.jobs:
+                            del busy[conn]
+                            break
+                    if not conn.poll(0):
+                        break
             # a worker can die with its pipe still open (a child of its agent holds a copy): its
             # death is a crash all the same, noticed here, before its deadline can call it a hang;
-            # one whose step ran out of time is killed (a hung agent)
+            # one whose step ran out of time is killed (a hung agent). Looked at when the wait
+            # timed out (a deadline, or DEATH_POLL), and every DEATH_POLL while results stream in
             now = time.monotonic()
-            for conn, slot in list(busy.items()):
-                if conn not in busy:  # (a rule-out ended it already)
-                    continue
-                if slot.proc.exitcode is not None or slot.expired(now):
-                    del busy[conn]
-                    ended += self._gone(slot, busy, pending, timed_out=slot.proc.exitcode is None)
+            if not ready or now >= checked + DEATH_POLL:
+                checked = now
+                for conn, slot in list(busy.items()):
+                    if conn not in busy:  # (a rule-out ended it already)
+                        continue
+                    if slot.proc.exitcode is not None or slot.expired(now):
+                        del busy[conn]
+                        ended += self._gone(slot, busy, pending, timed_out=slot.proc.exitcode is None)
             if ended:  # the idle workers get their next games before the caller takes these in
                 # (journal, standings, progress): with cheap games no worker waits for that
                 yield from self._fill(pending, busy)
@@ -703,8 +723,8 @@ class ProcessExecutor:
 
     def _fill(self, pending, busy) -> Iterator[dict[str, Any]]:
         """Hand pending games to workers: one to each idle worker while fewer than ``workers``
-        are busy, then (games under ``QUEUE_BELOW``) a second to each busy one; yield at once the
-        records of games forfeited without playing (an agent ruled out)."""
+        are busy, then (cheap games) more to the busy ones, evenly (``_slot_for_next``); yield at
+        once the records of games forfeited without playing (an agent ruled out)."""
         while pending:
             slot = self._slot_for_next(busy)
             if slot is None:
@@ -724,11 +744,20 @@ class ProcessExecutor:
             busy[slot.conn] = slot
 
     def _slot_for_next(self, busy) -> _Slot | None:
+        """An idle worker while fewer than ``workers`` are busy, else the busy one holding the
+        fewest games if it has room for another (``_depth``), else None."""
         if len(busy) < self.workers:
             return self._idle_slot(busy)
-        if self.typical <= self.queue_below:  # (queue_below=inf: from the first game on)
-            return next((slot for slot in busy.values() if len(slot.jobs) == 1), None)
-        return None
+        slot = min(busy.values(), key=lambda s: len(s.jobs))
+        return slot if len(slot.jobs) < self._depth() else None
+
+    def _depth(self) -> int:
+        """How many games a worker holds, the one it plays included (see ``QUEUE_SECONDS``)."""
+        if self.queue_seconds == float("inf"):
+            return MAX_QUEUE
+        if self.typical == float("inf"):  # no game has ended yet
+            return 1
+        return min(MAX_QUEUE, 1 + int(self.queue_seconds / max(self.typical, 1e-6)))
 
     def _idle_slot(self, busy) -> _Slot:
         """A live idle worker (dead idle ones are replaced), or a new one."""
