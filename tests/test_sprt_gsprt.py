@@ -180,10 +180,7 @@ def _gauntlet(**kwargs):
         game="gomoku",
         size=7,
         games=60,
-        workers=0,
-        progress=False,
-        seed=1,
-        **kwargs,
+        **{"workers": 0, "progress": False, "seed": 1, **kwargs},
     )
 
 
@@ -243,6 +240,31 @@ def test_an_interrupted_sequential_gauntlet_resumes_to_the_same_records(tmp_path
     assert loaded.sprt == whole.sprt and loaded.config["finished"]
     with pytest.raises(tournaments.JournalError):
         _gauntlet(sprt=(0, 50, 0.05, 0.05), journal=str(journal), resume=True)
+
+
+def test_a_resumed_gauntlet_counts_only_the_games_it_will_play(tmp_path, capsys):
+    """The journal's games decide a candidate's test before the resumed run plays a game: the
+    resume line counts only the games left to play, and none once every test has decided."""
+    journal = tmp_path / "run.db"
+    field = (["greedy", "random:seed=7"], ["random", "random:seed=2"])
+    args = {"game": "gomoku", "size": 7, "games": 40, "workers": 0, "seed": 1, "journal": str(journal)}
+    args["sprt"] = (0, 200, 0.1, 0.1)
+    whole = tournaments.gauntlet(*field, progress=False, **args)
+    assert whole.sprt["random:seed=7"].decision == "H0" and whole.sprt["greedy"].decision == "H1"
+    capsys.readouterr()
+    tournaments.gauntlet(*field, progress=True, resume=True, **args)
+    said = capsys.readouterr().err.splitlines()[0]
+    assert said == f"all {len(whole.games)} games are already in the journal: the tournament is complete"
+    last = max(g["index"] for g in whole.games if "random:seed=7" in (g["black"], g["white"]))
+    with sqlite3.connect(journal) as db:  # as if killed after random:seed=7's last game
+        db.execute("DELETE FROM games WHERE idx > ?", (last,))
+    resumed = tournaments.gauntlet(*field, progress=True, resume=True, **args)
+    said = capsys.readouterr().err.splitlines()[0]
+    held = [g for g in whole.games if g["index"] <= last]
+    greedy_left = 2 * 40 - sum("greedy" in (g["black"], g["white"]) for g in held)  # its planned games
+    assert said.startswith(f"resuming: {len(held)} of {len(held) + greedy_left} games in the journal; ")
+    assert f"; playing {greedy_left};" in said
+    assert [_timeless(g) for g in resumed.games] == [_timeless(g) for g in whole.games]
 
 
 def test_the_progress_total_shrinks_by_the_games_a_stopped_candidate_leaves_out(capsys):

@@ -53,7 +53,7 @@ from .openings import Suite
 from .play import AgentEntry, Job, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
 from .records import RecordFiles, write_records, write_sgf
-from .systems import Pairing, Referee, System, expected_games
+from .systems import DRAW, Pairing, Referee, System, expected_games
 from .trust import trust
 
 if TYPE_CHECKING:
@@ -526,6 +526,10 @@ class _Tournament:
         total = expected_games(setup.rules, config.seed)
         every = default_ratings_every(total) if config.ratings_every is None else config.ratings_every
         earlier = log.done.values() if log else ()
+        # a resumed gauntlet's candidates whose tests the journal's games decided play no more:
+        # the total says so from the start (not "playing N" of games that will never be played)
+        self.decided, left_out = self._decided_in_journal(log.done if log else {})
+        total = total - left_out if total is not None else None
         self.bar = Progress(config.progress, total, earlier=earlier, ratings_every=every)
         if hasattr(executor, "announce"):  # a worker killed from outside: its game's replay is said
             executor.announce = self.bar.note
@@ -534,19 +538,52 @@ class _Tournament:
 
     def play(self) -> None:
         """Every batch the referee pairs, until it pairs none."""
+        if self.tests is None and self.setup.rules.system in ("round_robin", "gauntlet"):
+            self._play_ahead()
+            return
         while batch := self.referee.next_games():
             jobs, results, numbers = self._jobs(batch)
             for record in self.executor.run(jobs):
-                if self.setup.book is not None:  # which opening of the suite: its plies are the record's first moves
-                    record["opening_number"] = numbers[record["index"]]
-                with _uninterrupted():  # a finished game is in the journal and every record file, or in none
-                    if self.log:
-                        self.log.append(record)
-                    if self.files:  # after the journal: a resumed run rewrites the files from it
-                        self.files.append(record)
-                results[record["index"]] = record
-                self.bar.tick(record)
+                self._store(record, numbers, results)
             self._score(batch, [results[p.index] for p in batch])
+
+    def _play_ahead(self) -> None:
+        """Round robin and gauntlet without a sequential test: no result changes what is paired
+        next (a match lasts its games), so the games of every batch go to the executor at once
+        (a match of colour pairs is a batch per pair: its workers would wait for each pair's
+        last game) and the batches are scored in order as their last games come in."""
+        schedule = Referee(self.setup.rules, self.config.seed)
+        batches = []
+        while batch := schedule.next_games():
+            batches.append(batch)
+            schedule.record([DRAW] * len(batch))
+        jobs, results, numbers = self._jobs([p for batch in batches for p in batch])
+        scored = self._score_ready(batches, results, 0)
+        for record in self.executor.run(jobs):
+            self._store(record, numbers, results)
+            scored = self._score_ready(batches, results, scored)
+
+    def _score_ready(self, batches, results, scored: int) -> int:
+        """Score the batches after the first ``scored`` whose games are all in; how many are scored."""
+        while scored < len(batches) and all(p.index in results for p in batches[scored]):
+            batch = self.referee.next_games()
+            if [p.index for p in batch] != [p.index for p in batches[scored]]:
+                raise RuntimeError(f"the referee paired batch {scored} otherwise than its schedule (an Arbiter bug)")
+            self._score(batch, [results[p.index] for p in batch])
+            scored += 1
+        return scored
+
+    def _store(self, record: dict, numbers: Mapping[int, int], results: dict[int, dict]) -> None:
+        """A finished game: into the journal and every record file, then the results and the bar."""
+        if self.setup.book is not None:  # which opening of the suite: its plies are the record's first moves
+            record["opening_number"] = numbers[record["index"]]
+        with _uninterrupted():  # a finished game is in the journal and every record file, or in none
+            if self.log:
+                self.log.append(record)
+            if self.files:  # after the journal: a resumed run rewrites the files from it
+                self.files.append(record)
+        results[record["index"]] = record
+        self.bar.tick(record)
 
     def _jobs(self, batch: Sequence[Pairing]) -> tuple[list[Job], dict[int, dict], dict[int, int]]:
         """The batch's games to play, the records the journal holds of the others, and each
@@ -585,8 +622,25 @@ class _Tournament:
         self.referee.record(outcomes)
         tests = self.tests
         for c in tests.add(batch, outcomes) if tests is not None else ():
-            self.bar.drop(self.referee.stop(c))  # the same batch ends it in a resumed run: the journal holds its games
+            left_out = self.referee.stop(c)
+            if c not in self.decided:  # (a test the journal decided is out of the total already)
+                self.bar.drop(left_out)
             self.bar.note(f"SPRT {self.setup.names[c]} against the field: {tests.status[c]}")
+
+    def _decided_in_journal(self, done: Mapping[int, dict]) -> tuple[set[int], int]:
+        """The candidates whose sequential tests the journal's games decide (a resumed run stops
+        them as it replays the journal) and the games of the planned total they leave out."""
+        tests = CandidateTests.of(self.setup.record)
+        if tests is None or not done:
+            return set(), 0
+        referee, decided, left_out = Referee(self.setup.rules, self.config.seed), set(), 0
+        while (batch := referee.next_games()) and all(p.index in done for p in batch):
+            outcomes = [_as_paired(p, Outcome.from_record(done[p.index]), done[p.index]) for p in batch]
+            referee.record(outcomes)
+            for c in tests.add(batch, outcomes):
+                decided.add(c)
+                left_out += referee.stop(c)
+        return decided, left_out
 
     def result(self, warm_up: dict) -> TournamentResult:
         """The finished run's ``TournamentResult``."""

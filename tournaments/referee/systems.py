@@ -250,10 +250,10 @@ class Referee:
         """Results of the last batch, in its order: each an ``Outcome`` of the game (Black is seat
         0) or its ``code``, BLACK_WINS, WHITE_WINS, DRAW or DOUBLE_FORFEIT."""
         results = [r.code if isinstance(r, Outcome) else r for r in results]
-        res = np.asarray(results, dtype=np.int64)
         codes = (BLACK_WINS, WHITE_WINS, DRAW, DOUBLE_FORFEIT)
-        if res.shape != (self._n,) or not np.isin(res, codes).all():
+        if len(results) != self._n or not all(isinstance(r, (int, np.integer)) and r in codes for r in results):
             raise ValueError(f"expected {self._n} results in {{{', '.join(map(str, codes))}}}, got {results!r}")
+        res = np.asarray(results, dtype=np.int64)
         S.record(self._T, self._met, self._mt, self._out, res, self._n, self._rng)
         self._played += self._n
         self._n = 0
