@@ -236,3 +236,21 @@ def test_the_page_works_in_a_browser(name, journals, browser, tmp_path):
     assert page.text_content("#game-title").startswith(f"Game {result.games[1]['index'] + 1} ")
     assert errors == []
     page.close()
+
+
+def test_colour_statistics_and_the_trust_model_credit_games_to_the_agents_they_name():
+    """Records read with the agents' names in another order (as ``arbiter ratings`` and the
+    report may get them) are credited by the names they carry, not by their positions."""
+    import dataclasses
+
+    from tournaments.referee.report import colour_stats
+    from tournaments.referee.trust import fitted_model
+
+    result = tournaments.round_robin(
+        ["random", "greedy", "minimax:depth=1"], game="othello", size=6, games=4, seed=5, workers=0, progress=False
+    )
+    shuffled = dataclasses.replace(result, names=tuple(reversed(result.names)))
+    by_agent = {a["name"]: a for a in colour_stats(result)["agents"]}
+    assert {a["name"]: a for a in colour_stats(shuffled)["agents"]} == by_agent
+    assert by_agent["greedy"]["black"] != by_agent["random"]["black"]  # (the check can fail)
+    assert fitted_model(shuffled.names, result.games) == pytest.approx(fitted_model(result.names, result.games))

@@ -451,6 +451,15 @@ def _rating_rows(names, order, result, tallies, los, p_best, h2h) -> list[Rating
     return rows
 
 
+def by_name(names: Iterable[str], records: Iterable[Mapping[str, Any]]) -> list[dict]:
+    """``records`` with ``black_id``/``white_id`` set from the agent names they carry, checked
+    against ``names`` (a record without names keeps its ids, checked): a table built from them
+    credits every game to the agent that played it, whatever order the names come in.
+    ``RatingsError`` for a name that is not one of ``names``."""
+    names, index = _distinct(names)
+    return _by_name(names, index, records)
+
+
 def _by_name(names, index, records) -> list[dict]:
     """``records`` with ``black_id``/``white_id`` set from the names they carry, or checked
     against ``names`` where a record carries none."""

@@ -39,7 +39,7 @@ from envs import render
 from envs.core import kernel as C
 
 from ..analysis.sprt import format_elo
-from ..analysis.statistics import percent
+from ..analysis.statistics import by_name, percent
 from .journal import JournalError
 from .outputs import check_file
 from .reading import load_journal
@@ -98,8 +98,9 @@ def colour_stats(result: TournamentResult) -> dict:
     n = len(result.names)
     black = np.zeros((n, 2))
     white = np.zeros((n, 2))
+    games = by_name(result.names, result.games)  # each game credited to the agents it names
     outcomes = [o for o in result.outcomes() if not o.void]  # a double forfeit had no colours
-    for g, outcome in zip((g for g, o in zip(result.games, result.outcomes()) if not o.void), outcomes):
+    for g, outcome in zip((g for g, o in zip(games, result.outcomes()) if not o.void), outcomes):
         black[g["black_id"]] += (outcome.points(0), 1)
         white[g["white_id"]] += (outcome.points(1), 1)
     total = len(outcomes)

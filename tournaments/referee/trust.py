@@ -53,7 +53,7 @@ from envs.core import ParameterError
 from envs.core.outcome import Outcome
 
 from ..analysis import ratings
-from ..analysis.statistics import statistics
+from ..analysis.statistics import by_name, statistics
 from . import precompile
 from .simulation.simulator import simulate
 
@@ -195,7 +195,7 @@ def fitted_model(names: Sequence[str], records: Sequence[Mapping[str, Any]]) -> 
     """The player model of the module docstring, fitted to game ``records``: ``spread`` (σ beyond
     chance), ``rating_spread``, ``draw``, ``first_move_advantage``, all floats."""
     n = len(names)
-    scores, played, black = _matrices(n, records)
+    scores, played, black = _matrices(names, records)
     fit = ratings.fit(scores, played)
     centred = fit.elo - fit.elo.mean()
     total = float((centred**2).sum())
@@ -399,7 +399,7 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
             note="one candidate: its result against the field is the rating table's "
             "(its LOS over each opponent, the encounters' pairs)",
         )
-    fit = ratings.fit(*_matrices(len(names), result.games)[:2])
+    fit = ratings.fit(*_matrices(names, result.games)[:2])
     index = [names.index(r.name) for r in rows]
     among = stats.p_best_among([r.name for r in rows])  # the posterior draws of the rating table
     best = [among[r.name] for r in rows]
@@ -435,11 +435,12 @@ def _gauntlet(result, base, options, seed, target) -> Trust:
     return Trust(**base, note=note, settle_note=settle)
 
 
-def _matrices(n, records):
+def _matrices(names, records):
     """(points i took from j, games between them, Black's points in each game) of ``records``,
-    double forfeits left out (no one played them)."""
+    each game credited to the agents it names, double forfeits left out (no one played them)."""
+    n = len(names)
     scores, played, black = np.zeros((n, n)), np.zeros((n, n)), []
-    for r in records:
+    for r in by_name(names, records):
         outcome = Outcome.from_record(r)
         if outcome.void:
             continue
