@@ -146,6 +146,34 @@ def test_the_pattern_ordering_changes_no_value():
     assert checked == 2
 
 
+def test_mtd_finds_the_same_score_from_any_first_guess():
+    """``exact`` starts MTD(f) at a pattern search's score (``_first_guess``) instead of a draw:
+    from any even start, far above or below the value, the searches end at the same exact
+    score, and with a move that reaches it."""
+    checked = 0
+    for seed in range(300, 340):
+        s = random_position(seed, 13)
+        if s is None:
+            continue
+        own, opp = (np.uint64(w) for w in EG._sides(s, P))
+        value, _, _ = EG.exact(s, P, tt_bits=0)
+        guess = EG._first_guess(own, opp, EG.pattern_weights())
+        assert guess % 2 == 0 and -64 <= guess <= 64
+        for start in (-64, -20, 0, guess, 30, 64):
+            tables, mask = EG._tables(14)
+            info = np.zeros(4, dtype=np.int64)
+            v, move = EG._mtd(own, opp, -64, 64, start, tables, mask, EG.NO_PATTERNS, 0.0, info)
+            assert v == value
+            child = GAME.apply(s, move)
+            if not GAME.is_terminal(child):
+                after = EG.exact(child, P)[0]
+                assert (-after if GAME.current_player(child) != GAME.current_player(s) else after) == value
+        checked += 1
+        if checked == 6:
+            break
+    assert checked == 6
+
+
 def test_win_loss_and_exact_searches_agree():
     """``solve`` (a window around a draw, then the loss's margin) agrees with the full window."""
     out = np.zeros(4, dtype=np.int64)

@@ -82,10 +82,12 @@ SORT_MIN_EMPTIES = 12  # children ordered by a shallow search from here up: one 
 SORT_DEEPER_EMPTIES = 14  # two plies from here up,
 SORT_DEEPEST_EMPTIES = 17  # three from here up,
 SORT_FOUR_EMPTIES = 20  # four from here up
-PATTERN_EMPTIES = 18  # with a pattern table (``exact``): its search orders from here up instead,
+PATTERN_EMPTIES = 22  # with a pattern table (``exact``): its search orders from here up instead,
 PATTERN_DEPTH_MIN = 3  # this many plies at PATTERN_EMPTIES,
 PATTERN_STEP = 3  # one more every this many empties,
 PATTERN_DEPTH_MAX = 4  # up to this many
+SORT_MARGIN = 8  # the pattern search orders exactly only moves above alpha - SORT_MARGIN discs
+GUESS_PLIES = 6  # the pattern search that gives MTD(f) its first score (``_first_guess``)
 PATTERN_WEIGHT = 10  # its key per hundredth of a disc (a disc weighs about one reply less)
 PROBE_INF = 1 << 20  # beyond any probe's value
 TT_BITS = 20  # largest table ``solve`` allocates: 1.5 * 2**20 positions (32 MB)
@@ -1079,17 +1081,66 @@ def _pprobe4(own, opp, alpha, beta, w):
 
 
 @njit(cache=True)
-def _pattern_probe(own, opp, depth, w):
-    """``depth`` plies (0 to 4) of alpha-beta over the pattern evaluation from (own, opp)."""
+def _pprobe5(own, opp, alpha, beta, w):
+    """Five plies of fail-soft alpha-beta over the pattern evaluation."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return PT.SCALE * _final(own, opp)
+        return -_pprobe4(opp, own, -beta, -alpha, w)
+    best = -PROBE_INF
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_pprobe4(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _pprobe6(own, opp, alpha, beta, w):
+    """Six plies of fail-soft alpha-beta over the pattern evaluation."""
+    m = _moves(own, opp)
+    if m == ZERO:
+        if _moves(opp, own) == ZERO:
+            return PT.SCALE * _final(own, opp)
+        return -_pprobe5(opp, own, -beta, -alpha, w)
+    best = -PROBE_INF
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        v = -_pprobe5(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        if v > best:
+            best = v
+            if v >= beta:
+                return v
+    return best
+
+
+@njit(cache=True)
+def _pattern_probe(own, opp, depth, beta, w):
+    """``depth`` plies (0 to 6) of fail-soft alpha-beta over the pattern evaluation from (own,
+    opp), below ``beta`` (a value at or above it is a lower bound)."""
     if depth <= 0:
         return _pattern_eval(own, opp, w)
     if depth == 1:
-        return _pprobe1(own, opp, -PROBE_INF, PROBE_INF, w)
+        return _pprobe1(own, opp, -PROBE_INF, beta, w)
     if depth == 2:
-        return _pprobe2(own, opp, -PROBE_INF, PROBE_INF, w)
+        return _pprobe2(own, opp, -PROBE_INF, beta, w)
     if depth == 3:
-        return _pprobe3(own, opp, -PROBE_INF, PROBE_INF, w)
-    return _pprobe4(own, opp, -PROBE_INF, PROBE_INF, w)
+        return _pprobe3(own, opp, -PROBE_INF, beta, w)
+    if depth == 4:
+        return _pprobe4(own, opp, -PROBE_INF, beta, w)
+    if depth == 5:
+        return _pprobe5(own, opp, -PROBE_INF, beta, w)
+    return _pprobe6(own, opp, -PROBE_INF, beta, w)
 
 
 # -- transposition table ------------------------------------------------------------------------
@@ -1160,7 +1211,7 @@ def _store(tt, own, opp, mask, n, lo, hi, move):
 
 # -- the main search ----------------------------------------------------------------------------
 @njit(cache=True)
-def _probe(own, opp, n, w):
+def _probe(own, opp, n, alpha, w):
     """The shallow search's term of the ordering key of a child (``own`` to move) of a node with
     ``n`` empties, higher for the better move: with a pattern table and ``PATTERN_EMPTIES`` or
     more, ``PATTERN_WEIGHT`` times minus a pattern search's value (``_pattern_probe``, one ply
@@ -1168,7 +1219,8 @@ def _probe(own, opp, n, w):
     empties) times 2**16."""
     if len(w) and n >= PATTERN_EMPTIES:
         depth = min(PATTERN_DEPTH_MAX, (n - PATTERN_EMPTIES) // PATTERN_STEP + PATTERN_DEPTH_MIN)
-        return -PATTERN_WEIGHT * _pattern_probe(own, opp, depth, w)
+        beta = PT.SCALE * (SORT_MARGIN - alpha)  # the move is worse than alpha - SORT_MARGIN
+        return -PATTERN_WEIGHT * _pattern_probe(own, opp, depth, beta, w)
     if n < SORT_DEEPER_EMPTIES:
         v = _probe1(own, opp, -PROBE_INF, PROBE_INF)
     elif n < SORT_DEEPEST_EMPTIES:
@@ -1181,7 +1233,7 @@ def _probe(own, opp, n, w):
 
 
 @njit(cache=True)
-def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, w):
+def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
     first; then a shallow search's value (when ``probe``), then fewest replies (weighted
@@ -1200,7 +1252,7 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, w):
             child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
             if probe:
-                key += _probe(child_p, child_o, n, w)
+                key += _probe(child_p, child_o, n, alpha, w)
         mv[ply, k] = sq
         fl[ply, k] = f
         ky[ply, k] = key
@@ -1209,12 +1261,12 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, w):
 
 
 @njit(cache=True)
-def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count, w):
+def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count, alpha, w):
     """Add the shallow search's term to the keys of moves ``start`` to ``count`` of frame
     ``ply`` (listed without it: the table's move came first and did not cut off)."""
     for k in range(start, count):
         f = fl[ply, k]
-        ky[ply, k] += _probe(opp ^ f, own | f | (ONE << np.uint64(mv[ply, k])), n, w)
+        ky[ply, k] += _probe(opp ^ f, own | f | (ONE << np.uint64(mv[ply, k])), n, alpha, w)
 
 
 # frame fields of ``_search``'s stack (one int64 row per ply; the position in ``boards``)
@@ -1266,7 +1318,7 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     else:
         # with the table's move, which usually cuts off, the shallow searches wait until it has not
         lazy = n >= SORT_MIN_EMPTIES and hash_move >= 0
-        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, n >= SORT_MIN_EMPTIES and not lazy, w)
+        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, n >= SORT_MIN_EMPTIES and not lazy, alpha, w)
         fr[ply, F_LAZY] = lazy
         if ply > 0 and n >= ETC_MIN_EMPTIES and mask:  # a child known to refute the window
             for c in range(k):
@@ -1367,7 +1419,8 @@ def _search(own, opp, alpha, beta, tables, mask, w, deadline, info):
             resolved = True
             continue
         if i == 1 and fr[ply, F_LAZY]:
-            _probe_rest(boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES], ply, mv, fl, ky, 1, fr[ply, F_COUNT], w)
+            own, opp, n = boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES]
+            _probe_rest(own, opp, n, ply, mv, fl, ky, 1, fr[ply, F_COUNT], fr[ply, F_ALPHA], w)
         j = i  # selection: the highest remaining key to position i
         for k in range(i + 1, fr[ply, F_COUNT]):
             if ky[ply, k] > ky[ply, j]:
@@ -1597,6 +1650,17 @@ def _mtd(own, opp, lo, hi, guess, tables, mask, w, deadline, info):
 
 
 @njit(cache=True)
+def _first_guess(own, opp, w):
+    """Where MTD(f) starts: the pattern evaluation searched ``GUESS_PLIES`` plies deep, in
+    discs, rounded to an even score (every final score is even); a draw without a table."""
+    if len(w) == 0:
+        return 0
+    v = _pattern_probe(own, opp, GUESS_PLIES, PROBE_INF, w)
+    g = 2 * int(np.round(v / (2.0 * PT.SCALE)))
+    return min(max(g, -SCORE_MAX), SCORE_MAX)
+
+
+@njit(cache=True)
 def _value(s, p, alpha, beta, tt_bits, w, deadline, info):
     """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: on 8x8 one
     search for a window of one score (win/draw/loss), MTD(f) from a draw for a wider one; on a
@@ -1607,7 +1671,8 @@ def _value(s, p, alpha, beta, tt_bits, w, deadline, info):
         if beta - alpha <= 2:
             v = _search(own, opp, alpha, beta, tables, mask, w, deadline, info)
             return v, info[2]
-        return _mtd(own, opp, max(alpha, -SCORE_MAX), min(beta, SCORE_MAX), 0, tables, mask, w, deadline, info)
+        guess = _first_guess(own, opp, w)
+        return _mtd(own, opp, max(alpha, -SCORE_MAX), min(beta, SCORE_MAX), guess, tables, mask, w, deadline, info)
     return _general_search(own, opp, p, alpha, beta, deadline, info)
 
 
