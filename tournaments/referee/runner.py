@@ -558,14 +558,17 @@ class _Tournament:
             batches.append(batch)
             schedule.record([DRAW] * len(batch))
         jobs, results, numbers = self._jobs([p for batch in batches for p in batch])
-        scored = self._score_ready(batches, results, 0)
+        batch_of = {p.index: b for b, batch in enumerate(batches) for p in batch}
+        missing = [sum(p.index not in results for p in batch) for batch in batches]
+        scored = self._score_ready(batches, results, missing, 0)
         for record in self.executor.run(jobs):
             self._store(record, numbers, results)
-            scored = self._score_ready(batches, results, scored)
+            missing[batch_of[record["index"]]] -= 1
+            scored = self._score_ready(batches, results, missing, scored)
 
-    def _score_ready(self, batches, results, scored: int) -> int:
-        """Score the batches after the first ``scored`` whose games are all in; how many are scored."""
-        while scored < len(batches) and all(p.index in results for p in batches[scored]):
+    def _score_ready(self, batches, results, missing, scored: int) -> int:
+        """Score the batches after the first ``scored`` that miss no game; how many are scored."""
+        while scored < len(batches) and missing[scored] == 0:
             batch = self.referee.next_games()
             if [p.index for p in batch] != [p.index for p in batches[scored]]:
                 raise RuntimeError(f"the referee paired batch {scored} otherwise than its schedule (an Arbiter bug)")
