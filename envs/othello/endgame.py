@@ -32,7 +32,9 @@ every strong solver does, layer by layer from the root:
     asks only win, draw or loss (a window around a draw), far cheaper than the score; the exact
     score (``exact``; a lost game's margin) is found by MTD(f): searches whose window admits one
     score each (every final score is even), from below: failing high is cheap far below the
-    value, failing low costs a full search wherever it is (``_mtd``);
+    value, failing low costs a full search wherever it is (``_mtd``). ``exact`` starts it at a
+    first guess, a 6-ply search over the fitted pattern evaluation (``_first_guess``), which
+    lands within a few discs and usually below the value (FFO #44, -14: guessed -14);
   * **a transposition table** (``TT_MIN_EMPTIES`` empties and more) keyed by both words, so a
     hit is never a collision, three positions to a 64-byte bucket (one cache line a probe); a
     position's exact value does not depend on the path, so bounds from any earlier search (a
@@ -43,7 +45,12 @@ every strong solver does, layer by layer from the root:
     at ``64 - 2 * stable``; when that is at most alpha the node fails low unsearched;
   * **move ordering**: the table's best move first; then, with ``SORT_MIN_EMPTIES`` empties and
     more, by a shallow alpha-beta search of each child (``_probe1`` to ``_probe4``: one to four
-    plies over a mobility evaluation, deeper with more empties);
+    plies over a mobility evaluation, deeper with more empties); in ``exact``, from
+    ``PATTERN_EMPTIES`` up, by a 3- or 4-ply search over the fitted pattern evaluation of
+    ``patterns.py`` instead (``_pattern_probe``; each group read off the two words in the
+    board's eight orientations, ``_pattern_sum``, about 170 ns an evaluation), below alpha
+    less ``SORT_MARGIN`` discs (a worse move need not be ordered exactly); ``solve``, which
+    alpha-beta calls in its games, keeps the mobility search;
     below it **fastest first** (the moves that leave the opponent fewest replies, corners
     counted twice, first: a cut-off comes sooner where the opponent has few options), with odd
     quadrants first among equals;
