@@ -3,9 +3,14 @@ after), a script of the repository run as a user runs it, and a local Ray for a 
 
 ``tests/`` is put on ``sys.path`` here, so ``import connect_four`` (the worked example of
 docs/adding-a-game.md, a game package outside ``envs/``) works in every pytest import mode.
+
+Ctrl-C is given its default here: a test run started in the background of a shell without job
+control (``pytest &``, ``nohup``) inherits SIGINT ignored, and so would every process it starts,
+so the tests that interrupt a tournament with SIGINT would wait for a signal nobody hears.
 """
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +23,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Registry:
