@@ -7,7 +7,8 @@
 
 FFO mode: the FForum endgame positions #40-#59 (20-34 empty squares, ``tests/data/ffo``) are
 solved exactly, one after the other in one process, on one core (``envs.othello.endgame.exact``:
-the full-window search with its transposition table). Each line prints the CPU seconds
+MTD(f) from a pattern search's first guess, with its transposition table of ``--tt-bits``
+positions). Each line prints the CPU seconds
 (``time.process_time``), nodes, nodes per second, the move found and its score against the
 suite's best score and the moves that reach it; ``ok`` when both agree. Then the total, the
 slowest position and the count correct. The solver is compiled before the first timing. CPU
