@@ -123,7 +123,7 @@ tune(
 tune("mcts", "calculation", playout="checked", threshold=1, filter_moves=True, progress_reward=0.2)
 # Othello: 1 s a move by default, with the exact endgame solver from as many empty squares as
 # the move's time allows by the solver's measured speed (its time rule, ``envs/othello/endgame.py``:
-# 21 at 1 s a move, 24 at 10 s), never above 30.
+# 20 at 1 s a move, 23 at 10 s), never above 30.
 tune("alphabeta", "othello", seconds=1.0, endgame=30)
 # Othello MCTS: no playouts, the hand-written evaluation's value at the leaves, and less
 # exploration. At 1,000 simulations against greedy (which plays the pattern table on 8x8), 8x8,

@@ -98,13 +98,16 @@ GUESS_PLIES = 6  # the pattern search that gives MTD(f) its first score (``_firs
 PATTERN_WEIGHT = 10  # its key per hundredth of a disc (a disc weighs about one reply less)
 PROBE_INF = 1 << 20  # beyond any probe's value
 TT_BITS = 20  # largest table ``solve`` allocates: 1.5 * 2**20 positions (32 MB)
-# The time rule of ``solve`` on a clock: a win/draw/loss search of a hard position (FFO #41, a
-# draw at 22 empties) takes about 1.3 s of CPU (23 million nodes; 2.3 s before the straight-line
-# last seven squares) on this project's shared 2-core machine, and the cost about doubles with
-# each empty square (the FFO #40-#59 table, docs/benchmarks.md): so a position with e empties
-# is solved only when WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are left (1.4 s at 22).
-# Easier positions take far less; the rule errs towards not starting.
-WLD_SECONDS, WLD_EMPTIES = 0.7, 21
+# The time rule of ``solve`` on a clock: a position with e empties is solved only when
+# WLD_SECONDS * 2**(e - WLD_EMPTIES) seconds are left (2.6 s at 22). A win/draw/loss search of a
+# hard position (FFO #41, a draw at 22 empties) took about 2.3 s of CPU on this project's shared
+# 2-core machine when the rule was set; it now takes about 1.3 s (23 million nodes), and the cost
+# about doubles with each empty square (the FFO #40-#59 table, docs/benchmarks.md). The rule
+# keeps its start all the same: starting one empty square earlier changes what the default
+# alpha-beta plays, and that lands only with an SPRT of the new default against the old, which
+# it has not passed (undecided after 67 colour pairs at 0.2 s a move, docs/strength.md). Easier
+# positions take far less; the rule errs towards not starting.
+WLD_SECONDS, WLD_EMPTIES = 1.3, 21
 CHECK_NODES = 4096  # nodes between two looks at the clock
 
 
@@ -1686,7 +1689,7 @@ def _value(s, p, alpha, beta, tt_bits, w, deadline, info):
 @njit(cache=True)
 def affordable_seconds(e):
     """The time ``solve`` wants left before it starts on a position with ``e`` empty squares (a
-    hard one's win/draw/loss cost; see ``WLD_SECONDS``): 0.35 s at 20, 0.7 s at 21, 5.6 s at 24."""
+    hard one's win/draw/loss cost; see ``WLD_SECONDS``): 0.65 s at 20, 1.3 s at 21, 10.4 s at 24."""
     return WLD_SECONDS * 2.0 ** (e - WLD_EMPTIES)
 
 
