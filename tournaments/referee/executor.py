@@ -591,7 +591,6 @@ class ProcessExecutor:
 
     def start(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.limit = hard_limit(ctx)
         self.ruled = self.mpctx.RawArray(ctypes.c_bool, len(ctx.agents))  # the workers' view of ruled_out
         self.warm_up(ctx)
 

@@ -53,7 +53,7 @@ from .openings import Suite
 from .play import AgentEntry, Job, forfeit_lines
 from .progress import Progress, compile_notice, default_ratings_every
 from .records import RecordFiles, write_records, write_sgf
-from .systems import DRAW, Pairing, Referee, System, expected_games
+from .systems import Pairing, Referee, System, drawn_batches, expected_games
 from .trust import trust
 
 if TYPE_CHECKING:
@@ -552,11 +552,7 @@ class _Tournament:
         next (a match lasts its games), so the games of every batch go to the executor at once
         (a match of colour pairs is a batch per pair: its workers would wait for each pair's
         last game) and the batches are scored in order as their last games come in."""
-        schedule = Referee(self.setup.rules, self.config.seed)
-        batches = []
-        while batch := schedule.next_games():
-            batches.append(batch)
-            schedule.record([DRAW] * len(batch))
+        batches = list(drawn_batches(self.setup.rules, self.config.seed))
         jobs, results, numbers = self._jobs([p for batch in batches for p in batch])
         batch_of = {p.index: b for b, batch in enumerate(batches) for p in batch}
         missing = [sum(p.index not in results for p in batch) for batch in batches]

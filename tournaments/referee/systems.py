@@ -16,7 +16,7 @@ works).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -210,12 +210,16 @@ def expected_games(config: Config, seed: int = 0) -> int | None:
     drawn), and so does a gauntlet; olympic matches last until someone wins, so None."""
     if config.system not in ("round_robin", "swiss", "gauntlet"):
         return None
+    return sum(len(batch) for batch in drawn_batches(config, seed))
+
+
+def drawn_batches(config: Config, seed: int = 0) -> Iterator[list[Pairing]]:
+    """The batches a copy of the championship pairs when every game is drawn: for a round robin
+    or a gauntlet, whose pairings no result changes, its schedule."""
     referee = Referee(config, seed)
-    played = 0
     while batch := referee.next_games():
-        played += len(batch)
+        yield batch
         referee.record([DRAW] * len(batch))
-    return played
 
 
 class Referee:
