@@ -268,6 +268,7 @@ def solve_root(s, p, limit, deadline, out):
 
 
 SOLVED, OUT_OF_TIME = 1, -1
+SEARCHES = ("generic", "own")  # this module's search over the hooks, or the game's own kernel
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 
 
@@ -323,7 +324,9 @@ class AlphaBetaAgent(SearchAgent):
     Options: ``depth`` (plies; 0 = up to 64 when ``time`` is set, else 4), ``time`` (seconds per
     move, 0 = no limit), ``tt_bits`` (table of 2**tt_bits entries; 0: no table), ``weights``
     (evaluation weights, default the game's), ``endgame``, ``threats`` (the root's threat-space
-    search, where the game has one: Gomoku's VCF; False: the plain search), ``seed``.
+    search, where the game has one: Gomoku's VCF; False: the plain search), ``search``
+    (``"generic"``: this module's search over the game's hooks; ``"own"``: the game's own search
+    kernel, where it has one: Gomoku's ``envs.gomoku.search``), ``seed``.
 
     Given neither ``depth`` nor ``time``, the agent plays on the game's default clock
     (its ``seconds`` tuning per game, ``agents.tuning``: Othello 1 s) when it has one, else to depth 4.
@@ -363,9 +366,13 @@ class AlphaBetaAgent(SearchAgent):
         endgame=None,
         resign: bool = True,
         threats: bool = True,
+        search: str = "generic",
         seed=None,
     ):
         super().__init__(seed=seed)
+        if search not in SEARCHES:
+            raise AgentError(f"search={search!r}: expected one of {', '.join(SEARCHES)}")
+        self.search = search
         self.resign = _flag("resign", resign)
         self._resigner = Resigner(1)
         self.threats = _flag("threats", threats)
@@ -393,6 +400,11 @@ class AlphaBetaAgent(SearchAgent):
             compiled(__name__, game.spec).solve_root(  # compiles the solver; 0: solves nothing
                 game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(4, np.int64)
             )
+            own = getattr(game.spec.evaluation, "own_search", None)
+            if self.search == "own" and own is not None:  # a depth-1 search compiles it
+                empty = np.zeros(0, dtype=np.int64)
+                tt = np.zeros((1, 2), dtype=np.int64)
+                own(game.initial_state(seed=0), game.kernel_params, 1, 0.0, empty, tt, np.zeros(5, np.int64))
 
     def budget(self, game):
         """(depth, seconds, endgame limit) this agent searches ``game`` with (see the class)."""
@@ -453,6 +465,8 @@ class AlphaBetaAgent(SearchAgent):
                 if least:
                     self.last_stats["margin"] = int(out[3])
                 return int(out[1])
+        if self.search == "own":
+            return self._own_search(game, state, max_depth, deadline, start, seconds)
         if self.threats and tactics.has_threats(game):
             move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)
             if move is not None:
@@ -516,6 +530,42 @@ class AlphaBetaAgent(SearchAgent):
             "threat": "defence",
         }
         return best
+
+    def _own_search(self, game, state, max_depth, deadline, start, seconds):
+        """``search="own"``: the game's own search kernel (its evaluation's ``own_search``;
+        Gomoku's ``envs.gomoku.search``) after the root's threat-space search: a forced win is
+        played, and against the opponent's the kernel searches only the moves that stop it."""
+        own = getattr(game.spec.evaluation, "own_search", None)
+        if own is None:
+            raise AgentError(f"search='own': {game.name} has no search of its own (search='generic' has)")
+        allowed = np.zeros(0, dtype=np.int64)
+        if self.threats and tactics.has_threats(game):
+            win = tactics.forced_win(game, state)
+            if win is not None:
+                self.last_stats = {
+                    "nodes": max(win.nodes, 1),
+                    "depth": 2 * win.moves - 1,
+                    "seconds": time.perf_counter() - start,
+                    "budget": seconds,
+                    "score": E.INF - (2 * win.moves - 1),
+                    "threat": "win",
+                }
+                return win.move
+            stops = tactics.defences(game, state, game.unchecked.legal_actions(state))
+            if stops is not None:
+                allowed = np.array(stops, dtype=np.int64)
+        out = np.zeros(5, dtype=np.int64)
+        own(state, game.kernel_params, max_depth, deadline, allowed, self._table(game), out)
+        score, reached = int(out[1]), int(out[2])
+        self._judge(game, state, reached > 0 and score < -E.WIN_BOUND, f"a forced loss in {E.INF + score} plies")
+        self.last_stats = {
+            "nodes": int(out[3]),
+            "depth": reached,
+            "seconds": time.perf_counter() - start,
+            "budget": seconds,
+            "score": score,
+        }
+        return int(out[0])
 
     def _deepen(self, game, state, code, w, max_depth, deadline):
         """The deepening loop from ``state``: (best move, its score, depth reached, nodes)."""

@@ -12,6 +12,7 @@ from numba import njit
 from ..core import kernel as C
 from ..core import rng as R
 from . import _kernel as K
+from . import search as S
 
 LINE = np.array([0, 1, 8, 64, 512, 0], dtype=np.int64)
 # Blocking values for the greedy one-ply score: an opponent window of four must be closed at once.
@@ -965,3 +966,7 @@ def threats(s, p, seat, limit, out):
     out[0] = (at // w - 2) * size + at % w - 2
     out[1] = plies
     return kind
+
+
+# The game's own search kernel, which alpha-beta's ``search="own"`` plays with (``search.py``).
+own_search = S.search

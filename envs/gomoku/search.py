@@ -1,0 +1,586 @@
+"""Gomoku's own alpha-beta search kernel (numba), as Gomocup engines search: alpha-beta's
+``search="game"`` plays with it (``agents.alphabeta``), as Othello's exact solver lives in
+``envs.othello.endgame``.
+
+The generic alpha-beta sees a Gomoku position through hooks that recompute everything at every
+node (the live-window evaluation reads all ~1,000 windows of a 15x15 board) and searches every
+point near a stone, so at 1 s a move it reaches 3 to 4 plies, and an opponent's threat two moves
+deeper goes unseen until no defence is left. This kernel keeps what a classical engine keeps:
+
+  * a bordered board and, for every empty point, each colour and each of the four lines, the
+    *pattern* that colour would make by playing there (five, open four, four, open three, three,
+    open two, two, nothing), read from a table over the eight neighbouring cells of the line
+    (``PATTERNS``, built once) and updated incrementally: a stone changes the patterns of the
+    empty points within four cells along its four lines only;
+  * a Zobrist hash, updated with each stone, and a transposition table (value, bound, depth and
+    best move in one word, as ``agents.alphabeta`` packs them);
+  * the threats read from the patterns at every node, before any move is searched: a five-point
+    of the side to move wins; two of the opponent's lose; one of the opponent's is the only move,
+    played without costing depth (a four's forced answer is no choice); a point where the side
+    to move makes an open four or a double four wins in three; against the opponent's point for
+    an open four (an open three) only the moves that stop it (the points of the opponent's fours)
+    and the side to move's own fours are searched;
+  * candidate moves (points within two cells of a stone) ranked by their patterns for both
+    colours (attack plus defence), the best ``WIDTH`` searched below the root;
+  * at the horizon, the side to move's fours only (a VCF search inside the tree: each four is
+    answered by its forced block, free of depth) beside the static value, ``QUIESCENCE`` fours
+    deep;
+  * iterative deepening with principal variation search and the history heuristic;
+  * the static value: the patterns of every candidate point summed for each colour (``VALUE``),
+    the side to move's minus the opponent's.
+
+Works for every board size (7 to 19) and both rules (an overline wins in freestyle; only exactly
+five wins with ``exact_five``: a five-point is checked along its whole line there).
+"""
+
+import numpy as np
+from numba import njit
+
+from ..core import kernel as C
+
+INF = 1_000_000  # agents.evaluation.INF: a won game at ply k scores INF - k
+PAD = 4  # border cells on each side of the bordered board
+BORDER = 3
+MAX_PLY = 96  # plies below the root (iterative deepening, forced answers and fours included)
+MAX_DEPTH = 40
+WIDTH = 12  # candidate moves searched at an interior node (the best by pattern value)
+ROOT_WIDTH = 40  # and at the root
+QUIESCENCE = 6  # own fours tried beyond the horizon (each answered by its forced block)
+
+# Patterns of one colour playing on an empty point, along one line.
+NONE, B2, F2, B3, F3, B4, F4, FIVE = range(8)
+# Static value of a candidate point's pattern for its colour (summed over points and lines).
+VALUE = np.array([0, 1, 4, 4, 16, 18, 60, 0], dtype=np.int64)
+# Ordering value of a point's pattern (attack, and the same for defence), and the combinations.
+ORDER = np.array([0, 2, 6, 6, 30, 40, 800, 20_000], dtype=np.int64)
+DOUBLE_FOUR, FOUR_THREE, DOUBLE_THREE = 800, 600, 300
+
+# info slots
+NODES, ABORT, DEADLINE_HIT, EXACT_DEPTH_TT = 0, 1, 2, 3
+T_KEY, T_DATA = 0, 1
+EXACT, LOWER, UPPER = 0, 1, 2
+NO_TT_DEPTH = 0  # depth stored with no entry: entries hold depth + 1 (an all-zero word is empty)
+
+
+@njit(cache=True)
+def _run_through(line, z, exact):
+    """Whether the own stones of ``line`` (nine cells: 0 empty, 1 own, 2 blocked), ``z`` own,
+    make five through ``z`` that also covers the centre (index 4)."""
+    lo = z
+    while lo > 0 and line[lo - 1] == 1:
+        lo -= 1
+    hi = z
+    while hi < 8 and line[hi + 1] == 1:
+        hi += 1
+    length = hi - lo + 1
+    if lo > 4 or hi < 4:
+        return False
+    return length == 5 or (length > 5 and not exact)
+
+
+@njit(cache=True)
+def _five_points(line, exact):
+    """Empty points of ``line`` where one more own stone makes five through the centre."""
+    n = 0
+    for z in range(9):
+        if line[z] == 0:
+            line[z] = 1
+            if _run_through(line, z, exact):
+                n += 1
+            line[z] = 0
+    return n
+
+
+@njit(cache=True)
+def _level(line, exact, stones):
+    """With ``stones`` (0 to 2) more own stones on ``line`` (centre already own), the most
+    five-points through the centre they can leave: 2 (an open four, or two fours), 1 or 0.
+    Loops, not recursion: numba's cache cannot load a recursive function's callers."""
+    best = 0
+    for z1 in range(9 if stones >= 1 else 1):
+        if stones >= 1:
+            if line[z1] != 0:
+                continue
+            line[z1] = 1
+        for z2 in range(z1 + 1 if stones >= 2 else 0, 9 if stones >= 2 else 1):
+            if stones >= 2:
+                if line[z2] != 0:
+                    continue
+                line[z2] = 1
+            f = _five_points(line, exact)
+            if f > best:
+                best = min(f, 2)
+            if stones >= 2:
+                line[z2] = 0
+        if stones >= 1:
+            line[z1] = 0
+    return best
+
+
+@njit(cache=True)
+def _build_patterns(exact):
+    """``PATTERNS[exact][code]``: the pattern a colour makes by playing the centre of a line whose
+    eight neighbours (cells -4..-1, +1..+4; 0 empty, 1 own, 2 other colour or off the board) are
+    ``code`` in base 3, lowest digit first."""
+    table = np.zeros(3**8, dtype=np.uint8)
+    line = np.zeros(9, dtype=np.int64)
+    for code in range(3**8):
+        x = code
+        for i in range(9):
+            if i == 4:
+                line[i] = 1
+                continue
+            line[i] = x % 3
+            x //= 3
+        if _run_through(line, 4, exact):
+            table[code] = FIVE
+            continue
+        f = _level(line, exact, 0)
+        if f == 2:
+            table[code] = F4
+        elif f == 1:
+            table[code] = B4
+        else:
+            g = _level(line, exact, 1)
+            if g == 2:
+                table[code] = F3
+            elif g == 1:
+                table[code] = B3
+            else:
+                h = _level(line, exact, 2)
+                table[code] = F2 if h == 2 else (B2 if h == 1 else NONE)
+    return table
+
+
+PATTERNS = np.stack([_build_patterns(False), _build_patterns(True)])
+ZOBRIST = C.zobrist_table(2 * (19 + 2 * PAD) ** 2, salt=11).reshape(2, (19 + 2 * PAD) ** 2)
+
+
+@njit(cache=True)
+def _line_codes(board, y, k):
+    """Base-3 codes of the eight neighbours of ``y`` along step ``k``, for Black and for White."""
+    cb = 0
+    cw = 0
+    m = 1
+    for i in range(-4, 5):
+        if i == 0:
+            continue
+        v = board[y + i * k]
+        if v == 1:
+            cb += m
+            cw += 2 * m
+        elif v == 2:
+            cb += 2 * m
+            cw += m
+        elif v == BORDER:
+            cb += 2 * m
+            cw += 2 * m
+        m *= 3
+    return cb, cw
+
+
+@njit(cache=True)
+def _update(board, pat, table, steps, x):
+    """Recompute the patterns of the empty points within four cells of ``x`` along its lines
+    (``x`` itself too when empty)."""
+    for d in range(4):
+        k = steps[d]
+        for i in range(-4, 5):
+            y = x + i * k
+            if board[y] == 0:
+                cb, cw = _line_codes(board, y, k)
+                pat[0, y, d] = table[cb]
+                pat[1, y, d] = table[cw]
+            elif board[y] == BORDER:
+                if i < 0:
+                    continue
+                break
+
+
+@njit(cache=True)
+def _place(board, pat, near, table, steps, w, hsh, x, colour):
+    board[x] = colour
+    hsh[0] ^= ZOBRIST[colour - 1, x]
+    for dr in range(-2, 3):
+        for dc in range(-2, 3):
+            near[x + dr * w + dc] += 1
+    _update(board, pat, table, steps, x)
+
+
+@njit(cache=True)
+def _remove(board, pat, near, table, steps, w, hsh, x):
+    colour = board[x]
+    board[x] = 0
+    hsh[0] ^= ZOBRIST[colour - 1, x]
+    for dr in range(-2, 3):
+        for dc in range(-2, 3):
+            near[x + dr * w + dc] -= 1
+    _update(board, pat, table, steps, x)
+
+
+@njit(cache=True)
+def _true_five(board, x, colour, steps, exact):
+    """Whether ``colour`` playing on empty ``x`` makes a winning line (whole lines read)."""
+    for d in range(4):
+        k = steps[d]
+        length = 1
+        y = x + k
+        while board[y] == colour:
+            length += 1
+            y += k
+        y = x - k
+        while board[y] == colour:
+            length += 1
+            y -= k
+        if length == 5 or (length > 5 and not exact):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _true_win3(board, y, colour, steps, exact):
+    """Whether ``colour`` playing on empty ``y`` leaves two five-points or more, whole lines
+    read (the table sees four cells each way: with exact five, a longer run beyond them can
+    spoil a five-point it counts)."""
+    board[y] = colour
+    count = 0
+    first = -1
+    for d in range(4):
+        k = steps[d]
+        for step in (k, -k):
+            x = y + step
+            while board[x] == colour:
+                x += step
+            if board[x] == 0 and x != first and _true_five(board, x, colour, steps, exact):
+                count += 1
+                first = x
+    board[y] = 0
+    return count >= 2
+
+
+@njit(cache=True)
+def _kind(pat, c, y):
+    """(best pattern over the four lines, fours, open threes) of colour index ``c`` at ``y``."""
+    best = 0
+    fours = 0
+    threes = 0
+    for d in range(4):
+        v = pat[c, y, d]
+        if v > best:
+            best = v
+        if v == B4:
+            fours += 1
+        elif v == F3:
+            threes += 1
+    return best, fours, threes
+
+
+@njit(cache=True)
+def _order_value(pat, c, y):
+    v = 0
+    for d in range(4):
+        v += ORDER[pat[c, y, d]]
+    best, fours, threes = _kind(pat, c, y)
+    if fours >= 2:
+        v += DOUBLE_FOUR
+    elif fours and threes:
+        v += FOUR_THREE
+    elif threes >= 2:
+        v += DOUBLE_THREE
+    return v
+
+
+@njit(cache=True)
+def _to_tt(v, ply):
+    if v > INF - 1000:
+        return v + ply
+    if v < -(INF - 1000):
+        return v - ply
+    return v
+
+
+@njit(cache=True)
+def _from_tt(v, ply):
+    if v > INF - 1000:
+        return v - ply
+    if v < -(INF - 1000):
+        return v + ply
+    return v
+
+
+@njit  # recursive: numba's on-disk cache cannot load it (nor its callers), so compiled per process
+def _ab(
+    board, pat, near, table, steps, w, hsh, exact, side, depth, alpha, beta, ply,
+    moves, keys, tt, history, info, deadline, cells, allowed,
+):  # fmt: skip
+    """Negamax alpha-beta value of the position for ``side`` (colour 1 or 2) to move, searched
+    ``depth`` plies (see the module docstring for the rules applied at each node). ``ply`` 0 is
+    the root, where ``allowed`` (when any is set) restricts the moves. The best move of a node
+    is stored in the table (the root's is read from there)."""
+    info[NODES] += 1
+    if deadline > 0.0 and (info[NODES] & 4095) == 0 and C.now() > deadline:
+        info[ABORT] = 1
+    if info[ABORT]:
+        return 0
+    me = side - 1
+    op = 1 - me
+    # the threats on the board, the candidates and the static value, in one pass
+    my_five = -1
+    op_five = -1
+    op_fives = 0
+    my_win3 = -1  # an open four or a double four of the side to move
+    op_three = False  # the opponent has a point for an open four
+    mine = 0
+    theirs = 0
+    n = 0
+    mv = moves[ply]
+    ky = keys[ply]
+    any_allowed = ply == 0 and allowed.sum() > 0
+    for y in range(cells):
+        if board[y] != 0 or near[y] == 0:
+            continue
+        mb, mf, mt = _kind(pat, me, y)
+        ob, of_, ot = _kind(pat, op, y)
+        if mb == FIVE and (not exact or _true_five(board, y, side, steps, exact)):
+            my_five = y
+        if ob == FIVE and (not exact or _true_five(board, y, 3 - side, steps, exact)):
+            if op_five != y:
+                op_fives += 1
+            op_five = y
+        if (mb == F4 or mf >= 2) and (not exact or _true_win3(board, y, side, steps, exact)):
+            my_win3 = y
+        if ob == F4:
+            op_three = True
+        for d in range(4):
+            mine += VALUE[pat[me, y, d]]
+            theirs += VALUE[pat[op, y, d]]
+        if any_allowed and allowed[y] == 0:
+            continue
+        mv[n] = y
+        ky[n] = _order_value(pat, me, y) + _order_value(pat, op, y)
+        n += 1
+    if my_five >= 0:
+        if ply == 0:
+            info[4], info[5] = my_five, INF - 1
+        return INF - ply - 1
+    if op_fives >= 2:
+        if ply == 0:
+            info[4], info[5] = op_five, -(INF - 2)
+        return -(INF - ply - 2)
+    if n == 0:
+        if ply == 0 and any_allowed:
+            return 0
+        empty = False
+        for y in range(cells):
+            if board[y] == 0:
+                empty = True
+                break
+        if not empty:
+            return 0
+        # an empty board: the centre
+        centre = (cells // w // 2) * w + w // 2
+        mv[0] = centre
+        ky[0] = 0
+        n = 1
+    forced = op_five >= 0
+    if forced:
+        if ply == 0 and any_allowed and allowed[op_five] == 0:
+            pass
+        else:
+            mv[0] = op_five
+            n = 1
+    elif my_win3 >= 0:
+        if ply == 0:
+            info[4], info[5] = my_win3, INF - 3
+        return INF - ply - 3
+
+    static = mine - theirs
+    if ply >= MAX_PLY - 2:
+        return static
+    horizon = depth <= 0 and not forced
+    best = -INF - 1
+    if horizon:
+        if static >= beta or depth <= -QUIESCENCE:
+            return static
+        best = static
+        if static > alpha:
+            alpha = static
+        k = 0  # own fours only
+        for i in range(n):
+            y = mv[i]
+            if _kind(pat, me, y)[1] > 0:
+                mv[k] = y
+                ky[k] = ky[i]
+                k += 1
+        n = k
+        if n == 0:
+            return static
+    elif not forced and op_three:
+        k = 0  # the opponent threatens an open four: its four points, and own fours
+        for i in range(n):
+            y = mv[i]
+            if _kind(pat, op, y)[0] >= B4 or _kind(pat, me, y)[1] > 0:
+                mv[k] = y
+                ky[k] = ky[i]
+                k += 1
+        if k > 0:
+            n = k
+
+    alpha0 = alpha
+    key = hsh[0] ^ (side - 1)
+    mask = tt.shape[0] - 1
+    slot = key & mask
+    tt_move = -1
+    store = mask > 0 and not horizon
+    if mask > 0 and tt[slot, T_KEY] == key:
+        data = tt[slot, T_DATA]
+        tt_move = ((data >> 16) & 0xFFFF) - 1
+        stored = ((data >> 8) & 0xFF) - 1
+        usable = stored == depth if info[EXACT_DEPTH_TT] else stored >= depth
+        if ply > 0 and usable and not horizon:
+            v = _from_tt(data >> 32, ply)
+            flag = data & 0xFF
+            if flag == EXACT:
+                return v
+            if flag == LOWER and v >= beta:
+                return v
+            if flag == UPPER and v <= alpha:
+                return v
+
+    # rank: the best ``width`` by pattern value, then the table's move and history within them
+    width = n if (ply == 0 or horizon or forced) else min(n, WIDTH)
+    if ply == 0:
+        width = min(n, ROOT_WIDTH)
+    for i in range(width):
+        j = i
+        for t in range(i + 1, n):
+            if ky[t] > ky[j]:
+                j = t
+        mv[i], mv[j] = mv[j], mv[i]
+        ky[i], ky[j] = ky[j], ky[i]
+    n = width
+    for i in range(n):
+        y = mv[i]
+        ky[i] = ky[i] * 64 + min(history[me, y], 63)
+        if y == tt_move:
+            ky[i] = 1 << 60
+    best_move = -1
+    child_depth = depth if forced else depth - 1
+    for i in range(n):
+        j = i
+        for t in range(i + 1, n):
+            if ky[t] > ky[j]:
+                j = t
+        mv[i], mv[j] = mv[j], mv[i]
+        ky[i], ky[j] = ky[j], ky[i]
+        y = mv[i]
+        if best_move < 0:
+            best_move = y
+        _place(board, pat, near, table, steps, w, hsh, y, side)
+        if i == 0 or horizon:
+            v = -_ab(
+                board, pat, near, table, steps, w, hsh, exact, 3 - side, child_depth, -beta, -alpha, ply + 1,
+                moves, keys, tt, history, info, deadline, cells, allowed,
+            )  # fmt: skip
+        else:
+            v = -_ab(
+                board, pat, near, table, steps, w, hsh, exact, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1,
+                moves, keys, tt, history, info, deadline, cells, allowed,
+            )  # fmt: skip
+            if alpha < v < beta:
+                v = -_ab(
+                    board, pat, near, table, steps, w, hsh, exact, 3 - side, child_depth, -beta, -alpha, ply + 1,
+                    moves, keys, tt, history, info, deadline, cells, allowed,
+                )  # fmt: skip
+        _remove(board, pat, near, table, steps, w, hsh, y)
+        if info[ABORT]:
+            if ply == 0 and i > 0:
+                break  # the moves finished so far stand
+            return 0
+        if v > best:
+            best = v
+            best_move = y
+            if ply == 0:
+                info[4] = y
+                info[5] = v
+        if v > alpha:
+            alpha = v
+        if alpha >= beta:
+            if depth > 0:
+                history[me, y] += depth * depth
+            break
+    if store and not (info[ABORT] and ply > 0):
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta:
+            flag = LOWER
+        else:
+            flag = EXACT
+        d = max(depth, 0)
+        tt[slot, T_KEY] = key
+        tt[slot, T_DATA] = (_to_tt(best, ply) << 32) | ((best_move + 1) << 16) | ((min(d, 254) + 1) << 8) | flag
+    return best
+
+
+@njit
+def search(s, p, max_depth, deadline, allowed_actions, tt, out):
+    """Iterative deepening from ``s`` (ongoing) to ``max_depth`` plies or ``deadline`` (seconds on
+    ``time.perf_counter``'s clock; 0: none), the root's moves restricted to ``allowed_actions``
+    when it is not empty. Writes ``out``: [best action, its score for the side to move, the depth
+    of the last finished iteration, nodes]. ``out[4]`` = 1 on entry: the table's values are used
+    only at their own depth (every iteration then returns the same value as a search without the
+    table, which the tests check)."""
+    size = p[C.P_GAME]
+    exact = p[C.P_GAME + 1] != 0
+    w = size + 2 * PAD
+    cells = w * w
+    table = PATTERNS[1] if exact else PATTERNS[0]
+    steps = np.array([1, w, w + 1, w - 1], dtype=np.int64)
+    board = np.full(cells, BORDER, dtype=np.int8)
+    pat = np.zeros((2, cells, 4), dtype=np.uint8)
+    near = np.zeros(cells, dtype=np.int16)
+    hsh = np.zeros(1, dtype=np.int64)
+    for r in range(size):
+        for c in range(size):
+            board[(r + PAD) * w + c + PAD] = 0
+    for y in range(cells):
+        if board[y] == 0:
+            _update(board, pat, table, steps, y)
+    side = s[C.H_PLAYER] + 1
+    for a in range(size * size):
+        v = s[C.HEADER + a]
+        if v != 0:
+            _place(board, pat, near, table, steps, w, hsh, (a // size + PAD) * w + a % size + PAD, v)
+    allowed = np.zeros(cells, dtype=np.int8)
+    for a in allowed_actions:
+        allowed[(a // size + PAD) * w + a % size + PAD] = 1
+    moves = np.zeros((MAX_PLY + 1, cells), dtype=np.int64)
+    keys = np.zeros((MAX_PLY + 1, cells), dtype=np.int64)
+    history = np.zeros((2, cells), dtype=np.int64)
+    info = np.zeros(6, dtype=np.int64)
+    info[EXACT_DEPTH_TT] = out[4] if out.shape[0] > 4 else 0
+    best, score, reached, nodes = -1, 0, 0, 0
+    for depth in range(1, min(max_depth, MAX_DEPTH) + 1):
+        info[NODES] = 0
+        info[4] = -1
+        v = _ab(
+            board, pat, near, table, steps, w, hsh, exact, side, depth, -INF - 1, INF + 1, 0,
+            moves, keys, tt, history, info, deadline, cells, allowed,
+        )  # fmt: skip
+        nodes += info[NODES]
+        if info[ABORT]:
+            if info[4] >= 0:
+                best, score = info[4], info[5]
+            break
+        if info[4] >= 0:
+            best = info[4]
+        score, reached = v, depth
+        if abs(v) > INF - 1000:
+            break  # a forced result
+    if best < 0:  # decided before any move was searched (a five-point, or a forced answer)
+        best = moves[0, 0]
+    out[0] = (best // w - PAD) * size + best % w - PAD
+    out[1] = score
+    out[2] = reached
+    out[3] = nodes
+    return out[0]
