@@ -269,6 +269,7 @@ def solve_root(s, p, limit, deadline, out):
 
 SOLVED, OUT_OF_TIME = 1, -1
 SEARCHES = ("generic", "own")  # this module's search over the hooks, or the game's own kernel
+OWN_RESIGN_PLIES = 6  # search="own" resigns a loss it sees this near (see ``_own_search``)
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 
 
@@ -557,7 +558,9 @@ class AlphaBetaAgent(SearchAgent):
         out = np.zeros(5, dtype=np.int64)
         own(state, game.kernel_params, max_depth, deadline, allowed, self._table(game), out)
         score, reached = int(out[1]), int(out[2])
-        self._judge(game, state, reached > 0 and score < -E.WIN_BOUND, f"a forced loss in {E.INF + score} plies")
+        # the kernel searches the best few moves below the root: only a near loss is a proof
+        lost = reached > 0 and score < -E.WIN_BOUND and E.INF + score <= OWN_RESIGN_PLIES
+        self._judge(game, state, lost, f"a forced loss in {E.INF + score} plies")
         self.last_stats = {
             "nodes": int(out[3]),
             "depth": reached,
