@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import envs
+from envs.othello import _kernel as K
 from envs.othello import endgame as EG
 from envs.othello.notation import from_obf
 
@@ -198,6 +199,30 @@ def minimax(s, who):
         return GAME.score(s) if who == 0 else -GAME.score(s)
     values = [minimax(GAME.apply(s, int(a)), who) for a in GAME.legal_actions(s)]
     return max(values) if GAME.current_player(s) == who else min(values)
+
+
+def test_flips_and_last_square_counts_agree_with_the_game_kernel():
+    """``_flips`` (branch-free rays) against the game kernel's fills on random boards, every
+    empty square, both sides; and ``_count_last`` (line bytes looked up in ``COUNT_FLIP``)
+    against the popcount of the kernel's flips on boards with one empty square."""
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        fill = rng.random(64) < rng.uniform(0.3, 1.0)
+        mine = rng.random(64) < 0.5
+        own = sum(1 << k for k in range(64) if fill[k] and mine[k])
+        opp = sum(1 << k for k in range(64) if fill[k] and not mine[k])
+        if trial % 3 == 0:  # one empty square: the last move's counts
+            sq = int(rng.integers(64))
+            own = own & ~(1 << sq)
+            opp = ((1 << 64) - 1) & ~own & ~(1 << sq)
+        own, opp = np.uint64(own), np.uint64(opp)
+        empty = [k for k in range(64) if not (int(own) | int(opp)) >> k & 1]
+        for sq in empty:
+            bit = np.uint64(1 << sq)
+            for a, b in ((own, opp), (opp, own)):
+                assert EG._flips(a, b, sq) == K._bb_flips(a, b, bit, P)
+                if len(empty) == 1:
+                    assert EG._count_last(a, sq) == bin(int(K._bb_flips(a, b, bit, P))).count("1")
 
 
 def test_the_last_squares_code_agrees_with_minimax():

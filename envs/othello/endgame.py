@@ -211,7 +211,42 @@ def _edge_stability():
     return table
 
 
+def _count_flip():
+    """COUNT_FLIP[x * 256 + p]: the discs a placement at ``x`` flips on a full line of 8 squares
+    whose mover's discs are the bits of ``p`` (bit ``x`` ignored, every other square the
+    opponent's). A line shorter than 8 read as a byte has zeros past its ends, which read as the
+    opponent's and flip nothing: a run that reaches the edge without the mover's disc."""
+    table = np.zeros(8 * 256, dtype=np.int64)
+    for x in range(8):
+        for p in range(256):
+            n = 0
+            for step in (1, -1):
+                run, y = 0, x + step
+                while 0 <= y < 8 and not p >> y & 1:
+                    run, y = run + 1, y + step
+                if 0 <= y < 8:
+                    n += run
+            table[x * 256 + p] = n
+    return table
+
+
+def _line_masks():
+    """LINE_9[sq], LINE_7[sq]: the diagonal (a1-h8 direction) and the anti-diagonal through ``sq``."""
+    d9 = np.zeros(64, dtype=np.uint64)
+    d7 = np.zeros(64, dtype=np.uint64)
+    for sq in range(64):
+        r, c = divmod(sq, 8)
+        for t in range(64):
+            if t // 8 - t % 8 == r - c:
+                d9[sq] |= np.uint64(1 << t)
+            if t // 8 + t % 8 == r + c:
+                d7[sq] |= np.uint64(1 << t)
+    return d9, d7
+
+
 RAYS = _rays()
+COUNT_FLIP = _count_flip()
+LINE_9, LINE_7 = _line_masks()
 NEIGHBOURS = _neighbours()
 QUADRANT_BIT, ODD_SQUARES = _quadrants()
 DIAGONALS = _diagonals()
@@ -268,21 +303,20 @@ def _moves(own, opp):
 @njit(cache=True)
 def _flips(own, opp, sq):
     """The ``opp`` discs a placement of ``own`` at ``sq`` flips: along each ray, the run of ``opp``
-    discs up to the first square that is not ``opp``'s, when that square is ``own``'s."""
+    discs up to the first square that is not ``opp``'s, when that square is ``own``'s. Without
+    branches (a mispredicted test per ray cost more than the whole ray): a ray that ends on no
+    disc of ``own`` gives an empty mask."""
     f = ZERO
     for d in range(4):  # towards higher bits: the nearest non-opp square is the lowest one
         ray = RAYS[d, sq]
         stop = ray & ~opp
-        first = stop & (~stop + ONE)
-        if first & own:
-            f |= ray & (first - ONE)
-    for d in range(4, 8):  # towards lower bits: the highest one
+        end = stop & (~stop + ONE) & own  # that square when it is own's, else 0
+        f |= ray & (end - np.uint64(end != ZERO))
+    for d in range(4, 8):  # towards lower bits: the highest one (bit 0 stands in for none)
         ray = RAYS[d, sq]
-        stop = ray & ~opp
-        if stop:
-            last = ONE << np.uint64(63 - leading_zeros(stop))
-            if last & own:
-                f |= ray & ~((last << ONE) - ONE)
+        stop = (ray & ~opp) | ONE
+        end = (ONE << np.uint64(63 - leading_zeros(stop))) & own & ray
+        f |= ray & ~((end << ONE) - ONE)
     return f
 
 
@@ -380,16 +414,32 @@ def _stable(own, opp):
 
 
 # -- the last empty squares (no table, no move list, no stack) -------------------------------------
+@njit(cache=True, inline="always")
+def _count_last(x, sq):
+    """How many discs a placement at ``sq`` flips for the side owning ``x`` when ``sq`` is the
+    only empty square (every other square the other side's): each of its four lines read as a
+    byte (a row by a shift, a column and the two diagonals gathered by a multiplication into the
+    top byte, by column) and looked up in ``COUNT_FLIP``; no flip mask is built."""
+    r = sq >> 3
+    c = sq & 7
+    s56 = np.uint64(56)
+    row = (x >> np.uint64(8 * r)) & np.uint64(0xFF)
+    col = (((x >> np.uint64(c)) & COLUMN_A) * PACK_COLUMN) >> s56
+    d9 = ((x & LINE_9[sq]) * COLUMN_A) >> s56
+    d7 = ((x & LINE_7[sq]) * COLUMN_A) >> s56
+    return COUNT_FLIP[c * 256 + row] + COUNT_FLIP[r * 256 + col] + COUNT_FLIP[c * 256 + d9] + COUNT_FLIP[c * 256 + d7]
+
+
 @njit(cache=True)
 def _last(own, opp, sq, info):
     """Final score for ``own`` with one empty square ``sq``: whoever can takes it, else it goes
-    to the winner."""
+    to the winner (flips counted by ``_count_last``)."""
     info[0] += 1
     p = _count(own)
-    f = _count(_flips(own, opp, sq))
+    f = _count_last(own, sq)
     if f:
         return 2 * (p + f + 1) - SCORE_MAX
-    f = _count(_flips(opp, own, sq))
+    f = _count_last(opp, sq)
     if f:
         return 2 * (p - f) - SCORE_MAX
     return 2 * p - SCORE_MAX + 2 if 2 * p > 63 else 2 * p - SCORE_MAX  # 63 discs: never drawn
