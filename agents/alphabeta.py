@@ -327,7 +327,8 @@ class AlphaBetaAgent(SearchAgent):
     (evaluation weights, default the game's), ``endgame``, ``threats`` (the root's threat-space
     search, where the game has one: Gomoku's VCF; False: the plain search), ``search``
     (``"generic"``: this module's search over the game's hooks; ``"own"``: the game's own search
-    kernel, where it has one: Gomoku's ``envs.gomoku.search``), ``seed``.
+    kernel, where it has one: Gomoku's ``envs.gomoku.search``; default: the game's own where it has
+    one when playing on a clock with no fixed depth, else generic), ``seed``.
 
     Given neither ``depth`` nor ``time``, the agent plays on the game's default clock
     (its ``seconds`` tuning per game, ``agents.tuning``: Othello 1 s) when it has one, else to depth 4.
@@ -367,11 +368,11 @@ class AlphaBetaAgent(SearchAgent):
         endgame=None,
         resign: bool = True,
         threats: bool = True,
-        search: str = "generic",
+        search: str | None = None,
         seed=None,
     ):
         super().__init__(seed=seed)
-        if search not in SEARCHES:
+        if search is not None and search not in SEARCHES:
             raise AgentError(f"search={search!r}: expected one of {', '.join(SEARCHES)}")
         self.search = search
         self.resign = _flag("resign", resign)
@@ -395,14 +396,14 @@ class AlphaBetaAgent(SearchAgent):
     def warm_up(self, game):
         """A depth-1 search with this agent's options: the same compiled code, any budget."""
         if self.applies_to(game):
-            AlphaBetaAgent(depth=1, tt_bits=self.tt_bits, weights=self.weights, seed=0).act(
+            AlphaBetaAgent(depth=1, tt_bits=self.tt_bits, weights=self.weights, search=self.search, seed=0).act(
                 game, game.initial_state(seed=0)
             )
             compiled(__name__, game.spec).solve_root(  # compiles the solver; 0: solves nothing
                 game.initial_state(seed=0), game.kernel_params, 0, 0.0, np.zeros(4, np.int64)
             )
             own = getattr(game.spec.evaluation, "own_search", None)
-            if self.search == "own" and own is not None:  # a depth-1 search compiles it
+            if self.searches(game) == "own" and own is not None:  # a depth-1 search compiles it
                 empty = np.zeros(0, dtype=np.int64)
                 tt = np.zeros((1, 2), dtype=np.int64)
                 own(game.initial_state(seed=0), game.kernel_params, 1, 0.0, empty, tt, np.zeros(5, np.int64))
@@ -418,6 +419,16 @@ class AlphaBetaAgent(SearchAgent):
             endgame = int(tuned("alphabeta", game.name, "endgame", 0)) if seconds > 0 and self.depth == 0 else 0
         return depth, seconds, endgame
 
+    def searches(self, game):
+        """The search this agent plays ``game`` with: ``search`` as given; else, on a clock with
+        no fixed depth, the game's own kernel where it has one (Gomoku; its SPRT:
+        ``docs/strength.md``), and "generic" otherwise, so ``depth=`` runs keep their moves."""
+        if self.search is not None:
+            return self.search
+        _, seconds, _ = self.budget(game)
+        own = getattr(game.spec.evaluation, "own_search", None) is not None
+        return "own" if own and seconds > 0 and self.depth == 0 else "generic"
+
     def settings(self, game):
         """The options as ``budget`` resolves them for ``game`` (depth 4, or Othello's 1 s clock
         with iterative deepening to ``MAX_PLY`` and the endgame solver) and the game's weights."""
@@ -428,6 +439,7 @@ class AlphaBetaAgent(SearchAgent):
             "depth": depth,
             "time": seconds,
             "endgame": endgame,
+            "search": self.searches(game),
             "weights": E.describe(weights),
         }
 
@@ -444,7 +456,9 @@ class AlphaBetaAgent(SearchAgent):
         code = compiled(__name__, game.spec)
         max_depth, seconds, endgame = self.budget(game)
         start = time.perf_counter()  # ``act`` takes any compile time out of the statistics
-        if seconds > 0 and not code.search_root.signatures:
+        own = getattr(game.spec.evaluation, "own_search", None)
+        kernel = own if own is not None and self.searches(game) == "own" else code.search_root
+        if seconds > 0 and not kernel.signatures:
             self.warm_up(game)  # a first compile (or cache load) must not eat this move's clock
         clock = time.perf_counter()
         deadline = clock + seconds if seconds > 0 else 0.0
@@ -466,7 +480,7 @@ class AlphaBetaAgent(SearchAgent):
                 if least:
                     self.last_stats["margin"] = int(out[3])
                 return int(out[1])
-        if self.search == "own":
+        if self.searches(game) == "own":
             return self._own_search(game, state, max_depth, deadline, start, seconds)
         if self.threats and tactics.has_threats(game):
             move = self._threat_move(game, state, code, w, max_depth, deadline, start, seconds)

@@ -165,3 +165,14 @@ def test_bad_search_option_and_a_game_without_its_own_search():
     agent = agents.make("alphabeta", depth=1, search="own")
     with pytest.raises(agents.AgentError, match="othello"):
         agent.act(othello, othello.initial_state())
+
+
+def test_the_default_search_is_the_kernel_on_a_clock_only():
+    """On a clock alpha-beta plays Gomoku with the kernel (its SPRT: docs/strength.md); a fixed
+    depth keeps the generic search and its moves, and games without a kernel keep theirs."""
+    game = envs.make_game("gomoku", size=15)
+    assert agents.make("alphabeta", time=0.5).settings(game)["search"] == "own"
+    assert agents.make("alphabeta", depth=3).settings(game)["search"] == "generic"
+    assert agents.make("alphabeta", time=0.5, search="generic").settings(game)["search"] == "generic"
+    othello = envs.make_game("othello")
+    assert agents.make("alphabeta", time=0.5).settings(othello)["search"] == "generic"
