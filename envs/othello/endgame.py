@@ -306,6 +306,7 @@ def _flips(own, opp, sq):
     discs up to the first square that is not ``opp``'s, when that square is ``own``'s. Without
     branches (a mispredicted test per ray cost more than the whole ray): a ray that ends on no
     disc of ``own`` gives an empty mask."""
+    own, opp = np.uint64(own), np.uint64(opp)  # (typed as words when called with plain ints)
     f = ZERO
     for d in range(4):  # towards higher bits: the nearest non-opp square is the lowest one
         ray = RAYS[d, sq]
@@ -420,6 +421,7 @@ def _count_last(x, sq):
     only empty square (every other square the other side's): each of its four lines read as a
     byte (a row by a shift, a column and the two diagonals gathered by a multiplication into the
     top byte, by column) and looked up in ``COUNT_FLIP``; no flip mask is built."""
+    x = np.uint64(x)
     r = sq >> 3
     c = sq & 7
     s56 = np.uint64(56)
