@@ -58,6 +58,10 @@ DOUBLE_FOUR, FOUR_THREE, DOUBLE_THREE = 800, 600, 300
 # info slots
 NODES, ABORT, DEADLINE_HIT, EXACT_DEPTH_TT = 0, 1, 2, 3
 T_KEY, T_DATA = 0, 1
+# frame columns: one row per ply of the explicit search stack
+F_SIDE, F_DEPTH, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_BEST_MOVE, F_N, F_I = range(9)
+F_CHILD_DEPTH, F_HORIZON, F_KEY, F_STORE, F_STAGE, F_VAL, F_COLUMNS = range(9, 16)
+NULL_WINDOW, FULL = 0, 1  # how the move being searched was searched last
 EXACT, LOWER, UPPER = 0, 1, 2
 NO_TT_DEPTH = 0  # depth stored with no entry: entries hold depth + 1 (an all-zero word is empty)
 
@@ -308,20 +312,24 @@ def _from_tt(v, ply):
     return v
 
 
-@njit  # recursive: numba's on-disk cache cannot load it (nor its callers), so compiled per process
-def _ab(
-    board, pat, near, table, steps, w, hsh, exact, side, depth, alpha, beta, ply,
-    moves, keys, tt, history, info, deadline, cells, allowed,
+@njit(cache=True)
+def _enter(
+    board, pat, near, steps, w, exact, hsh, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr,
 ):  # fmt: skip
-    """Negamax alpha-beta value of the position for ``side`` (colour 1 or 2) to move, searched
-    ``depth`` plies (see the module docstring for the rules applied at each node). ``ply`` 0 is
-    the root, where ``allowed`` (when any is set) restricts the moves. The best move of a node
-    is stored in the table (the root's is read from there)."""
+    """Enter the node at ``ply`` (side, depth and window already in ``fr[ply]``; see the module
+    docstring for the rules applied). True when it is resolved without searching a move (value
+    in ``fr[ply, F_VAL]``); else its moves are ranked in ``moves[ply]`` and ``fr[ply]`` is ready
+    for the first of them."""
+    side = fr[ply, F_SIDE]
+    depth = fr[ply, F_DEPTH]
+    alpha = fr[ply, F_ALPHA]
+    beta = fr[ply, F_BETA]
     info[NODES] += 1
     if deadline > 0.0 and (info[NODES] & 4095) == 0 and C.now() > deadline:
         info[ABORT] = 1
     if info[ABORT]:
-        return 0
+        fr[ply, F_VAL] = 0
+        return True
     me = side - 1
     op = 1 - me
     # the threats on the board, the candidates and the static value, in one pass
@@ -362,21 +370,25 @@ def _ab(
     if my_five >= 0:
         if ply == 0:
             info[4], info[5] = my_five, INF - 1
-        return INF - ply - 1
+        fr[ply, F_VAL] = INF - ply - 1
+        return True
     if op_fives >= 2:
         if ply == 0:
             info[4], info[5] = op_five, -(INF - 2)
-        return -(INF - ply - 2)
+        fr[ply, F_VAL] = -(INF - ply - 2)
+        return True
     if n == 0:
         if ply == 0 and any_allowed:
-            return 0
+            fr[ply, F_VAL] = 0
+            return True
         empty = False
         for y in range(cells):
             if board[y] == 0:
                 empty = True
                 break
         if not empty:
-            return 0
+            fr[ply, F_VAL] = 0
+            return True
         # an empty board: the centre
         centre = (cells // w // 2) * w + w // 2
         mv[0] = centre
@@ -392,16 +404,19 @@ def _ab(
     elif my_win3 >= 0:
         if ply == 0:
             info[4], info[5] = my_win3, INF - 3
-        return INF - ply - 3
+        fr[ply, F_VAL] = INF - ply - 3
+        return True
 
     static = mine - theirs
     if ply >= MAX_PLY - 2:
-        return static
+        fr[ply, F_VAL] = static
+        return True
     horizon = depth <= 0 and not forced
     best = -INF - 1
     if horizon:
         if static >= beta or depth <= -QUIESCENCE:
-            return static
+            fr[ply, F_VAL] = static
+            return True
         best = static
         if static > alpha:
             alpha = static
@@ -414,7 +429,8 @@ def _ab(
                 k += 1
         n = k
         if n == 0:
-            return static
+            fr[ply, F_VAL] = static
+            return True
     elif not forced and op_three:
         k = 0  # the opponent threatens an open four: its four points, and own fours
         for i in range(n):
@@ -441,11 +457,14 @@ def _ab(
             v = _from_tt(data >> 32, ply)
             flag = data & 0xFF
             if flag == EXACT:
-                return v
+                fr[ply, F_VAL] = v
+                return True
             if flag == LOWER and v >= beta:
-                return v
+                fr[ply, F_VAL] = v
+                return True
             if flag == UPPER and v <= alpha:
-                return v
+                fr[ply, F_VAL] = v
+                return True
 
     # rank: the best ``width`` by pattern value, then the table's move and history within them
     width = n if (ply == 0 or horizon or forced) else min(n, WIDTH)
@@ -464,65 +483,125 @@ def _ab(
         ky[i] = ky[i] * 64 + min(history[me, y], 63)
         if y == tt_move:
             ky[i] = 1 << 60
-    best_move = -1
-    child_depth = depth if forced else depth - 1
-    for i in range(n):
-        j = i
+    fr[ply, F_ALPHA] = alpha
+    fr[ply, F_ALPHA0] = alpha0
+    fr[ply, F_BEST] = best
+    fr[ply, F_BEST_MOVE] = -1
+    fr[ply, F_N] = n
+    fr[ply, F_I] = 0
+    fr[ply, F_CHILD_DEPTH] = depth if forced else depth - 1
+    fr[ply, F_HORIZON] = horizon
+    fr[ply, F_KEY] = key
+    fr[ply, F_STORE] = store
+    return False
+
+
+@njit(cache=True)
+def _leave(tt, info, fr, ply):
+    """Finish the node at ``ply``: its value into ``fr[ply, F_VAL]`` and, searched in full (or
+    the root cut short by the clock), into the table."""
+    best = fr[ply, F_BEST]
+    fr[ply, F_VAL] = best
+    if fr[ply, F_STORE] and not (info[ABORT] and ply > 0):
+        if best <= fr[ply, F_ALPHA0]:
+            flag = UPPER
+        elif best >= fr[ply, F_BETA]:
+            flag = LOWER
+        else:
+            flag = EXACT
+        d = max(fr[ply, F_DEPTH], 0)
+        key = fr[ply, F_KEY]
+        slot = key & (tt.shape[0] - 1)
+        tt[slot, T_KEY] = key
+        move = fr[ply, F_BEST_MOVE]
+        tt[slot, T_DATA] = (_to_tt(best, ply) << 32) | ((move + 1) << 16) | ((min(d, 254) + 1) << 8) | flag
+
+
+@njit(cache=True)
+def _child(board, pat, near, table, steps, w, hsh, fr, ply, y, full):
+    """Play ``y`` for the side to move at ``ply`` and set up the child's frame: a full window
+    (``full``) or the null window after the first move (PVS)."""
+    _place(board, pat, near, table, steps, w, hsh, y, fr[ply, F_SIDE])
+    fr[ply, F_STAGE] = FULL if full else NULL_WINDOW
+    fr[ply + 1, F_SIDE] = 3 - fr[ply, F_SIDE]
+    fr[ply + 1, F_DEPTH] = fr[ply, F_CHILD_DEPTH]
+    fr[ply + 1, F_ALPHA] = -fr[ply, F_BETA] if full else -fr[ply, F_ALPHA] - 1
+    fr[ply + 1, F_BETA] = -fr[ply, F_ALPHA]
+
+
+@njit(cache=True)
+def _ab(
+    board, pat, near, table, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline, cells,
+    allowed, fr,
+):  # fmt: skip
+    """Negamax alpha-beta value of the root for ``side`` (colour 1 or 2) to move, searched
+    ``depth`` plies with principal variation search; iterative over the frames ``fr``, one row
+    per ply (numba's on-disk cache cannot load recursive functions). The root's best move and
+    value go to ``info[4]`` and ``info[5]`` as it finds them, so a search the clock stops keeps
+    the moves it finished."""
+    fr[0, F_SIDE] = side
+    fr[0, F_DEPTH] = depth
+    fr[0, F_ALPHA] = -INF - 1
+    fr[0, F_BETA] = INF + 1
+    ply = np.int64(0)
+    args = (board, pat, near, steps, w, exact, hsh)
+    resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
+    while True:
+        if resolved:
+            if ply == 0:
+                return fr[0, F_VAL]
+            v = -fr[ply, F_VAL]
+            ply -= 1
+            i = fr[ply, F_I]  # the child just searched is move i - 1
+            y = moves[ply, i - 1]
+            _remove(board, pat, near, table, steps, w, hsh, y)
+            if info[ABORT]:
+                if ply == 0 and i > 1:
+                    _leave(tt, info, fr, ply)  # the moves finished so far stand
+                else:
+                    fr[ply, F_VAL] = 0
+                continue
+            if fr[ply, F_STAGE] == NULL_WINDOW and fr[ply, F_ALPHA] < v < fr[ply, F_BETA]:
+                _child(board, pat, near, table, steps, w, hsh, fr, ply, y, True)  # search it again
+                ply += 1
+                resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
+                continue
+            if v > fr[ply, F_BEST]:
+                fr[ply, F_BEST] = v
+                fr[ply, F_BEST_MOVE] = y
+                if ply == 0:
+                    info[4] = y
+                    info[5] = v
+            if v > fr[ply, F_ALPHA]:
+                fr[ply, F_ALPHA] = v
+            if fr[ply, F_ALPHA] >= fr[ply, F_BETA]:
+                if fr[ply, F_DEPTH] > 0:
+                    history[fr[ply, F_SIDE] - 1, y] += fr[ply, F_DEPTH] * fr[ply, F_DEPTH]
+                fr[ply, F_I] = fr[ply, F_N]  # a cut-off: no more moves
+        i = fr[ply, F_I]
+        n = fr[ply, F_N]
+        if i >= n:
+            _leave(tt, info, fr, ply)
+            resolved = True
+            continue
+        mv = moves[ply]
+        ky = keys[ply]
+        j = i  # the next best move to position i
         for t in range(i + 1, n):
             if ky[t] > ky[j]:
                 j = t
         mv[i], mv[j] = mv[j], mv[i]
         ky[i], ky[j] = ky[j], ky[i]
         y = mv[i]
-        if best_move < 0:
-            best_move = y
-        _place(board, pat, near, table, steps, w, hsh, y, side)
-        if i == 0 or horizon:
-            v = -_ab(
-                board, pat, near, table, steps, w, hsh, exact, 3 - side, child_depth, -beta, -alpha, ply + 1,
-                moves, keys, tt, history, info, deadline, cells, allowed,
-            )  # fmt: skip
-        else:
-            v = -_ab(
-                board, pat, near, table, steps, w, hsh, exact, 3 - side, child_depth, -alpha - 1, -alpha, ply + 1,
-                moves, keys, tt, history, info, deadline, cells, allowed,
-            )  # fmt: skip
-            if alpha < v < beta:
-                v = -_ab(
-                    board, pat, near, table, steps, w, hsh, exact, 3 - side, child_depth, -beta, -alpha, ply + 1,
-                    moves, keys, tt, history, info, deadline, cells, allowed,
-                )  # fmt: skip
-        _remove(board, pat, near, table, steps, w, hsh, y)
-        if info[ABORT]:
-            if ply == 0 and i > 0:
-                break  # the moves finished so far stand
-            return 0
-        if v > best:
-            best = v
-            best_move = y
-            if ply == 0:
-                info[4] = y
-                info[5] = v
-        if v > alpha:
-            alpha = v
-        if alpha >= beta:
-            if depth > 0:
-                history[me, y] += depth * depth
-            break
-    if store and not (info[ABORT] and ply > 0):
-        if best <= alpha0:
-            flag = UPPER
-        elif best >= beta:
-            flag = LOWER
-        else:
-            flag = EXACT
-        d = max(depth, 0)
-        tt[slot, T_KEY] = key
-        tt[slot, T_DATA] = (_to_tt(best, ply) << 32) | ((best_move + 1) << 16) | ((min(d, 254) + 1) << 8) | flag
-    return best
+        if fr[ply, F_BEST_MOVE] < 0:
+            fr[ply, F_BEST_MOVE] = y
+        fr[ply, F_I] = i + 1
+        _child(board, pat, near, table, steps, w, hsh, fr, ply, y, i == 0 or fr[ply, F_HORIZON] != 0)
+        ply += 1
+        resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
 
 
-@njit
+@njit(cache=True)
 def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     """Iterative deepening from ``s`` (ongoing) to ``max_depth`` plies or ``deadline`` (seconds on
     ``time.perf_counter``'s clock; 0: none), the root's moves restricted to ``allowed_actions``
@@ -558,14 +637,15 @@ def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     keys = np.zeros((MAX_PLY + 1, cells), dtype=np.int64)
     history = np.zeros((2, cells), dtype=np.int64)
     info = np.zeros(6, dtype=np.int64)
+    frames = np.zeros((MAX_PLY + 1, F_COLUMNS), dtype=np.int64)
     info[EXACT_DEPTH_TT] = out[4] if out.shape[0] > 4 else 0
     best, score, reached, nodes = -1, 0, 0, 0
     for depth in range(1, min(max_depth, MAX_DEPTH) + 1):
         info[NODES] = 0
         info[4] = -1
         v = _ab(
-            board, pat, near, table, steps, w, hsh, exact, side, depth, -INF - 1, INF + 1, 0,
-            moves, keys, tt, history, info, deadline, cells, allowed,
+            board, pat, near, table, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline,
+            cells, allowed, frames,
         )  # fmt: skip
         nodes += info[NODES]
         if info[ABORT]:
