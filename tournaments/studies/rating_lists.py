@@ -257,12 +257,15 @@ def render(sections: Sequence[list[str]], meta: Mapping[str, object]) -> str:
     ]
     for s in sections:
         lines += s
-    lines += [
-        f"Played on {meta['date']} with {meta['workers']} worker processes on {strength.environment()['cpu']}: "
-        f"{meta['played']} games played in {meta['wall'] / 60:.1f} minutes, {meta['read']} read back from the journals.",
-        "",
-        END,
-    ]
+    if meta["played"]:
+        made = (
+            f"Played on {meta['date']} with {meta['workers']} worker processes on {strength.environment()['cpu']}: "
+            f"{meta['played']} games in {meta['wall'] / 60:.1f} minutes"
+            + (f", {meta['read']} more read back from the journals." if meta["read"] else ".")
+        )
+    else:
+        made = f"Written on {meta['date']} from the journals' {meta['read']} games (none played)."
+    lines += [made, "", END]
     return "\n".join(lines)
 
 
