@@ -176,3 +176,15 @@ def test_the_default_search_is_the_kernel_on_a_clock_only():
     assert agents.make("alphabeta", time=0.5, search="generic").settings(game)["search"] == "generic"
     othello = envs.make_game("othello")
     assert agents.make("alphabeta", time=0.5).settings(othello)["search"] == "generic"
+
+
+def test_the_defences_watch_the_clock():
+    """Alpha-beta's defences with the kernel: without a limit, the moves ``tactics.defences``
+    finds; with a limit already past, none tried (the kernel then decides alone)."""
+    from agents.alphabeta import AlphaBetaAgent
+
+    state = GAME.from_text(DEFEND)
+    found = AlphaBetaAgent._defences(GAME, state, 0.0)
+    assert sorted(found) == sorted(agents.tactics.defences(GAME, state, GAME.legal_actions(state)))
+    assert {GAME.action_to_str(state, a) for a in found} <= DEFENCES
+    assert AlphaBetaAgent._defences(GAME, state, 1e-9) is None
