@@ -459,7 +459,7 @@ class AlphaBetaAgent(SearchAgent):
         start = time.perf_counter()  # ``act`` takes any compile time out of the statistics
         own = getattr(game.spec.evaluation, "own_search", None)
         kernel = own if own is not None and self.searches(game) == "own" else code.search_root
-        if seconds > 0 and not kernel.signatures:
+        if seconds > 0 and not getattr(kernel, "dispatcher", kernel).signatures:  # Gomoku's: a Python entry
             self.warm_up(game)  # a first compile (or cache load) must not eat this move's clock
         clock = time.perf_counter()
         deadline = clock + seconds if seconds > 0 else 0.0

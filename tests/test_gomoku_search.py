@@ -25,7 +25,7 @@ def run(game, state, depth, tt=None, exact_depth=False, allowed=()):
 
 
 def line(cells):
-    """A ``PATTERNS`` code from the eight neighbours, -4..-1 then +1..+4 (0 empty, 1 own, 2 other)."""
+    """A ``patterns()`` code from the eight neighbours, -4..-1 then +1..+4 (0 empty, 1 own, 2 other)."""
     return sum(v * 3**i for i, v in enumerate(cells))
 
 
@@ -46,7 +46,7 @@ def line(cells):
     ],
 )
 def test_pattern_table(cells, exact, pattern):
-    assert S.PATTERNS[int(exact), line(cells)] == pattern
+    assert S.patterns()[int(exact), line(cells)] == pattern
 
 
 def test_a_five_point_and_a_forced_block_are_played():

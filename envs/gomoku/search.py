@@ -10,7 +10,7 @@ deeper goes unseen until no defence is left. This kernel keeps what a classical 
   * a bordered board and, for every empty point, each colour and each of the four lines, the
     *pattern* that colour would make by playing there (five, open four, four, open three, three,
     open two, two, nothing), read from a table over the eight neighbouring cells of the line
-    (``PATTERNS``, built once) and updated incrementally: a stone changes the patterns of the
+    (``patterns()``, built once) and updated incrementally: a stone changes the patterns of the
     empty points within four cells along its four lines only;
   * a Zobrist hash, updated with each stone, and a transposition table (value, bound, depth and
     best move in one word, as ``agents.alphabeta`` packs them);
@@ -123,7 +123,7 @@ def _level(line, exact, stones):
 
 @njit(cache=True)
 def _build_patterns(exact):
-    """``PATTERNS[exact][code]``: the pattern a colour makes by playing the centre of a line whose
+    """``patterns()[exact][code]``: the pattern a colour makes by playing the centre of a line whose
     eight neighbours (cells -4..-1, +1..+4; 0 empty, 1 own, 2 other colour or off the board) are
     ``code`` in base 3, lowest digit first."""
     table = np.zeros(3**8, dtype=np.uint8)
@@ -156,7 +156,18 @@ def _build_patterns(exact):
     return table
 
 
-PATTERNS = np.stack([_build_patterns(False), _build_patterns(True)])
+_patterns: list = []
+
+
+def patterns() -> np.ndarray:
+    """The pattern tables of both rules, ``patterns()[exact][code]`` (see ``_build_patterns``),
+    built on first use: building them compiles ``_build_patterns`` when numba's cache is empty,
+    which belongs to an agent's warm-up, where it is announced, not to ``import envs``."""
+    if not _patterns:
+        _patterns.append(np.stack([_build_patterns(False), _build_patterns(True)]))
+    return _patterns[0]
+
+
 ZOBRIST = C.zobrist_table(2 * (19 + 2 * PAD) ** 2, salt=11).reshape(2, (19 + 2 * PAD) ** 2)
 
 
@@ -601,7 +612,6 @@ def _ab(
         resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
 
 
-@njit(cache=True)
 def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     """Iterative deepening from ``s`` (ongoing) to ``max_depth`` plies or ``deadline`` (seconds on
     ``time.perf_counter``'s clock; 0: none), the root's moves restricted to ``allowed_actions``
@@ -609,11 +619,16 @@ def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     of the last finished iteration, nodes]. ``out[4]`` = 1 on entry: the table's values are used
     only at their own depth (every iteration then returns the same value as a search without the
     table, which the tests check)."""
+    return _search(s, p, max_depth, deadline, allowed_actions, tt, out, patterns()[int(p[C.P_GAME + 1] != 0)])
+
+
+@njit(cache=True)
+def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table):
+    """``search`` with the pattern table of its rule."""
     size = p[C.P_GAME]
     exact = p[C.P_GAME + 1] != 0
     w = size + 2 * PAD
     cells = w * w
-    table = PATTERNS[1] if exact else PATTERNS[0]
     steps = np.array([1, w, w + 1, w - 1], dtype=np.int64)
     board = np.full(cells, BORDER, dtype=np.int8)
     pat = np.zeros((2, cells, 4), dtype=np.uint8)
@@ -664,3 +679,6 @@ def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     out[2] = reached
     out[3] = nodes
     return out[0]
+
+
+search.dispatcher = _search  # compiled once its signatures are not empty (alpha-beta warms it up off the clock)
