@@ -225,6 +225,18 @@ def test_flips_and_last_square_counts_agree_with_the_game_kernel():
                     assert EG._count_last(a, sq) == bin(int(K._bb_flips(a, b, bit, P))).count("1")
 
 
+def test_corner_stability_counts_corners_and_the_edge_squares_next_to_held_ones():
+    """``_corner_stability`` (an ordering term of ``exact``): a1, b1 and a2 held: 3; b1 and a2
+    without a1: 0; h8, g8 and d4 held: 2."""
+
+    def discs(*squares):
+        return np.uint64(sum(1 << s for s in squares))
+
+    assert EG._corner_stability(discs(0, 1, 8)) == 3
+    assert EG._corner_stability(discs(1, 8, 9)) == 0
+    assert EG._corner_stability(discs(63, 62, 27)) == 2
+
+
 def test_the_last_squares_code_agrees_with_minimax():
     """``_shallow`` (straight-line code for the last seven squares, no table) against plain
     minimax over the game's rules on random positions of 1 to 7 empty squares, in random

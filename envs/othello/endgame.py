@@ -52,8 +52,9 @@ every strong solver does, layer by layer from the root:
     less ``SORT_MARGIN`` discs (a worse move need not be ordered exactly); ``solve``, which
     alpha-beta calls in its games, keeps the mobility search;
     below it **fastest first** (the moves that leave the opponent fewest replies, corners
-    counted twice, first: a cut-off comes sooner where the opponent has few options), with odd
-    quadrants first among equals;
+    counted twice, first: a cut-off comes sooner where the opponent has few options; in
+    ``exact`` the mover's corner-stable discs, ``_corner_stability``, weigh a sixteenth of a
+    reply), with odd quadrants first among equals;
   * **parity** in the last ``SHALLOW_EMPTIES`` squares, solved by straight-line code
     (``_shallow``, ``_solve7`` down to ``_small`` and ``_solve2``: no table, no move list, no
     frame): moves into quadrants with an odd number of empties first (the side that plays last
@@ -96,6 +97,8 @@ PATTERN_DEPTH_MAX = 4  # up to this many
 SORT_MARGIN = 8  # the pattern search orders exactly only moves above alpha - SORT_MARGIN discs
 GUESS_PLIES = 6  # the pattern search that gives MTD(f) its first score (``_first_guess``)
 PATTERN_WEIGHT = 10  # its key per hundredth of a disc (a disc weighs about one reply less)
+CORNER_STABLE_WEIGHT = 64  # with a pattern table (``exact``), a key per corner-stable disc of the
+# mover's after the move: a sixteenth of one reply less, as Edax weighs it
 PROBE_INF = 1 << 20  # beyond any probe's value
 TT_BITS = 20  # largest table ``solve`` allocates: 1.5 * 2**20 positions (32 MB)
 # The time rule of ``solve`` on a clock: a position with e empties is solved only when
@@ -1294,12 +1297,22 @@ def _probe(own, opp, n, alpha, w):
     return -(1 << 16) * v
 
 
+@njit(cache=True, inline="always")
+def _corner_stability(x):
+    """The discs of ``x`` on corners and on the edge squares next to a corner it holds (Edax's
+    corner stability: discs that can never be flipped, found in a few operations)."""
+    s = ((np.uint64(0x0100000000000001) & x) << ONE) | ((np.uint64(0x8000000000000080) & x) >> ONE)
+    s |= ((np.uint64(0x0000000000000081) & x) << np.uint64(8)) | ((np.uint64(0x8100000000000000) & x) >> np.uint64(8))
+    return _count((s | CORNERS) & x)
+
+
 @njit(cache=True)
 def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
     first; then a shallow search's value (when ``probe``), then fewest replies (weighted
-    mobility), then odd quadrants and corners."""
+    mobility), with a pattern table (``exact``) the mover's corner-stable discs, then odd
+    quadrants and corners."""
     odd = ODD_SQUARES[_parity(~(own | opp))]
     k = 0
     while m:
@@ -1313,6 +1326,8 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w):
         else:
             child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
+            if len(w):  # ``exact`` only: ``solve`` keeps its order, so alpha-beta its moves
+                key += CORNER_STABLE_WEIGHT * _corner_stability(child_o)
             if probe:
                 key += _probe(child_p, child_o, n, alpha, w)
         mv[ply, k] = sq
