@@ -356,7 +356,7 @@ class AlphaBetaAgent(SearchAgent):
 
     summary = (
         "iterative-deepening alpha-beta: transposition table, move ordering, the game's "
-        "evaluation; an exact endgame solver on Othello's clock"
+        "evaluation; an exact endgame solver on Othello's clock, Gomoku's own threat-driven kernel on its clock"
     )
     time_option = "time"
 
