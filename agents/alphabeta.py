@@ -507,15 +507,7 @@ class AlphaBetaAgent(SearchAgent):
         me = rules.current_player(state)
         win = tactics.forced_win(game, state)
         if win is not None:
-            self.last_stats = {
-                "nodes": max(win.nodes, 1),
-                "depth": 2 * win.moves - 1,
-                "seconds": time.perf_counter() - start,
-                "budget": seconds,
-                "score": E.INF - (2 * win.moves - 1),
-                "threat": "win",
-            }
-            return win.move
+            return self._play_win(win, start, seconds)
         defences = tactics.defences(game, state, rules.legal_actions(state))
         if defences is None:
             return None
@@ -547,6 +539,19 @@ class AlphaBetaAgent(SearchAgent):
         }
         return best
 
+    def _play_win(self, win, start, seconds):
+        """The first move of the forced win ``win`` the threat-space search found, its statistics
+        recorded as a search's (the win's plies as depth, its distance in the score)."""
+        self.last_stats = {
+            "nodes": max(win.nodes, 1),
+            "depth": 2 * win.moves - 1,
+            "seconds": time.perf_counter() - start,
+            "budget": seconds,
+            "score": E.INF - (2 * win.moves - 1),
+            "threat": "win",
+        }
+        return win.move
+
     def _own_search(self, game, state, max_depth, deadline, start, seconds):
         """``search="own"``: the game's own search kernel (its evaluation's ``own_search``;
         Gomoku's ``envs.gomoku.search``) after the root's threat-space search: a forced win is
@@ -558,15 +563,7 @@ class AlphaBetaAgent(SearchAgent):
         if self.threats and tactics.has_threats(game):
             win = tactics.forced_win(game, state)
             if win is not None:
-                self.last_stats = {
-                    "nodes": max(win.nodes, 1),
-                    "depth": 2 * win.moves - 1,
-                    "seconds": time.perf_counter() - start,
-                    "budget": seconds,
-                    "score": E.INF - (2 * win.moves - 1),
-                    "threat": "win",
-                }
-                return win.move
+                return self._play_win(win, start, seconds)
             now = time.perf_counter()
             limit = 0.0 if deadline == 0.0 else now + DEFENCE_SHARE * (deadline - now)
             stops = self._defences(game, state, limit)
