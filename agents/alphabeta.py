@@ -566,7 +566,7 @@ class AlphaBetaAgent(SearchAgent):
                 return self._play_win(win, start, seconds)
             now = time.perf_counter()
             limit = 0.0 if deadline == 0.0 else now + DEFENCE_SHARE * (deadline - now)
-            stops = self._defences(game, state, limit)
+            stops = tactics.defences(game, state, game.unchecked.legal_actions(state), limit)
             if stops is not None:
                 allowed = np.array(stops, dtype=np.int64)
         out = np.zeros(5, dtype=np.int64)
@@ -583,33 +583,6 @@ class AlphaBetaAgent(SearchAgent):
             "score": score,
         }
         return int(out[0])
-
-    @staticmethod
-    def _defences(game, state, limit):
-        """``tactics.defences`` on a clock: the moves that stop the opponent's forced win,
-        nearest the win's first move first, tried until ``limit`` (0: none). Trying every legal
-        move took 13 to 31 s at 0.2 s a move in positions of busy-machine games; cut short, the
-        safe moves found so far are the defences, or, with none found, the search decides."""
-        rules = game.unchecked
-        them = 1 - rules.current_player(state)
-        threat = tactics.forced_win(game, state, them)
-        if threat is None:
-            return None
-        legal = [int(a) for a in rules.legal_actions(state)]
-        n = game.kernel_params[C.P_GAME]
-        r0, c0 = divmod(threat.move, n)
-        legal.sort(key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
-        safe, slower = [], []
-        for a in legal:
-            if limit > 0.0 and time.perf_counter() > limit:
-                return safe or None
-            after = tactics.forced_win(game, rules.apply(state, a), them, threat.move)
-            if after is None:
-                safe.append(a)
-            elif threat.forcing and not after.forcing:
-                slower.append(a)
-        stops = safe or slower
-        return stops if 0 < len(stops) < len(legal) else None
 
     def _deepen(self, game, state, code, w, max_depth, deadline):
         """The deepening loop from ``state``: (best move, its score, depth reached, nodes)."""

@@ -10,10 +10,12 @@ process uses.
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
 
+from envs.core import kernel as C
 from envs.core.generic import per_game
 from envs.core.specialise import compiled
 
@@ -87,7 +89,7 @@ def forced_win(game, state, seat=None, hint=None, deep=False):
     return ForcedWin(int(out[0]), int(out[1]), int(out[2]), kind == 1)
 
 
-def defences(game, state, legal):
+def defences(game, state, legal, limit: float = 0.0):
     """Against a forced win of the opponent, the legal moves that stop it; None when the
     opponent has none, or when the choice does not narrow the moves (the search decides).
 
@@ -97,7 +99,12 @@ def defences(game, state, legal):
     every move forces the answer) the moves that leave only a slower win by a threat (VCT) are
     kept, and the search weighs them: the game may be lost, but not at once. Blocking an open
     three at the end that left a VCT, where the other end left none, lost games to the one-ply
-    greedy player."""
+    greedy player.
+
+    ``limit`` (a ``time.perf_counter`` time; 0: none) bounds the search on a clock: the moves
+    nearest the win's first move are tried first, and at the limit the safe moves found so far
+    are the defences (with none found, the search decides). Trying every legal move took 13 to
+    31 s in positions of games at 0.2 s a move."""
     if not has_threats(game):
         return None
     rules = game.unchecked
@@ -105,14 +112,21 @@ def defences(game, state, legal):
     threat = forced_win(game, state, them)
     if threat is None:
         return None
+    legal = [int(a) for a in legal]
+    if limit > 0.0:
+        n = game.kernel_params[C.P_GAME]
+        r0, c0 = divmod(threat.move, n)
+        legal.sort(key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
     safe, slower = [], []
     for a in legal:
+        if limit > 0.0 and time.perf_counter() > limit:
+            return safe or None
         # most moves leave the opponent's first move winning: trying it first makes them cheap
-        after = forced_win(game, rules.apply(state, int(a)), them, threat.move)
+        after = forced_win(game, rules.apply(state, a), them, threat.move)
         if after is None:
-            safe.append(int(a))
+            safe.append(a)
         elif threat.forcing and not after.forcing:
-            slower.append(int(a))
+            slower.append(a)
     stops = safe or slower
     return stops if 0 < len(stops) < len(legal) else None
 

@@ -179,12 +179,14 @@ def test_the_default_search_is_the_kernel_on_a_clock_only():
 
 
 def test_the_defences_watch_the_clock():
-    """Alpha-beta's defences with the kernel: without a limit, the moves ``tactics.defences``
-    finds; with a limit already past, none tried (the kernel then decides alone)."""
-    from agents.alphabeta import AlphaBetaAgent
+    """``tactics.defences`` on a clock (alpha-beta's with the kernel): with time to finish, the
+    moves it finds without a limit; with a limit already past, none tried (the kernel then
+    decides alone)."""
+    import time
 
     state = GAME.from_text(DEFEND)
-    found = AlphaBetaAgent._defences(GAME, state, 0.0)
-    assert sorted(found) == sorted(agents.tactics.defences(GAME, state, GAME.legal_actions(state)))
+    legal = GAME.legal_actions(state)
+    found = agents.tactics.defences(GAME, state, legal, time.perf_counter() + 600)
+    assert sorted(found) == sorted(agents.tactics.defences(GAME, state, legal))
     assert {GAME.action_to_str(state, a) for a in found} <= DEFENCES
-    assert AlphaBetaAgent._defences(GAME, state, 1e-9) is None
+    assert agents.tactics.defences(GAME, state, legal, 1e-9) is None
