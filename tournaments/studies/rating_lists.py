@@ -28,7 +28,7 @@ import shlex
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis.statistics import Statistics
@@ -301,9 +301,7 @@ def run(
     sections, played, read = [], 0, 0
     for field in chosen:
         missing = unavailable(field)
-        playing = Field(
-            field.label, field.game, field.params, tuple(p for p in field.players if p[0] not in missing), field.anchor
-        )
+        playing = replace(field, players=tuple(p for p in field.players if p[0] not in missing))
         if field.anchor[0] in missing:
             raise RatingListError(
                 f"{field.label}: the anchor {field.anchor[0]} cannot play: {missing[field.anchor[0]]}"
