@@ -135,7 +135,7 @@ def test_the_pattern_ordering_changes_no_value():
             continue
         value, move, _ = EG.exact(s, P)
         info = np.zeros(4, dtype=np.int64)
-        plain, _ = EG._exact(s, P, 20, EG.NO_PATTERNS, info)
+        plain, _ = EG._exact(s, P, *EG.table_of(20), EG.NO_PATTERNS, info)
         assert value == plain
         child = GAME.apply(s, move)
         if not GAME.is_terminal(child):
@@ -235,6 +235,30 @@ def test_corner_stability_counts_corners_and_the_edge_squares_next_to_held_ones(
     assert EG._corner_stability(discs(0, 1, 8)) == 3
     assert EG._corner_stability(discs(1, 8, 9)) == 0
     assert EG._corner_stability(discs(63, 62, 27)) == 2
+
+
+def test_region_parity_counts_each_quadrant():
+    """``_parity`` takes one population count a quadrant: the same bits as toggling each empty
+    square's quadrant in turn."""
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        empty = int(rng.integers(0, 2**63)) | int(rng.integers(0, 2)) << 63
+        empty &= int(rng.integers(0, 2**63)) | int(rng.integers(0, 2)) << 63  # sparse sets too
+        expected = 0
+        for sq in range(64):
+            if empty >> sq & 1:
+                expected ^= 1 << (2 * (sq // 8 >= 4) + (sq % 8 >= 4))
+        assert EG._parity(np.uint64(empty)) == expected
+
+
+def test_the_numpy_table_is_the_compiled_one():
+    """``exact`` makes its table with numpy (``table_of``: huge pages) instead of ``_tables``
+    inside compiled code: the same zeroed words and the same bucket mask."""
+    for bits in (0, 1, 5, 14):
+        tables, mask = EG.table_of(bits)
+        compiled, compiled_mask = EG._tables(bits)
+        assert tables.dtype == compiled.dtype and tables.shape == compiled.shape
+        assert mask == compiled_mask and not tables.any()
 
 
 def test_the_last_squares_code_agrees_with_minimax():

@@ -36,9 +36,10 @@ every strong solver does, layer by layer from the root:
     first guess, a 6-ply search over the fitted pattern evaluation (``_first_guess``), which
     lands within a few discs and usually below the value (FFO #44, -14: guessed -14);
   * **a transposition table** (``TT_MIN_EMPTIES`` empties and more) keyed by both words, so a
-    hit is never a collision, three positions to a 64-byte bucket (one cache line a probe); a
-    position's exact value does not depend on the path, so bounds from any earlier search (a
-    win/loss search before the exact one) stay valid;
+    hit is never a collision, three positions to a 64-byte bucket (one cache line a probe;
+    ``exact``'s table in huge pages, ``table_of``, and a frame prefetches its children's
+    buckets as it lists them); a position's exact value does not depend on the path, so bounds
+    from any earlier search (a win/loss search before the exact one) stay valid;
   * **enhanced transposition cut-offs** (``ETC_MIN_EMPTIES`` and more): before searching any
     child, the table is asked whether one of them is already known to refute the window;
   * **stability cut-offs**: discs the opponent can never lose cap the mover's best final score
@@ -69,8 +70,11 @@ small.
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
 
 from ..core import kernel as C
 from . import _kernel as K
@@ -252,6 +256,8 @@ COUNT_FLIP = _count_flip()
 LINE_9, LINE_7 = _line_masks()
 NEIGHBOURS = _neighbours()
 QUADRANT_BIT, ODD_SQUARES = _quadrants()
+QUADRANT_0, QUADRANT_1 = np.uint64(0x000000000F0F0F0F), np.uint64(0x00000000F0F0F0F0)  # a1-d4, e1-h4
+QUADRANT_2, QUADRANT_3 = np.uint64(0x0F0F0F0F00000000), np.uint64(0xF0F0F0F000000000)  # a5-d8, e5-h8
 DIAGONALS = _diagonals()
 EDGE_STABLE = _edge_stability()
 CORNERS = np.uint64(0x8100000000000081)
@@ -342,15 +348,16 @@ def _weighted_mobility(own, opp):
     return _count(m) + _count(m & CORNERS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _parity(empty):
-    """4-bit region parity: bit q set when quadrant q has an odd number of empty squares."""
-    parity = 0
-    while empty:
-        sq = trailing_zeros(empty)
-        empty &= empty - ONE
-        parity ^= QUADRANT_BIT[sq]
-    return parity
+    """4-bit region parity: bit q set when quadrant q has an odd number of empty squares (one
+    population count a quadrant, not a loop over the empty squares)."""
+    return (
+        (_count(empty & QUADRANT_0) & 1)
+        | (_count(empty & QUADRANT_1) & 1) << 1
+        | (_count(empty & QUADRANT_2) & 1) << 2
+        | (_count(empty & QUADRANT_3) & 1) << 3
+    )
 
 
 # -- stability ----------------------------------------------------------------------------------
@@ -1222,6 +1229,25 @@ def _bucket(own, opp, mask):
     return np.int64((h ^ (h >> np.uint64(29))) & mask) << 3
 
 
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Start loading the cache line of ``array[index]`` (LLVM's prefetch: a hint, no result)."""
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte = ir.IntType(8).as_pointer()
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), byte)
+        i32 = ir.IntType(32)
+        name = "llvm.prefetch.p0" if getattr(pointer.type, "is_opaque", False) else "llvm.prefetch.p0i8"
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), name
+        )
+        builder.call(fn, [pointer, i32(0), i32(3), i32(1)])  # a read, kept in every cache level, data
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
 @njit(cache=True, inline="always")
 def _data(tt, b, k):
     """Slot ``k``'s 32-bit data in the bucket at ``b`` (words 6 and 7 hold them)."""
@@ -1307,13 +1333,16 @@ def _corner_stability(x):
 
 
 @njit(cache=True)
-def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w):
+def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w, tables, mask):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
     first; then a shallow search's value (when ``probe``), then fewest replies (weighted
     mobility), with a pattern table (``exact``) the mover's corner-stable discs, then odd
-    quadrants and corners."""
+    quadrants and corners. When the children are in the table's range, each one's bucket is
+    prefetched as it is listed: the enhanced transposition cut-offs and the children's own
+    probes then find it in the cache (a bucket's miss costs more than the child's keys)."""
     odd = ODD_SQUARES[_parity(~(own | opp))]
+    fetch = n > TT_MIN_EMPTIES and mask != ZERO
     k = 0
     while m:
         sq = trailing_zeros(m)
@@ -1321,10 +1350,12 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w):
         m ^= bit
         f = _flips(own, opp, sq)
         key = 4 * ((bit & odd) != ZERO) + 2 * ((bit & CORNERS) != ZERO)
+        child_p, child_o = opp ^ f, own | f | bit
+        if fetch:
+            _prefetch(tables, _bucket(child_p, child_o, mask))
         if sq == hash_move:
             key = 1 << 40
         else:
-            child_p, child_o = opp ^ f, own | f | bit
             key += 1024 * (64 - _weighted_mobility(child_p, child_o))
             if len(w):  # ``exact`` only: ``solve`` keeps its order, so alpha-beta its moves
                 key += CORNER_STABLE_WEIGHT * _corner_stability(child_o)
@@ -1395,7 +1426,8 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     else:
         # with the table's move, which usually cuts off, the shallow searches wait until it has not
         lazy = n >= SORT_MIN_EMPTIES and hash_move >= 0
-        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, n >= SORT_MIN_EMPTIES and not lazy, alpha, w)
+        probe = n >= SORT_MIN_EMPTIES and not lazy
+        k = _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w, tables, mask)
         fr[ply, F_LAZY] = lazy
         if ply > 0 and n >= ETC_MIN_EMPTIES and mask:  # a child known to refute the window
             for c in range(k):
@@ -1739,12 +1771,18 @@ def _first_guess(own, opp, w):
 
 @njit(cache=True)
 def _value(s, p, alpha, beta, tt_bits, w, deadline, info):
+    """``_value_in`` with a table of ``2**tt_bits`` positions made here (``_tables``)."""
+    tables, mask = _tables(tt_bits if p[K.P_SIZE] == 8 else 0)
+    return _value_in(s, p, alpha, beta, tables, mask, w, deadline, info)
+
+
+@njit(cache=True)
+def _value_in(s, p, alpha, beta, tables, mask, w, deadline, info):
     """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: on 8x8 one
-    search for a window of one score (win/draw/loss), MTD(f) from a draw for a wider one; on a
-    smaller board the generic search."""
+    search for a window of one score (win/draw/loss), MTD(f) from the first guess for a wider
+    one, with the table ``tables`` (``_tables``); on a smaller board the generic search."""
     own, opp = _sides(s, p)
     if p[K.P_SIZE] == 8:
-        tables, mask = _tables(tt_bits)
         if beta - alpha <= 2:
             v = _search(own, opp, alpha, beta, tables, mask, w, deadline, info)
             return v, info[2]
@@ -1815,10 +1853,19 @@ def solve(s, p, limit, deadline, out):
     return SOLVED
 
 
+def table_of(tt_bits):
+    """A transposition table as ``_tables`` makes it (``2**(tt_bits - 1)`` buckets of eight words,
+    and the bucket mask), allocated by numpy instead of inside compiled code: numpy asks the
+    kernel for huge pages (2 MB) for a large array, numba's allocator does not, and with 4 KB
+    pages nearly every probe of a table of hundreds of megabytes also misses the TLB."""
+    size = 1 << max(tt_bits - 1, 0)
+    return np.zeros(8 * size, dtype=np.uint64), np.uint64(size - 1 if tt_bits > 0 else 0)
+
+
 @njit(cache=True)
-def _exact(s, p, tt_bits, w, info):
+def _exact(s, p, tables, mask, w, info):
     info[:] = 0
-    return _value(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tt_bits, w, 0.0, info)
+    return _value_in(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tables, mask, w, 0.0, info)
 
 
 def exact(s, p, tt_bits=TT_BITS):
@@ -1835,7 +1882,8 @@ def exact(s, p, tt_bits=TT_BITS):
     if not 0 <= tt_bits <= 28:
         raise ValueError(f"exact: tt_bits={tt_bits}, expected 0..28")
     info = np.zeros(4, dtype=np.int64)
-    value, move = _exact(s, p, int(tt_bits), pattern_weights(), info)
+    tables, mask = table_of(int(tt_bits) if p[K.P_SIZE] == 8 else 0)
+    value, move = _exact(s, p, tables, mask, pattern_weights(), info)
     return int(value), int(move), int(info[0])
 
 
