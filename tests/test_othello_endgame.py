@@ -338,7 +338,7 @@ def test_on_a_clock_the_solver_starts_only_where_its_speed_says_it_finishes():
 def test_a_search_stops_when_its_deadline_passes():
     s = random_position(3, 16)
     info = np.zeros(4, dtype=np.int64)
-    EG._value(s, P, -1, 1, 12, EG.NO_PATTERNS, 1e-9, info)  # the clock is read at the first node
+    EG._value(s, P, -1, 1, *EG.table_of(12), EG.NO_PATTERNS, 1e-9, info)  # the clock is read at the first node
     assert info[1] == 1 and info[0] == 1
 
 

@@ -1770,14 +1770,7 @@ def _first_guess(own, opp, w):
 
 
 @njit(cache=True)
-def _value(s, p, alpha, beta, tt_bits, w, deadline, info):
-    """``_value_in`` with a table of ``2**tt_bits`` positions made here (``_tables``)."""
-    tables, mask = _tables(tt_bits if p[K.P_SIZE] == 8 else 0)
-    return _value_in(s, p, alpha, beta, tables, mask, w, deadline, info)
-
-
-@njit(cache=True)
-def _value_in(s, p, alpha, beta, tables, mask, w, deadline, info):
+def _value(s, p, alpha, beta, tables, mask, w, deadline, info):
     """Value and best move (N*N: the pass) of ongoing ``s`` within ``(alpha, beta)``: on 8x8 one
     search for a window of one score (win/draw/loss), MTD(f) from the first guess for a wider
     one, with the table ``tables`` (``_tables``); on a smaller board the generic search."""
@@ -1865,7 +1858,7 @@ def table_of(tt_bits):
 @njit(cache=True)
 def _exact(s, p, tables, mask, w, info):
     info[:] = 0
-    return _value_in(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tables, mask, w, 0.0, info)
+    return _value(s, p, -SCORE_MAX - 1, SCORE_MAX + 1, tables, mask, w, 0.0, info)
 
 
 def exact(s, p, tt_bits=TT_BITS):
