@@ -5,6 +5,8 @@
     python examples/train_alphazero.py --game go --sizes 5 7 --hours 2
     python examples/train_alphazero.py --game loa --hours 2                           # 8x8 only
     python examples/train_alphazero.py --game loa --teacher alphabeta:depth=2 --teacher-games 600
+    python examples/train_alphazero.py --game othello --init agents/learned/weights/alphazero_othello.pt \
+        --teacher alphabeta:depth=6 --teacher-games 3000 --teacher-value 0.5 --iterations 0
     python examples/train_alphazero.py --game othello --executor ray                  # a local Ray
     python examples/train_alphazero.py --game othello --executor ray --address auto --actors 16
 
@@ -20,7 +22,12 @@ with ``examples/evaluate.py``. Uses one torch thread unless ``--threads`` says o
 search agents against itself (the teacher's moves as policy targets, the results as value
 targets; ``agents.learned.imitation``), then goes on by self-play; the teacher's time counts in
 the budget. A run resumed with a teacher for the first time learns from its games before its
-next iteration; a run learns from one teacher once.
+next iteration; a run learns from one teacher once. ``--teacher-value W`` mixes the teacher's
+search score into the value targets (weight W, the result keeping 1 - W), ``--teacher-workers K``
+plays its games in K processes (the same samples for any K above 1), and ``--init WEIGHTS``
+starts the new net from exported weights (a shipped net, fine-tuned) instead of random ones.
+``--device cuda`` runs the gradient steps on a GPU; the same command without it gives the same
+training on the CPU (floating-point rounding apart).
 
 ``--executor ray`` plays the self-play games on Ray actors (one CPU each; ``--actors``, default
 the cluster's CPUs) while this process trains, ``--address`` joins a running cluster (the
@@ -87,6 +94,19 @@ def main(argv=None):
         "--teacher", help="agent spec whose games start a new run (e.g. alphabeta:depth=2); see --teacher-games"
     )
     parser.add_argument("--teacher-games", type=int, default=0, help="teacher games per size before self-play")
+    parser.add_argument(
+        "--teacher-value",
+        type=float,
+        default=0.0,
+        help="weight of the teacher's search score in the value targets (0: the games' results only)",
+    )
+    parser.add_argument(
+        "--teacher-workers", type=int, default=1, help="processes playing the teacher's games (1: this one)"
+    )
+    parser.add_argument("--init", type=Path, help="exported AlphaZero weights the new net starts from")
+    parser.add_argument(
+        "--device", default="cpu", help="where gradient steps run: cpu, or cuda (self-play stays on the CPU)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 on a shared machine)")
     parser.add_argument("--checkpoint", type=Path, help="default: runs/alphazero_<game>.ckpt")
@@ -118,6 +138,10 @@ def main(argv=None):
             parser.error(str(e))
     if bool(args.teacher) != (args.teacher_games > 0):
         parser.error("--teacher and --teacher-games go together (a spec and a positive number of games)")
+    if not 0.0 <= args.teacher_value <= 1.0 or (args.teacher_value > 0 and not args.teacher):
+        parser.error(f"--teacher-value {args.teacher_value}: expected a weight in [0, 1], with --teacher")
+    if args.teacher_workers < 1:
+        parser.error(f"--teacher-workers {args.teacher_workers}: expected at least 1")
 
     from agents.base import AgentError
     from agents.learned import imitation, selfplay
@@ -126,7 +150,8 @@ def main(argv=None):
     sizes = args.sizes or DEFAULT_SIZES[args.game]
     if args.teacher:  # built and made to move before torch, Ray or the net start
         try:
-            imitation.check_teacher(args.teacher, [selfplay.make_game(args.game, n) for n in sizes])
+            games = [selfplay.make_game(args.game, n) for n in sizes]
+            imitation.check_teacher(args.teacher, games, scores=args.teacher_value > 0)
         except ArbiterError as e:
             parser.error(f"--{e}")  # "--teacher SPEC: why"
 
@@ -156,6 +181,10 @@ def main(argv=None):
         seed=args.seed,
         teacher=args.teacher,
         teacher_games=args.teacher_games,
+        teacher_value=args.teacher_value,
+        teacher_workers=args.teacher_workers,
+        init=None if args.init is None else str(args.init),
+        device=args.device,
     )
     checkpoint = args.checkpoint or ROOT / "runs" / f"alphazero_{args.game}.ckpt"
     out = args.out or ROOT / "runs" / f"alphazero_{args.game}.pt"

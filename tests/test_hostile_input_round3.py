@@ -422,6 +422,32 @@ def test_a_teacher_that_cannot_teach_is_refused_before_start_up(capsys, monkeypa
     assert named in err.splitlines()[-1]
 
 
+@pytest.mark.parametrize(
+    "extra, named",
+    [
+        (["--teacher-value", "0.5"], "--teacher-value 0.5: expected a weight in [0, 1], with --teacher"),
+        (["--teacher", "alphabeta:depth=1", "--teacher-games", "2", "--teacher-value", "2"], "--teacher-value 2.0"),
+        (["--teacher", "greedy", "--teacher-games", "2", "--teacher-value", "0.5"], "reports no search score"),
+        (["--teacher", "greedy", "--teacher-games", "2", "--teacher-workers", "0"], "--teacher-workers 0"),
+    ],
+)
+def test_value_targets_and_teacher_workers_are_checked_before_start_up(capsys, monkeypatch, extra, named):
+    import importlib.util
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.chdir(root)
+    monkeypatch.setitem(sys.modules, "torch", None)  # refused before PyTorch is imported
+    script = importlib.util.spec_from_file_location(
+        "train_alphazero", os.path.join(root, "examples/train_alphazero.py")
+    )
+    module = importlib.util.module_from_spec(script)
+    script.loader.exec_module(module)
+    with pytest.raises(SystemExit) as e:
+        module.main(["--game", "othello", "--sizes", "6", *extra])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "Traceback" not in err and named in err.splitlines()[-1]
+
+
 def test_the_ppo_progress_rate_leaves_the_first_compile_out(monkeypatch, capsys):
     """``train_ppo.py``'s first line counted 31 s of compiling in its rate (12 env-steps/s)."""
     import types

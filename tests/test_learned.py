@@ -381,6 +381,67 @@ def test_a_teacher_s_games_give_one_hot_legal_targets_and_teaching_survives_a_re
     assert resumed.taught == 4 and not resumed.needs_teaching and resumed.seconds == trainer.seconds
 
 
+def test_value_targets_from_the_teacher_s_search_mix_its_calibrated_scores_into_the_results():
+    from agents.evaluation import WIN_BOUND
+    from agents.learned import imitation
+
+    game = make_game("othello", size=8)
+    plain = imitation.teach("alphabeta:depth=2", game, 6, np.random.default_rng(3))
+    assert set(np.unique(plain.value)) <= {-1.0, 0.0, 1.0}  # weight 0: the results, as before
+    searched = imitation.teach("alphabeta:depth=2", game, 6, np.random.default_rng(3), value_weight=1.0)
+    np.testing.assert_array_equal(searched.planes, plain.planes)  # the same games, only the targets differ
+    assert np.all(np.abs(searched.value) <= 1.0) and len(np.unique(searched.value)) > 10
+    half = imitation.teach("alphabeta:depth=2", game, 6, np.random.default_rng(3), value_weight=0.5)
+    np.testing.assert_allclose(half.value, (plain.value + searched.value) / 2, atol=1e-6)
+    # the search's sign agrees with the game's result more often than not, and proven scores are +-1
+    assert np.mean(np.sign(searched.value) == np.sign(plain.value)) > 0.6
+    scores = np.array([WIN_BOUND + 5, -(WIN_BOUND + 5), 300, -300, 0])
+    values = imitation.search_value(scores, np.array([1.0, -1.0, 1.0, -1.0, 1.0]))
+    assert values[0] == 1.0 and values[1] == -1.0 and values[2] == -values[3] > 0 and values[4] == 0
+    # the fitted scale is the one under which the scores best predict the results
+    rng = np.random.default_rng(0)
+    raw = rng.normal(0, 1000, 5000)
+    results = np.where(rng.random(5000) < (1 + np.tanh(raw / 400)) / 2, 1.0, -1.0)
+    assert 200 < imitation.value_scale(raw, results) < 800
+    with pytest.raises(agents.AgentError, match="value_weight=1.5"):
+        imitation.teach("alphabeta:depth=2", game, 1, np.random.default_rng(3), value_weight=1.5)
+    with pytest.raises(agents.AgentError, match="teacher greedy: reports no search score"):
+        imitation.check_teacher("greedy", [game], scores=True)
+    imitation.check_teacher("alphabeta:depth=2", [game], scores=True)
+
+
+def test_a_teacher_s_games_in_worker_processes_do_not_depend_on_the_number_of_workers():
+    from agents.learned import imitation
+
+    game = make_game("othello", size=6)
+    games = imitation.CHUNK + 3  # two chunks, the second short
+    two = imitation.teach("alphabeta:depth=1", game, games, np.random.default_rng(4), workers=2)
+    three = imitation.teach("alphabeta:depth=1", game, games, np.random.default_rng(4), workers=3)
+    for field in ("planes", "policy", "value", "ownership", "results"):
+        np.testing.assert_array_equal(getattr(two, field), getattr(three, field))
+    assert len(two.results) == games
+
+
+@needs_torch
+def test_a_run_can_start_from_exported_weights_and_refuses_a_net_of_another_shape(tmp_path):
+    from agents.learned import train
+
+    config = train.Config(game="othello", sizes=[6], channels=8, blocks=1, games=2, simulations=8, seed=1)
+    first = train.Trainer(config)
+    path = first.export(tmp_path / "first.pt", command="test")
+    started = train.Trainer(train.Config(**{**config.__dict__, "seed": 2, "init": str(path)}))
+    for a, b in zip(started.net.state_dict().values(), first.net.state_dict().values()):
+        assert torch.equal(a, b)
+    fresh = train.Trainer(train.Config(**{**config.__dict__, "seed": 2}))
+    assert not all(torch.equal(a, b) for a, b in zip(fresh.net.state_dict().values(), first.net.state_dict().values()))
+    with pytest.raises(weights.WeightsError, match="init=.*first.pt.*'channels': 8"):
+        train.Trainer(train.Config(**{**config.__dict__, "channels": 16, "init": str(path)}))
+    with pytest.raises(weights.WeightsError, match="does not exist"):
+        train.Trainer(train.Config(**{**config.__dict__, "init": str(tmp_path / "none.pt")}))
+    with pytest.raises(train.ConfigError, match="device='tpu'"):
+        train.Trainer(train.Config(**{**config.__dict__, "device": "tpu"}))
+
+
 @needs_torch
 def test_learning_from_a_teacher_makes_the_net_choose_the_teacher_s_moves(tmp_path):
     """A tiny run end to end: the training loop (targets, symmetries, loss, optimizer) must carry

@@ -70,6 +70,10 @@ class Config:
     seed: int = 0
     teacher: str | None = None  # an agent spec whose games start the net (``imitation``)
     teacher_games: int = 0  # games of the teacher per size, played once before self-play
+    teacher_value: float = 0.0  # weight of the teacher's search score in the value targets
+    teacher_workers: int = 1  # processes playing the teacher's games (``imitation``)
+    init: str | None = None  # exported weights a new run's net starts from (instead of random)
+    device: str = "cpu"  # where gradient steps run ("cuda" on a GPU); self-play stays on the CPU
 
 
 # the arrays of one sample: (dtype, shape after the sample axis, given planes/actions/size)
@@ -200,9 +204,15 @@ class Trainer:
             "policy_planes": K.policy_planes(game),
         }
         if config.teacher:  # an agent that cannot teach these games fails here, before any work
-            imitation.check_teacher(config.teacher, self._games())
+            imitation.check_teacher(config.teacher, self._games(), scores=config.teacher_value > 0)
+        if config.device != "cpu" and not (config.device == "cuda" and torch.cuda.is_available()):
+            raise ConfigError(
+                f"device={config.device!r}: expected 'cpu', or 'cuda' on a machine whose torch sees a GPU"
+            )
         torch.manual_seed(config.seed)
         self.net = network.PolicyValueNet(**arch)
+        if config.init is not None:
+            self._start_from(config.init, arch)
         self.opt = torch.optim.AdamW(self.net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
         self.buffer = ReplayBuffer(config.buffer)
         self.iterations = 0
@@ -216,6 +226,18 @@ class Trainer:
         if executor != "local":
             self.executor = distributed.RaySelfPlay() if executor == "ray" else executor
             self.executor.start(config, self.net.config)
+
+    def _start_from(self, path, arch: dict) -> None:
+        """Load exported weights into the new net: fine-tuning a shipped net keeps what it knows
+        (the board sizes it was not taught on, say) where a random start would relearn it."""
+        tensors, meta = weights.load(path, kind="alphazero")
+        saved = network.build(weights.architecture(path, meta)).config  # the sidecar's defaults filled in
+        if meta.get("game") != self.config.game or saved != self.net.config:
+            raise weights.WeightsError(
+                f"init={str(path)!r} holds a {meta.get('game')!r} net of {saved}; this run builds a "
+                f"{self.config.game!r} net of {self.net.config}"
+            )
+        self.net.load_state_dict(tensors)
 
     def _games(self) -> list:
         """The game on each training size; ``ConfigError`` for a game the nets cannot play."""
@@ -297,7 +319,15 @@ class Trainer:
         rng = R.generator(c.seed, 2**31)  # apart from every iteration's (seed, i)
         new = 0
         for game in self._games():
-            samples = imitation.teach(c.teacher, game, c.teacher_games, rng, encoding=c.encoding)
+            samples = imitation.teach(
+                c.teacher,
+                game,
+                c.teacher_games,
+                rng,
+                encoding=c.encoding,
+                value_weight=c.teacher_value,
+                workers=c.teacher_workers,
+            )
             self.buffer.add(samples)
             new += len(samples.value)
         self.taught = c.teacher_games * len(c.sizes)
@@ -384,12 +414,15 @@ class Trainer:
         torch, c = self.torch, self.config
         own = self.net.ownership_conv is not None  # off for a game without ownership (``K.has_ownership``)
         per_cell = self.net.policy_planes
-        self.net.train()
+        dev = torch.device(c.device)
+        self.net.to(dev).train()
         totals = np.zeros(3)
         for _ in range(steps):
             size, batch = self.buffer.sample(rng, c.batch_size)
-            planes, policy, ownership = (torch.from_numpy(batch[f]).float() for f in ("planes", "policy", "ownership"))
-            weight, value = torch.from_numpy(batch["policy_weight"]), torch.from_numpy(batch["value"])
+            planes, policy, ownership = (
+                torch.from_numpy(batch[f]).float().to(dev) for f in ("planes", "policy", "ownership")
+            )
+            weight, value = (torch.from_numpy(batch[f]).to(dev) for f in ("policy_weight", "value"))
             if c.augment:
                 k = int(rng.integers(8))
                 planes, policy, ownership = symmetry(torch, planes, policy, ownership, size, k, per_cell)
@@ -402,7 +435,7 @@ class Trainer:
             (loss_p + loss_v + c.ownership_weight * loss_o).backward()
             self.opt.step()
             totals += (loss_p.item(), loss_v.item(), loss_o.item())
-        self.net.eval()
+        self.net.to("cpu").eval()  # self-play, export and checkpoints read the net on the CPU
         return tuple(round(float(t / steps), 4) for t in totals)
 
     def export(self, path, command: str) -> Path:
