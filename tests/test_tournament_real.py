@@ -268,15 +268,21 @@ KILL_SCRIPT = textwrap.dedent("""
     sys.path[:0] = [{here!r}, {root!r}]
     import tournaments
     from test_tournament_real import Lowest, Highest, Seeded
-    agents = [Lowest("lowest", delay=0.02), Highest("highest", delay=0.02), Seeded("a", 1), Seeded("b", 2)]
+    agents = [Lowest("lowest", delay={delay}), Highest("highest", delay={delay}), Seeded("a", 1), Seeded("b", 2)]
     tournaments.round_robin(agents, game="gomoku", game_params={{"size": 7}}, workers=2,
                             journal={path!r}, resume=True, seed=3, progress=False)
 """)
 
 
+# seconds a move, sleeping, not computing: the run lasts several seconds even on a loaded machine,
+# so the kill lands mid-run and not after the last game (the journal knows its agents by their
+# settings, so the resumed run plays them with the same delay)
+KILL_DELAY = 0.05
+
+
 def test_sigkill_mid_run_loses_no_finished_game(tmp_path):
     path = str(tmp_path / "killed.db")
-    script = KILL_SCRIPT.format(here=HERE, root=os.path.dirname(HERE), path=path)
+    script = KILL_SCRIPT.format(here=HERE, root=os.path.dirname(HERE), path=path, delay=KILL_DELAY)
     proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     finished = 0
     deadline = time.time() + 120
@@ -297,7 +303,7 @@ def test_sigkill_mid_run_loses_no_finished_game(tmp_path):
     db = sqlite3.connect(path)
     before = dict(db.execute("SELECT idx, record FROM games"))
     db.close()
-    agents = [Lowest("lowest", delay=0.02), Highest("highest", delay=0.02), Seeded("a", 1), Seeded("b", 2)]
+    agents = [Lowest("lowest", delay=KILL_DELAY), Highest("highest", delay=KILL_DELAY), Seeded("a", 1), Seeded("b", 2)]
     kw = dict(workers=2, seed=3, progress=False, **GAME)
     resumed = tournaments.round_robin(agents, journal=path, resume=True, **kw)
     clean = tournaments.round_robin(agents, **kw)
