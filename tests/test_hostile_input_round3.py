@@ -394,6 +394,22 @@ def test_one_install_hint_form_everywhere():
 
 
 # -- a teacher for AlphaZero's warm start: checked before any start-up work ------------------------------
+def _training_script(monkeypatch):
+    """``examples/train_alphazero.py`` as a module, with PyTorch made unimportable: what it
+    refuses, it refuses before PyTorch is even imported."""
+    import importlib.util
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.chdir(root)
+    monkeypatch.setitem(sys.modules, "torch", None)
+    script = importlib.util.spec_from_file_location(
+        "train_alphazero", os.path.join(root, "examples/train_alphazero.py")
+    )
+    module = importlib.util.module_from_spec(script)
+    script.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize(
     "spec, named",
     [
@@ -404,16 +420,7 @@ def test_one_install_hint_form_everywhere():
     ],
 )
 def test_a_teacher_that_cannot_teach_is_refused_before_start_up(capsys, monkeypatch, spec, named):
-    import importlib.util
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    monkeypatch.chdir(root)
-    monkeypatch.setitem(sys.modules, "torch", None)  # the check comes before PyTorch is even imported
-    script = importlib.util.spec_from_file_location(
-        "train_alphazero", os.path.join(root, "examples/train_alphazero.py")
-    )
-    module = importlib.util.module_from_spec(script)
-    script.loader.exec_module(module)
+    module = _training_script(monkeypatch)
     with pytest.raises(SystemExit) as e:
         module.main(["--game", "gomoku", "--sizes", "7", "--teacher", spec, "--teacher-games", "2"])
     err = capsys.readouterr().err
@@ -432,16 +439,7 @@ def test_a_teacher_that_cannot_teach_is_refused_before_start_up(capsys, monkeypa
     ],
 )
 def test_value_targets_and_teacher_workers_are_checked_before_start_up(capsys, monkeypatch, extra, named):
-    import importlib.util
-
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    monkeypatch.chdir(root)
-    monkeypatch.setitem(sys.modules, "torch", None)  # refused before PyTorch is imported
-    script = importlib.util.spec_from_file_location(
-        "train_alphazero", os.path.join(root, "examples/train_alphazero.py")
-    )
-    module = importlib.util.module_from_spec(script)
-    script.loader.exec_module(module)
+    module = _training_script(monkeypatch)
     with pytest.raises(SystemExit) as e:
         module.main(["--game", "othello", "--sizes", "6", *extra])
     err = capsys.readouterr().err
