@@ -10,7 +10,9 @@ plays each snapshot, and the final weights if ``--final`` names them, against ``
 (``tournaments.match``), and draws the score with its 95% interval against the hours of training
 the sidecar records, one line per board size (the ``plot`` extra, matplotlib). Results are kept
 in a JSON-lines file (``--results``, default next to the plot), so a second run plays only the
-snapshots it has not seen.
+snapshots it has not seen. ``--batch`` sets the search's leaves a network call (default: the
+agent's, ``alphazero.default_batch``); results written before the option existed were played in
+batches of 8 and are read as such.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ def snapshots(directory: Path, stem: str) -> list[Path]:
     return [path for _, path in sorted(found)]
 
 
-def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simulations: int, seed: int) -> list:
+def evaluate(
+    path: Path, game_name: str, sizes, opponent: str, games: int, simulations: int, batch: int, seed: int
+) -> list:
     """One result per size of the net at ``path`` against ``opponent``."""
     import agents
     import tournaments
@@ -46,7 +50,7 @@ def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simul
     hours = float(meta["training"]["seconds"]) / 3600
     rows = []
     for size in sizes:
-        player = agents.make("alphazero", path=str(path), simulations=simulations, seed=seed)
+        player = agents.make("alphazero", path=str(path), simulations=simulations, batch=batch, seed=seed)
         r = tournaments.match(
             sized_game(game_name, size), player, agents.make(opponent, seed=seed + 1), games=games, seed=seed
         )
@@ -58,6 +62,7 @@ def evaluate(path: Path, game_name: str, sizes, opponent: str, games: int, simul
                 "size": size,
                 "opponent": opponent,
                 "simulations": simulations,
+                "batch": batch,
                 **r.as_dict(),
             }
         )
@@ -98,17 +103,22 @@ def main(argv=None) -> int:
     parser.add_argument("--opponent", default="greedy")
     parser.add_argument("--games", type=int, default=100, help="games per snapshot and size (even)")
     parser.add_argument("--simulations", type=int, default=64)
+    parser.add_argument("--batch", type=int, help="leaves a network call (default: the agent's for --simulations)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument("--results", type=Path, help="JSON-lines cache (default: the PNG's name, .jsonl)")
     args = parser.parse_args(argv)
 
+    from agents.learned.alphazero import default_batch
     from agents.learned.weights import read_meta, require_torch
 
     try:
         import matplotlib  # noqa: F401 (checked before any game is played)
     except ImportError:
         parser.error('plotting needs matplotlib: pip install "arbiter-games[plot]"')
+    if args.batch is not None and args.batch < 1:
+        parser.error(f"--batch {args.batch}: at least 1 leaf a network call")
+    batch = default_batch(args.simulations) if args.batch is None else args.batch
     require_torch().set_num_threads(1)
     paths = snapshots(args.runs, args.stem or f"alphazero_{args.game}")
     if args.final:
@@ -117,27 +127,27 @@ def main(argv=None) -> int:
         parser.error(f"no snapshots named {args.stem or f'alphazero_{args.game}'}_<minutes>min.pt in {args.runs}")
     results = args.results or args.out.with_suffix(".jsonl")
     rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()] if results.exists() else []
-    seen = {(r["sha256"], r["size"], r["opponent"], r["simulations"], r["games"]) for r in rows}
+    for r in rows:
+        r.setdefault("batch", 8)  # the agent's only batch before the option existed
+
+    def setting(r):
+        return r["opponent"], r["simulations"], r["batch"], r["games"]
+
+    chosen = (args.opponent, args.simulations, batch, args.games)
+    seen = {(r["sha256"], r["size"], *setting(r)) for r in rows}
     hashes = {path: read_meta(path)["sha256"] for path in paths}  # a file replaced is played again
     for path in paths:
-        key = (hashes[path], args.opponent, args.simulations, args.games)
-        sizes = [s for s in args.sizes if (key[0], s, *key[1:]) not in seen]
+        sizes = [s for s in args.sizes if (hashes[path], s, *chosen) not in seen]
         if not sizes:
             continue
-        new = evaluate(path, args.game, sizes, args.opponent, args.games, args.simulations, args.seed)
+        new = evaluate(path, args.game, sizes, args.opponent, args.games, args.simulations, batch, args.seed)
         with open(results, "a") as f:
             f.writelines(json.dumps(r) + "\n" for r in new)
         rows += new
-        seen |= {(r["sha256"], r["size"], r["opponent"], r["simulations"], r["games"]) for r in new}
+        seen |= {(r["sha256"], r["size"], *setting(r)) for r in new}
     wanted = set(hashes.values())
     plot(
-        [
-            r
-            for r in rows
-            if r["sha256"] in wanted
-            and r["size"] in args.sizes
-            and (r["opponent"], r["simulations"], r["games"]) == (args.opponent, args.simulations, args.games)
-        ],
+        [r for r in rows if r["sha256"] in wanted and r["size"] in args.sizes and setting(r) == chosen],
         args.game,
         args.opponent,
         args.out,

@@ -149,6 +149,25 @@ def test_search_backs_up_finished_games_and_finds_the_win():
     assert result.values[0] > 0.5
 
 
+@pytest.mark.parametrize(
+    "options, batch",
+    [
+        ({"simulations": 8}, 1),
+        ({"simulations": 32}, 2),
+        ({"simulations": 64}, 4),
+        ({"simulations": 200}, 8),
+        ({"simulations": 100_000, "seconds": 0.1}, 8),
+        ({"seconds": 0.1}, 8),
+        ({"simulations": 64, "batch": 8}, 8),
+        ({"simulations": 800, "batch": 1}, 1),
+    ],
+)
+def test_the_default_leaf_batch_is_a_sixteenth_of_a_fixed_budget_and_eight_on_a_clock(options, batch):
+    # 64 simulations in batches of 8 spread the search over the root's moves (virtual losses)
+    # and lost most of the Othello net's margin over greedy; a given batch is kept as it is
+    assert agents.make("alphazero", **options).batch == batch
+
+
 def test_match_protocol_is_colour_balanced_and_seeded():
     game = make_game("othello", size=6)
     a, b = agents.make("greedy", seed=1), agents.make("random", seed=2)
@@ -905,6 +924,10 @@ def test_the_learning_curve_plays_each_snapshot_once_and_draws_the_plot(tmp_path
     assert len(results) == 1  # the two copies are the same weights: played once
     second = run_script(*argv)
     assert second.returncode == 0 and "on 7x7" not in second.stdout  # nothing new to play
+    third = run_script(*argv, "--batch", "2")  # another search setting: played, and kept apart
+    assert third.returncode == 0 and "on 7x7" in third.stdout, third.stderr
+    rows = [json.loads(line) for line in (tmp_path / "curve.jsonl").read_text().splitlines()]
+    assert [r["batch"] for r in rows] == [1, 2]  # the default batch of 2 simulations is 1
     assert run_script(*argv[:-4], "--runs", tmp_path / "none", "--out", tmp_path / "x.png").returncode == 2
 
 
