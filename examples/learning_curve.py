@@ -11,7 +11,7 @@ plays each snapshot, and the final weights if ``--final`` names them, against ``
 the sidecar records, one line per board size (the ``plot`` extra, matplotlib). Results are kept
 in a JSON-lines file (``--results``, default next to the plot), so a second run plays only the
 snapshots it has not seen. ``--batch`` sets the search's leaves a network call (default: the
-agent's, ``alphazero.default_batch``); results written before the option existed were played in
+agent's for ``--simulations``); results written before the option existed were played in
 batches of 8 and are read as such.
 """
 
@@ -109,16 +109,17 @@ def main(argv=None) -> int:
     parser.add_argument("--results", type=Path, help="JSON-lines cache (default: the PNG's name, .jsonl)")
     args = parser.parse_args(argv)
 
-    from agents.learned.alphazero import default_batch
+    import agents
     from agents.learned.weights import read_meta, require_torch
 
     try:
         import matplotlib  # noqa: F401 (checked before any game is played)
     except ImportError:
         parser.error('plotting needs matplotlib: pip install "arbiter-games[plot]"')
-    if args.batch is not None and args.batch < 1:
-        parser.error(f"--batch {args.batch}: at least 1 leaf a network call")
-    batch = default_batch(args.simulations) if args.batch is None else args.batch
+    try:  # the agent checks the budget and resolves the default batch, before any game is played
+        batch = agents.make("alphazero", simulations=args.simulations, batch=args.batch).batch
+    except ValueError as exc:
+        parser.error(str(exc))
     require_torch().set_num_threads(1)
     paths = snapshots(args.runs, args.stem or f"alphazero_{args.game}")
     if args.final:

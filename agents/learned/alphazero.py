@@ -30,6 +30,7 @@ from . import puct
 from . import weights as W
 
 DEFAULT_SIMULATIONS = 200  # a move's budget when neither simulations nor seconds is given
+MAX_SIMULATIONS = 1 << 22  # a time budget's cap: the tree's memory, not a limit met in practice
 MAX_BATCH = 8  # leaves a network call when the budget is large or a clock binds
 SIMULATIONS_PER_LEAF = 16  # a fixed budget's default batch: at most one leaf a network call per 16
 
@@ -37,16 +38,13 @@ SIMULATIONS_PER_LEAF = 16  # a fixed budget's default batch: at most one leaf a 
 def default_batch(simulations: int | None) -> int:
     """The leaves a network call gathers when ``batch`` is not given. Each of a batch's leaves is
     picked under the virtual losses of those before it, so a batch of 8 spreads over the root's
-    moves much as 8 separate walks would not; with few simulations that spreading is most of the
+    moves where 8 walks one after another would not; with few simulations that spreading is most of the
     search (64 simulations in batches of 8 are 8 rounds for about 10 moves), and the shipped
     Othello net scored 0.635 against greedy on 8x8 that way against 0.855 in batches of 4.
     Hence ``simulations // 16`` (4 at 64, 8 from 128 up), and 8 where a clock sets the budget."""
     if simulations is None:
         return MAX_BATCH
     return max(1, min(MAX_BATCH, simulations // SIMULATIONS_PER_LEAF))
-
-
-MAX_SIMULATIONS = 1 << 22  # a time budget's cap: the tree's memory, not a limit met in practice
 
 
 @register("alphazero")
