@@ -278,7 +278,9 @@ def test_the_last_squares_code_agrees_with_minimax():
         for _ in range(4):
             alpha = int(rng.integers(-66, 64))
             beta = alpha + int(rng.choice([1, 2, 3, int(rng.integers(1, 130))]))
-            v = EG._shallow(own, opp, alpha, beta, EG.empties(s, P), info)
+            nodes = info[0]
+            v = EG._shallow(own, opp, alpha, beta, EG.empties(s, P), info.ctypes.data)
+            assert info[0] > nodes  # the node count, kept through its address
             if alpha < v < beta:
                 assert v == true
             elif v <= alpha:
