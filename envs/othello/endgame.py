@@ -449,7 +449,7 @@ def _tally(typingctx, counter):
     The straight-line solvers (``_shallow`` and below, nine in ten nodes) count their nodes
     through this plain address rather than the ``info`` array itself: numba increments and
     decrements an array's reference count, an atomic instruction, at every call an array is
-    passed to, and at these nodes that came to about 4% of ``exact``'s time (FFO #45, #46 and
+    passed to, and at these nodes that came to about 5% of ``exact``'s time (FFO #45, #46 and
     #49; a profile put 11% of the samples in the reference counts before, 8% after)."""
 
     def codegen(context, builder, signature, args):
@@ -1277,7 +1277,7 @@ def _data(tt, b, k):
     return np.int64(tt[b + 7])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lookup(tt, own, opp, mask):
     """The data of (own, opp): ``lo + 64 | (hi + 64) << 8 | move << 16 | empties << 24``, or 0
     when the table does not hold it."""
@@ -1288,7 +1288,7 @@ def _lookup(tt, own, opp, mask):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _store(tt, own, opp, mask, n, lo, hi, move):
     """Record bounds ``lo <= value <= hi`` and the best move of (own, opp) with ``n`` empties,
     tightening what the table already knows of it; a new position takes the slot of the
@@ -1351,7 +1351,7 @@ def _corner_stability(x):
     return _count((s | CORNERS) & x)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w, tables, mask):
     """List the moves of bitboard ``m`` at frame ``ply`` (squares ``mv``, flips ``fl``) with
     ordering keys ``ky`` (higher first); returns their number. The keys: the table's move
@@ -1387,7 +1387,7 @@ def _list_moves(own, opp, n, m, ply, mv, fl, ky, hash_move, probe, alpha, w, tab
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count, alpha, w):
     """Add the shallow search's term to the keys of moves ``start`` to ``count`` of frame
     ``ply`` (listed without it: the table's move came first and did not cut off)."""
@@ -1400,7 +1400,7 @@ def _probe_rest(own, opp, n, ply, mv, fl, ky, start, count, alpha, w):
 F_EMPTIES, F_ALPHA, F_BETA, F_ALPHA0, F_BEST, F_MOVE, F_COUNT, F_INDEX, F_STAGE, F_LAZY = range(10)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     """Open frame ``ply`` (position, empties and window already set): True when it is decided
     at once, its value in ``fr[ply, F_BEST]`` (the table's bounds, a stability or enhanced
@@ -1465,11 +1465,19 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
 
 @njit(cache=True)
 def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
-    """Set frame ``ply`` to a position and window and open it (``_enter``); a position with at
-    most ``SMALL_EMPTIES`` empties is solved at once (``_small``). True when decided."""
+    """Set frame ``ply`` to a position and window and open it (``_enter``); a position below
+    the root with at most ``SHALLOW_EMPTIES`` empties is solved at once (``_shallow``; the root
+    lists its moves, to report the best). True when decided.
+
+    The one caller of ``_enter``, which numba inlines here (``inline="always"``), as it does
+    ``_list_moves`` and ``_lookup`` into ``_enter`` and ``_store`` and ``_probe_rest`` into
+    ``_search``: every call an array is passed to costs two atomic updates of its reference
+    count, about 5% of the solver's time with the frames' eight arrays. Inlined at one place
+    each, they compile no slower (``_enter`` inlined at three call sites added 36 s to a
+    compilation from a cold cache)."""
     boards[ply, 0], boards[ply, 1] = own, opp
     fr[ply, F_EMPTIES], fr[ply, F_ALPHA], fr[ply, F_BETA] = n, alpha, beta
-    if n <= SHALLOW_EMPTIES:
+    if n <= SHALLOW_EMPTIES and ply > 0:
         fr[ply, F_BEST] = _shallow(own, opp, alpha, beta, n, info.ctypes.data)
         return True
     return _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
@@ -1507,9 +1515,7 @@ def _search(own, opp, alpha, beta, tables, mask, w, deadline, info):
     info[2] = -1
     info[3] = 1  # the clock is read at the first node, then every CHECK_NODES
     n = _count(~(own | opp))
-    boards[0, 0], boards[0, 1] = own, opp
-    fr[0, F_EMPTIES], fr[0, F_ALPHA], fr[0, F_BETA] = n, alpha, beta
-    resolved = _enter(0, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
+    resolved = _push(0, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
     ply = 0
     while True:
         if resolved:
