@@ -697,7 +697,8 @@ def _solve7(own, opp, alpha, beta, nodes):
 
 @njit(cache=True)
 def _shallow(own, opp, alpha, beta, n, nodes):
-    """Fail-soft value for ``own`` with ``n`` <= ``SHALLOW_EMPTIES`` empty squares."""
+    """Fail-soft value for ``own`` with ``n`` <= ``SHALLOW_EMPTIES`` empty squares; ``nodes``,
+    here and below, is the node count's address (``info.ctypes.data``, added to by ``_tally``)."""
     if n <= SMALL_EMPTIES:
         return _small(own, opp, alpha, beta, nodes)
     if n == 6:
