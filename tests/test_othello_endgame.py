@@ -201,9 +201,10 @@ def minimax(s, who):
     return max(values) if GAME.current_player(s) == who else min(values)
 
 
-def test_flips_and_last_square_counts_agree_with_the_game_kernel():
-    """``_flips`` (branch-free rays) against the game kernel's fills on random boards, every
-    empty square, both sides; and ``_count_last`` (line bytes looked up in ``COUNT_FLIP``)
+def test_flips_moves_and_last_square_counts_agree_with_the_game_kernel():
+    """``_flips`` (eight rays in two vectors) against the game kernel's fills on random boards,
+    every empty square, both sides; ``_moves`` (four directions in vectors) against the squares
+    where the kernel flips something; and ``_count_last`` (line bytes looked up in ``COUNT_FLIP``)
     against the popcount of the kernel's flips on boards with one empty square."""
     rng = np.random.default_rng(5)
     for trial in range(300):
@@ -217,12 +218,15 @@ def test_flips_and_last_square_counts_agree_with_the_game_kernel():
             opp = ((1 << 64) - 1) & ~own & ~(1 << sq)
         own, opp = np.uint64(own), np.uint64(opp)
         empty = [k for k in range(64) if not (int(own) | int(opp)) >> k & 1]
+        legal = {0: 0, 1: 0}
         for sq in empty:
             bit = np.uint64(1 << sq)
-            for a, b in ((own, opp), (opp, own)):
+            for side, (a, b) in enumerate(((own, opp), (opp, own))):
                 assert EG._flips(a, b, sq) == K._bb_flips(a, b, bit, P)
+                legal[side] |= (1 << sq) if K._bb_flips(a, b, bit, P) else 0
                 if len(empty) == 1:
                     assert EG._count_last(a, sq) == bin(int(K._bb_flips(a, b, bit, P))).count("1")
+        assert int(EG._moves(own, opp)) == legal[0] and int(EG._moves(opp, own)) == legal[1]
 
 
 def test_corner_stability_counts_corners_and_the_edge_squares_next_to_held_ones():
