@@ -554,7 +554,8 @@ def _solve2(own, opp, alpha, beta, x1, x2, nodes):
                         best = v
                         if v >= beta:
                             return sign * v
-                        alpha = max(alpha, v)
+                        if v > alpha:
+                            alpha = v
         if best > -SCORE_MAX - 1:
             return sign * best
         own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
@@ -578,7 +579,8 @@ def _solve3(own, opp, alpha, beta, x1, x2, x3, nodes):
                         best = v
                         if v >= beta:
                             return sign * v
-                        alpha = max(alpha, v)
+                        if v > alpha:
+                            alpha = v
         if best > -SCORE_MAX - 1:
             return sign * best
         own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
@@ -609,7 +611,8 @@ def _solve4(own, opp, alpha, beta, x1, x2, x3, x4, nodes):
                         best = v
                         if v >= beta:
                             return sign * v
-                        alpha = max(alpha, v)
+                        if v > alpha:
+                            alpha = v
         if best > -SCORE_MAX - 1:
             return sign * best
         own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
@@ -642,7 +645,8 @@ def _solve5(own, opp, alpha, beta, x1, x2, x3, x4, x5, nodes):
                         best = v
                         if v >= beta:
                             return sign * v
-                        alpha = max(alpha, v)
+                        if v > alpha:
+                            alpha = v
         if best > -SCORE_MAX - 1:
             return sign * best
         own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
@@ -715,7 +719,8 @@ def _solve6(own, opp, alpha, beta, nodes):
                             best = v
                             if v >= beta:
                                 return sign * v
-                            alpha = max(alpha, v)
+                            if v > alpha:
+                                alpha = v
         if best > -SCORE_MAX - 1:
             return sign * best
         own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
@@ -748,7 +753,8 @@ def _solve7(own, opp, alpha, beta, nodes):
                             best = v
                             if v >= beta:
                                 return sign * v
-                            alpha = max(alpha, v)
+                            if v > alpha:
+                                alpha = v
         if best > -SCORE_MAX - 1:
             return sign * best
         own, opp, alpha, beta, sign = opp, own, -beta, -alpha, -sign
@@ -813,7 +819,7 @@ def _probe2(own, opp, alpha, beta):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_probe1(opp ^ f, own | f | bit, -beta, -max(alpha, best))
+        v = -_probe1(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best))
         if v > best:
             best = v
             if v >= beta:
@@ -835,7 +841,7 @@ def _probe3(own, opp, alpha, beta):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_probe2(opp ^ f, own | f | bit, -beta, -max(alpha, best))
+        v = -_probe2(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best))
         if v > best:
             best = v
             if v >= beta:
@@ -857,7 +863,7 @@ def _probe4(own, opp, alpha, beta):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_probe3(opp ^ f, own | f | bit, -beta, -max(alpha, best))
+        v = -_probe3(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best))
         if v > best:
             best = v
             if v >= beta:
@@ -1180,7 +1186,7 @@ def _pprobe2(own, opp, alpha, beta, w):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_pprobe1(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        v = -_pprobe1(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
@@ -1202,7 +1208,7 @@ def _pprobe3(own, opp, alpha, beta, w):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_pprobe2(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        v = -_pprobe2(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
@@ -1224,7 +1230,7 @@ def _pprobe4(own, opp, alpha, beta, w):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_pprobe3(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        v = -_pprobe3(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
@@ -1246,7 +1252,7 @@ def _pprobe5(own, opp, alpha, beta, w):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_pprobe4(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        v = -_pprobe4(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
@@ -1268,7 +1274,7 @@ def _pprobe6(own, opp, alpha, beta, w):
         bit = ONE << np.uint64(sq)
         m ^= bit
         f = _flips(own, opp, sq)
-        v = -_pprobe5(opp ^ f, own | f | bit, -beta, -max(alpha, best), w)
+        v = -_pprobe5(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
