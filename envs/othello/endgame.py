@@ -521,6 +521,33 @@ def _tally(typingctx, counter):
     return types.void(counter), codegen
 
 
+@intrinsic
+def _borrowed(typingctx, array):
+    """A view of ``array`` that owns no reference: the same data, shape and strides, without the
+    memory-info pointer that numba counts references through.
+
+    numba increments and decrements an array's reference count, each an atomic instruction that
+    waits for the processor's stores to drain, whenever the array is passed to a call or a view
+    of it is taken. ``_search`` hands its frames' arrays, the table, the pattern weights and
+    ``info`` to ``_push`` at every frame, which came to about a fifth of ``exact``'s time (a
+    profile of FFO #45 and #46). Given borrowed views instead, numba's counting finds no
+    memory-info and does nothing. A borrowed view keeps nothing alive: the array it was taken from
+    must be held elsewhere for as long as the view is used. numba releases a variable after its
+    last use, so ``_walk`` borrows its arguments, which its caller holds until it returns, never
+    an array it allocated itself."""
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        view = context.make_array(signature.return_type)(context, builder)
+        for field in ("data", "shape", "strides", "itemsize", "nitems"):
+            setattr(view, field, getattr(source, field))
+        view.meminfo = ir.Constant(view.meminfo.type, None)
+        view.parent = ir.Constant(view.parent.type, None)
+        return view._getvalue()
+
+    return array(array), codegen
+
+
 @njit(cache=True)
 def _last(own, opp, sq, nodes):
     """Final score for ``own`` with one empty square ``sq``: whoever can takes it, else it goes
@@ -1568,10 +1595,9 @@ def _search(own, opp, alpha, beta, tables, mask, w, deadline, info):
     ``tables`` (``_tables``). ``info``: nodes, the out-of-time flag (then the value means
     nothing), the move, the node count of the next look at the clock.
 
-    The tree is walked over an explicit stack of frames (numba cannot cache a recursive
-    function for callers compiled later). A frame's children are searched in key order: the
-    first with the frame's window, the others with a null window above alpha (``F_STAGE`` 1),
-    re-searched with the window from their value up (stage 2) when they land inside it.
+    Allocates the frames (``_walk`` searches over them). It holds them, and its caller holds
+    the table, the weights and ``info``, until ``_walk`` returns: ``_walk`` works on borrowed
+    views of them (``_borrowed``), which keep nothing alive.
     """
     depth = 2 * 64 + 2  # plies: each fills a square or passes, never two passes in a row
     boards = np.zeros((depth, 2), dtype=np.uint64)
@@ -1579,6 +1605,22 @@ def _search(own, opp, alpha, beta, tables, mask, w, deadline, info):
     mv = np.zeros((depth, 34), dtype=np.int64)  # a position has at most 33 moves
     fl = np.zeros((depth, 34), dtype=np.uint64)
     ky = np.zeros((depth, 34), dtype=np.int64)
+    return _walk(own, opp, alpha, beta, tables, mask, w, deadline, info, boards, fr, mv, fl, ky)
+
+
+@njit(cache=True)
+def _walk(own, opp, alpha, beta, tables, mask, w, deadline, info, boards, fr, mv, fl, ky):
+    """``_search`` over the frames ``boards``, ``fr``, ``mv``, ``fl`` and ``ky``.
+
+    The tree is walked over an explicit stack of frames (numba cannot cache a recursive
+    function for callers compiled later). A frame's children are searched in key order: the
+    first with the frame's window, the others with a null window above alpha (``F_STAGE`` 1),
+    re-searched with the window from their value up (stage 2) when they land inside it. The
+    arrays are borrowed views from here on (``_borrowed``), since they go to ``_push`` at every
+    frame; the caller's references keep them alive.
+    """
+    boards, fr, mv, fl, ky = _borrowed(boards), _borrowed(fr), _borrowed(mv), _borrowed(fl), _borrowed(ky)
+    tables, w, info = _borrowed(tables), _borrowed(w), _borrowed(info)
     info[2] = -1
     info[3] = 1  # the clock is read at the first node, then every CHECK_NODES
     n = _count(~(own | opp))
