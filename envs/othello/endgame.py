@@ -62,7 +62,7 @@ every strong solver does, layer by layer from the root:
     in a region gains from it), where counting replies would cost more than it saves. Most
     nodes are here (nine in ten), at about 35 ns each against 0.6 us for a frame's.
 
-The tree is walked over an explicit stack of frames (``_search``), not by recursion: numba
+The tree is walked over an explicit stack of frames (``_search`` and ``_walk``), not by recursion: numba
 cannot link a recursive function loaded from its disk cache into a caller compiled later.
 Boards smaller than 8x8 (6x6) keep the size-generic search over the kernel's one-word move
 generator (``_general_search``), with the same ordering ideas and no table: their trees are
@@ -528,9 +528,9 @@ def _borrowed(typingctx, array):
 
     numba increments and decrements an array's reference count, each an atomic instruction that
     waits for the processor's stores to drain, whenever the array is passed to a call or a view
-    of it is taken. ``_search`` hands its frames' arrays, the table, the pattern weights and
-    ``info`` to ``_push`` at every frame, which came to about a fifth of ``exact``'s time (a
-    profile of FFO #45 and #46). Given borrowed views instead, numba's counting finds no
+    of it is taken. The search hands its frames' arrays, the table, the pattern weights and
+    ``info`` to ``_push`` and its helpers at every frame, where a profile of FFO #45 and #46 put
+    about a fifth of ``exact``'s samples on those instructions. Given borrowed views instead, numba's counting finds no
     memory-info and does nothing. A borrowed view keeps nothing alive: the array it was taken from
     must be held elsewhere for as long as the view is used. numba releases a variable after its
     last use, so ``_walk`` borrows its arguments, which its caller holds until it returns, never
@@ -1557,18 +1557,18 @@ def _enter(ply, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(ply, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, w, info, deadline):
     """Set frame ``ply`` to a position and window and open it (``_enter``); a position below
     the root with at most ``SHALLOW_EMPTIES`` empties is solved at once (``_shallow``; the root
     lists its moves, to report the best). True when decided.
 
-    The one caller of ``_enter``, which numba inlines here (``inline="always"``), as it does
-    ``_list_moves`` and ``_lookup`` into ``_enter`` and ``_store`` and ``_probe_rest`` into
-    ``_search``: every call an array is passed to costs two atomic updates of its reference
-    count, about 5% of the solver's time with the frames' eight arrays. Inlined at one place
-    each, they compile no slower (``_enter`` inlined at three call sites added 36 s to a
-    compilation from a cold cache)."""
+    numba inlines it (``inline="always"``) at its one call site in ``_walk``, which opens every
+    frame, as it does ``_enter`` here, ``_list_moves`` and ``_lookup`` into ``_enter`` and
+    ``_store`` and ``_probe_rest`` into ``_walk``: a call that passes the frames' eight arrays
+    copies about sixty words, and a profile put an eighth of the solver's time on that one
+    call. Inlined at one place each, they compile about as fast (``_enter`` inlined at three
+    call sites added 36 s to a compilation from a cold cache)."""
     boards[ply, 0], boards[ply, 1] = own, opp
     fr[ply, F_EMPTIES], fr[ply, F_ALPHA], fr[ply, F_BETA] = n, alpha, beta
     if n <= SHALLOW_EMPTIES and ply > 0:
@@ -1624,68 +1624,69 @@ def _walk(own, opp, alpha, beta, tables, mask, w, deadline, info, boards, fr, mv
     info[2] = -1
     info[3] = 1  # the clock is read at the first node, then every CHECK_NODES
     n = _count(~(own | opp))
-    resolved = _push(0, own, opp, n, alpha, beta, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
-    ply = 0
+    ply, lo, hi = 0, alpha, beta  # the frame to open: ply, own, opp, n, lo, hi
     while True:
-        if resolved:
-            if ply == 0:
-                if fr[0, F_COUNT] > 0:
-                    info[2] = fr[0, F_MOVE]
-                return fr[0, F_BEST]
-            v = -fr[ply, F_BEST]
-            ply -= 1
-            if info[1]:
-                return 0
-            a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
-            if fr[ply, F_STAGE] == 1 and a < v < b:  # the null window failed high inside: re-search
-                fr[ply, F_STAGE] = 2
-                child = ply + 1
-                own, opp, n = boards[child, 0], boards[child, 1], fr[child, F_EMPTIES]
-                resolved = _push(child, own, opp, n, -b, -v, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
-                ply = child
+        resolved = _push(ply, own, opp, n, lo, hi, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
+        while True:  # until the next frame is to be opened
+            if resolved:
+                if ply == 0:
+                    if fr[0, F_COUNT] > 0:
+                        info[2] = fr[0, F_MOVE]
+                    return fr[0, F_BEST]
+                v = -fr[ply, F_BEST]
+                ply -= 1
+                if info[1]:
+                    return 0
+                a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
+                if fr[ply, F_STAGE] == 1 and a < v < b:  # the null window failed high inside: re-search
+                    fr[ply, F_STAGE] = 2
+                    ply += 1
+                    own, opp, n = boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES]
+                    lo, hi = -b, -v
+                    break
+                if v > fr[ply, F_BEST]:
+                    fr[ply, F_BEST] = v
+                    fr[ply, F_MOVE] = mv[ply, fr[ply, F_INDEX] - 1]
+                    if v > a:
+                        fr[ply, F_ALPHA] = v
+                        if v >= b:
+                            fr[ply, F_INDEX] = fr[ply, F_COUNT]  # cut-off
+            i = fr[ply, F_INDEX]
+            if i >= fr[ply, F_COUNT]:  # the frame is done
+                n = fr[ply, F_EMPTIES]
+                if n >= TT_MIN_EMPTIES and mask:
+                    v = fr[ply, F_BEST]
+                    lo = v if v > fr[ply, F_ALPHA0] else -SCORE_MAX
+                    hi = v if v < fr[ply, F_BETA] else SCORE_MAX
+                    _store(tables, boards[ply, 0], boards[ply, 1], mask, n, lo, hi, fr[ply, F_MOVE])
+                resolved = True
                 continue
-            if v > fr[ply, F_BEST]:
-                fr[ply, F_BEST] = v
-                fr[ply, F_MOVE] = mv[ply, fr[ply, F_INDEX] - 1]
-                if v > a:
-                    fr[ply, F_ALPHA] = v
-                    if v >= b:
-                        fr[ply, F_INDEX] = fr[ply, F_COUNT]  # cut-off
-        i = fr[ply, F_INDEX]
-        if i >= fr[ply, F_COUNT]:  # the frame is done
-            n = fr[ply, F_EMPTIES]
-            if n >= TT_MIN_EMPTIES and mask:
-                v = fr[ply, F_BEST]
-                lo = v if v > fr[ply, F_ALPHA0] else -SCORE_MAX
-                hi = v if v < fr[ply, F_BETA] else SCORE_MAX
-                _store(tables, boards[ply, 0], boards[ply, 1], mask, n, lo, hi, fr[ply, F_MOVE])
-            resolved = True
-            continue
-        if i == 1 and fr[ply, F_LAZY]:
-            own, opp, n = boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES]
-            _probe_rest(own, opp, n, ply, mv, fl, ky, 1, fr[ply, F_COUNT], fr[ply, F_ALPHA], w)
-        j = i  # selection: the highest remaining key to position i
-        for k in range(i + 1, fr[ply, F_COUNT]):
-            if ky[ply, k] > ky[ply, j]:
-                j = k
-        sq, f, key = mv[ply, j], fl[ply, j], ky[ply, j]
-        mv[ply, j], fl[ply, j], ky[ply, j] = mv[ply, i], fl[ply, i], ky[ply, i]
-        mv[ply, i], fl[ply, i], ky[ply, i] = sq, f, key
-        fr[ply, F_INDEX] = i + 1
-        own, opp = boards[ply, 0], boards[ply, 1]
-        a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
-        if sq == PASS:
-            child_own, child_opp, n = opp, own, fr[ply, F_EMPTIES]
-        else:
-            child_own, child_opp, n = opp ^ f, own | f | (ONE << np.uint64(sq)), fr[ply, F_EMPTIES] - 1
-        if i == 0 or b == a + 1:
-            fr[ply, F_STAGE] = 0
-            lo, hi = -b, -a
-        else:
-            fr[ply, F_STAGE] = 1
-            lo, hi = -a - 1, -a
-        ply += 1
-        resolved = _push(ply, child_own, child_opp, n, lo, hi, boards, fr, mv, fl, ky, tables, mask, w, info, deadline)
+            if i == 1 and fr[ply, F_LAZY]:
+                own, opp, n = boards[ply, 0], boards[ply, 1], fr[ply, F_EMPTIES]
+                _probe_rest(own, opp, n, ply, mv, fl, ky, 1, fr[ply, F_COUNT], fr[ply, F_ALPHA], w)
+            j = i  # selection: the highest remaining key to position i
+            for k in range(i + 1, fr[ply, F_COUNT]):
+                if ky[ply, k] > ky[ply, j]:
+                    j = k
+            sq, f, key = mv[ply, j], fl[ply, j], ky[ply, j]
+            mv[ply, j], fl[ply, j], ky[ply, j] = mv[ply, i], fl[ply, i], ky[ply, i]
+            mv[ply, i], fl[ply, i], ky[ply, i] = sq, f, key
+            fr[ply, F_INDEX] = i + 1
+            own, opp = boards[ply, 0], boards[ply, 1]
+            a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
+            if sq == PASS:
+                child_own, child_opp, n = opp, own, fr[ply, F_EMPTIES]
+            else:
+                child_own, child_opp, n = opp ^ f, own | f | (ONE << np.uint64(sq)), fr[ply, F_EMPTIES] - 1
+            if i == 0 or b == a + 1:
+                fr[ply, F_STAGE] = 0
+                lo, hi = -b, -a
+            else:
+                fr[ply, F_STAGE] = 1
+                lo, hi = -a - 1, -a
+            own, opp = child_own, child_opp
+            ply += 1
+            break
 
 
 # -- boards smaller than 8x8: the size-generic search ---------------------------------------------
