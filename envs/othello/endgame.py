@@ -530,9 +530,9 @@ def _borrowed(typingctx, array):
     waits for the processor's stores to drain, whenever the array is passed to a call or a view
     of it is taken. The search hands its frames' arrays, the table, the pattern weights and
     ``info`` to ``_push`` and its helpers at every frame, where a profile of FFO #45 and #46 put
-    about a fifth of ``exact``'s samples on those instructions. Given borrowed views instead, numba's counting finds no
-    memory-info and does nothing. A borrowed view keeps nothing alive: the array it was taken from
-    must be held elsewhere for as long as the view is used. numba releases a variable after its
+    about a fifth of ``exact``'s samples on those instructions. Given borrowed views instead,
+    numba's counting finds no memory-info and does nothing. A borrowed view keeps nothing alive:
+    the array it was taken from must be held elsewhere for as long as the view is used. numba releases a variable after its
     last use, so ``_walk`` borrows its arguments, which its caller holds until it returns, never
     an array it allocated itself."""
 
@@ -1616,8 +1616,8 @@ def _walk(own, opp, alpha, beta, tables, mask, w, deadline, info, boards, fr, mv
     function for callers compiled later). A frame's children are searched in key order: the
     first with the frame's window, the others with a null window above alpha (``F_STAGE`` 1),
     re-searched with the window from their value up (stage 2) when they land inside it. The
-    arrays are borrowed views from here on (``_borrowed``), since they go to ``_push`` at every
-    frame; the caller's references keep them alive.
+    arrays are borrowed views from here on (``_borrowed``), since they go to ``_push`` and its
+    helpers at every frame; the caller's references keep them alive.
     """
     boards, fr, mv, fl, ky = _borrowed(boards), _borrowed(fr), _borrowed(mv), _borrowed(fl), _borrowed(ky)
     tables, w, info = _borrowed(tables), _borrowed(w), _borrowed(info)
