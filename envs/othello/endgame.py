@@ -124,18 +124,19 @@ def _u64(x):
 
 
 def _rays():
-    """RAYS[d, sq]: the squares from ``sq`` (excluded) to the board's edge in direction d; the
+    """RAYS[sq, d]: the squares from ``sq`` (excluded) to the board's edge in direction d; the
     first four directions run to higher bits (east, south-west, south, south-east), the last
-    four to lower bits."""
+    four to lower bits. A square's eight rays lie side by side, two vectors' worth
+    (``_ray_flips``)."""
     steps = ((0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1))
-    rays = np.zeros((8, 64), dtype=np.uint64)
+    rays = np.zeros((64, 8), dtype=np.uint64)
     for d, (dr, dc) in enumerate(steps):
         for sq in range(64):
             r, c, bits = sq // 8 + dr, sq % 8 + dc, 0
             while 0 <= r < 8 and 0 <= c < 8:
                 bits |= 1 << (8 * r + c)
                 r, c = r + dr, c + dc
-            rays[d, sq] = _u64(bits)
+            rays[sq, d] = _u64(bits)
     return rays
 
 
@@ -252,7 +253,6 @@ def _line_masks():
 
 
 RAYS = _rays()
-RAYS_BY_SQUARE = np.ascontiguousarray(RAYS.T)  # [sq, d]: a square's eight rays side by side (``_ray_flips``)
 COUNT_FLIP = _count_flip()
 LINE_9, LINE_7 = _line_masks()
 NEIGHBOURS = _neighbours()
@@ -344,7 +344,7 @@ def _moves(own, opp):
 @intrinsic
 def _ray_flips(typingctx, own, opp, sq, rays):
     """The discs a placement at ``sq`` flips, all eight rays at once in two vectors of four
-    64-bit lanes (``rays``: ``RAYS_BY_SQUARE``, one square's eight rays side by side).
+    64-bit lanes (``rays``: ``RAYS``, one square's eight rays side by side).
 
     The same arithmetic as one ray at a time, lane by lane: towards higher bits the nearest
     square that is not ``opp``'s is the lowest set bit of ``ray & ~opp``; towards lower bits the
@@ -387,7 +387,7 @@ def _flips(own, opp, sq):
     discs up to the first square that is not ``opp``'s, when that square is ``own``'s. Without
     branches (a mispredicted test per ray cost more than the whole ray): a ray that ends on no
     disc of ``own`` gives an empty mask."""
-    return _ray_flips(np.uint64(own), np.uint64(opp), np.int64(sq), RAYS_BY_SQUARE)
+    return _ray_flips(np.uint64(own), np.uint64(opp), np.int64(sq), RAYS)
 
 
 @njit(cache=True, inline="always")
@@ -513,9 +513,8 @@ def _tally(typingctx, counter):
     #49; a profile put 11% of the samples in the reference counts before, 8% after)."""
 
     def codegen(context, builder, signature, args):
-        word = ir.IntType(64)
-        pointer = builder.inttoptr(args[0], word.as_pointer())
-        builder.store(builder.add(builder.load(pointer), word(1)), pointer)
+        pointer = builder.inttoptr(args[0], WORD.as_pointer())
+        builder.store(builder.add(builder.load(pointer), WORD(1)), pointer)
         return context.get_dummy_value()
 
     return types.void(counter), codegen
