@@ -296,6 +296,49 @@ def test_the_last_squares_code_agrees_with_minimax():
     assert checked >= 40
 
 
+def negamax(own, opp, depth, evaluate, end):
+    """Plain negamax over a leaf evaluation, every move in square order, no window: what the
+    shallow searches of the move ordering must return whatever order they try moves in."""
+    moves = int(EG._moves(own, opp))
+    if not moves:
+        if not EG._moves(opp, own):
+            return end * int(EG._final(own, opp))
+        return -(evaluate(opp, own) if depth <= 1 else negamax(opp, own, depth - 1, evaluate, end))
+    best = None
+    for sq in (k for k in range(64) if moves >> k & 1):
+        f = EG._flips(own, opp, sq)
+        child = (opp ^ f, own | f | np.uint64(1 << sq))
+        v = -(evaluate(*child) if depth <= 1 else negamax(*child, depth - 1, evaluate, end))
+        best = v if best is None else max(best, v)
+    return best
+
+
+def test_the_ordering_searches_are_plain_negamax_in_a_full_window():
+    """The shallow searches that order the solver's moves try the move leaving the fewest
+    replies first at each node of two plies or more (``_fastest``); alpha-beta in a full
+    window still returns the negamax value, over the mobility evaluation and over the
+    pattern table, so the order changes the work and never the keys."""
+    from envs.othello import patterns as PT
+
+    w = EG.pattern_weights()
+    pattern = lambda own, opp: int(EG._pattern_eval(own, opp, w))
+    checked = 0
+    for seed in range(500, 540):
+        s = random_position(seed, 24 + seed % 8)
+        if s is None:
+            continue
+        own, opp = (np.uint64(x) for x in EG._sides(s, P))
+        for depth, probe in ((2, EG._probe2), (3, EG._probe3)):
+            expected = negamax(own, opp, depth, lambda a, b: int(EG._evaluate(a, b)), 1000)
+            assert probe(own, opp, -EG.PROBE_INF, EG.PROBE_INF) == expected
+        expected = negamax(own, opp, 2, pattern, PT.SCALE)
+        assert EG._pattern_probe(own, opp, 2, EG.PROBE_INF, w) == expected
+        checked += 1
+        if checked == 8:
+            break
+    assert checked == 8
+
+
 @pytest.mark.parametrize("number", [40])
 def test_ffo_win_or_loss_and_a_move_that_keeps_it(number):
     """FFO positions solved win/draw/loss (the game's ``solve`` hook): the result has the sign

@@ -47,11 +47,14 @@ every strong solver does, layer by layer from the root:
   * **move ordering**: the table's best move first; then, with ``SORT_MIN_EMPTIES`` empties and
     more, by a shallow alpha-beta search of each child (``_probe1`` to ``_probe4``: one to four
     plies over a mobility evaluation, deeper with more empties); in ``exact``, from
-    ``PATTERN_EMPTIES`` up, by a 3- or 4-ply search over the fitted pattern evaluation of
+    ``PATTERN_EMPTIES`` up, by a 2- to 4-ply search over the fitted pattern evaluation of
     ``patterns.py`` instead (``_pattern_probe``; each group read off the two words in the
     board's eight orientations, ``_pattern_sum``, about 170 ns an evaluation), below alpha
     less ``SORT_MARGIN`` discs (a worse move need not be ordered exactly); ``solve``, which
-    alpha-beta calls in its games, keeps the mobility search;
+    alpha-beta calls in its games, keeps the mobility search. Each node of these searches
+    with two plies or more left tries first the move that leaves the fewest replies
+    (``_fastest``), so the rest meet a window; in a full window the value, so the key, is
+    the same in any order;
     below it **fastest first** (the moves that leave the opponent fewest replies, corners
     counted twice, first: a cut-off comes sooner where the opponent has few options; in
     ``exact`` the mover's corner-stable discs, ``_corner_stability``, weigh a sixteenth of a
@@ -94,10 +97,9 @@ SORT_MIN_EMPTIES = 12  # children ordered by a shallow search from here up: one 
 SORT_DEEPER_EMPTIES = 14  # two plies from here up,
 SORT_DEEPEST_EMPTIES = 17  # three from here up,
 SORT_FOUR_EMPTIES = 20  # four from here up
-PATTERN_EMPTIES = 22  # with a pattern table (``exact``): its search orders from here up instead,
-PATTERN_DEPTH_MIN = 3  # this many plies at PATTERN_EMPTIES,
-PATTERN_STEP = 3  # one more every this many empties,
-PATTERN_DEPTH_MAX = 4  # up to this many
+PATTERN_EMPTIES = 20  # with a pattern table (``exact``): its search orders from here up instead,
+PATTERN_DEEPER_EMPTIES = 22  # two plies at PATTERN_EMPTIES, three from here up,
+PATTERN_DEEPEST_EMPTIES = 25  # four from here up
 SORT_MARGIN = 8  # the pattern search orders exactly only moves above alpha - SORT_MARGIN discs
 GUESS_PLIES = 6  # the pattern search that gives MTD(f) its first score (``_first_guess``)
 PATTERN_WEIGHT = 10  # its key per hundredth of a disc (a disc weighs about one reply less)
@@ -406,6 +408,22 @@ def _weighted_mobility(own, opp):
     """Moves of ``own``, corners counted twice."""
     m = _moves(own, opp)
     return _count(m) + _count(m & CORNERS)
+
+
+@njit(cache=True, inline="always")
+def _fastest(own, opp, m):
+    """The move of ``m`` (two or more) that leaves the opponent the fewest replies, corners
+    counted twice: the first child of a shallow search's node (fastest first)."""
+    first, least = -1, 1 << 30
+    while m:
+        sq = trailing_zeros(m)
+        bit = ONE << np.uint64(sq)
+        m ^= bit
+        f = _flips(own, opp, sq)
+        r = _weighted_mobility(opp ^ f, own | f | bit)
+        if r < least:
+            first, least = sq, r
+    return first
 
 
 @njit(cache=True, inline="always")
@@ -840,17 +858,20 @@ def _probe2(own, opp, alpha, beta):
             return 1000 * _final(own, opp)
         return -_probe1(opp, own, -beta, -alpha)
     best = -1000000
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_probe1(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best))
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -862,17 +883,20 @@ def _probe3(own, opp, alpha, beta):
             return 1000 * _final(own, opp)
         return -_probe2(opp, own, -beta, -alpha)
     best = -1000000
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_probe2(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best))
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -884,17 +908,20 @@ def _probe4(own, opp, alpha, beta):
             return 1000 * _final(own, opp)
         return -_probe3(opp, own, -beta, -alpha)
     best = -1000000
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_probe3(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best))
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 # -- the fitted pattern evaluation, on the two words -----------------------------------------------
@@ -1207,17 +1234,20 @@ def _pprobe2(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe1(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_pprobe1(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -1229,17 +1259,20 @@ def _pprobe3(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe2(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_pprobe2(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -1251,17 +1284,20 @@ def _pprobe4(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe3(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_pprobe3(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -1273,17 +1309,20 @@ def _pprobe5(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe4(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_pprobe4(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -1295,17 +1334,20 @@ def _pprobe6(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe5(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    while m:
-        sq = trailing_zeros(m)
+    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    m ^= ONE << np.uint64(sq)
+    while True:
         bit = ONE << np.uint64(sq)
-        m ^= bit
         f = _flips(own, opp, sq)
         v = -_pprobe5(opp ^ f, own | f | bit, -beta, -(alpha if alpha > best else best), w)
         if v > best:
             best = v
             if v >= beta:
                 return v
-    return best
+        if m == ZERO:
+            return best
+        sq = trailing_zeros(m)
+        m ^= ONE << np.uint64(sq)
 
 
 @njit(cache=True)
@@ -1417,11 +1459,11 @@ def _store(tt, own, opp, mask, n, lo, hi, move):
 def _probe(own, opp, n, alpha, w):
     """The shallow search's term of the ordering key of a child (``own`` to move) of a node with
     ``n`` empties, higher for the better move: with a pattern table and ``PATTERN_EMPTIES`` or
-    more, ``PATTERN_WEIGHT`` times minus a pattern search's value (``_pattern_probe``, one ply
-    more every ``PATTERN_STEP`` empties), else minus the mobility search's (deeper with more
-    empties) times 2**16."""
+    more, ``PATTERN_WEIGHT`` times minus a pattern search's value (``_pattern_probe``, two to
+    four plies, deeper with more empties), else minus the mobility search's (one to four
+    plies) times 2**16."""
     if len(w) and n >= PATTERN_EMPTIES:
-        depth = min(PATTERN_DEPTH_MAX, (n - PATTERN_EMPTIES) // PATTERN_STEP + PATTERN_DEPTH_MIN)
+        depth = 2 if n < PATTERN_DEEPER_EMPTIES else (3 if n < PATTERN_DEEPEST_EMPTIES else 4)
         beta = PT.SCALE * (SORT_MARGIN - alpha)  # the move is worse than alpha - SORT_MARGIN
         return -PATTERN_WEIGHT * _pattern_probe(own, opp, depth, beta, w)
     if n < SORT_DEEPER_EMPTIES:
