@@ -33,6 +33,16 @@ def random_position(seed, empties):
     return s
 
 
+def random_boards(seeds, empties):
+    """``random_position(seed, empties(seed))`` for each seed that gives one, with its two words
+    (the mover's and the opponent's, as uint64, not Python ints)."""
+    for seed in seeds:
+        s = random_position(seed, empties(seed))
+        if s is not None:
+            own, opp = (np.uint64(w) for w in EG._sides(s, P))
+            yield s, own, opp
+
+
 # White's only disc is b1: Black takes it with a1 and the game ends with 57 empty squares, which
 # the world rules give to Black: 7 discs to 0 scores 64, not 7.
 WIPE_OUT = """
@@ -113,11 +123,7 @@ def test_the_pattern_evaluation_on_bitboards_is_the_fitted_one():
     if table is None:
         pytest.skip("no patterns.npz")
     checked = 0
-    for seed in range(200, 260):
-        s = random_position(seed, 4 + seed % 56)
-        if s is None:
-            continue
-        own, opp = (np.uint64(w) for w in EG._sides(s, P))
+    for s, own, opp in random_boards(range(200, 260), lambda seed: 4 + seed % 56):
         start = PT.phase(EG.empties(s, P)) * PT.STAGE
         mine = (EG._pattern_sum(own, opp, start, table) + table[start]) * PT.SCALE
         assert mine == pytest.approx(PT.value(s, GAME.current_player(s) + 1, 0, 0, 0, 0, 0, table))
@@ -323,11 +329,7 @@ def test_the_ordering_searches_are_plain_negamax_in_a_full_window():
     w = EG.pattern_weights()
     pattern = lambda own, opp: int(EG._pattern_eval(own, opp, w))
     checked = 0
-    for seed in range(500, 540):
-        s = random_position(seed, 24 + seed % 8)
-        if s is None:
-            continue
-        own, opp = (np.uint64(x) for x in EG._sides(s, P))
+    for _, own, opp in random_boards(range(500, 540), lambda seed: 24 + seed % 8):
         for depth, probe in ((2, EG._probe2), (3, EG._probe3)):
             expected = negamax(own, opp, depth, lambda a, b: int(EG._evaluate(a, b)), 1000)
             assert probe(own, opp, -EG.PROBE_INF, EG.PROBE_INF) == expected
