@@ -55,7 +55,7 @@ every strong solver does, layer by layer from the root:
     with two plies or more left tries first the move that leaves the fewest replies
     (``_fastest``), so the rest meet a window; in a full window the value, so the key, is
     the same in any order;
-    below it **fastest first** (the moves that leave the opponent fewest replies, corners
+    below ``SORT_MIN_EMPTIES`` **fastest first** (the moves that leave the opponent fewest replies, corners
     counted twice, first: a cut-off comes sooner where the opponent has few options; in
     ``exact`` the mover's corner-stable discs, ``_corner_stability``, weigh a sixteenth of a
     reply), with odd quadrants first among equals;
