@@ -54,19 +54,20 @@ every strong solver does, layer by layer from the root:
     alpha-beta calls in its games, keeps the mobility search. Each node of these searches
     with two plies or more left tries first the move that leaves the fewest replies
     (``_fastest``), so the rest meet a window; in a full window the value, so the key, is
-    the same in any order;
-    below ``SORT_MIN_EMPTIES`` **fastest first** (the moves that leave the opponent fewest replies, corners
-    counted twice, first: a cut-off comes sooner where the opponent has few options; in
-    ``exact`` the mover's corner-stable discs, ``_corner_stability``, weigh a sixteenth of a
-    reply), with odd quadrants first among equals;
+    the same in any order; below ``SORT_MIN_EMPTIES`` **fastest first** (the moves that
+    leave the opponent fewest replies, corners counted twice, first: a cut-off comes sooner
+    where the opponent has few options; in ``exact`` the mover's corner-stable discs,
+    ``_corner_stability``, weigh a sixteenth of a reply), with odd quadrants first among
+    equals;
   * **parity** in the last ``SHALLOW_EMPTIES`` squares, solved by straight-line code
     (``_shallow``, ``_solve7`` down to ``_small`` and ``_solve2``: no table, no move list, no
     frame): moves into quadrants with an odd number of empties first (the side that plays last
     in a region gains from it), where counting replies would cost more than it saves. Most
     nodes are here (nine in ten), at about 35 ns each against 0.6 us for a frame's.
 
-The tree is walked over an explicit stack of frames (``_search`` and ``_walk``), not by recursion: numba
-cannot link a recursive function loaded from its disk cache into a caller compiled later.
+The tree is walked over an explicit stack of frames (``_search`` and ``_walk``), not by
+recursion: numba cannot link a recursive function loaded from its disk cache into a caller
+compiled later.
 Boards smaller than 8x8 (6x6) keep the size-generic search over the kernel's one-word move
 generator (``_general_search``), with the same ordering ideas and no table: their trees are
 small.
@@ -412,8 +413,11 @@ def _weighted_mobility(own, opp):
 
 @njit(cache=True, inline="always")
 def _fastest(own, opp, m):
-    """The move of ``m`` (two or more) that leaves the opponent the fewest replies, corners
-    counted twice: the first child of a shallow search's node (fastest first)."""
+    """The move of ``m`` (not empty) that leaves the opponent the fewest replies, corners
+    counted twice: the first child of a shallow search's node (fastest first). A single move
+    is returned without counting its replies."""
+    if m & (m - ONE) == ZERO:
+        return trailing_zeros(m)
     first, least = -1, 1 << 30
     while m:
         sq = trailing_zeros(m)
@@ -549,9 +553,9 @@ def _borrowed(typingctx, array):
     ``info`` to ``_push`` and its helpers at every frame, where a profile of FFO #45 and #46 put
     about a fifth of ``exact``'s samples on those instructions. Given borrowed views instead,
     numba's counting finds no memory-info and does nothing. A borrowed view keeps nothing alive:
-    the array it was taken from must be held elsewhere for as long as the view is used. numba releases a variable after its
-    last use, so ``_walk`` borrows its arguments, which its caller holds until it returns, never
-    an array it allocated itself."""
+    the array it was taken from must be held elsewhere for as long as the view is used. numba
+    releases a variable after its last use, so ``_walk`` borrows its arguments, which its
+    caller holds until it returns, never an array it allocated itself."""
 
     def codegen(context, builder, signature, args):
         source = context.make_array(signature.args[0])(context, builder, args[0])
@@ -858,7 +862,7 @@ def _probe2(own, opp, alpha, beta):
             return 1000 * _final(own, opp)
         return -_probe1(opp, own, -beta, -alpha)
     best = -1000000
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -883,7 +887,7 @@ def _probe3(own, opp, alpha, beta):
             return 1000 * _final(own, opp)
         return -_probe2(opp, own, -beta, -alpha)
     best = -1000000
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -908,7 +912,7 @@ def _probe4(own, opp, alpha, beta):
             return 1000 * _final(own, opp)
         return -_probe3(opp, own, -beta, -alpha)
     best = -1000000
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -1234,7 +1238,7 @@ def _pprobe2(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe1(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -1259,7 +1263,7 @@ def _pprobe3(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe2(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -1284,7 +1288,7 @@ def _pprobe4(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe3(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -1309,7 +1313,7 @@ def _pprobe5(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe4(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -1334,7 +1338,7 @@ def _pprobe6(own, opp, alpha, beta, w):
             return PT.SCALE * _final(own, opp)
         return -_pprobe5(opp, own, -beta, -alpha, w)
     best = -PROBE_INF
-    sq = _fastest(own, opp, m) if m & (m - ONE) else trailing_zeros(m)
+    sq = _fastest(own, opp, m)
     m ^= ONE << np.uint64(sq)
     while True:
         bit = ONE << np.uint64(sq)
@@ -1716,16 +1720,15 @@ def _walk(own, opp, alpha, beta, tables, mask, w, deadline, info, boards, fr, mv
             own, opp = boards[ply, 0], boards[ply, 1]
             a, b = fr[ply, F_ALPHA], fr[ply, F_BETA]
             if sq == PASS:
-                child_own, child_opp, n = opp, own, fr[ply, F_EMPTIES]
+                own, opp, n = opp, own, fr[ply, F_EMPTIES]
             else:
-                child_own, child_opp, n = opp ^ f, own | f | (ONE << np.uint64(sq)), fr[ply, F_EMPTIES] - 1
+                own, opp, n = opp ^ f, own | f | (ONE << np.uint64(sq)), fr[ply, F_EMPTIES] - 1
             if i == 0 or b == a + 1:
                 fr[ply, F_STAGE] = 0
                 lo, hi = -b, -a
             else:
                 fr[ply, F_STAGE] = 1
                 lo, hi = -a - 1, -a
-            own, opp = child_own, child_opp
             ply += 1
             break
 
