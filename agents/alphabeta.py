@@ -272,6 +272,9 @@ SEARCHES = ("generic", "own")  # this module's search over the hooks, or the gam
 DEFENCE_SHARE = 0.5  # of a move's clock search="own" may spend finding the defences
 OWN_RESIGN_PLIES = 6  # search="own" resigns a loss it sees this near (see ``_own_search``)
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
+VCT_SHARE = 0.2  # of a move's clock left each deep threat-space search at the root may use (``vct``)
+VCT_MARGIN = 2  # a defence is checked this many threats deeper than the threat it stops
+VCT_TT_BITS = 16  # entries of the deep threat-space search's own table (2**16)
 
 
 def _flag(name, value) -> bool:
@@ -329,7 +332,11 @@ class AlphaBetaAgent(SearchAgent):
     search, where the game has one: Gomoku's VCF; False: the plain search), ``search``
     (``"generic"``: this module's search over the game's hooks; ``"own"``: the game's own search
     kernel, where it has one: Gomoku's ``envs.gomoku.search``; default: the game's own where it has
-    one when playing on a clock with no fixed depth, else generic), ``seed``.
+    one when playing on a clock with no fixed depth, else generic), ``vct`` (with ``search="own"``:
+    the game's own threat-space search at the root, to that many threats before the last
+    continuous fours, for both sides: a forced win it finds is played, and against the
+    opponent's only the moves after which it finds none are searched; 0: off; see
+    ``_deep_threats``), ``seed``.
 
     Given neither ``depth`` nor ``time``, the agent plays on the game's default clock
     (its ``seconds`` tuning per game, ``agents.tuning``: Othello 1 s) when it has one, else to depth 4.
@@ -370,6 +377,7 @@ class AlphaBetaAgent(SearchAgent):
         resign: bool = True,
         threats: bool = True,
         search: str | None = None,
+        vct: int = 0,
         seed=None,
     ):
         super().__init__(seed=seed)
@@ -384,14 +392,18 @@ class AlphaBetaAgent(SearchAgent):
         self.tt_bits = check_option("tt_bits", tt_bits, int, 0, 26)
         self.endgame = None if endgame is None else check_option("endgame", endgame, int, 0, 256)
         self.weights = None if weights is None else E.check_weights(weights)
+        self.vct = check_option("vct", vct, int, 0, 20)
         self._tt = None
+        self._vct_tt = None
 
     def reset(self):
         self._tt = None
+        self._vct_tt = None
 
     def __getstate__(self):
         state = super().__getstate__()
         state["_tt"] = None
+        state["_vct_tt"] = None
         return state
 
     def warm_up(self, game):
@@ -441,6 +453,7 @@ class AlphaBetaAgent(SearchAgent):
             "time": seconds,
             "endgame": endgame,
             "search": self.searches(game),
+            "vct": self.vct,
             "weights": E.describe(weights),
         }
 
@@ -459,6 +472,10 @@ class AlphaBetaAgent(SearchAgent):
         start = time.perf_counter()  # ``act`` takes any compile time out of the statistics
         own = getattr(game.spec.evaluation, "own_search", None)
         kernel = own if own is not None and self.searches(game) == "own" else code.search_root
+        if self.vct and (kernel is not own or getattr(game.spec.evaluation, "own_threats", None) is None):
+            raise AgentError(
+                f"vct={self.vct}: needs search='own' on a game with a threat-space search of its own (Gomoku)"
+            )
         if seconds > 0 and not getattr(kernel, "dispatcher", kernel).signatures:  # Gomoku's: a Python entry
             self.warm_up(game)  # a first compile (or cache load) must not eat this move's clock
         clock = time.perf_counter()
@@ -567,6 +584,10 @@ class AlphaBetaAgent(SearchAgent):
             now = time.perf_counter()
             limit = 0.0 if deadline == 0.0 else now + DEFENCE_SHARE * (deadline - now)
             stops = tactics.defences(game, state, game.unchecked.legal_actions(state), limit)
+            deep = self._deep_threats(game, state, deadline, stops)
+            if isinstance(deep, tuple):
+                return self._play_win(tactics.ForcedWin(*deep), start, seconds)
+            stops = deep
             if stops is not None:
                 allowed = np.array(stops, dtype=np.int64)
         out = np.zeros(5, dtype=np.int64)
@@ -583,6 +604,55 @@ class AlphaBetaAgent(SearchAgent):
             "score": score,
         }
         return int(out[0])
+
+    def _deep_threats(self, game, state, deadline, stops):
+        """The game's own threat-space search (its evaluation's ``own_threats``; Gomoku's
+        ``envs.gomoku.search.threat_search``) at the root, ``vct`` threats deep, after the
+        exhaustive one (``agents.tactics``) has found no win and ``stops`` (its defences, or
+        None): ``(move, attacker moves, nodes)`` of a forced win of the side to move; else,
+        against one of the opponent's (as if it were to move), the moves of ``stops`` (or every
+        legal move, nearest the threat's first move first) after which a search ``VCT_MARGIN``
+        threats deeper than the threat finds none; ``stops`` when none is found or none narrows
+        the choice. Each search may use ``VCT_SHARE`` of the time left, the defences together
+        as much as the exhaustive ones may (``DEFENCE_SHARE``); a search the clock stops
+        proves nothing, so its move is not counted safe."""
+        vct = getattr(game.spec.evaluation, "own_threats", None)
+        if not self.vct or vct is None:
+            return stops
+        rules = game.unchecked
+        me = rules.current_player(state)
+        p = game.kernel_params
+        if self._vct_tt is None:
+            self._vct_tt = np.zeros((1 << VCT_TT_BITS, 2), dtype=np.int64)
+        out = np.zeros(5, dtype=np.int64)
+
+        def proven(position, seat, depth):
+            now = time.perf_counter()
+            limit = 0.0 if deadline == 0.0 else now + VCT_SHARE * (deadline - now)
+            vct(position, p, seat, depth, limit, self._vct_tt, out)
+            if out[1] > E.WIN_BOUND:
+                return True
+            return None if out[2] < depth else False  # None: cut short, nothing proven
+
+        if proven(state, me, self.vct):
+            return int(out[0]), (E.INF - int(out[1]) + 1) // 2, int(out[3])
+        if not proven(state, 1 - me, self.vct):
+            return stops
+        depth = min(self.vct, int(out[2]) + VCT_MARGIN)
+        n = game.kernel_params[C.P_GAME]
+        r0, c0 = divmod(int(out[0]), n)
+        legal = [int(a) for a in rules.legal_actions(state)]
+        moves = sorted(legal if stops is None else stops, key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
+        now = time.perf_counter()
+        limit = 0.0 if deadline == 0.0 else now + DEFENCE_SHARE * (deadline - now)
+        safe = []
+        for a in moves:
+            if limit > 0.0 and time.perf_counter() > limit:
+                break
+            child = rules.apply(state, a)
+            if rules.is_terminal(child) or proven(child, 1 - me, depth) is False:
+                safe.append(a)
+        return safe if 0 < len(safe) < len(legal) else stops
 
     def _deepen(self, game, state, code, w, max_depth, deadline):
         """The deepening loop from ``state``: (best move, its score, depth reached, nodes)."""

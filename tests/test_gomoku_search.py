@@ -190,3 +190,69 @@ def test_the_defences_watch_the_clock():
     assert sorted(found) == sorted(agents.tactics.defences(GAME, state, legal))
     assert {GAME.action_to_str(state, a) for a in found} <= DEFENCES
     assert agents.tactics.defences(GAME, state, legal, 1e-9) is None
+
+
+def threat_search(game, state, seat, depth, tt=None):
+    """(first move as text, plies to the five or None, depth reached) of ``S.threat_search``."""
+    out = np.zeros(5, dtype=np.int64)
+    table = np.zeros((1 << 14, 2), dtype=np.int64) if tt is None else tt
+    S.threat_search(state, game.kernel_params, seat, depth, 0.0, table, out)
+    plies = S.INF - int(out[1]) if out[1] > WIN_BOUND else None
+    return game.action_to_str(state, int(out[0])), plies, int(out[2])
+
+
+def test_the_threat_search_sees_two_threats_where_the_depth_allows():
+    """x wins TWO_THREATS with a three and one more threat: the kernel's threat-space search
+    finds it with two threats' depth and not with one, and o (as if to move) has none."""
+    state = GAME.from_text(TWO_THREATS)
+    move, plies, _ = threat_search(GAME, state, 0, 2)
+    assert move in {"f3", "e4"} and plies >= 7
+    assert threat_search(GAME, state, 0, 1)[1] is None
+    assert threat_search(GAME, state, 1, 6)[1:] == (None, 6)  # searched to the end: no win
+
+
+def test_the_threat_search_finds_what_the_exhaustive_one_proves():
+    """On random 9x9 positions, every win the exhaustive threat-space search proves (VCF, one
+    threat, two threats: every defender reply tried) the kernel's threat-space search finds
+    too, in as few threats; and after the first move of every win the kernel finds, each reply
+    of the defender that does not make five still leaves the attacker a win it finds."""
+    from test_gomoku_threats import random_positions as positions
+    from test_gomoku_threats import threats
+
+    proven = found = 0
+    for state, seat in positions(11, 150):
+        kind, _ = threats(state, seat, deep=True)
+        move, plies, _ = threat_search(GAME, state, seat, 3)
+        if kind:
+            assert plies is not None
+            proven += 1
+        if plies is None:
+            continue
+        found += 1
+        after = GAME.apply(state, GAME.str_to_action(state, move))
+        if GAME.is_terminal(after):
+            continue
+        for reply in GAME.legal_actions(after):
+            child = GAME.apply(after, int(reply))
+            assert not GAME.is_terminal(child)
+            assert threat_search(GAME, child, seat, 3)[1] is not None, GAME.action_to_str(after, int(reply))
+    assert proven >= 20 and found > proven
+
+
+def test_alphabeta_plays_and_stops_the_deep_threats():
+    """With ``vct`` alpha-beta plays a win by two threats at once, and against x's VCF (o to
+    move) only moves on its line; a bad ``vct`` is refused."""
+    state = GAME.from_text(TWO_THREATS)
+    agent = agents.make("alphabeta", time=0.5, vct=4, seed=0)
+    assert GAME.action_to_str(state, agent.act(GAME, state)) in {"f3", "e4"}
+    assert agent.last_stats["threat"] == "win"
+    defend = GAME.from_text(DEFEND)
+    assert GAME.action_to_str(defend, agent.act(GAME, defend)) in DEFENCES
+    for bad in (-1, 21, 2.5):
+        with pytest.raises(agents.AgentError, match="vct"):
+            agents.make("alphabeta", vct=bad)
+    with pytest.raises(agents.AgentError, match="vct=4"):  # the generic search has none
+        agents.make("alphabeta", depth=2, vct=4).act(GAME, state)
+    othello = envs.make_game("othello")
+    with pytest.raises(agents.AgentError, match="vct=4"):
+        agents.make("alphabeta", time=0.1, vct=4).act(othello, othello.initial_state())

@@ -970,3 +970,5 @@ def threats(s, p, seat, limit, out):
 
 # The game's own search kernel, which alpha-beta's ``search="own"`` plays with (``search.py``).
 own_search = S.search
+# And its threat-space search, which alpha-beta's ``vct`` option runs at the root.
+own_threats = S.threat_search

@@ -65,6 +65,19 @@ NULL_WINDOW, FULL = 0, 1  # how the move being searched was searched last
 EXACT, LOWER, UPPER = 0, 1, 2
 NO_TT_DEPTH = 0  # depth stored with no entry: entries hold depth + 1 (an all-zero word is empty)
 
+# -- threat-space search (``threat_search``) --------------------------------------------------------
+# The same kernel proves a forced win by threats, as Gomocup engines read VCT: the attacker plays
+# only threats (its fours, and its open threes while depth is left; past the depth, fours alone: a
+# VCF, which costs no depth and ends by itself); the defender answers a three with the points
+# where the attacker would make a four (every block of the three is one of them) or a four of its
+# own, and a four with its block, both at no cost in depth. A defender left with no threat to
+# answer has escaped. A win is INF - ply as in the full search; anything else is UNPROVEN for the
+# defender. Unlike ``evaluation._vct``, which tries every empty point as the defender's reply, the
+# defences are read from the patterns: many threes deep in the time of one, as sound as the
+# blocks are.
+UNPROVEN = INF // 2  # the defender's value where the attacker has no proven win
+VCT_SALT = 0x5DEECE66D  # key offset per attacker colour: a table's entries are one attacker's proofs
+
 
 @njit(cache=True)
 def _run_through(line, z, exact):
@@ -325,12 +338,13 @@ def _from_tt(v, ply):
 
 @njit(cache=True)
 def _enter(
-    board, pat, near, steps, w, exact, hsh, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr,
+    board, pat, near, steps, w, exact, hsh, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr, vct,
 ):  # fmt: skip
     """Enter the node at ``ply`` (side, depth and window already in ``fr[ply]``; see the module
     docstring for the rules applied). True when it is resolved without searching a move (value
     in ``fr[ply, F_VAL]``); else its moves are ranked in ``moves[ply]`` and ``fr[ply]`` is ready
-    for the first of them."""
+    for the first of them. ``vct``: the attacker's colour in a threat-space search (see
+    ``threat_search``), 0 in the full search."""
     side = fr[ply, F_SIDE]
     depth = fr[ply, F_DEPTH]
     alpha = fr[ply, F_ALPHA]
@@ -419,12 +433,39 @@ def _enter(
         return True
 
     static = mine - theirs
+    if vct:
+        static = -UNPROVEN if side == vct else UNPROVEN
     if ply >= MAX_PLY - 2:
         fr[ply, F_VAL] = static
         return True
-    horizon = depth <= 0 and not forced
+    horizon = depth <= 0 and not forced and not vct
     best = -INF - 1
-    if horizon:
+    child_depth = depth if forced else depth - 1
+    if vct and not forced:
+        k = 0
+        if side == vct:  # the attacker: its fours, and its open threes while depth is left
+            for i in range(n):
+                y = mv[i]
+                b, fours, threes = _kind(pat, me, y)
+                if fours > 0 or (depth > 0 and threes > 0):
+                    mv[k] = y
+                    ky[k] = ky[i]
+                    k += 1
+            if depth <= 0:
+                child_depth = depth  # continuous fours cost no depth: a VCF ends by itself
+        elif op_three:  # the defender: the attacker's four points (the blocks), and its own fours
+            for i in range(n):
+                y = mv[i]
+                if _kind(pat, op, y)[0] >= B4 or _kind(pat, me, y)[1] > 0:
+                    mv[k] = y
+                    ky[k] = ky[i]
+                    k += 1
+            child_depth = depth  # the defender's replies cost no depth
+        n = k  # the defender not under a threat (k = 0) has escaped
+        if n == 0:
+            fr[ply, F_VAL] = static
+            return True
+    elif horizon:
         if static >= beta or depth <= -QUIESCENCE:
             fr[ply, F_VAL] = static
             return True
@@ -454,7 +495,7 @@ def _enter(
             n = k
 
     alpha0 = alpha
-    key = hsh[0] ^ (side - 1)
+    key = hsh[0] ^ (side - 1) ^ (vct * VCT_SALT)
     mask = tt.shape[0] - 1
     slot = key & mask
     tt_move = -1
@@ -478,8 +519,8 @@ def _enter(
                 return True
 
     # rank: the best ``width`` by pattern value, then the table's move and history within them
-    width = n if (ply == 0 or horizon or forced) else min(n, WIDTH)
-    if ply == 0:
+    width = n if (ply == 0 or horizon or forced or vct) else min(n, WIDTH)
+    if ply == 0 and not vct:
         width = min(n, ROOT_WIDTH)
     for i in range(width):
         j = i
@@ -500,7 +541,7 @@ def _enter(
     fr[ply, F_BEST_MOVE] = -1
     fr[ply, F_N] = n
     fr[ply, F_I] = 0
-    fr[ply, F_CHILD_DEPTH] = depth if forced else depth - 1
+    fr[ply, F_CHILD_DEPTH] = child_depth
     fr[ply, F_HORIZON] = horizon
     fr[ply, F_KEY] = key
     fr[ply, F_STORE] = store
@@ -543,7 +584,7 @@ def _child(board, pat, near, table, steps, w, hsh, fr, ply, y, full):
 @njit(cache=True)
 def _ab(
     board, pat, near, table, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline, cells,
-    allowed, fr,
+    allowed, fr, vct,
 ):  # fmt: skip
     """Negamax alpha-beta value of the root for ``side`` (colour 1 or 2) to move, searched
     ``depth`` plies with principal variation search; iterative over the frames ``fr``, one row
@@ -556,7 +597,7 @@ def _ab(
     fr[0, F_BETA] = INF + 1
     ply = np.int64(0)
     args = (board, pat, near, steps, w, exact, hsh)
-    resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
+    resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr, vct)
     while True:
         if resolved:
             if ply == 0:
@@ -575,7 +616,7 @@ def _ab(
             if fr[ply, F_STAGE] == NULL_WINDOW and fr[ply, F_ALPHA] < v < fr[ply, F_BETA]:
                 _child(board, pat, near, table, steps, w, hsh, fr, ply, y, True)  # search it again
                 ply += 1
-                resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
+                resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr, vct)
                 continue
             if v > fr[ply, F_BEST]:
                 fr[ply, F_BEST] = v
@@ -609,7 +650,7 @@ def _ab(
         fr[ply, F_I] = i + 1
         _child(board, pat, near, table, steps, w, hsh, fr, ply, y, i == 0 or fr[ply, F_HORIZON] != 0)
         ply += 1
-        resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr)
+        resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr, vct)
 
 
 def search(s, p, max_depth, deadline, allowed_actions, tt, out):
@@ -619,12 +660,23 @@ def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     of the last finished iteration, nodes]. ``out[4]`` = 1 on entry: the table's values are used
     only at their own depth (every iteration then returns the same value as a search without the
     table, which the tests check)."""
-    return _search(s, p, max_depth, deadline, allowed_actions, tt, out, patterns()[int(p[C.P_GAME + 1] != 0)])
+    return _search(s, p, max_depth, deadline, allowed_actions, tt, out, patterns()[int(p[C.P_GAME + 1] != 0)], 0)
+
+
+def threat_search(s, p, seat, max_depth, deadline, tt, out):
+    """Threat-space search for ``seat`` from ``s`` (ongoing) as if ``seat`` were to move, by the
+    same kernel (see the section above ``UNPROVEN``): iterative deepening to ``max_depth``
+    attacker moves before the last continuous fours, or to ``deadline``. Writes ``out`` as
+    ``search`` does: a forced win has ``out[1] > INF - 1000`` (``INF - out[1]``: its plies, the
+    five included), its first move in ``out[0]``. ``tt``: a table of its own (the attacker is in
+    the key, so its entries can serve both colours' searches)."""
+    table = patterns()[int(p[C.P_GAME + 1] != 0)]
+    return _search(s, p, max_depth, deadline, np.zeros(0, dtype=np.int64), tt, out, table, seat + 1)
 
 
 @njit(cache=True)
-def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table):
-    """``search`` with the pattern table of its rule."""
+def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table, vct):
+    """``search`` with the pattern table of its rule (``vct``: ``threat_search``'s attacker colour)."""
     size = p[C.P_GAME]
     exact = p[C.P_GAME + 1] != 0
     w = size + 2 * PAD
@@ -640,7 +692,7 @@ def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table):
     for y in range(cells):
         if board[y] == 0:
             _update(board, pat, table, steps, y)
-    side = s[C.H_PLAYER] + 1
+    side = s[C.H_PLAYER] + 1 if vct == 0 else vct
     for a in range(size * size):
         v = s[C.HEADER + a]
         if v != 0:
@@ -660,7 +712,7 @@ def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table):
         info[4] = -1
         v = _ab(
             board, pat, near, table, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline,
-            cells, allowed, frames,
+            cells, allowed, frames, vct,
         )  # fmt: skip
         nodes += info[NODES]
         if info[ABORT]:
