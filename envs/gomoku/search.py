@@ -319,6 +319,36 @@ def _order_value(pat, c, y):
 
 
 @njit(cache=True)
+def _keep_threats(pat, c, mv, ky, n, threes):
+    """Keep, first in ``mv[:n]`` and ``ky``, the points where colour index ``c`` makes a four
+    (and an open three, with ``threes``); return how many."""
+    k = 0
+    for i in range(n):
+        y = mv[i]
+        _, fours, open_threes = _kind(pat, c, y)
+        if fours > 0 or (threes and open_threes > 0):
+            mv[k] = y
+            ky[k] = ky[i]
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _keep_blocks(pat, c, mv, ky, n):
+    """Against the other colour's open three: keep the points where it would make a four or
+    more (every block of the three is one of them) and those where colour index ``c`` makes a
+    four of its own; return how many."""
+    k = 0
+    for i in range(n):
+        y = mv[i]
+        if _kind(pat, 1 - c, y)[0] >= B4 or _kind(pat, c, y)[1] > 0:
+            mv[k] = y
+            ky[k] = ky[i]
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def _to_tt(v, ply):
     if v > INF - 1000:
         return v + ply
@@ -444,22 +474,11 @@ def _enter(
     if vct and not forced:
         k = 0
         if side == vct:  # the attacker: its fours, and its open threes while depth is left
-            for i in range(n):
-                y = mv[i]
-                b, fours, threes = _kind(pat, me, y)
-                if fours > 0 or (depth > 0 and threes > 0):
-                    mv[k] = y
-                    ky[k] = ky[i]
-                    k += 1
+            k = _keep_threats(pat, me, mv, ky, n, depth > 0)
             if depth <= 0:
                 child_depth = depth  # continuous fours cost no depth: a VCF ends by itself
-        elif op_three:  # the defender: the attacker's four points (the blocks), and its own fours
-            for i in range(n):
-                y = mv[i]
-                if _kind(pat, op, y)[0] >= B4 or _kind(pat, me, y)[1] > 0:
-                    mv[k] = y
-                    ky[k] = ky[i]
-                    k += 1
+        elif op_three:  # the defender: the blocks and its own fours
+            k = _keep_blocks(pat, me, mv, ky, n)
             child_depth = depth  # the defender's replies cost no depth
         n = k  # the defender not under a threat (k = 0) has escaped
         if n == 0:
@@ -472,25 +491,12 @@ def _enter(
         best = static
         if static > alpha:
             alpha = static
-        k = 0  # own fours only
-        for i in range(n):
-            y = mv[i]
-            if _kind(pat, me, y)[1] > 0:
-                mv[k] = y
-                ky[k] = ky[i]
-                k += 1
-        n = k
+        n = _keep_threats(pat, me, mv, ky, n, False)  # own fours only
         if n == 0:
             fr[ply, F_VAL] = static
             return True
     elif not forced and op_three:
-        k = 0  # the opponent threatens an open four: its four points, and own fours
-        for i in range(n):
-            y = mv[i]
-            if _kind(pat, op, y)[0] >= B4 or _kind(pat, me, y)[1] > 0:
-                mv[k] = y
-                ky[k] = ky[i]
-                k += 1
+        k = _keep_blocks(pat, me, mv, ky, n)  # the opponent threatens an open four
         if k > 0:
             n = k
 
