@@ -609,7 +609,7 @@ class AlphaBetaAgent(SearchAgent):
         """The game's own threat-space search (its evaluation's ``own_threats``; Gomoku's
         ``envs.gomoku.search.threat_search``) at the root, ``vct`` threats deep, after the
         exhaustive one (``agents.tactics``) has found no win and ``stops`` (its defences, or
-        None): ``(move, attacker moves, nodes)`` of a forced win of the side to move; else,
+        None): ``ForcedWin``'s fields of a forced win of the side to move; else,
         against one of the opponent's (as if it were to move), the moves of ``stops`` (or every
         legal move, nearest the threat's first move first) after which a search ``VCT_MARGIN``
         threats deeper than the threat finds none; ``stops`` when none is found or none narrows
@@ -635,7 +635,7 @@ class AlphaBetaAgent(SearchAgent):
             return None if out[2] < depth else False  # None: cut short, nothing proven
 
         if proven(state, me, self.vct):
-            return int(out[0]), (E.INF - int(out[1]) + 1) // 2, int(out[3])
+            return int(out[0]), (E.INF - int(out[1]) + 1) // 2, int(out[3]), False  # threats: not all forcing
         if not proven(state, 1 - me, self.vct):
             return stops
         depth = min(self.vct, int(out[2]) + VCT_MARGIN)
