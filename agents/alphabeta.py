@@ -632,6 +632,8 @@ class AlphaBetaAgent(SearchAgent):
             vct(position, p, seat, depth, limit, self._vct_tt, out)
             if out[1] > E.WIN_BOUND:
                 return True
+            if out[1] < -E.WIN_BOUND:  # the attacker loses first: the defender's own threats
+                return False
             return None if out[2] < depth else False  # None: cut short, nothing proven
 
         if proven(state, me, self.vct):
