@@ -214,8 +214,8 @@ def test_the_threat_search_sees_two_threats_where_the_depth_allows():
 def test_the_threat_search_finds_what_the_exhaustive_one_proves():
     """On random 9x9 positions, every win the exhaustive threat-space search proves (VCF, one
     threat, two threats: every defender reply tried) the kernel's threat-space search finds
-    too, three threats deep; and after the first move of every win the kernel finds, each reply
-    of the defender that does not make five still leaves the attacker a win it finds."""
+    too, three threats deep; and after the first move of every win the kernel finds, every
+    reply of the defender (none of which wins) still leaves the attacker a win it finds."""
     from test_gomoku_threats import random_positions as positions
     from test_gomoku_threats import threats
 
