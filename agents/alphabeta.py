@@ -277,6 +277,14 @@ VCT_MARGIN = 2  # a defence is checked this many threats deeper than the threat 
 VCT_TT_BITS = 16  # entries of the deep threat-space search's own table (2**16)
 
 
+def _share(deadline, fraction):
+    """The time ``fraction`` of the way from now to ``deadline`` (0.0: no clock, none)."""
+    if deadline == 0.0:
+        return 0.0
+    now = time.perf_counter()
+    return now + fraction * (deadline - now)
+
+
 def _flag(name, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise AgentError(f"{name}={value!r}: expected True or False")
@@ -581,9 +589,7 @@ class AlphaBetaAgent(SearchAgent):
             win = tactics.forced_win(game, state)
             if win is not None:
                 return self._play_win(win, start, seconds)
-            now = time.perf_counter()
-            limit = 0.0 if deadline == 0.0 else now + DEFENCE_SHARE * (deadline - now)
-            stops = tactics.defences(game, state, game.unchecked.legal_actions(state), limit)
+            stops = tactics.defences(game, state, game.unchecked.legal_actions(state), _share(deadline, DEFENCE_SHARE))
             deep = self._deep_threats(game, state, deadline, stops)
             if isinstance(deep, tuple):
                 return self._play_win(tactics.ForcedWin(*deep), start, seconds)
@@ -627,9 +633,7 @@ class AlphaBetaAgent(SearchAgent):
         out = np.zeros(5, dtype=np.int64)
 
         def proven(position, seat, depth):
-            now = time.perf_counter()
-            limit = 0.0 if deadline == 0.0 else now + VCT_SHARE * (deadline - now)
-            vct(position, p, seat, depth, limit, self._vct_tt, out)
+            vct(position, p, seat, depth, _share(deadline, VCT_SHARE), self._vct_tt, out)
             if out[1] > E.WIN_BOUND:
                 return True
             if out[1] < -E.WIN_BOUND:  # the attacker loses first: the defender's own threats
@@ -641,12 +645,9 @@ class AlphaBetaAgent(SearchAgent):
         if not proven(state, 1 - me, self.vct):
             return stops
         depth = min(self.vct, int(out[2]) + VCT_MARGIN)
-        n = game.kernel_params[C.P_GAME]
-        r0, c0 = divmod(int(out[0]), n)
         legal = [int(a) for a in rules.legal_actions(state)]
-        moves = sorted(legal if stops is None else stops, key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
-        now = time.perf_counter()
-        limit = 0.0 if deadline == 0.0 else now + DEFENCE_SHARE * (deadline - now)
+        moves = tactics.nearest_first(game, legal if stops is None else stops, int(out[0]))
+        limit = _share(deadline, DEFENCE_SHARE)
         safe = []
         for a in moves:
             if limit > 0.0 and time.perf_counter() > limit:

@@ -114,9 +114,7 @@ def defences(game, state, legal, limit: float = 0.0):
         return None
     legal = [int(a) for a in legal]
     if limit > 0.0:
-        n = game.kernel_params[C.P_GAME]
-        r0, c0 = divmod(threat.move, n)
-        legal.sort(key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
+        legal = nearest_first(game, legal, threat.move)
     safe, slower = [], []
     for a in legal:
         if limit > 0.0 and time.perf_counter() > limit:
@@ -129,6 +127,14 @@ def defences(game, state, legal, limit: float = 0.0):
             slower.append(a)
     stops = safe or slower
     return stops if 0 < len(stops) < len(legal) else None
+
+
+def nearest_first(game, moves, move):
+    """``moves`` sorted by their distance (in king steps) from ``move``: the stops of a threat
+    lie near its first move, so on a clock they are tried first."""
+    n = game.kernel_params[C.P_GAME]
+    r0, c0 = divmod(move, n)
+    return sorted(moves, key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
 
 
 def hands_a_forced_win(game, state, action) -> bool:
