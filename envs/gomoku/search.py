@@ -666,7 +666,12 @@ def search(s, p, max_depth, deadline, allowed_actions, tt, out):
     of the last finished iteration, nodes]. ``out[4]`` = 1 on entry: the table's values are used
     only at their own depth (every iteration then returns the same value as a search without the
     table, which the tests check)."""
-    return _search(s, p, max_depth, deadline, allowed_actions, tt, out, patterns()[int(p[C.P_GAME + 1] != 0)], 0)
+    return _search(s, p, max_depth, deadline, allowed_actions, tt, out, _rule_patterns(p), 0)
+
+
+def _rule_patterns(p):
+    """The pattern table of the rule of kernel params ``p`` (freestyle or exactly five)."""
+    return patterns()[int(p[C.P_GAME + 1] != 0)]
 
 
 def threat_search(s, p, seat, max_depth, deadline, tt, out):
@@ -676,8 +681,7 @@ def threat_search(s, p, seat, max_depth, deadline, tt, out):
     ``search`` does: a forced win has ``out[1] > INF - 1000`` (``INF - out[1]``: its plies, the
     five included), its first move in ``out[0]``. ``tt``: a table of its own (the attacker is in
     the key, so its entries can serve both colours' searches)."""
-    table = patterns()[int(p[C.P_GAME + 1] != 0)]
-    return _search(s, p, max_depth, deadline, np.zeros(0, dtype=np.int64), tt, out, table, seat + 1)
+    return _search(s, p, max_depth, deadline, np.zeros(0, dtype=np.int64), tt, out, _rule_patterns(p), seat + 1)
 
 
 @njit(cache=True)
