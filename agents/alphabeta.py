@@ -269,7 +269,7 @@ def solve_root(s, p, limit, deadline, out):
 
 SOLVED, OUT_OF_TIME = 1, -1
 SEARCHES = ("generic", "own")  # this module's search over the hooks, or the game's own kernel
-DEFENCE_SHARE = 0.5  # of a move's clock search="own" may spend finding the defences
+DEFENCE_SHARE = 0.5  # of a move's clock the root's threat-space searches may spend (a win, the defences)
 OWN_RESIGN_PLIES = 6  # search="own" resigns a loss it sees this near (see ``_own_search``)
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 VCT_SHARE = 0.2  # of a move's clock left each deep threat-space search at the root may use (``vct``)
@@ -530,10 +530,10 @@ class AlphaBetaAgent(SearchAgent):
         when neither side has one, or no move stops the opponent's (the usual search decides)."""
         rules = game.unchecked  # ``act`` checked ``state``
         me = rules.current_player(state)
-        win = tactics.forced_win(game, state)
+        win = tactics.forced_win(game, state, deadline=_share(deadline, DEFENCE_SHARE))
         if win is not None:
             return self._play_win(win, start, seconds)
-        defences = tactics.defences(game, state, rules.legal_actions(state))
+        defences = tactics.defences(game, state, rules.legal_actions(state), _share(deadline, DEFENCE_SHARE))
         if defences is None:
             return None
         best, best_score, nodes = defences[0], -E.INF - 1, 0
@@ -586,7 +586,7 @@ class AlphaBetaAgent(SearchAgent):
             raise AgentError(f"search='own': {game.name} has no search of its own (search='generic' has)")
         allowed = np.zeros(0, dtype=np.int64)
         if self.threats and tactics.has_threats(game):
-            win = tactics.forced_win(game, state)
+            win = tactics.forced_win(game, state, deadline=_share(deadline, DEFENCE_SHARE))
             if win is not None:
                 return self._play_win(win, start, seconds)
             stops = tactics.defences(game, state, game.unchecked.legal_actions(state), _share(deadline, DEFENCE_SHARE))

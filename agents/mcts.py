@@ -70,6 +70,7 @@ HOPELESS = 0.05  # ... and Go, with its komi, searched for its score (_score_kom
 AREA_CANDIDATES = 8  # a losing position's moves compared by their count: the most visited ones
 SAFE_CANDIDATES = 6  # most visited moves checked for handing the opponent a forced win
 CHECK_SHARE = 0.2  # of a move's time, left for those checks (Gomoku 15x15: 0.1-0.15 s of 1 s)
+TACTICS_SHARE = 0.5  # of a move's time the root's threat-space searches may use before the search
 AREA_PLAYOUTS = 64  # playouts after each of them (or after a lost Go move, for _score_komi)
 SCORE_QUANTILE = 0.25  # of those counts, the one a lost Go game's search plays to stay above
 SCORE_SHARE = 0.75  # of a lost Go move's budget, searched under a komi that moves with it (_score_komi)
@@ -302,8 +303,10 @@ class MCTSAgent(Agent):
             self.last_stats = _stats(start, budget)
             return int(legal[0])
         defences = None
+        end = 0.0 if budget is None else start + budget  # the threat checks stop there
         if not self._chance(game):
-            win, defences = tactics.root_tactics(game, state, legal)
+            limit = 0.0 if budget is None else start + budget * TACTICS_SHARE
+            win, defences = tactics.root_tactics(game, state, legal, limit)
             if win is not None:  # never missed, and no search needed to see it
                 self._memory = None
                 self.last_stats = _stats(start, budget, value=1.0)
@@ -327,7 +330,7 @@ class MCTSAgent(Agent):
         if was_lost and not lost:  # no longer lost: the rest of the budget on the game's rules
             done += self._search_trees(game, state, trees, deadline, policy, self._rest(first_simulations))
             keys, visits, values = _root_children(trees)
-        best = self._robust(game, state, keys, visits, values, defences)
+        best = self._robust(game, state, keys, visits, values, defences, end)
         value = values[best]  # under the game's own rules: resignation judges it
         komi = None
         if lost:
@@ -340,7 +343,7 @@ class MCTSAgent(Agent):
             params = game.kernel_params_under(komi=komi)
             done += self._search_trees(game, state, scored, rest_deadline, policy, rest, params)
             score_keys, score_visits, score_values = _root_children(scored)
-            pick = self._robust(game, state, score_keys, score_visits, score_values, defences)
+            pick = self._robust(game, state, score_keys, score_visits, score_values, defences, end)
             action = int(score_keys[self._keep_living(game, state, score_keys, score_visits, score_values, pick)])
             self._lost_at = ply
         elif self._chance(game):
@@ -369,8 +372,9 @@ class MCTSAgent(Agent):
         )
         return action
 
-    def _robust(self, game, state, keys, visits, values, defences):
-        """The root child to play (an index into ``keys``) by the search's values and visits."""
+    def _robust(self, game, state, keys, visits, values, defences, end=0.0):
+        """The root child to play (an index into ``keys``) by the search's values and visits;
+        ``end``: when the threat checks stop (a ``time.perf_counter`` time; 0: never)."""
         if self._chance(game):
             # Decision values are maxima over what the tree found (the study's backup), so the
             # move is the child of highest value; visits break ties (all zero early in a deal).
@@ -390,7 +394,8 @@ class MCTSAgent(Agent):
         ranked = open_[np.lexsort((-values[open_], -visits[open_]))]
         sound = (i for i in ranked if not tactics.loses_at_once(game, state, int(keys[i])))
         first = list(itertools.islice(sound, SAFE_CANDIDATES)) or [ranked[0]]
-        return next((i for i in first if not tactics.hands_a_forced_win(game, state, int(keys[i]))), first[0])
+        safe = (i for i in first if not tactics.hands_a_forced_win(game, state, int(keys[i]), end))
+        return next(safe, first[0])
 
     def _hopeless(self, visits, values) -> bool:
         """Whether a search says the game is lost: its most visited move's win rate under

@@ -24,9 +24,12 @@ THREAT_DEPTH = 16  # attacker moves a threat-space search may chain
 
 
 @per_game
-def threats_root(s, p, seat, limit, out):
+def threats_root(s, p, seat, limit, deadline, out):
     """The game's threat-space search for ``seat`` on ``s`` (``threats`` hook; Gomoku's VCF and VCT)."""
-    return G.threats(s, p, seat, limit, out)
+    return G.threats(s, p, seat, limit, deadline, out)
+
+
+OUT_OF_TIME = "out of time"  # what ``_threat`` returns when the clock stopped the search
 
 
 class ForcedWin(NamedTuple):
@@ -73,17 +76,27 @@ def loses_at_once(game, state, action) -> bool:
     return False
 
 
-def forced_win(game, state, seat=None, hint=None, deep=False):
+def forced_win(game, state, seat=None, hint=None, deep=False, deadline: float = 0.0):
     """The ``ForcedWin`` of ``seat`` (default: the side to move, as if to move) found by the
-    game's threat-space search, or None (also when the game has none). ``hint``: a move the
-    search tries first (a forced win found in a nearly equal position); ``deep``: also wins
-    with two threats (Gomoku's VCT2: tens of times slower)."""
+    game's threat-space search, or None (also when the game has none, or ``deadline`` came
+    first). ``hint``: a move the search tries first (a forced win found in a nearly equal
+    position); ``deep``: also wins with two threats (Gomoku's VCT2: tens of times slower);
+    ``deadline``: a ``time.perf_counter`` time (0: none)."""
+    found = _threat(game, state, seat, hint, deep, deadline)
+    return found if isinstance(found, ForcedWin) else None
+
+
+def _threat(game, state, seat, hint, deep, deadline):
+    """``forced_win``'s search: its ``ForcedWin``, None when it found none, or ``OUT_OF_TIME``
+    when ``deadline`` stopped it first (a search of many threats can take seconds)."""
     if not has_threats(game):
         return None
     out = np.array([-1 if hint is None else hint, 0, 0, 2 if deep else 1], dtype=np.int64)
     if seat is None:
         seat = game.unchecked.current_player(state)
-    kind = compiled(__name__, game.spec).threats_root(state, game.kernel_params, seat, THREAT_DEPTH, out)
+    kind = compiled(__name__, game.spec).threats_root(state, game.kernel_params, seat, THREAT_DEPTH, deadline, out)
+    if kind < 0:
+        return OUT_OF_TIME
     if not kind:
         return None
     return ForcedWin(int(out[0]), int(out[1]), int(out[2]), kind == 1)
@@ -101,15 +114,16 @@ def defences(game, state, legal, limit: float = 0.0):
     three at the end that left a VCT, where the other end left none, lost games to the one-ply
     greedy player.
 
-    ``limit`` (a ``time.perf_counter`` time; 0: none) bounds the search on a clock: the moves
-    nearest the win's first move are tried first, and at the limit the safe moves found so far
-    are the defences (with none found, the search decides). Trying every legal move took 13 to
-    31 s in positions of games at 0.2 s a move."""
+    ``limit`` (a ``time.perf_counter`` time; 0: none) bounds the search on a clock, each
+    threat-space search included: the moves nearest the win's first move are tried first, and
+    at the limit the safe moves found so far are the defences (with none found, or the
+    opponent's win not found in time, the search decides). Trying every legal move took 13 to
+    31 s in positions of games at 0.2 s a move, and one search for the opponent's win up to 2 s."""
     if not has_threats(game):
         return None
     rules = game.unchecked
     them = 1 - rules.current_player(state)
-    threat = forced_win(game, state, them)
+    threat = forced_win(game, state, them, deadline=limit)
     if threat is None:
         return None
     legal = [int(a) for a in legal]
@@ -120,7 +134,9 @@ def defences(game, state, legal, limit: float = 0.0):
         if limit > 0.0 and time.perf_counter() > limit:
             return safe or None
         # most moves leave the opponent's first move winning: trying it first makes them cheap
-        after = forced_win(game, rules.apply(state, a), them, threat.move)
+        after = _threat(game, rules.apply(state, a), them, threat.move, False, limit)
+        if after is OUT_OF_TIME:  # the clock stopped it: not known to stop the win
+            return safe or None
         if after is None:
             safe.append(a)
         elif threat.forcing and not after.forcing:
@@ -137,25 +153,29 @@ def nearest_first(game, moves, move):
     return sorted(moves, key=lambda a: max(abs(a // n - r0), abs(a % n - c0)))
 
 
-def hands_a_forced_win(game, state, action) -> bool:
+def hands_a_forced_win(game, state, action, deadline: float = 0.0) -> bool:
     """Whether after ``action`` the opponent has a forced win, two threats deep (``deep``
-    above). A move can lose this way without losing at once (a block of one three that leaves
-    another, a move elsewhere while the opponent's threat needs only one more), and a search of
-    a thousand simulations spread over a hundred moves does not read the replies that far."""
+    above), found before ``deadline`` (a ``time.perf_counter`` time; 0: none). A move can lose
+    this way without losing at once (a block of one three that leaves another, a move elsewhere
+    while the opponent's threat needs only one more), and a search of a thousand simulations
+    spread over a hundred moves does not read the replies that far."""
     if not has_threats(game):
         return False
     rules = game.unchecked
     child = rules.apply(state, action)
-    return not rules.is_terminal(child) and forced_win(game, child, rules.current_player(child), deep=True) is not None
+    if rules.is_terminal(child):
+        return False
+    return forced_win(game, child, rules.current_player(child), deep=True, deadline=deadline) is not None
 
 
-def root_tactics(game, state, legal):
+def root_tactics(game, state, legal, deadline: float = 0.0):
     """``(winning move or None, defences or None)`` at the root: a win in one, else a forced win
-    of the threat-space search; when neither, the moves that stop the opponent's forced win."""
+    of the threat-space search; when neither, the moves that stop the opponent's forced win.
+    ``deadline`` (a ``time.perf_counter`` time; 0: none) bounds the searches (``defences``)."""
     win = wins_at_once(game, state, legal)
     if win is not None:
         return win, None
-    found = forced_win(game, state)
+    found = forced_win(game, state, deadline=deadline)
     if found is not None:
         return found.move, None
-    return None, defences(game, state, legal)
+    return None, defences(game, state, legal, deadline)

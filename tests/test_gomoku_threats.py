@@ -4,6 +4,8 @@ forced defence found. Positions are text boards; a VCF found is checked by playi
 against every defender reply that does not lose at once (there must be exactly one: the block),
 a VCT by proving it against every defender reply (``proves``)."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -34,9 +36,9 @@ NONE = VCF3.replace("5 o x x x . . . . .", "5 o x x x . o . . .").replace("8 . .
 GAME = envs.make_game("gomoku", size=9)
 
 
-def threats(state, seat, limit=16, deep=False):
+def threats(state, seat, limit=16, deep=False, deadline=0.0):
     out = np.array([-1, 0, 0, 2 if deep else 1], dtype=np.int64)
-    found = E.threats(state, GAME.kernel_params, seat, limit, out)
+    found = E.threats(state, GAME.kernel_params, seat, limit, deadline, out)
     return found, out
 
 
@@ -200,6 +202,35 @@ def test_every_two_threat_win_found_in_random_positions_is_a_proof():
             assert proves(state, seat, deep=True)
             proven += 1
     assert proven >= 3
+
+
+def test_a_search_stopped_by_its_deadline_says_so_and_proves_nothing():
+    # A search of many threats can take seconds, longer than a move's clock: past its deadline
+    # it stops and answers -1 (unfinished), not 0 (no win) and not a win it has not proven.
+    past = time.perf_counter() - 1.0
+    assert threats(GAME.from_text(TWO_THREATS), 0, deep=True, deadline=past)[0] == -1
+    assert threats(GAME.from_text(DOUBLE_THREE), 0, deadline=past)[0] == -1
+
+
+def test_a_deadline_that_does_not_bind_changes_nothing():
+    later = time.perf_counter() + 3600.0
+    for state, seat in random_positions(7, count=60):
+        for deep in (False, True):
+            found, out = threats(state, seat, deep=deep)
+            timed, timed_out = threats(state, seat, deep=deep, deadline=later)
+            assert (found, list(out[:2])) == (timed, list(timed_out[:2]))
+
+
+def test_past_the_deadline_the_tactics_leave_the_choice_to_the_search():
+    from agents import tactics
+
+    state = GAME.from_text(DEFEND)
+    past = time.perf_counter() - 1.0
+    assert tactics.forced_win(GAME, state, 0) is not None
+    assert tactics.forced_win(GAME, GAME.from_text(DOUBLE_THREE), 0, deadline=past) is None
+    assert tactics.defences(GAME, state, GAME.legal_actions(state), past) is None
+    stops = {GAME.action_to_str(state, a) for a in tactics.defences(GAME, state, GAME.legal_actions(state))}
+    assert stops <= DEFENCES  # with no clock, the stops are found as before
 
 
 GAME15 = envs.make_game("gomoku", size=15)

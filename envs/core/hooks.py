@@ -69,12 +69,13 @@ HOOKS = {
     # that loses least, 0 if unknown (an exact endgame solver; alpha-beta's
     # ``endgame``)
     "solve": "evaluation",
-    # threats(s, p, seat, limit, out) -> 1 if ``seat``, as if to move, wins
-    # by forcing moves within ``limit`` of its own (every one forcing the
-    # only answer), 2 if by a threat that leaves many answers, all losing,
-    # 3 if by two such threats (only with out[3] = 2 on entry, an ``out`` of
-    # four: a deeper, slower search) (out[0]: its first move, out[1]: its
-    # moves in the line, out[2]: nodes), 0 none found;
+    # threats(s, p, seat, limit, deadline, out) -> 1 if ``seat``, as if to
+    # move, wins by forcing moves within ``limit`` of its own (every one
+    # forcing the only answer), 2 if by a threat that leaves many answers,
+    # all losing, 3 if by two such threats (only with out[3] = 2 on entry, an
+    # ``out`` of four: a deeper, slower search) (out[0]: its first move,
+    # out[1]: its moves in the line, out[2]: nodes), 0 none found, -1 none
+    # found before ``deadline`` (``now()`` seconds; 0.0: none), unfinished;
     # out[0] >= 0 on entry: a move to try first (Gomoku's VCF, VCT and VCT2;
     # alpha-beta's, MCTS's and AlphaZero's attack and defence at the root)
     "threats": "evaluation",
@@ -226,7 +227,7 @@ def default_solve(s, p, limit, deadline, out):
 
 
 @per_game
-def default_threats(s, p, seat, limit, out):
+def default_threats(s, p, seat, limit, deadline, out):
     """No threat-space search: nothing found."""
     out[0], out[1], out[2] = -1, 0, 0
     return 0

@@ -504,6 +504,8 @@ def priors(s, p, moves, n, out):
 # found within the limits proves nothing.
 
 VCF_NODES = 20_000
+CLOCK_NODES = 255  # on a clock a VCF reads it once every 256 fours tried (the threat searches
+# that run VCFs, before each one): a search of ``VCT_NODES`` takes seconds, more than a move has
 
 
 @njit(cache=True)
@@ -576,11 +578,11 @@ def _block_gives(board, z, defender, w, exact):
 
 
 @njit(cache=True)
-def _vcf(board, w, attacker, exact, depth, max_nodes, line):
+def _vcf(board, w, attacker, exact, depth, max_nodes, deadline, line):
     """Depth-first VCF for ``attacker`` (1 or 2) on ``board`` (neither side has a five-point)
     of at most ``depth`` attacker moves, the last one the open or double four; ``line[i]`` gets
     the attacker's i-th stone of a win. Returns (attacker moves in the win or 0 if none found,
-    nodes)."""
+    nodes). Past ``deadline`` (``C.now()`` seconds; 0.0: none) it stops as at ``max_nodes``."""
     defender = 3 - attacker
     cells = board.shape[0]
     cand = np.empty((depth + 1, cells), dtype=np.int64)
@@ -604,7 +606,7 @@ def _vcf(board, w, attacker, exact, depth, max_nodes, line):
             idx[level] += 1
             continue
         nodes += 1
-        if nodes > max_nodes:
+        if nodes > max_nodes or (deadline > 0.0 and (nodes & CLOCK_NODES) == 0 and C.now() > deadline):
             for j in range(level - 1, -1, -1):  # restore the board
                 board[reply[j]] = 0
                 board[line[j]] = 0
@@ -701,7 +703,7 @@ def _line_holds(board, w, attacker, exact, line, plies, pts, placed):
 
 
 @njit(cache=True)
-def _threat_holds(board, w, attacker, exact, depth, max_nodes):
+def _threat_holds(board, w, attacker, exact, depth, max_nodes, deadline):
     """After the attacker's threat, with the defender to move: (whether every defender reply
     leaves the attacker a VCF of at most ``depth`` moves, the attacker's moves in the VCF if the
     defender passed, fours tried). The board is left as it was. See the section's comment for
@@ -724,7 +726,9 @@ def _threat_holds(board, w, attacker, exact, depth, max_nodes):
     while holds:
         if check:
             line = lines[level] if check == 2 else scratch
-            found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), line)
+            found, n = 0, 0
+            if deadline == 0.0 or C.now() <= deadline:  # past it: unproven, as at max_nodes
+                found, n = _vcf(board, w, attacker, exact, depth, min(max_nodes - nodes, VCF_NODES), deadline, line)
             nodes += n
             if check == 2:
                 plies[level] = found
@@ -783,7 +787,7 @@ def _threat_holds(board, w, attacker, exact, depth, max_nodes):
 
 
 @njit(cache=True)
-def _vct(board, w, attacker, exact, depth, hint, max_nodes):
+def _vct(board, w, attacker, exact, depth, hint, max_nodes, deadline):
     """A threat (see above) of ``attacker`` that holds, ``hint`` tried first (-1: none), on
     ``board`` where neither side has a five-point and the attacker has no VCF: (its cell or -1,
     the attacker's moves up to the open or double four, fours tried)."""
@@ -797,12 +801,12 @@ def _vct(board, w, attacker, exact, depth, hint, max_nodes):
         if not _makes_three(board, y, attacker, w) or _five_points(board, y, attacker, w, exact, pts) > 0:
             continue  # not a threat, or a four (the VCF has tried those)
         board[y] = attacker
-        holds, plies, n = _threat_holds(board, w, attacker, exact, depth, max_nodes - nodes)
+        holds, plies, n = _threat_holds(board, w, attacker, exact, depth, max_nodes - nodes, deadline)
         board[y] = 0
         nodes += n
         if holds:
             return y, plies + 1, nodes
-        if nodes > max_nodes:
+        if nodes > max_nodes or (deadline > 0.0 and C.now() > deadline):
             break
     return -1, 0, nodes
 
@@ -825,7 +829,7 @@ VCT2_LEAF_NODES = 1_000  # and in each one-threat search it runs
 
 
 @njit(cache=True)
-def _reply_holds(board, w, attacker, exact, depth, x, line, plies, hint, max_nodes):
+def _reply_holds(board, w, attacker, exact, depth, x, line, plies, hint, max_nodes, deadline):
     """After the attacker's threat, whether the defender's reply on empty ``x`` still leaves the
     attacker a forced win (see above; ``line[:plies]``: its VCF if the defender passed, ``hint``:
     the threat that last answered a reply, or -1); ``x`` = -1: whether the attacker, to move,
@@ -859,10 +863,11 @@ def _reply_holds(board, w, attacker, exact, depth, x, line, plies, hint, max_nod
     elif x >= 0:
         search = not _line_holds(board, w, attacker, exact, line, plies, pts, placed)
     if search:  # a VCF, else one threat and fours
-        found, nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), scratch)
+        found, nodes = _vcf(board, w, attacker, exact, depth, min(max_nodes, VCF_NODES), deadline, scratch)
         holds = found > 0
         if not holds:
-            at, _, n = _vct(board, w, attacker, exact, depth - 1, hint, min(max_nodes - nodes, VCT2_LEAF_NODES))
+            leaf = min(max_nodes - nodes, VCT2_LEAF_NODES)
+            at, _, n = _vct(board, w, attacker, exact, depth - 1, hint, leaf, deadline)
             nodes += n
             holds = at >= 0
             if holds:
@@ -873,7 +878,7 @@ def _reply_holds(board, w, attacker, exact, depth, x, line, plies, hint, max_nod
 
 
 @njit(cache=True)
-def _vct2(board, w, attacker, exact, depth, max_nodes):
+def _vct2(board, w, attacker, exact, depth, max_nodes, deadline):
     """A four or threat of ``attacker`` that wins with one more threat (see above) on ``board``,
     where neither side has a five-point and the attacker has no VCF or one-threat VCT: (its cell
     or -1, the attacker's moves up to the open or double four if the defender passed, fours
@@ -888,6 +893,8 @@ def _vct2(board, w, attacker, exact, depth, max_nodes):
             break
         if board[y] != 0 or not _makes_three(board, y, attacker, w):
             continue
+        if deadline > 0.0 and C.now() > deadline:
+            break
         f = _five_points(board, y, attacker, w, exact, pts)
         if f >= 2:
             continue
@@ -898,14 +905,16 @@ def _vct2(board, w, attacker, exact, depth, max_nodes):
             holds, plies, first, last = not _block_gives(board, z, defender, w, exact), 1, -1, -1
         else:  # a threat: the VCF if the defender passed (most replies leave it standing), then
             # every reply (one call site for them all: one compiled copy of what it calls)
-            plies, n = _vcf(board, w, attacker, exact, depth - 1, min(max_nodes - nodes, VCF_NODES), line)
+            plies, n = _vcf(board, w, attacker, exact, depth - 1, min(max_nodes - nodes, VCF_NODES), deadline, line)
             nodes += n
             holds, first, last = plies > 0, 0, cells - 1
         hint, x = -1, first
         while holds and x <= last and nodes <= max_nodes:
             if x < 0 or board[x] == 0:
                 budget = max_nodes - nodes
-                holds, hint, n = _reply_holds(board, w, attacker, exact, depth - 1, x, line, plies, hint, budget)
+                holds, hint, n = _reply_holds(
+                    board, w, attacker, exact, depth - 1, x, line, plies, hint, budget, deadline
+                )
                 nodes += n
             x += 1
         if f == 1:
@@ -917,11 +926,12 @@ def _vct2(board, w, attacker, exact, depth, max_nodes):
 
 
 @njit(cache=True)
-def threats(s, p, seat, limit, out):
+def threats(s, p, seat, limit, deadline, out):
     """Threat-space search for ``seat`` from ``s`` as if ``seat`` were to move: 1 if it wins by
     continuous fours (VCF, above; or a five-point now), 2 if by one threat and then continuous
-    fours (VCT, above), within ``limit`` of its moves, the five included (``out[0]``: the first
-    move as an action;
+    fours (VCT, above), within ``limit`` of its moves, the five included, -1 if none was found
+    before ``deadline`` (``C.now()`` seconds; 0.0: none) and the search stopped there unfinished
+    (``out[0]``: the first move as an action;
     ``out[1]``: its moves up to the five: 1 for a five-point now, 2 for an open four), else 0;
     ``out[2]``: the fours tried. A non-negative ``out[0]`` on entry is a move to try first as
     the threat (the one found before a small change of the position, usually still good). With
@@ -947,21 +957,21 @@ def threats(s, p, seat, limit, out):
     if at < 0:
         if _any_five(board, 3 - attacker, w, exact) >= 0:
             return 0
-        plies, out[2] = _vcf(board, w, attacker, exact, limit - 1, VCF_NODES, line)
+        plies, out[2] = _vcf(board, w, attacker, exact, limit - 1, VCF_NODES, deadline, line)
         if plies > 0:
             at = line[0]
         elif limit >= 3:
-            at, plies, nodes = _vct(board, w, attacker, exact, limit - 2, hint, VCT_NODES)
+            at, plies, nodes = _vct(board, w, attacker, exact, limit - 2, hint, VCT_NODES, deadline)
             out[2] += nodes
             kind = 2
             if at < 0 and deep and limit >= 4:
-                at, plies, nodes = _vct2(board, w, attacker, exact, limit - 2, VCT2_NODES)
+                at, plies, nodes = _vct2(board, w, attacker, exact, limit - 2, VCT2_NODES, deadline)
                 out[2] += nodes
                 kind = 3
             if at < 0:
-                return 0
+                return -1 if deadline > 0.0 and C.now() > deadline else 0
         else:
-            return 0
+            return -1 if deadline > 0.0 and C.now() > deadline else 0
         plies += 1  # the five after the open or double four
     out[0] = (at // w - 2) * size + at % w - 2
     out[1] = plies
