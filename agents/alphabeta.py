@@ -269,7 +269,7 @@ def solve_root(s, p, limit, deadline, out):
 
 SOLVED, OUT_OF_TIME = 1, -1
 SEARCHES = ("generic", "own")  # this module's search over the hooks, or the game's own kernel
-DEFENCE_SHARE = 0.5  # of a move's clock the root's threat-space searches may spend (a win, the defences)
+DEFENCE_SHARE = tactics.ROOT_SHARE  # of a move's clock the root's threat-space searches may spend
 OWN_RESIGN_PLIES = 6  # search="own" resigns a loss it sees this near (see ``_own_search``)
 SOLVER_SHARE = 0.7  # of a move's clock the exact solver may use before search takes over
 VCT_SHARE = 0.2  # of a move's clock left each deep threat-space search at the root may use (``vct``)

@@ -70,7 +70,6 @@ HOPELESS = 0.05  # ... and Go, with its komi, searched for its score (_score_kom
 AREA_CANDIDATES = 8  # a losing position's moves compared by their count: the most visited ones
 SAFE_CANDIDATES = 6  # most visited moves checked for handing the opponent a forced win
 CHECK_SHARE = 0.2  # of a move's time, left for those checks (Gomoku 15x15: 0.1-0.15 s of 1 s)
-TACTICS_SHARE = 0.5  # of a move's time the root's threat-space searches may use before the search
 AREA_PLAYOUTS = 64  # playouts after each of them (or after a lost Go move, for _score_komi)
 SCORE_QUANTILE = 0.25  # of those counts, the one a lost Go game's search plays to stay above
 SCORE_SHARE = 0.75  # of a lost Go move's budget, searched under a komi that moves with it (_score_komi)
@@ -305,7 +304,7 @@ class MCTSAgent(Agent):
         defences = None
         end = 0.0 if budget is None else start + budget  # the threat checks stop there
         if not self._chance(game):
-            limit = 0.0 if budget is None else start + budget * TACTICS_SHARE
+            limit = 0.0 if budget is None else start + budget * tactics.ROOT_SHARE
             win, defences = tactics.root_tactics(game, state, legal, limit)
             if win is not None:  # never missed, and no search needed to see it
                 self._memory = None

@@ -21,6 +21,7 @@ from envs.core.specialise import compiled
 
 G = None  # the game's hook namespace, bound per game by envs.core.specialise
 THREAT_DEPTH = 16  # attacker moves a threat-space search may chain
+ROOT_SHARE = 0.5  # of a move's clock the root's threat-space searches may use (a win, the defences)
 
 
 @per_game

@@ -211,11 +211,13 @@ class AlphaZeroAgent(Agent):
         if len(legal) == 1:
             return self._played(int(legal[0]), start, simulations=0, nodes=0, value=float("nan"))
         if self.threats:
-            win, defences = tactics.root_tactics(game, state, legal)
+            limit = 0.0 if self.seconds is None else start + self.seconds * tactics.ROOT_SHARE
+            win, defences = tactics.root_tactics(game, state, legal, limit)
         else:
             win, defences = tactics.wins_at_once(game, state, legal), None
         if win is not None:  # never missed, and no search needed to see it
             return self._played(win, start, simulations=0, nodes=0, value=1.0)
+        tactics_done = time.perf_counter()
         net, encoding = self.net_for(game)
         evaluator = puct.Evaluator(net, game.num_actions)
         result = puct.search(
@@ -226,7 +228,8 @@ class AlphaZeroAgent(Agent):
             batch=self.batch,
             c_puct=self.c_puct,
             encoding=encoding,
-            deadline=None if self.seconds is None else time.perf_counter() + self.seconds,  # the net is loaded
+            # the net is loaded: the search has the move's time less the threat searches'
+            deadline=None if self.seconds is None else time.perf_counter() + self.seconds - (tactics_done - start),
         )
         visits, priors = result.visits[0], result.priors[0]
         action = self._choose(game, state, defences or legal, visits, priors)
