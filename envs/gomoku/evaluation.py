@@ -968,9 +968,7 @@ def threats(s, p, seat, limit, deadline, out):
                 at, plies, nodes = _vct2(board, w, attacker, exact, limit - 2, VCT2_NODES, deadline)
                 out[2] += nodes
                 kind = 3
-            if at < 0:
-                return -1 if deadline > 0.0 and C.now() > deadline else 0
-        else:
+        if at < 0:  # none found: -1 if the clock stopped the search, else 0
             return -1 if deadline > 0.0 and C.now() > deadline else 0
         plies += 1  # the five after the open or double four
     out[0] = (at // w - 2) * size + at % w - 2
