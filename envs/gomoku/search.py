@@ -402,8 +402,20 @@ def _enter(
     for y in range(cells):
         if board[y] != 0 or near[y] == 0:
             continue
-        mb, mf, mt = _kind(pat, me, y)
-        ob, of_, ot = _kind(pat, op, y)
+        mb = 0  # the best pattern of each colour here, and the side to move's fours
+        ob = 0
+        mf = 0
+        for d in range(4):  # each line read once: the threats and the static value
+            q = pat[me, y, d]
+            mine += VALUE[q]
+            if q > mb:
+                mb = q
+            if q == B4:
+                mf += 1
+            q = pat[op, y, d]
+            theirs += VALUE[q]
+            if q > ob:
+                ob = q
         if mb == FIVE and (not exact or _true_five(board, y, side, steps, exact)):
             my_five = y
         if ob == FIVE and (not exact or _true_five(board, y, 3 - side, steps, exact)):
@@ -414,13 +426,9 @@ def _enter(
             my_win3 = y
         if ob == F4:
             op_three = True
-        for d in range(4):
-            mine += VALUE[pat[me, y, d]]
-            theirs += VALUE[pat[op, y, d]]
         if any_allowed and allowed[y] == 0:
             continue
         mv[n] = y
-        ky[n] = _order_value(pat, me, y) + _order_value(pat, op, y)
         n += 1
     if my_five >= 0:
         if ply == 0:
@@ -525,6 +533,9 @@ def _enter(
                 return True
 
     # rank: the best ``width`` by pattern value, then the table's move and history within them
+    for i in range(n):  # ordered only now: a node resolved above needs no order
+        y = mv[i]
+        ky[i] = _order_value(pat, me, y) + _order_value(pat, op, y)
     width = n if (ply == 0 or horizon or forced or vct) else min(n, WIDTH)
     if ply == 0 and not vct:
         width = min(n, ROOT_WIDTH)
