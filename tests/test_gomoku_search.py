@@ -118,6 +118,44 @@ def test_the_table_changes_no_value():
     assert with_tt < without
 
 
+def test_the_patterns_kept_stone_by_stone_are_the_boards():
+    """The kernel keeps every point's line codes as stones are placed and taken back (one digit
+    of a code at a time) and each empty point's patterns from them: after any sequence, in any
+    order, they are the patterns read from the board afresh, for both rules."""
+    size = 9
+    w = size + 2 * S.PAD
+    cells = w * w
+    steps = np.array([1, w, w + 1, w - 1], dtype=np.int64)
+    interior = [(r + S.PAD) * w + c + S.PAD for r in range(size) for c in range(size)]
+    rng = np.random.default_rng(5)
+    for exact in (0, 1):
+        table = S.patterns()[exact]
+        board = np.full(cells, S.BORDER, dtype=np.int8)
+        board[interior] = 0
+        pat = np.zeros((2, cells, 4), dtype=np.uint8)
+        codes = np.zeros((2, cells, 4), dtype=np.int16)
+        for y in interior:
+            for d in range(4):
+                codes[:, y, d] = S._line_codes(board, y, steps[d])
+        near = np.zeros(cells, dtype=np.int16)
+        hsh = np.zeros(1, dtype=np.int64)
+        stones = []
+        for _ in range(150):
+            if stones and (len(stones) > 40 or rng.random() < 0.4):
+                x = stones.pop(int(rng.integers(len(stones))))  # not the last placed, as often as not
+                S._remove(board, pat, near, table, codes, steps, w, hsh, x)
+            else:
+                free = [y for y in interior if board[y] == 0]
+                x = free[int(rng.integers(len(free)))]
+                S._place(board, pat, near, table, codes, steps, w, hsh, x, int(rng.integers(1, 3)))
+                stones.append(x)
+            for y in interior:
+                if board[y] == 0:
+                    for d in range(4):
+                        black, white = S._line_codes(board, y, steps[d])
+                        assert (pat[0, y, d], pat[1, y, d]) == (table[black], table[white])
+
+
 def test_the_root_moves_can_be_restricted():
     state = GAME.from_text(VCF3)
     assert run(GAME, state, 2)[0] != "h5"

@@ -10,8 +10,9 @@ deeper goes unseen until no defence is left. This kernel keeps what a classical 
   * a bordered board and, for every empty point, each colour and each of the four lines, the
     *pattern* that colour would make by playing there (five, open four, four, open three, three,
     open two, two, nothing), read from a table over the eight neighbouring cells of the line
-    (``patterns()``, built once) and updated incrementally: a stone changes the patterns of the
-    empty points within four cells along its four lines only;
+    (``patterns()``, built once) and updated incrementally: every point keeps the base-3 codes
+    of its four lines, a stone changes one digit of the codes of the points within four cells
+    along its lines, and the empty ones among them read their patterns again;
   * a Zobrist hash, updated with each stone, and a transposition table (value, bound, depth and
     best move in one word, as ``agents.alphabeta`` packs them);
   * the threats read from the patterns at every node, before any move is searched: a five-point
@@ -208,42 +209,67 @@ def _line_codes(board, y, k):
 
 
 @njit(cache=True)
-def _update(board, pat, table, steps, x):
-    """Recompute the patterns of the empty points within four cells of ``x`` along its lines
-    (``x`` itself too when empty)."""
-    for d in range(4):
-        k = steps[d]
-        for i in range(-4, 5):
-            y = x + i * k
-            if board[y] == 0:
-                cb, cw = _line_codes(board, y, k)
-                pat[0, y, d] = table[cb]
-                pat[1, y, d] = table[cw]
-            elif board[y] == BORDER:
-                if i < 0:
-                    continue
-                break
+def _line_digit_powers():
+    """``[j + 4]``: the weight of the neighbour at offset ``j`` (-4..4, not 0) in a line code."""
+    powers = np.zeros(9, dtype=np.int64)
+    for j in range(-4, 5):
+        if j != 0:
+            powers[j + 4] = 3 ** (j + 4 if j < 0 else j + 3)
+    return powers
+
+
+DIGIT_POWERS = _line_digit_powers.py_func()
 
 
 @njit(cache=True)
-def _place(board, pat, near, table, steps, w, hsh, x, colour):
+def _update(board, pat, table, codes, steps, x, colour, sign):
+    """A ``colour`` stone placed on ``x`` (``sign`` 1) or taken from it (-1): the line codes
+    (``_line_codes``) of the points within four cells along its lines change by one digit, and
+    the empty ones among them (``x`` itself too once empty) take their patterns from them."""
+    black = sign * (1 if colour == 1 else 2)  # the digit's change in Black's code, and White's
+    white = sign * (2 if colour == 1 else 1)
+    for d in range(4):
+        k = steps[d]
+        for i in range(-4, 5):
+            if i == 0:
+                continue
+            y = x + i * k
+            b = board[y]
+            if b == BORDER:
+                if i < 0:
+                    continue
+                break
+            power = DIGIT_POWERS[4 - i]  # ``x`` is at offset -i from ``y``
+            codes[0, y, d] += black * power
+            codes[1, y, d] += white * power
+            if b == 0:
+                pat[0, y, d] = table[codes[0, y, d]]
+                pat[1, y, d] = table[codes[1, y, d]]
+    if board[x] == 0:
+        for d in range(4):
+            pat[0, x, d] = table[codes[0, x, d]]
+            pat[1, x, d] = table[codes[1, x, d]]
+
+
+@njit(cache=True)
+def _place(board, pat, near, table, codes, steps, w, hsh, x, colour):
     board[x] = colour
     hsh[0] ^= ZOBRIST[colour - 1, x]
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[x + dr * w + dc] += 1
-    _update(board, pat, table, steps, x)
+    _update(board, pat, table, codes, steps, x, colour, 1)
 
 
 @njit(cache=True)
-def _remove(board, pat, near, table, steps, w, hsh, x):
+def _remove(board, pat, near, table, codes, steps, w, hsh, x):
     colour = board[x]
     board[x] = 0
     hsh[0] ^= ZOBRIST[colour - 1, x]
     for dr in range(-2, 3):
         for dc in range(-2, 3):
             near[x + dr * w + dc] -= 1
-    _update(board, pat, table, steps, x)
+    _update(board, pat, table, codes, steps, x, colour, -1)
 
 
 @njit(cache=True)
@@ -587,10 +613,10 @@ def _leave(tt, info, fr, ply):
 
 
 @njit(cache=True)
-def _child(board, pat, near, table, steps, w, hsh, fr, ply, y, full):
+def _child(board, pat, near, table, codes, steps, w, hsh, fr, ply, y, full):
     """Play ``y`` for the side to move at ``ply`` and set up the child's frame: a full window
     (``full``) or the null window after the first move (PVS)."""
-    _place(board, pat, near, table, steps, w, hsh, y, fr[ply, F_SIDE])
+    _place(board, pat, near, table, codes, steps, w, hsh, y, fr[ply, F_SIDE])
     fr[ply, F_STAGE] = FULL if full else NULL_WINDOW
     fr[ply + 1, F_SIDE] = 3 - fr[ply, F_SIDE]
     fr[ply + 1, F_DEPTH] = fr[ply, F_CHILD_DEPTH]
@@ -600,7 +626,7 @@ def _child(board, pat, near, table, steps, w, hsh, fr, ply, y, full):
 
 @njit(cache=True)
 def _ab(
-    board, pat, near, table, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline, cells,
+    board, pat, near, table, codes, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline, cells,
     allowed, fr, vct,
 ):  # fmt: skip
     """Negamax alpha-beta value of the root for ``side`` (colour 1 or 2) to move, searched
@@ -623,7 +649,7 @@ def _ab(
             ply -= 1
             i = fr[ply, F_I]  # the child just searched is move i - 1
             y = moves[ply, i - 1]
-            _remove(board, pat, near, table, steps, w, hsh, y)
+            _remove(board, pat, near, table, codes, steps, w, hsh, y)
             if info[ABORT]:
                 if ply == 0 and i > 1:
                     _leave(tt, info, fr, ply)  # the moves finished so far stand
@@ -631,7 +657,7 @@ def _ab(
                     fr[ply, F_VAL] = 0
                 continue
             if fr[ply, F_STAGE] == NULL_WINDOW and fr[ply, F_ALPHA] < v < fr[ply, F_BETA]:
-                _child(board, pat, near, table, steps, w, hsh, fr, ply, y, True)  # search it again
+                _child(board, pat, near, table, codes, steps, w, hsh, fr, ply, y, True)  # search it again
                 ply += 1
                 resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr, vct)
                 continue
@@ -665,7 +691,7 @@ def _ab(
         if fr[ply, F_BEST_MOVE] < 0:
             fr[ply, F_BEST_MOVE] = y
         fr[ply, F_I] = i + 1
-        _child(board, pat, near, table, steps, w, hsh, fr, ply, y, i == 0 or fr[ply, F_HORIZON] != 0)
+        _child(board, pat, near, table, codes, steps, w, hsh, fr, ply, y, i == 0 or fr[ply, F_HORIZON] != 0)
         ply += 1
         resolved = _enter(*args, ply, moves, keys, tt, history, info, deadline, cells, allowed, fr, vct)
 
@@ -710,14 +736,20 @@ def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table, vct):
     for r in range(size):
         for c in range(size):
             board[(r + PAD) * w + c + PAD] = 0
+    codes = np.zeros((2, cells, 4), dtype=np.int16)
     for y in range(cells):
         if board[y] == 0:
-            _update(board, pat, table, steps, y)
+            for d in range(4):
+                cb, cw = _line_codes(board, y, steps[d])
+                codes[0, y, d] = cb
+                codes[1, y, d] = cw
+                pat[0, y, d] = table[cb]
+                pat[1, y, d] = table[cw]
     side = s[C.H_PLAYER] + 1 if vct == 0 else vct
     for a in range(size * size):
         v = s[C.HEADER + a]
         if v != 0:
-            _place(board, pat, near, table, steps, w, hsh, (a // size + PAD) * w + a % size + PAD, v)
+            _place(board, pat, near, table, codes, steps, w, hsh, (a // size + PAD) * w + a % size + PAD, v)
     allowed = np.zeros(cells, dtype=np.int8)
     for a in allowed_actions:
         allowed[(a // size + PAD) * w + a % size + PAD] = 1
@@ -732,7 +764,7 @@ def _search(s, p, max_depth, deadline, allowed_actions, tt, out, table, vct):
         info[NODES] = 0
         info[4] = -1
         v = _ab(
-            board, pat, near, table, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline,
+            board, pat, near, table, codes, steps, w, hsh, exact, side, depth, moves, keys, tt, history, info, deadline,
             cells, allowed, frames, vct,
         )  # fmt: skip
         nodes += info[NODES]
