@@ -137,6 +137,7 @@ def test_the_patterns_kept_stone_by_stone_are_the_boards():
         for y in interior:
             for d in range(4):
                 codes[:, y, d] = S._line_codes(board, y, steps[d])
+                pat[:, y, d] = table[codes[:, y, d]]
         near = np.zeros(cells, dtype=np.int16)
         hsh = np.zeros(1, dtype=np.int64)
         stones = []

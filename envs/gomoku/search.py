@@ -208,17 +208,9 @@ def _line_codes(board, y, k):
     return cb, cw
 
 
-@njit(cache=True)
-def _line_digit_powers():
-    """``[j + 4]``: the weight of the neighbour at offset ``j`` (-4..4, not 0) in a line code."""
-    powers = np.zeros(9, dtype=np.int64)
-    for j in range(-4, 5):
-        if j != 0:
-            powers[j + 4] = 3 ** (j + 4 if j < 0 else j + 3)
-    return powers
-
-
-DIGIT_POWERS = _line_digit_powers.py_func()
+# ``[j + 4]``: the weight of the neighbour at offset ``j`` (-4..4, not 0) in a line code, the
+# base-3 digits ``_line_codes`` reads from -4 up to +4
+DIGIT_POWERS = np.array([0 if j == 0 else 3 ** (j + 4 if j < 0 else j + 3) for j in range(-4, 5)], dtype=np.int64)
 
 
 @njit(cache=True)
